@@ -1,0 +1,55 @@
+// paretune: command-line front end. Exit codes: 0 ok, 1 internal error, 2 bad input.
+#include "common/input_error.h"
+#include "device/cuda_devices.h"
+#include "inspect_command.h"
+#include "paretune/config.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace {
+
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+
+void printVersion() {
+    std::cout << "paretune " << PARETUNE_VERSION << "\n"
+              << "  torch: " << (PARETUNE_WITH_TORCH ? "yes" : "no") << "\n"
+              << "  cuda:  " << (PARETUNE_WITH_CUDA ? "yes" : "no") << "\n"
+              << "  gui:   " << (PARETUNE_WITH_GUI ? "yes" : "no") << "\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Paretune: profile, predict and place neural-network operators on the devices "
+                 "of a machine"};
+    app.require_subcommand(0, 1);
+    bool version = false;
+    app.add_flag("--version", version, "Print the version and build options");
+    paretune::cli::addInspectCommand(app);
+    try {
+        app.parse(argc, argv);
+        if (version) {
+            printVersion();
+            return 0;
+        }
+        if (app.get_subcommands().empty()) {
+            std::cout << app.help();
+            return kExitBadInput;
+        }
+        return 0;
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return kExitBadInput;
+    } catch (const paretune::InputError& e) {
+        std::cerr << "paretune: error: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "paretune: internal error: " << e.what() << "\n";
+        return kExitInternal;
+    }
+}

@@ -1,0 +1,1124 @@
+#include "onnx_importer.h"
+
+#include "common/input_error.h"
+#include "constant_folding.h"
+#include "model_fingerprint.h"
+#include "op_metrics.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <queue>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace paretune {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A dimension beyond this is treated as a corrupt file rather than a real model.
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 31;
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
+// Values of floating-point constants are kept only when small (scalars, masks, tables); integer
+// constants (shapes, indices, axes) up to ConstantTensor::kMaxElements.
+constexpr std::int64_t kMaxKeptFloatElements = 1 << 16;
+
+std::string inQuotes(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+std::string nodeLabel(const onnx::NodeProto& node, int index) {
+    const std::string name = node.name().empty() ? "#" + std::to_string(index) : node.name();
+    return "node " + inQuotes(name) + " (" + node.op_type() + ")";
+}
+
+std::string formatFloat(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.9g", value);
+    return buffer;
+}
+
+bool looksLikeText(std::string_view bytes) {
+    const std::size_t n = std::min<std::size_t>(bytes.size(), 256);
+    if (n == 0) {
+        return false;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto c = static_cast<unsigned char>(bytes[i]);
+        if (c < 0x09 || (c > 0x0d && c < 0x20) || c == 0x7f) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Decodes a TensorProto into a ConstantTensor when it is small enough to keep.
+std::shared_ptr<const ConstantTensor> decodeTensor(const onnx::TensorProto& proto) {
+    auto tensor = std::make_shared<ConstantTensor>();
+    tensor->dtype = dtypeFromOnnx(proto.data_type());
+    std::int64_t count = 1;
+    for (const std::int64_t d : proto.dims()) {
+        if (d < 0 || (d > 0 && count > kMaxElements / d)) {
+            return nullptr;
+        }
+        count *= d;
+        tensor->dims.push_back(d);
+    }
+    const std::int64_t limit =
+        isFloatingPoint(tensor->dtype) ? kMaxKeptFloatElements : ConstantTensor::kMaxElements;
+    if (count > limit || tensor->dtype == DType::Undefined || tensor->dtype == DType::String ||
+        tensor->dtype == DType::Complex64 || tensor->dtype == DType::Complex128 ||
+        proto.data_location() == onnx::TensorProto::EXTERNAL) {
+        return nullptr;
+    }
+    const auto n = static_cast<std::size_t>(count);
+    const std::string& raw = proto.raw_data();
+    const bool fromRaw = !raw.empty();
+    if (fromRaw && raw.size() != n * static_cast<std::size_t>(dtypeSize(tensor->dtype))) {
+        return nullptr;
+    }
+    auto rawAt = [&](std::size_t i, auto sample) {
+        decltype(sample) v{};
+        std::memcpy(&v, raw.data() + i * sizeof v, sizeof v);
+        return v;
+    };
+    if (tensor->holdsIntegers()) {
+        tensor->ints.resize(n);
+    } else {
+        tensor->reals.resize(n);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        switch (tensor->dtype) {
+        case DType::Float32:
+            tensor->reals[i] = fromRaw ? rawAt(i, float{}) : proto.float_data(static_cast<int>(i));
+            break;
+        case DType::Float64:
+            tensor->reals[i] = fromRaw ? rawAt(i, double{}) : proto.double_data(static_cast<int>(i));
+            break;
+        case DType::Float16:
+        case DType::BFloat16:
+            return nullptr; // not needed for shape computations
+        case DType::Int64:
+            tensor->ints[i] = fromRaw ? rawAt(i, std::int64_t{}) : proto.int64_data(static_cast<int>(i));
+            break;
+        case DType::UInt64:
+            tensor->ints[i] = static_cast<std::int64_t>(
+                fromRaw ? rawAt(i, std::uint64_t{}) : proto.uint64_data(static_cast<int>(i)));
+            break;
+        case DType::Int32:
+            tensor->ints[i] = fromRaw ? rawAt(i, std::int32_t{}) : proto.int32_data(static_cast<int>(i));
+            break;
+        case DType::UInt32:
+            tensor->ints[i] = fromRaw ? rawAt(i, std::uint32_t{})
+                                      : static_cast<std::uint32_t>(proto.uint64_data(static_cast<int>(i)));
+            break;
+        case DType::Int16:
+            tensor->ints[i] = fromRaw ? rawAt(i, std::int16_t{}) : proto.int32_data(static_cast<int>(i));
+            break;
+        case DType::UInt16:
+            tensor->ints[i] = fromRaw ? rawAt(i, std::uint16_t{}) : proto.int32_data(static_cast<int>(i));
+            break;
+        case DType::Int8:
+            tensor->ints[i] = fromRaw ? rawAt(i, std::int8_t{}) : proto.int32_data(static_cast<int>(i));
+            break;
+        case DType::UInt8:
+        case DType::Bool:
+            tensor->ints[i] = fromRaw ? rawAt(i, std::uint8_t{}) : proto.int32_data(static_cast<int>(i));
+            break;
+        default:
+            return nullptr;
+        }
+    }
+    // Non-raw storage must hold exactly the declared number of elements.
+    if (!fromRaw) {
+        const int stored = proto.float_data_size() + proto.double_data_size() +
+                           proto.int64_data_size() + proto.int32_data_size() +
+                           proto.uint64_data_size();
+        if (static_cast<std::size_t>(stored) != n) {
+            return nullptr;
+        }
+    }
+    return tensor;
+}
+
+onnx::TensorProto encodeTensor(const std::string& name, const ConstantTensor& tensor) {
+    onnx::TensorProto proto;
+    proto.set_name(name);
+    proto.set_data_type(static_cast<std::int32_t>(tensor.dtype));
+    for (const std::int64_t d : tensor.dims) {
+        proto.add_dims(d);
+    }
+    const std::int64_t n = tensor.elementCount();
+    for (std::int64_t i = 0; i < n; ++i) {
+        switch (tensor.dtype) {
+        case DType::Float32:
+        case DType::Float16:
+        case DType::BFloat16:
+            proto.set_data_type(static_cast<std::int32_t>(DType::Float32));
+            proto.add_float_data(static_cast<float>(tensor.real(i)));
+            break;
+        case DType::Float64:
+            proto.add_double_data(tensor.real(i));
+            break;
+        case DType::Int64:
+            proto.add_int64_data(tensor.integer(i));
+            break;
+        case DType::UInt32:
+        case DType::UInt64:
+            proto.add_uint64_data(static_cast<std::uint64_t>(tensor.integer(i)));
+            break;
+        default:
+            proto.add_int32_data(static_cast<std::int32_t>(tensor.integer(i)));
+            break;
+        }
+    }
+    return proto;
+}
+
+Attribute decodeAttribute(const onnx::AttributeProto& proto) {
+    Attribute a;
+    a.name = proto.name();
+    std::ostringstream canonical;
+    canonical << a.name << '=';
+    switch (proto.type()) {
+    case onnx::AttributeProto::INT:
+        a.kind = Attribute::Kind::Int;
+        a.i = proto.i();
+        canonical << a.i;
+        break;
+    case onnx::AttributeProto::FLOAT:
+        a.kind = Attribute::Kind::Float;
+        a.f = proto.f();
+        canonical << formatFloat(a.f);
+        break;
+    case onnx::AttributeProto::STRING:
+        a.kind = Attribute::Kind::String;
+        a.s = proto.s();
+        canonical << '"' << a.s << '"';
+        break;
+    case onnx::AttributeProto::INTS:
+        a.kind = Attribute::Kind::Ints;
+        a.ints.assign(proto.ints().begin(), proto.ints().end());
+        canonical << '[';
+        for (std::size_t k = 0; k < a.ints.size(); ++k) {
+            canonical << (k ? "," : "") << a.ints[k];
+        }
+        canonical << ']';
+        break;
+    case onnx::AttributeProto::FLOATS:
+        a.kind = Attribute::Kind::Floats;
+        a.floats.assign(proto.floats().begin(), proto.floats().end());
+        canonical << '[';
+        for (std::size_t k = 0; k < a.floats.size(); ++k) {
+            canonical << (k ? "," : "") << formatFloat(a.floats[k]);
+        }
+        canonical << ']';
+        break;
+    case onnx::AttributeProto::STRINGS:
+        a.kind = Attribute::Kind::Strings;
+        a.strings.assign(proto.strings().begin(), proto.strings().end());
+        canonical << '[';
+        for (std::size_t k = 0; k < a.strings.size(); ++k) {
+            canonical << (k ? "," : "") << '"' << a.strings[k] << '"';
+        }
+        canonical << ']';
+        break;
+    case onnx::AttributeProto::TENSOR: {
+        a.kind = Attribute::Kind::Tensor;
+        a.tensor = decodeTensor(proto.t());
+        // Weight values are not structure; integer values (shapes, indices) are.
+        canonical << "tensor(" << dtypeName(dtypeFromOnnx(proto.t().data_type())) << '[';
+        for (int k = 0; k < proto.t().dims_size(); ++k) {
+            canonical << (k ? "," : "") << proto.t().dims(k);
+        }
+        canonical << ']';
+        if (a.tensor && a.tensor->holdsIntegers() && a.tensor->elementCount() <= 64) {
+            canonical << '{';
+            for (std::size_t k = 0; k < a.tensor->ints.size(); ++k) {
+                canonical << (k ? "," : "") << a.tensor->ints[k];
+            }
+            canonical << '}';
+        }
+        canonical << ')';
+        break;
+    }
+    case onnx::AttributeProto::GRAPH:
+        a.kind = Attribute::Kind::Graph;
+        canonical << "graph(";
+        for (const onnx::NodeProto& n : proto.g().node()) {
+            canonical << n.op_type() << ';';
+        }
+        canonical << ')';
+        break;
+    default:
+        a.kind = Attribute::Kind::Other;
+        canonical << "type" << static_cast<int>(proto.type());
+        break;
+    }
+    a.canonical = canonical.str();
+    return a;
+}
+
+struct TypeInfo {
+    DType dtype = DType::Undefined;
+    bool rankKnown = false;
+    std::vector<std::int64_t> dims;
+};
+
+TypeInfo typeInfoOf(const onnx::TypeProto& type) {
+    TypeInfo info;
+    if (!type.has_tensor_type()) {
+        return info;
+    }
+    info.dtype = dtypeFromOnnx(type.tensor_type().elem_type());
+    if (type.tensor_type().has_shape()) {
+        info.rankKnown = true;
+        for (const auto& dim : type.tensor_type().shape().dim()) {
+            info.dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+        }
+    }
+    return info;
+}
+
+onnx::TypeProto typeProtoOf(const TypeInfo& info) {
+    onnx::TypeProto type;
+    auto* tensor = type.mutable_tensor_type();
+    tensor->set_elem_type(static_cast<std::int32_t>(info.dtype));
+    if (info.rankKnown) {
+        auto* shape = tensor->mutable_shape();
+        for (const std::int64_t d : info.dims) {
+            auto* dim = shape->add_dim();
+            if (d >= 0) {
+                dim->set_dim_value(d);
+            }
+        }
+    }
+    return type;
+}
+
+// Keeps the better-informed of two descriptions of a tensor.
+void mergeTypeInfo(TypeInfo& into, const TypeInfo& from) {
+    if (into.dtype == DType::Undefined) {
+        into.dtype = from.dtype;
+    }
+    if (!from.rankKnown) {
+        return;
+    }
+    if (!into.rankKnown || into.dims.size() != from.dims.size()) {
+        if (!into.rankKnown) {
+            into = TypeInfo{into.dtype, true, from.dims};
+        }
+        return;
+    }
+    for (std::size_t i = 0; i < into.dims.size(); ++i) {
+        if (into.dims[i] < 0) {
+            into.dims[i] = from.dims[i];
+        }
+    }
+}
+
+std::int64_t defaultOpset(const onnx::ModelProto& model) {
+    for (const auto& entry : model.opset_import()) {
+        if (entry.domain().empty() || entry.domain() == "ai.onnx") {
+            return entry.version();
+        }
+    }
+    return 0;
+}
+
+class ImportSession {
+public:
+    ImportSession(const std::string& displayName, fs::path folder, const ImportOptions& options)
+        : m_file(displayName), m_folder(std::move(folder)), m_options(options) {}
+
+    ImportResult run(std::string_view bytes);
+
+private:
+    [[noreturn]] void fail(const std::string& problem) const {
+        throw InputError(m_file + ": " + problem);
+    }
+    void warn(const std::string& code, const std::string& message) {
+        m_result.diagnostics.push_back({Diagnostic::Severity::Warning, code, message});
+    }
+
+    void parse(std::string_view bytes);
+    void loadExternalData();
+    void fixInputShapes();
+    void orderNodes();
+    void runChecker();
+    void inferAndFold();
+    void collectTypes();
+    bool foldNode(std::size_t i);
+    void inferNode(std::size_t i);
+    void buildGraph();
+
+    std::string m_file;
+    fs::path m_folder;
+    const ImportOptions& m_options;
+    onnx::ModelProto m_model;
+    std::int64_t m_opset = 0;
+    ImportResult m_result;
+
+    std::vector<onnx::NodeProto> m_nodes; // topologically ordered, names made unique
+    std::vector<std::string> m_nodeNames;
+    std::vector<bool> m_knownOp;
+    std::vector<bool> m_folded;
+    std::unordered_map<std::string, int> m_opsets;
+    std::unordered_map<std::string, TypeInfo> m_types;
+    std::unordered_map<std::string, std::shared_ptr<const ConstantTensor>> m_constants;
+    std::unordered_set<std::string> m_initializerNames;
+    std::vector<std::vector<Attribute>> m_attributes;
+};
+
+void ImportSession::parse(std::string_view bytes) {
+    if (bytes.empty()) {
+        fail("file is empty (0 bytes), not an ONNX model");
+    }
+    if (looksLikeText(bytes)) {
+        fail("is a text file, not a binary ONNX model (protobuf)");
+    }
+    if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+        !m_model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+        fail("not a valid ONNX model: the protobuf data is truncated or corrupt (" +
+             std::to_string(bytes.size()) + " bytes)");
+    }
+    if (m_model.ir_version() <= 0 || !m_model.has_graph()) {
+        fail("not an ONNX model: no ir_version or no graph in the protobuf data");
+    }
+    m_opset = defaultOpset(m_model);
+    if (m_opset <= 0) {
+        fail("the model imports no version of the default ONNX operator set (opset_import)");
+    }
+}
+
+void ImportSession::loadExternalData() {
+    for (onnx::TensorProto& tensor : *m_model.mutable_graph()->mutable_initializer()) {
+        if (tensor.data_location() != onnx::TensorProto::EXTERNAL) {
+            continue;
+        }
+        const std::string what = "initializer " + inQuotes(tensor.name()) + ": external data";
+        std::string location;
+        std::int64_t offset = 0;
+        std::int64_t length = -1;
+        for (const auto& entry : tensor.external_data()) {
+            try {
+                if (entry.key() == "location") {
+                    location = entry.value();
+                } else if (entry.key() == "offset") {
+                    offset = std::stoll(entry.value());
+                } else if (entry.key() == "length") {
+                    length = std::stoll(entry.value());
+                }
+            } catch (const std::exception&) {
+                fail(what + " has a malformed " + entry.key() + " " + inQuotes(entry.value()));
+            }
+        }
+        if (m_folder.empty()) {
+            fail(what + " " + inQuotes(location) +
+                 " cannot be read from a model held in memory; import the file instead");
+        }
+        const fs::path relative(location);
+        if (location.empty()) {
+            fail(what + " has no location");
+        }
+        if (relative.is_absolute()) {
+            fail(what + " location " + inQuotes(location) +
+                 " is an absolute path; only files inside the model's folder are allowed");
+        }
+        for (const fs::path& part : relative) {
+            if (part == "..") {
+                fail(what + " location " + inQuotes(location) + " leaves the model's folder");
+            }
+        }
+        const fs::path full = m_folder / relative;
+        std::error_code ec;
+        const fs::file_status status = fs::symlink_status(full, ec);
+        if (ec || !fs::exists(status)) {
+            fail(what + " file " + inQuotes(full.string()) + " does not exist");
+        }
+        if (fs::is_symlink(status)) {
+            fail(what + " file " + inQuotes(full.string()) + " is a symbolic link, which is not allowed");
+        }
+        if (!fs::is_regular_file(status)) {
+            fail(what + " " + inQuotes(full.string()) + " is not a regular file");
+        }
+        const fs::path canonicalFolder = fs::weakly_canonical(m_folder);
+        const fs::path canonicalFile = fs::weakly_canonical(full);
+        const auto rel = canonicalFile.lexically_relative(canonicalFolder);
+        if (rel.empty() || *rel.begin() == "..") {
+            fail(what + " location " + inQuotes(location) + " resolves outside the model's folder");
+        }
+        const auto fileSize = static_cast<std::int64_t>(fs::file_size(full));
+        if (length < 0) {
+            length = fileSize - offset;
+        }
+        if (offset < 0 || length < 0 || offset + length > fileSize) {
+            fail(what + " range [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                 ") lies outside " + inQuotes(full.string()) + " (" + std::to_string(fileSize) +
+                 " bytes)");
+        }
+        std::ifstream in(full, std::ios::binary);
+        std::string data(static_cast<std::size_t>(length), '\0');
+        in.seekg(offset);
+        in.read(data.data(), length);
+        if (!in) {
+            fail(what + " could not be read from " + inQuotes(full.string()));
+        }
+        tensor.set_raw_data(std::move(data));
+        tensor.clear_external_data();
+        tensor.set_data_location(onnx::TensorProto::DEFAULT);
+    }
+}
+
+void ImportSession::fixInputShapes() {
+    onnx::GraphProto& graph = *m_model.mutable_graph();
+    std::unordered_set<std::string> initializers;
+    for (const auto& init : graph.initializer()) {
+        initializers.insert(init.name());
+        for (const std::int64_t d : init.dims()) {
+            if (d < 0) {
+                fail("initializer " + inQuotes(init.name()) + " has a negative dimension " +
+                     std::to_string(d));
+            }
+        }
+    }
+    std::set<std::string> unusedOverrides;
+    for (const auto& [name, dims] : m_options.inputShapes) {
+        unusedOverrides.insert(name);
+    }
+    for (onnx::ValueInfoProto& input : *graph.mutable_input()) {
+        if (initializers.count(input.name())) {
+            continue;
+        }
+        const std::string what = "input " + inQuotes(input.name());
+        auto* tensorType = input.mutable_type()->mutable_tensor_type();
+        if (!input.type().has_tensor_type()) {
+            fail(what + " is not a tensor; only tensor inputs are supported");
+        }
+        const auto override = m_options.inputShapes.find(input.name());
+        if (override != m_options.inputShapes.end()) {
+            unusedOverrides.erase(input.name());
+            auto* shape = tensorType->mutable_shape();
+            shape->clear_dim();
+            for (const std::int64_t d : override->second) {
+                shape->add_dim()->set_dim_value(d);
+            }
+        }
+        if (!tensorType->has_shape()) {
+            warn("unknown-input-shape", what + " declares no shape; give it with --input-shape");
+            continue;
+        }
+        std::int64_t elements = 1;
+        int index = 0;
+        for (auto& dim : *tensorType->mutable_shape()->mutable_dim()) {
+            const std::string dimText = what + " dimension " + std::to_string(index);
+            if (dim.has_dim_value()) {
+                const std::int64_t d = dim.dim_value();
+                if (d < 0) {
+                    fail(dimText + " is " + std::to_string(d) + ": dimensions cannot be negative");
+                }
+                if (d > kMaxDimension) {
+                    fail(dimText + " is " + std::to_string(d) + ", an absurd size (limit " +
+                         std::to_string(kMaxDimension) + ")");
+                }
+            } else {
+                const std::string symbol = dim.has_dim_param() ? dim.dim_param() : std::string("?");
+                warn("dynamic-dimension", dimText + " (" + symbol + ") is dynamic; fixed to " +
+                                              std::to_string(m_options.defaultDynamicDim) +
+                                              " (use --input-shape to choose)");
+                dim.set_dim_value(m_options.defaultDynamicDim);
+            }
+            elements = dim.dim_value() == 0 ? 0 : elements * dim.dim_value();
+            if (elements > kMaxElements) {
+                fail(what + " has more than " + std::to_string(kMaxElements) +
+                     " elements, an absurd size");
+            }
+            ++index;
+        }
+    }
+    if (!unusedOverrides.empty()) {
+        fail("--input-shape names " + inQuotes(*unusedOverrides.begin()) +
+             ", which is not an input of the model");
+    }
+}
+
+void ImportSession::orderNodes() {
+    const onnx::GraphProto& graph = m_model.graph();
+    const int n = graph.node_size();
+    std::unordered_map<std::string, int> producer;
+    std::unordered_set<std::string> available;
+    for (const auto& input : graph.input()) {
+        available.insert(input.name());
+    }
+    for (const auto& init : graph.initializer()) {
+        available.insert(init.name());
+        m_initializerNames.insert(init.name());
+    }
+    for (int i = 0; i < n; ++i) {
+        for (const std::string& out : graph.node(i).output()) {
+            if (out.empty()) {
+                continue;
+            }
+            if (available.count(out)) {
+                fail(nodeLabel(graph.node(i), i) + ": output " + inQuotes(out) +
+                     " is also a graph input or initializer");
+            }
+            const auto [it, inserted] = producer.emplace(out, i);
+            if (!inserted) {
+                fail("tensor " + inQuotes(out) + " is produced twice, by " +
+                     nodeLabel(graph.node(it->second), it->second) + " and " +
+                     nodeLabel(graph.node(i), i));
+            }
+        }
+    }
+    // Stable Kahn: among ready nodes, the one first in the file goes first, so a sorted file
+    // keeps its order.
+    std::vector<int> pending(static_cast<std::size_t>(n), 0);
+    std::vector<std::vector<int>> consumers(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        const onnx::NodeProto& node = graph.node(i);
+        std::unordered_set<int> seen;
+        for (const std::string& in : node.input()) {
+            if (in.empty() || available.count(in)) {
+                continue;
+            }
+            const auto it = producer.find(in);
+            if (it == producer.end()) {
+                fail(nodeLabel(node, i) + ": input " + inQuotes(in) +
+                     " is not produced by any node, initializer or graph input");
+            }
+            if (seen.insert(it->second).second) {
+                ++pending[static_cast<std::size_t>(i)];
+                consumers[static_cast<std::size_t>(it->second)].push_back(i);
+            }
+        }
+    }
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (int i = 0; i < n; ++i) {
+        if (pending[static_cast<std::size_t>(i)] == 0) {
+            ready.push(i);
+        }
+    }
+    std::vector<int> order;
+    while (!ready.empty()) {
+        const int i = ready.top();
+        ready.pop();
+        order.push_back(i);
+        for (const int c : consumers[static_cast<std::size_t>(i)]) {
+            if (--pending[static_cast<std::size_t>(c)] == 0) {
+                ready.push(c);
+            }
+        }
+    }
+    if (static_cast<int>(order.size()) != n) {
+        // Walk back along unfinished producers from any unfinished node until one repeats.
+        int start = 0;
+        while (pending[static_cast<std::size_t>(start)] == 0) {
+            ++start;
+        }
+        std::vector<int> path;
+        std::unordered_map<int, std::size_t> position;
+        int current = start;
+        while (!position.count(current)) {
+            position[current] = path.size();
+            path.push_back(current);
+            for (const std::string& in : graph.node(current).input()) {
+                const auto it = producer.find(in);
+                if (it != producer.end() && pending[static_cast<std::size_t>(it->second)] > 0) {
+                    current = it->second;
+                    break;
+                }
+            }
+        }
+        std::string cycle;
+        for (std::size_t k = path.size(); k-- > position[current];) {
+            cycle += nodeLabel(graph.node(path[k]), path[k]) + " -> ";
+        }
+        cycle += nodeLabel(graph.node(current), current);
+        fail("the graph has a cycle: " + cycle);
+    }
+    bool sorted = std::is_sorted(order.begin(), order.end());
+    if (!sorted) {
+        warn("unsorted-nodes", "nodes are not in topological order in the file; they were reordered");
+        google::protobuf::RepeatedPtrField<onnx::NodeProto> reordered;
+        for (const int i : order) {
+            *reordered.Add() = graph.node(i);
+        }
+        m_model.mutable_graph()->mutable_node()->Swap(&reordered);
+    }
+    // Unique, non-empty node names for the IR (the file keeps its own).
+    std::unordered_map<std::string, int> used;
+    for (const auto& node : m_model.graph().node()) {
+        if (!node.name().empty()) {
+            ++used[node.name()];
+        }
+    }
+    std::unordered_set<std::string> taken;
+    int index = 0;
+    for (const auto& node : m_model.graph().node()) {
+        std::string base = node.name().empty() ? node.op_type() + "_" + std::to_string(index)
+                                               : node.name();
+        std::string name = base;
+        for (int k = 2; taken.count(name) || (node.name() != name && used.count(name)); ++k) {
+            name = base + "_" + std::to_string(k);
+        }
+        if (!node.name().empty() && name != node.name()) {
+            warn("duplicate-node-name", "node name " + inQuotes(node.name()) +
+                                            " is used more than once; one is called " +
+                                            inQuotes(name));
+        }
+        taken.insert(name);
+        m_nodeNames.push_back(name);
+        ++index;
+    }
+}
+
+void ImportSession::runChecker() {
+    std::unordered_map<std::string, int> opsets;
+    for (const auto& entry : m_model.opset_import()) {
+        opsets[entry.domain() == "ai.onnx" ? std::string() : entry.domain()] =
+            static_cast<int>(entry.version());
+    }
+    bool allKnown = true;
+    int index = 0;
+    for (const auto& node : m_model.graph().node()) {
+        const std::string domain = node.domain() == "ai.onnx" ? std::string() : node.domain();
+        const auto opset = opsets.find(domain);
+        const bool known = opset != opsets.end() &&
+                           onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, domain);
+        m_knownOp.push_back(known);
+        if (!known) {
+            allKnown = false;
+            warn("unknown-op", "node " + inQuotes(m_nodeNames[static_cast<std::size_t>(index)]) +
+                                   ": operator " + inQuotes(node.op_type()) +
+                                   (domain.empty() ? std::string() : " in domain " + inQuotes(domain)) +
+                                   " is unknown at this opset; imported without a schema, it "
+                                   "cannot be profiled and its output shapes come from the file");
+        }
+        ++index;
+    }
+    try {
+        if (allKnown) {
+            onnx::checker::check_model(m_model);
+            return;
+        }
+        // check_model stops at the first unknown operator; check the rest node by node.
+        onnx::checker::CheckerContext context;
+        context.set_ir_version(static_cast<int>(m_model.ir_version()));
+        context.set_opset_imports(opsets);
+        onnx::checker::LexicalScopeContext scope;
+        for (const auto& init : m_model.graph().initializer()) {
+            scope.add(init.name());
+        }
+        for (const auto& input : m_model.graph().input()) {
+            scope.add(input.name());
+        }
+        index = 0;
+        for (const auto& node : m_model.graph().node()) {
+            if (m_knownOp[static_cast<std::size_t>(index++)]) {
+                onnx::checker::check_node(node, context, scope);
+            }
+            for (const auto& out : node.output()) {
+                scope.add(out);
+            }
+        }
+    } catch (const onnx::checker::ValidationError& error) {
+        std::string message = error.what();
+        if (const auto cut = message.find("\n\n==>"); cut != std::string::npos) {
+            message.erase(cut);
+        }
+        fail("the ONNX checker rejects the model: " + message);
+    }
+}
+
+void ImportSession::collectTypes() {
+    const onnx::GraphProto& graph = m_model.graph();
+    auto take = [&](const onnx::ValueInfoProto& info) {
+        mergeTypeInfo(m_types[info.name()], typeInfoOf(info.type()));
+    };
+    for (const auto& v : graph.input()) {
+        take(v);
+    }
+    for (const auto& v : graph.value_info()) {
+        take(v);
+    }
+    for (const auto& v : graph.output()) {
+        take(v);
+    }
+    for (const auto& init : graph.initializer()) {
+        TypeInfo info{dtypeFromOnnx(init.data_type()), true, {init.dims().begin(), init.dims().end()}};
+        mergeTypeInfo(m_types[init.name()], info);
+    }
+}
+
+// Folds node i when its outputs are determined at import time; returns whether it did.
+bool ImportSession::foldNode(std::size_t i) {
+    const onnx::NodeProto& node = m_nodes[i];
+    Node probe;
+    probe.opType = node.op_type();
+    probe.domain = node.domain();
+    probe.attributes = m_attributes[i];
+    std::vector<FoldInput> inputs;
+    for (const std::string& name : node.input()) {
+        FoldInput in;
+        in.present = !name.empty();
+        if (in.present) {
+            const auto value = m_constants.find(name);
+            in.value = value == m_constants.end() ? nullptr : value->second.get();
+            const auto type = m_types.find(name);
+            if (type != m_types.end()) {
+                const TypeInfo& t = type->second;
+                in.dtype = t.dtype;
+                const bool isStatic = t.rankKnown && std::all_of(t.dims.begin(), t.dims.end(),
+                                                                [](std::int64_t d) { return d >= 0; });
+                in.staticDims = isStatic ? &t.dims : nullptr;
+            }
+        }
+        inputs.push_back(in);
+    }
+    std::optional<std::vector<ConstantTensor>> outputs;
+    if (node.op_type() == "Constant") {
+        if (const Attribute* value = probe.attribute("value"); value && value->tensor) {
+            outputs = std::vector<ConstantTensor>{*value->tensor};
+        } else if (const Attribute* ints = probe.attribute("value_ints")) {
+            outputs = std::vector<ConstantTensor>{
+                ConstantTensor{DType::Int64, {static_cast<std::int64_t>(ints->ints.size())}, ints->ints, {}}};
+        } else if (const Attribute* one = probe.attribute("value_int")) {
+            outputs = std::vector<ConstantTensor>{ConstantTensor{DType::Int64, {}, {one->i}, {}}};
+        } else if (const Attribute* f = probe.attribute("value_float")) {
+            outputs = std::vector<ConstantTensor>{ConstantTensor{DType::Float32, {}, {}, {f->f}}};
+        } else if (const Attribute* fs = probe.attribute("value_floats")) {
+            outputs = std::vector<ConstantTensor>{ConstantTensor{
+                DType::Float32, {static_cast<std::int64_t>(fs->floats.size())}, {}, fs->floats}};
+        }
+    } else {
+        outputs = foldConstantNode(probe, m_opset, inputs, node.output_size());
+    }
+    if (!outputs) {
+        return false;
+    }
+    for (int k = 0; k < node.output_size(); ++k) {
+        const std::string& name = node.output(k);
+        if (name.empty()) {
+            continue;
+        }
+        auto value = std::make_shared<const ConstantTensor>(std::move((*outputs)[static_cast<std::size_t>(k)]));
+        m_types[name] = TypeInfo{value->dtype, true, value->dims};
+        m_constants[name] = std::move(value);
+    }
+    return true;
+}
+
+// Runs ONNX's own type and shape inference for node i alone, with the types and constant
+// values known so far, and merges what it finds into m_types.
+void ImportSession::inferNode(std::size_t i) {
+    const onnx::NodeProto& proto = m_nodes[i];
+    const auto opset = m_opsets.find(proto.domain() == "ai.onnx" ? std::string() : proto.domain());
+    if (opset == m_opsets.end()) {
+        return;
+    }
+    const onnx::OpSchema* schema =
+        onnx::OpSchemaRegistry::Schema(proto.op_type(), opset->second, proto.domain());
+    if (!schema || !schema->has_type_and_shape_inference_function()) {
+        return;
+    }
+    onnx::NodeProto node = proto;
+    std::vector<onnx::TypeProto> typeStore;
+    std::vector<onnx::TensorProto> dataStore;
+    typeStore.reserve(static_cast<std::size_t>(node.input_size()));
+    dataStore.reserve(static_cast<std::size_t>(node.input_size()));
+    std::unordered_map<std::string, onnx::TypeProto*> types;
+    std::unordered_map<std::string, const onnx::TensorProto*> data;
+    for (const std::string& name : node.input()) {
+        if (name.empty() || types.count(name)) {
+            continue;
+        }
+        const auto type = m_types.find(name);
+        if (type != m_types.end() && type->second.dtype != DType::Undefined) {
+            typeStore.push_back(typeProtoOf(type->second));
+            types[name] = &typeStore.back();
+        }
+        const auto value = m_constants.find(name);
+        if (value != m_constants.end()) {
+            dataStore.push_back(encodeTensor(name, *value->second));
+            data[name] = &dataStore.back();
+        }
+    }
+    onnx::shape_inference::InferenceContextImpl context(node, types, data, {});
+    try {
+        schema->GetTypeAndShapeInferenceFunction()(context);
+    } catch (const std::exception&) {
+        return; // the shapes stay unknown and are reported
+    }
+    for (int k = 0; k < node.output_size(); ++k) {
+        if (!node.output(k).empty()) {
+            mergeTypeInfo(m_types[node.output(k)],
+                          typeInfoOf(*context.getOutputType(static_cast<std::size_t>(k))));
+        }
+    }
+}
+
+void ImportSession::inferAndFold() {
+    for (const auto& entry : m_model.opset_import()) {
+        m_opsets[entry.domain() == "ai.onnx" ? std::string() : entry.domain()] =
+            static_cast<int>(entry.version());
+    }
+    for (const auto& init : m_model.graph().initializer()) {
+        if (auto value = decodeTensor(init)) {
+            m_constants[init.name()] = std::move(value);
+        }
+    }
+    collectTypes();
+    m_nodes.assign(m_model.graph().node().begin(), m_model.graph().node().end());
+    m_folded.assign(m_nodes.size(), false);
+    for (const auto& node : m_nodes) {
+        std::vector<Attribute> attributes;
+        for (const auto& a : node.attribute()) {
+            attributes.push_back(decodeAttribute(a));
+        }
+        std::sort(attributes.begin(), attributes.end(),
+                  [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
+        m_attributes.push_back(std::move(attributes));
+    }
+    // One pass in topological order: every node's inputs are final when it is reached, so a
+    // folded shape feeds the next Reshape's inference directly, however deep the chain.
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+        if (!m_knownOp[i]) {
+            continue;
+        }
+        m_folded[i] = foldNode(i);
+        if (!m_folded[i]) {
+            inferNode(i);
+        }
+    }
+}
+
+NodeKind kindOf(const std::string& opType, bool folded) {
+    if (opType == "Constant") {
+        return NodeKind::Constant;
+    }
+    if (folded) {
+        return NodeKind::ShapeComputation;
+    }
+    static const std::unordered_set<std::string> kPassThrough = {
+        "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze"};
+    return kPassThrough.count(opType) ? NodeKind::PassThrough : NodeKind::Compute;
+}
+
+void ImportSession::buildGraph() {
+    Graph& g = m_result.graph;
+    g.opset = m_opset;
+    g.irVersion = m_model.ir_version();
+    g.name = m_model.graph().name();
+    g.producer = m_model.producer_name() +
+                 (m_model.producer_version().empty() ? "" : " " + m_model.producer_version());
+
+    std::unordered_map<std::string, TensorId> ids;
+    auto addTensor = [&](const std::string& name, TensorRole role) {
+        const auto [it, inserted] = ids.emplace(name, static_cast<TensorId>(g.tensors.size()));
+        if (inserted) {
+            Tensor t;
+            t.name = name;
+            t.role = role;
+            const auto type = m_types.find(name);
+            if (type != m_types.end()) {
+                t.dtype = type->second.dtype;
+                t.rankKnown = type->second.rankKnown;
+                t.dims = type->second.dims;
+            }
+            const auto value = m_constants.find(name);
+            if (value != m_constants.end()) {
+                t.value = value->second;
+            }
+            g.tensors.push_back(std::move(t));
+        }
+        return it->second;
+    };
+    for (const auto& input : m_model.graph().input()) {
+        if (!m_initializerNames.count(input.name())) {
+            g.inputs.push_back(addTensor(input.name(), TensorRole::GraphInput));
+        }
+    }
+    // The file's own initializers, in file order (folded values were appended after them).
+    for (const auto& init : m_model.graph().initializer()) {
+        if (m_initializerNames.count(init.name())) {
+            addTensor(init.name(), TensorRole::Initializer);
+        }
+    }
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+        const onnx::NodeProto& proto = m_nodes[i];
+        Node node;
+        node.name = m_nodeNames[i];
+        node.opType = proto.op_type();
+        node.domain = proto.domain() == "ai.onnx" ? std::string() : proto.domain();
+        node.attributes = std::move(m_attributes[i]);
+        node.knownOperator = m_knownOp[i];
+        node.kind = kindOf(node.opType, m_folded[i]);
+        std::vector<std::int32_t> ins;
+        for (const std::string& name : proto.input()) {
+            ins.push_back(name.empty() ? kNone : ids.at(name));
+        }
+        g.nodeInputs.appendRow(ins);
+        std::vector<std::int32_t> outs;
+        for (const std::string& name : proto.output()) {
+            if (name.empty()) {
+                outs.push_back(kNone);
+                continue;
+            }
+            const TensorId id = addTensor(name, TensorRole::Activation);
+            g.tensors[static_cast<std::size_t>(id)].producer = static_cast<NodeId>(i);
+            outs.push_back(id);
+        }
+        g.nodeOutputs.appendRow(outs);
+        g.nodes.push_back(std::move(node));
+        g.topologicalOrder.push_back(static_cast<NodeId>(i));
+    }
+    for (const auto& output : m_model.graph().output()) {
+        const auto it = ids.find(output.name());
+        if (it == ids.end()) {
+            fail("graph output " + inQuotes(output.name()) + " is not produced by any node or input");
+        }
+        g.outputs.push_back(it->second);
+        g.tensors[static_cast<std::size_t>(it->second)].graphOutput = true;
+    }
+    // Consumers and node adjacency.
+    std::vector<std::vector<std::int32_t>> consumers(g.tensors.size());
+    std::vector<std::vector<std::int32_t>> successors(g.nodes.size());
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        std::vector<std::int32_t> preds;
+        for (const TensorId t : g.nodeInputs.row(static_cast<std::int32_t>(i))) {
+            if (t == kNone) {
+                continue;
+            }
+            auto& list = consumers[static_cast<std::size_t>(t)];
+            if (list.empty() || list.back() != static_cast<std::int32_t>(i)) {
+                list.push_back(static_cast<std::int32_t>(i));
+            }
+            const NodeId p = g.tensors[static_cast<std::size_t>(t)].producer;
+            if (p != kNone && std::find(preds.begin(), preds.end(), p) == preds.end()) {
+                preds.push_back(p);
+                successors[static_cast<std::size_t>(p)].push_back(static_cast<std::int32_t>(i));
+            }
+        }
+        g.predecessors.appendRow(preds);
+    }
+    for (const auto& list : consumers) {
+        g.tensorConsumers.appendRow(list);
+    }
+    for (const auto& list : successors) {
+        g.successors.appendRow(list);
+    }
+    for (const Tensor& t : g.tensors) {
+        if (!t.shapeKnown()) {
+            warn("unknown-shape", "tensor " + inQuotes(t.name) + " has no static shape (" +
+                                      t.typeString() + ")" +
+                                      (t.producer == kNone ? std::string()
+                                                           : ", produced by node " +
+                                                                 inQuotes(g.nodes[static_cast<std::size_t>(t.producer)].name) +
+                                                                 " (" + g.nodes[static_cast<std::size_t>(t.producer)].opType + ")"));
+        }
+    }
+    g.metrics.reserve(g.nodes.size());
+    g.signatures.reserve(g.nodes.size());
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        g.metrics.push_back(computeOpMetrics(g, static_cast<NodeId>(i)));
+        g.signatures.push_back(opSignature(g, static_cast<NodeId>(i)));
+    }
+    g.fingerprint = modelFingerprint(g);
+}
+
+ImportResult ImportSession::run(std::string_view bytes) {
+    parse(bytes);
+    loadExternalData();
+    fixInputShapes();
+    orderNodes();
+    runChecker();
+    inferAndFold();
+    buildGraph();
+    return std::move(m_result);
+}
+
+} // namespace
+
+ImportResult importOnnxFile(const std::string& path, const ImportOptions& options) {
+    const std::string display = path;
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) {
+        throw InputError(display + ": no such file");
+    }
+    if (fs::is_directory(status)) {
+        throw InputError(display + ": is a directory, not an ONNX model file");
+    }
+    if (!fs::is_regular_file(status)) {
+        throw InputError(display + ": is not a regular file");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw InputError(display + ": cannot be opened for reading");
+    }
+    const auto size = static_cast<std::size_t>(fs::file_size(path, ec));
+    std::string bytes(size, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (!in && size > 0) {
+        throw InputError(display + ": read failed");
+    }
+    ImportSession session(display, fs::absolute(path).parent_path(), options);
+    ImportResult result = session.run(bytes);
+    result.graph.sourcePath = path;
+    if (result.graph.name.empty()) {
+        result.graph.name = fs::path(path).stem().string();
+    }
+    return result;
+}
+
+ImportResult importOnnxBytes(std::string_view bytes, const ImportOptions& options,
+                             const std::string& displayName) {
+    ImportSession session(displayName, {}, options);
+    return session.run(bytes);
+}
+
+std::vector<std::int64_t> parseShapeText(std::string_view text) {
+    std::vector<std::int64_t> dims;
+    std::string current;
+    auto flush = [&] {
+        if (current.empty()) {
+            throw InputError("shape " + inQuotes(text) + ": empty dimension");
+        }
+        std::size_t used = 0;
+        long long value = 0;
+        try {
+            value = std::stoll(current, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != current.size() || value < 0) {
+            throw InputError("shape " + inQuotes(text) + ": " + inQuotes(current) +
+                             " is not a non-negative integer");
+        }
+        dims.push_back(value);
+        current.clear();
+    };
+    for (const char c : text) {
+        if (c == 'x' || c == ',') {
+            flush();
+        } else {
+            current.push_back(c);
+        }
+    }
+    flush();
+    return dims;
+}
+
+} // namespace paretune
