@@ -45,13 +45,14 @@ int main(int argc, char** argv) {
             continue;
         }
         std::sort(times.begin(), times.end());
-        out["models"][name] = {{"median_ms", times[times.size() / 2]},
-                               {"min_ms", times.front()},
-                               {"max_ms", times.back()},
-                               {"file_mb", static_cast<double>(std::filesystem::file_size(path)) / (1 << 20)},
-                               {"nodes", nodes},
-                               {"unknown_shapes", unknown},
-                               {"gflops", flops / 1e9}};
+        out["models"][name] = {
+            {"median_ms", times[times.size() / 2]},
+            {"min_ms", times.front()},
+            {"max_ms", times.back()},
+            {"file_mb", static_cast<double>(std::filesystem::file_size(path)) / (1 << 20)},
+            {"nodes", nodes},
+            {"unknown_shapes", unknown},
+            {"gflops", flops / 1e9}};
     }
     std::cout << out.dump(2) << "\n";
     return 0;

@@ -47,7 +47,8 @@ std::string humanCount(double value, const char* unit) {
         ++p;
     }
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, p == 0 ? "%.0f %s%s" : "%.2f %s%s", value, kPrefixes[p], unit);
+    std::snprintf(buffer, sizeof buffer, p == 0 ? "%.0f %s%s" : "%.2f %s%s", value, kPrefixes[p],
+                  unit);
     return buffer;
 }
 
@@ -75,24 +76,23 @@ void printJson(const ImportResult& result) {
     for (const Diagnostic& d : result.diagnostics) {
         warnings.push_back({{"code", d.code}, {"message", d.message}});
     }
-    nlohmann::json doc = {
-        {"model",
-         {{"path", g.sourcePath},
-          {"name", g.name},
-          {"fingerprint", g.fingerprint},
-          {"opset", g.opset},
-          {"ir_version", g.irVersion},
-          {"producer", g.producer},
-          {"node_count", g.nodes.size()},
-          {"compute_node_count", g.computeNodeCount()},
-          {"params", g.parameterCount()},
-          {"flops", g.totalFlops()},
-          {"flops_source", "computed from static shapes"},
-          {"unknown_shapes", g.unknownShapeCount()},
-          {"inputs", tensorList(g, g.inputs)},
-          {"outputs", tensorList(g, g.outputs)}}},
-        {"nodes", nodes},
-        {"warnings", warnings}};
+    nlohmann::json doc = {{"model",
+                           {{"path", g.sourcePath},
+                            {"name", g.name},
+                            {"fingerprint", g.fingerprint},
+                            {"opset", g.opset},
+                            {"ir_version", g.irVersion},
+                            {"producer", g.producer},
+                            {"node_count", g.nodes.size()},
+                            {"compute_node_count", g.computeNodeCount()},
+                            {"params", g.parameterCount()},
+                            {"flops", g.totalFlops()},
+                            {"flops_source", "computed from static shapes"},
+                            {"unknown_shapes", g.unknownShapeCount()},
+                            {"inputs", tensorList(g, g.inputs)},
+                            {"outputs", tensorList(g, g.outputs)}}},
+                          {"nodes", nodes},
+                          {"warnings", warnings}};
     std::cout << doc.dump(2) << "\n";
 }
 
@@ -132,9 +132,10 @@ void printHuman(const ImportResult& result, bool withNodes) {
                 static_cast<long long>(g.irVersion));
     std::printf("Inputs          %s\n", listTensors(g.inputs).c_str());
     std::printf("Outputs         %s\n", listTensors(g.outputs).c_str());
-    std::printf("Nodes           %zu (compute %d, pass-through %d, constant %d, folded shape ops %d)\n",
-                g.nodes.size(), kinds[NodeKind::Compute], kinds[NodeKind::PassThrough],
-                kinds[NodeKind::Constant], kinds[NodeKind::ShapeComputation]);
+    std::printf(
+        "Nodes           %zu (compute %d, pass-through %d, constant %d, folded shape ops %d)\n",
+        g.nodes.size(), kinds[NodeKind::Compute], kinds[NodeKind::PassThrough],
+        kinds[NodeKind::Constant], kinds[NodeKind::ShapeComputation]);
     std::printf("Parameters      %s (%s used by compute nodes)\n",
                 humanCount(static_cast<double>(g.parameterCount()), "").c_str(),
                 humanCount(paramBytes, "B").c_str());
@@ -144,11 +145,13 @@ void printHuman(const ImportResult& result, bool withNodes) {
 
     std::vector<std::pair<std::string, OpTotals>> ops(histogram.begin(), histogram.end());
     std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
-        return a.second.count != b.second.count ? a.second.count > b.second.count : a.first < b.first;
+        return a.second.count != b.second.count ? a.second.count > b.second.count
+                                                : a.first < b.first;
     });
     std::printf("\n%-24s %6s %16s\n", "Op type", "Count", "FLOPs");
     for (const auto& [op, totals] : ops) {
-        std::printf("%-24s %6d %16s\n", op.c_str(), totals.count, humanCount(totals.flops, "").c_str());
+        std::printf("%-24s %6d %16s\n", op.c_str(), totals.count,
+                    humanCount(totals.flops, "").c_str());
     }
     if (withNodes) {
         std::printf("\n%-40s %-20s %-14s %-28s %12s\n", "Node", "Op", "Kind", "Output", "FLOPs");
@@ -158,8 +161,9 @@ void printHuman(const ImportResult& result, bool withNodes) {
                                         ? std::string("-")
                                         : g.tensors[static_cast<std::size_t>(outs[0])].typeString();
             std::printf("%-40s %-20s %-14s %-28s %12s\n", g.nodes[i].name.c_str(),
-                        g.nodes[i].opType.c_str(), std::string(nodeKindName(g.nodes[i].kind)).c_str(),
-                        out.c_str(), humanCount(g.metrics[i].flops, "").c_str());
+                        g.nodes[i].opType.c_str(),
+                        std::string(nodeKindName(g.nodes[i].kind)).c_str(), out.c_str(),
+                        humanCount(g.metrics[i].flops, "").c_str());
         }
     }
     for (const Diagnostic& d : result.diagnostics) {
@@ -174,7 +178,8 @@ void runInspect(const InspectArguments& args) {
     for (const std::string& spec : args.inputShapes) {
         const auto eq = spec.find('=');
         if (eq == std::string::npos || eq == 0) {
-            throw InputError("--input-shape " + spec + ": expected NAME=DIMS, e.g. input=1x3x224x224");
+            throw InputError("--input-shape " + spec +
+                             ": expected NAME=DIMS, e.g. input=1x3x224x224");
         }
         options.inputShapes[spec.substr(0, eq)] = parseShapeText(spec.substr(eq + 1));
     }

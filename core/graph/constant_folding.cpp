@@ -169,10 +169,8 @@ std::int64_t pythonMod(std::int64_t a, std::int64_t b) {
 
 ConstantTensor binary(const std::string& op, const Node& node, const ConstantTensor& a,
                       const ConstantTensor& b) {
-    static const std::vector<std::string> kComparisons = {"Equal",          "Less",
-                                                          "Greater",        "LessOrEqual",
-                                                          "GreaterOrEqual", "And",
-                                                          "Or",             "Xor"};
+    static const std::vector<std::string> kComparisons = {
+        "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"};
     const bool comparison =
         std::find(kComparisons.begin(), kComparisons.end(), op) != kComparisons.end();
     const DType outType = comparison ? DType::Bool : a.dtype;
@@ -202,7 +200,8 @@ ConstantTensor binary(const std::string& op, const Node& node, const ConstantTen
                 }
                 r = fmod ? x % y : pythonMod(x, y);
             } else if (op == "Pow") {
-                r = static_cast<std::int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+                r = static_cast<std::int64_t>(
+                    std::pow(static_cast<double>(x), static_cast<double>(y)));
             } else if (op == "Max") {
                 r = std::max(x, y);
             } else if (op == "Min") {
@@ -343,7 +342,8 @@ ConstantTensor castTo(const ConstantTensor& a, DType to) {
     return out;
 }
 
-ConstantTensor gather(const ConstantTensor& data, const ConstantTensor& indices, std::int64_t axis) {
+ConstantTensor gather(const ConstantTensor& data, const ConstantTensor& indices,
+                      std::int64_t axis) {
     axis = normaliseAxis(axis, data.dims.size());
     Dims outDims(data.dims.begin(), data.dims.begin() + axis);
     outDims.insert(outDims.end(), indices.dims.begin(), indices.dims.end());
@@ -532,7 +532,8 @@ ConstantTensor squeeze(const ConstantTensor& data, Dims axes) {
     }
     Dims dims;
     for (std::size_t i = 0; i < data.dims.size(); ++i) {
-        const bool listed = std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(i)) != axes.end();
+        const bool listed =
+            std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(i)) != axes.end();
         if (axes.empty() ? data.dims[i] == 1 : listed) {
             if (data.dims[i] != 1) {
                 throw Decline{};
@@ -674,9 +675,10 @@ ConstantTensor reduce(const std::string& op, const ConstantTensor& data, Dims ax
     const bool isMin = op == "ReduceMin";
     const bool isMax = op == "ReduceMax";
     const bool isProd = op == "ReduceProd";
-    const double init = isProd ? 1.0 : isMin ? std::numeric_limits<double>::infinity()
-                                 : isMax ? -std::numeric_limits<double>::infinity()
-                                         : 0.0;
+    const double init = isProd  ? 1.0
+                        : isMin ? std::numeric_limits<double>::infinity()
+                        : isMax ? -std::numeric_limits<double>::infinity()
+                                : 0.0;
     std::vector<double> acc(static_cast<std::size_t>(out.elementCount()), init);
     std::vector<std::int64_t> accInt(acc.size(), isProd ? 1 : 0);
     std::vector<bool> seen(acc.size(), false);
@@ -804,7 +806,9 @@ Dims axesFrom(const Node& node, std::span<const FoldInput> inputs, std::size_t i
 Result fold(const Node& node, std::int64_t opset, std::span<const FoldInput> inputs,
             int outputCount) {
     const std::string& op = node.opType;
-    auto single = [](ConstantTensor t) { return Result(std::vector<ConstantTensor>{std::move(t)}); };
+    auto single = [](ConstantTensor t) {
+        return Result(std::vector<ConstantTensor>{std::move(t)});
+    };
 
     if (op == "Shape" || op == "Size") {
         if (inputs.empty() || !inputs[0].staticDims) {
@@ -813,7 +817,8 @@ Result fold(const Node& node, std::int64_t opset, std::span<const FoldInput> inp
         const Dims& dims = *inputs[0].staticDims;
         if (op == "Size") {
             ConstantTensor t = makeTensor(DType::Int64, {});
-            t.ints[0] = std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
+            t.ints[0] =
+                std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
             return single(t);
         }
         const auto rank = static_cast<std::int64_t>(dims.size());
@@ -840,24 +845,23 @@ Result fold(const Node& node, std::int64_t opset, std::span<const FoldInput> inp
         return single(t);
     }
     static const std::vector<std::string> kBinary = {
-        "Add",  "Sub",     "Mul",         "Div",           "Mod", "Pow", "Max",
-        "Min",  "Equal",   "Less",        "Greater",       "And", "Or",  "Xor",
-        "LessOrEqual", "GreaterOrEqual"};
+        "Add",   "Sub",  "Mul",     "Div", "Mod", "Pow", "Max",         "Min",
+        "Equal", "Less", "Greater", "And", "Or",  "Xor", "LessOrEqual", "GreaterOrEqual"};
     if (std::find(kBinary.begin(), kBinary.end(), op) != kBinary.end()) {
         if ((op == "Max" || op == "Min") && inputs.size() != 2) {
             return std::nullopt;
         }
         return single(binary(op, node, need(inputs, 0), need(inputs, 1)));
     }
-    static const std::vector<std::string> kUnary = {"Neg",  "Abs",        "Sqrt", "Floor",
-                                                    "Ceil", "Reciprocal", "Exp",  "Log",
-                                                    "Not",  "Relu",       "Sigmoid", "Sign",
-                                                    "Round", "Identity"};
+    static const std::vector<std::string> kUnary = {
+        "Neg", "Abs", "Sqrt", "Floor",   "Ceil", "Reciprocal", "Exp",
+        "Log", "Not", "Relu", "Sigmoid", "Sign", "Round",      "Identity"};
     if (std::find(kUnary.begin(), kUnary.end(), op) != kUnary.end()) {
         return single(unary(op, need(inputs, 0)));
     }
     if (op == "Cast") {
-        return single(castTo(need(inputs, 0), dtypeFromOnnx(static_cast<std::int32_t>(node.attrInt("to", 0)))));
+        return single(castTo(need(inputs, 0),
+                             dtypeFromOnnx(static_cast<std::int32_t>(node.attrInt("to", 0)))));
     }
     if (op == "Gather") {
         return single(gather(need(inputs, 0), need(inputs, 1), node.attrInt("axis", 0)));
@@ -883,7 +887,8 @@ Result fold(const Node& node, std::int64_t opset, std::span<const FoldInput> inp
         return single(squeeze(need(inputs, 0), axesFrom(node, inputs, 1)));
     }
     if (op == "Reshape") {
-        return single(reshape(need(inputs, 0), intsOf(need(inputs, 1)), node.attrInt("allowzero", 0) != 0));
+        return single(
+            reshape(need(inputs, 0), intsOf(need(inputs, 1)), node.attrInt("allowzero", 0) != 0));
     }
     if (op == "Flatten") {
         const ConstantTensor& data = need(inputs, 0);
@@ -894,7 +899,8 @@ Result fold(const Node& node, std::int64_t opset, std::span<const FoldInput> inp
         }
         const std::int64_t outer = std::accumulate(data.dims.begin(), data.dims.begin() + a,
                                                    std::int64_t{1}, std::multiplies<>());
-        return single(reshaped(data, {outer, data.elementCount() / std::max<std::int64_t>(1, outer)}));
+        return single(
+            reshaped(data, {outer, data.elementCount() / std::max<std::int64_t>(1, outer)}));
     }
     if (op == "Transpose") {
         return single(transpose(need(inputs, 0), node.attrInts("perm")));

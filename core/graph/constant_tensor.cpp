@@ -18,8 +18,9 @@ double ConstantTensor::real(std::int64_t index) const {
 }
 
 std::int64_t ConstantTensor::integer(std::int64_t index) const {
-    return holdsIntegers() ? ints[static_cast<std::size_t>(index)]
-                           : static_cast<std::int64_t>(std::trunc(reals[static_cast<std::size_t>(index)]));
+    return holdsIntegers()
+               ? ints[static_cast<std::size_t>(index)]
+               : static_cast<std::int64_t>(std::trunc(reals[static_cast<std::size_t>(index)]));
 }
 
 } // namespace paretune

@@ -45,7 +45,8 @@ std::vector<std::int64_t> Node::attrInts(std::string_view attributeName) const {
 }
 
 bool Tensor::shapeKnown() const {
-    return rankKnown && std::all_of(dims.begin(), dims.end(), [](std::int64_t d) { return d >= 0; });
+    return rankKnown &&
+           std::all_of(dims.begin(), dims.end(), [](std::int64_t d) { return d >= 0; });
 }
 
 std::int64_t Tensor::elementCount() const {
@@ -100,15 +101,13 @@ double Graph::totalFlops() const {
 }
 
 int Graph::computeNodeCount() const {
-    return static_cast<int>(std::count_if(nodes.begin(), nodes.end(), [](const Node& n) {
-        return n.kind == NodeKind::Compute;
-    }));
+    return static_cast<int>(std::count_if(
+        nodes.begin(), nodes.end(), [](const Node& n) { return n.kind == NodeKind::Compute; }));
 }
 
 int Graph::unknownShapeCount() const {
-    return static_cast<int>(std::count_if(tensors.begin(), tensors.end(), [](const Tensor& t) {
-        return !t.shapeKnown();
-    }));
+    return static_cast<int>(std::count_if(tensors.begin(), tensors.end(),
+                                          [](const Tensor& t) { return !t.shapeKnown(); }));
 }
 
 TensorId Graph::findTensor(std::string_view tensorName) const {

@@ -43,7 +43,7 @@ std::string_view nodeKindName(NodeKind kind);
 struct Node {
     std::string name; ///< unique within the graph (made unique at import when needed)
     std::string opType;
-    std::string domain; ///< empty for the default ONNX domain
+    std::string domain;                ///< empty for the default ONNX domain
     std::vector<Attribute> attributes; ///< sorted by name
     NodeKind kind = NodeKind::Compute;
     bool knownOperator = true; ///< false when no ONNX schema exists for it at the model's opset
@@ -110,11 +110,11 @@ struct Graph {
 
     std::vector<Node> nodes;
     std::vector<Tensor> tensors;
-    Csr nodeInputs;      ///< per node, tensor ids in input order; kNone for an omitted optional input
-    Csr nodeOutputs;     ///< per node, tensor ids in output order; kNone for an omitted output
-    Csr tensorConsumers; ///< per tensor, consuming node ids (each node once)
-    Csr predecessors;    ///< per node, producing node ids of its inputs (each once)
-    Csr successors;      ///< per node, consuming node ids of its outputs (each once)
+    Csr nodeInputs;  ///< per node, tensor ids in input order; kNone for an omitted optional input
+    Csr nodeOutputs; ///< per node, tensor ids in output order; kNone for an omitted output
+    Csr tensorConsumers;           ///< per tensor, consuming node ids (each node once)
+    Csr predecessors;              ///< per node, producing node ids of its inputs (each once)
+    Csr successors;                ///< per node, consuming node ids of its outputs (each once)
     std::vector<TensorId> inputs;  ///< graph inputs that are not initializers
     std::vector<TensorId> outputs; ///< graph outputs
     std::vector<NodeId> topologicalOrder;

@@ -56,7 +56,8 @@ std::string opSignatureText(const Graph& graph, NodeId node) {
     }
     text += " out:";
     for (const TensorId t : graph.nodeOutputs.row(node)) {
-        text += t == kNone ? std::string("none") : graph.tensors[static_cast<std::size_t>(t)].typeString();
+        text += t == kNone ? std::string("none")
+                           : graph.tensors[static_cast<std::size_t>(t)].typeString();
         text += ';';
     }
     return text;
@@ -113,7 +114,9 @@ std::string modelFingerprint(const Graph& graph) {
         }
         line += " -> ";
         for (const TensorId t : graph.nodeOutputs.row(n)) {
-            line += (t == kNone ? std::string("none") : graph.tensors[static_cast<std::size_t>(t)].typeString()) + ';';
+            line += (t == kNone ? std::string("none")
+                                : graph.tensors[static_cast<std::size_t>(t)].typeString()) +
+                    ';';
         }
         hash.update(line);
     }

@@ -6,6 +6,7 @@
 #include "op_metrics.h"
 
 #include <onnx/checker.h>
+#include <onnx/defs/parser.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -36,7 +37,9 @@ constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
 // constants (shapes, indices, axes) up to ConstantTensor::kMaxElements.
 constexpr std::int64_t kMaxKeptFloatElements = 1 << 16;
 
-std::string inQuotes(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string inQuotes(std::string_view text) {
+    return "'" + std::string(text) + "'";
+}
 
 std::string nodeLabel(const onnx::NodeProto& node, int index) {
     const std::string name = node.name().empty() ? "#" + std::to_string(index) : node.name();
@@ -104,37 +107,45 @@ std::shared_ptr<const ConstantTensor> decodeTensor(const onnx::TensorProto& prot
             tensor->reals[i] = fromRaw ? rawAt(i, float{}) : proto.float_data(static_cast<int>(i));
             break;
         case DType::Float64:
-            tensor->reals[i] = fromRaw ? rawAt(i, double{}) : proto.double_data(static_cast<int>(i));
+            tensor->reals[i] =
+                fromRaw ? rawAt(i, double{}) : proto.double_data(static_cast<int>(i));
             break;
         case DType::Float16:
         case DType::BFloat16:
             return nullptr; // not needed for shape computations
         case DType::Int64:
-            tensor->ints[i] = fromRaw ? rawAt(i, std::int64_t{}) : proto.int64_data(static_cast<int>(i));
+            tensor->ints[i] =
+                fromRaw ? rawAt(i, std::int64_t{}) : proto.int64_data(static_cast<int>(i));
             break;
         case DType::UInt64:
             tensor->ints[i] = static_cast<std::int64_t>(
                 fromRaw ? rawAt(i, std::uint64_t{}) : proto.uint64_data(static_cast<int>(i)));
             break;
         case DType::Int32:
-            tensor->ints[i] = fromRaw ? rawAt(i, std::int32_t{}) : proto.int32_data(static_cast<int>(i));
+            tensor->ints[i] =
+                fromRaw ? rawAt(i, std::int32_t{}) : proto.int32_data(static_cast<int>(i));
             break;
         case DType::UInt32:
-            tensor->ints[i] = fromRaw ? rawAt(i, std::uint32_t{})
-                                      : static_cast<std::uint32_t>(proto.uint64_data(static_cast<int>(i)));
+            tensor->ints[i] =
+                fromRaw ? rawAt(i, std::uint32_t{})
+                        : static_cast<std::uint32_t>(proto.uint64_data(static_cast<int>(i)));
             break;
         case DType::Int16:
-            tensor->ints[i] = fromRaw ? rawAt(i, std::int16_t{}) : proto.int32_data(static_cast<int>(i));
+            tensor->ints[i] =
+                fromRaw ? rawAt(i, std::int16_t{}) : proto.int32_data(static_cast<int>(i));
             break;
         case DType::UInt16:
-            tensor->ints[i] = fromRaw ? rawAt(i, std::uint16_t{}) : proto.int32_data(static_cast<int>(i));
+            tensor->ints[i] =
+                fromRaw ? rawAt(i, std::uint16_t{}) : proto.int32_data(static_cast<int>(i));
             break;
         case DType::Int8:
-            tensor->ints[i] = fromRaw ? rawAt(i, std::int8_t{}) : proto.int32_data(static_cast<int>(i));
+            tensor->ints[i] =
+                fromRaw ? rawAt(i, std::int8_t{}) : proto.int32_data(static_cast<int>(i));
             break;
         case DType::UInt8:
         case DType::Bool:
-            tensor->ints[i] = fromRaw ? rawAt(i, std::uint8_t{}) : proto.int32_data(static_cast<int>(i));
+            tensor->ints[i] =
+                fromRaw ? rawAt(i, std::uint8_t{}) : proto.int32_data(static_cast<int>(i));
             break;
         default:
             return nullptr;
@@ -448,7 +459,8 @@ void ImportSession::loadExternalData() {
             fail(what + " file " + inQuotes(full.string()) + " does not exist");
         }
         if (fs::is_symlink(status)) {
-            fail(what + " file " + inQuotes(full.string()) + " is a symbolic link, which is not allowed");
+            fail(what + " file " + inQuotes(full.string()) +
+                 " is a symbolic link, which is not allowed");
         }
         if (!fs::is_regular_file(status)) {
             fail(what + " " + inQuotes(full.string()) + " is not a regular file");
@@ -650,7 +662,8 @@ void ImportSession::orderNodes() {
     }
     bool sorted = std::is_sorted(order.begin(), order.end());
     if (!sorted) {
-        warn("unsorted-nodes", "nodes are not in topological order in the file; they were reordered");
+        warn("unsorted-nodes",
+             "nodes are not in topological order in the file; they were reordered");
         google::protobuf::RepeatedPtrField<onnx::NodeProto> reordered;
         for (const int i : order) {
             *reordered.Add() = graph.node(i);
@@ -667,8 +680,8 @@ void ImportSession::orderNodes() {
     std::unordered_set<std::string> taken;
     int index = 0;
     for (const auto& node : m_model.graph().node()) {
-        std::string base = node.name().empty() ? node.op_type() + "_" + std::to_string(index)
-                                               : node.name();
+        std::string base =
+            node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
         std::string name = base;
         for (int k = 2; taken.count(name) || (node.name() != name && used.count(name)); ++k) {
             name = base + "_" + std::to_string(k);
@@ -700,11 +713,12 @@ void ImportSession::runChecker() {
         m_knownOp.push_back(known);
         if (!known) {
             allKnown = false;
-            warn("unknown-op", "node " + inQuotes(m_nodeNames[static_cast<std::size_t>(index)]) +
-                                   ": operator " + inQuotes(node.op_type()) +
-                                   (domain.empty() ? std::string() : " in domain " + inQuotes(domain)) +
-                                   " is unknown at this opset; imported without a schema, it "
-                                   "cannot be profiled and its output shapes come from the file");
+            warn("unknown-op",
+                 "node " + inQuotes(m_nodeNames[static_cast<std::size_t>(index)]) + ": operator " +
+                     inQuotes(node.op_type()) +
+                     (domain.empty() ? std::string() : " in domain " + inQuotes(domain)) +
+                     " is unknown at this opset; imported without a schema, it "
+                     "cannot be profiled and its output shapes come from the file");
         }
         ++index;
     }
@@ -757,7 +771,8 @@ void ImportSession::collectTypes() {
         take(v);
     }
     for (const auto& init : graph.initializer()) {
-        TypeInfo info{dtypeFromOnnx(init.data_type()), true, {init.dims().begin(), init.dims().end()}};
+        TypeInfo info{
+            dtypeFromOnnx(init.data_type()), true, {init.dims().begin(), init.dims().end()}};
         mergeTypeInfo(m_types[init.name()], info);
     }
 }
@@ -780,8 +795,9 @@ bool ImportSession::foldNode(std::size_t i) {
             if (type != m_types.end()) {
                 const TypeInfo& t = type->second;
                 in.dtype = t.dtype;
-                const bool isStatic = t.rankKnown && std::all_of(t.dims.begin(), t.dims.end(),
-                                                                [](std::int64_t d) { return d >= 0; });
+                const bool isStatic =
+                    t.rankKnown && std::all_of(t.dims.begin(), t.dims.end(),
+                                               [](std::int64_t d) { return d >= 0; });
                 in.staticDims = isStatic ? &t.dims : nullptr;
             }
         }
@@ -792,8 +808,8 @@ bool ImportSession::foldNode(std::size_t i) {
         if (const Attribute* value = probe.attribute("value"); value && value->tensor) {
             outputs = std::vector<ConstantTensor>{*value->tensor};
         } else if (const Attribute* ints = probe.attribute("value_ints")) {
-            outputs = std::vector<ConstantTensor>{
-                ConstantTensor{DType::Int64, {static_cast<std::int64_t>(ints->ints.size())}, ints->ints, {}}};
+            outputs = std::vector<ConstantTensor>{ConstantTensor{
+                DType::Int64, {static_cast<std::int64_t>(ints->ints.size())}, ints->ints, {}}};
         } else if (const Attribute* one = probe.attribute("value_int")) {
             outputs = std::vector<ConstantTensor>{ConstantTensor{DType::Int64, {}, {one->i}, {}}};
         } else if (const Attribute* f = probe.attribute("value_float")) {
@@ -813,7 +829,8 @@ bool ImportSession::foldNode(std::size_t i) {
         if (name.empty()) {
             continue;
         }
-        auto value = std::make_shared<const ConstantTensor>(std::move((*outputs)[static_cast<std::size_t>(k)]));
+        auto value = std::make_shared<const ConstantTensor>(
+            std::move((*outputs)[static_cast<std::size_t>(k)]));
         m_types[name] = TypeInfo{value->dtype, true, value->dims};
         m_constants[name] = std::move(value);
     }
@@ -861,10 +878,17 @@ void ImportSession::inferNode(std::size_t i) {
     } catch (const std::exception&) {
         return; // the shapes stay unknown and are reported
     }
+    // What inference derives from the (possibly overridden) inputs wins over what the file
+    // declares; the declaration only fills dimensions inference left open.
     for (int k = 0; k < node.output_size(); ++k) {
-        if (!node.output(k).empty()) {
-            mergeTypeInfo(m_types[node.output(k)],
-                          typeInfoOf(*context.getOutputType(static_cast<std::size_t>(k))));
+        if (node.output(k).empty()) {
+            continue;
+        }
+        TypeInfo inferred = typeInfoOf(*context.getOutputType(static_cast<std::size_t>(k)));
+        TypeInfo& known = m_types[node.output(k)];
+        mergeTypeInfo(inferred, known);
+        if (inferred.rankKnown || known.dtype == DType::Undefined) {
+            known = inferred;
         }
     }
 }
@@ -987,7 +1011,8 @@ void ImportSession::buildGraph() {
     for (const auto& output : m_model.graph().output()) {
         const auto it = ids.find(output.name());
         if (it == ids.end()) {
-            fail("graph output " + inQuotes(output.name()) + " is not produced by any node or input");
+            fail("graph output " + inQuotes(output.name()) +
+                 " is not produced by any node or input");
         }
         g.outputs.push_back(it->second);
         g.tensors[static_cast<std::size_t>(it->second)].graphOutput = true;
@@ -1021,12 +1046,13 @@ void ImportSession::buildGraph() {
     }
     for (const Tensor& t : g.tensors) {
         if (!t.shapeKnown()) {
-            warn("unknown-shape", "tensor " + inQuotes(t.name) + " has no static shape (" +
-                                      t.typeString() + ")" +
-                                      (t.producer == kNone ? std::string()
-                                                           : ", produced by node " +
-                                                                 inQuotes(g.nodes[static_cast<std::size_t>(t.producer)].name) +
-                                                                 " (" + g.nodes[static_cast<std::size_t>(t.producer)].opType + ")"));
+            warn("unknown-shape",
+                 "tensor " + inQuotes(t.name) + " has no static shape (" + t.typeString() + ")" +
+                     (t.producer == kNone
+                          ? std::string()
+                          : ", produced by node " +
+                                inQuotes(g.nodes[static_cast<std::size_t>(t.producer)].name) +
+                                " (" + g.nodes[static_cast<std::size_t>(t.producer)].opType + ")"));
         }
     }
     g.metrics.reserve(g.nodes.size());
@@ -1087,6 +1113,17 @@ ImportResult importOnnxBytes(std::string_view bytes, const ImportOptions& option
                              const std::string& displayName) {
     ImportSession session(displayName, {}, options);
     return session.run(bytes);
+}
+
+ImportResult importOnnxText(std::string_view text, const ImportOptions& options,
+                            const std::string& displayName) {
+    onnx::ModelProto model;
+    const std::string source(text);
+    const onnx::Common::Status status = onnx::OnnxParser::Parse(model, source.c_str());
+    if (!status.IsOK()) {
+        throw InputError(displayName + ": not valid ONNX text: " + status.ErrorMessage());
+    }
+    return importOnnxBytes(model.SerializeAsString(), options, displayName);
 }
 
 std::vector<std::int64_t> parseShapeText(std::string_view text) {

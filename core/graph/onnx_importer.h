@@ -38,6 +38,13 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
 ImportResult importOnnxBytes(std::string_view bytes, const ImportOptions& options = {},
                              const std::string& displayName = "<memory>");
 
+/// Imports a model written in ONNX's textual syntax (onnx/defs/parser.h), e.g.
+///   <ir_version: 8, opset_import: ["" : 13]>
+///   g (float[1,4] x) => (float[1,4] y) { y = Relu(x) }
+/// Used for small graphs in tests and fixtures. Throws InputError on a syntax error.
+ImportResult importOnnxText(std::string_view text, const ImportOptions& options = {},
+                            const std::string& displayName = "<text>");
+
 /// Parses "1x3x224x224" (or "1,3,224,224") into dimensions; throws InputError on bad text.
 std::vector<std::int64_t> parseShapeText(std::string_view text);
 

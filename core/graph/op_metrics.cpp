@@ -11,21 +11,60 @@ namespace {
 // Operations per output element of element-wise and normalisation ops.
 const std::unordered_map<std::string, double>& perElementCost() {
     static const std::unordered_map<std::string, double> table = {
-        {"Add", 1},         {"Sub", 1},          {"Mul", 1},       {"Div", 1},
-        {"Pow", 1},         {"Mod", 1},          {"Max", 1},       {"Min", 1},
-        {"Sum", 1},         {"Mean", 1},         {"Neg", 1},       {"Abs", 1},
-        {"Relu", 1},        {"LeakyRelu", 2},    {"PRelu", 2},     {"Clip", 1},
-        {"Sqrt", 1},        {"Reciprocal", 1},   {"Exp", 1},       {"Log", 1},
-        {"Erf", 1},         {"Tanh", 1},         {"Sigmoid", 3},   {"HardSigmoid", 2},
-        {"HardSwish", 3},   {"Gelu", 8},         {"Elu", 3},       {"Selu", 3},
-        {"Softplus", 2},    {"Mish", 5},         {"Floor", 1},     {"Ceil", 1},
-        {"Round", 1},       {"Sign", 1},         {"Equal", 1},     {"Less", 1},
-        {"Greater", 1},     {"LessOrEqual", 1},  {"GreaterOrEqual", 1},
-        {"Not", 1},         {"And", 1},          {"Or", 1},        {"Xor", 1},
-        {"Where", 1},       {"BatchNormalization", 2},             {"InstanceNormalization", 5},
-        {"LayerNormalization", 5},               {"GroupNormalization", 5},
-        {"LpNormalization", 3},                  {"Softmax", 3},   {"LogSoftmax", 3},
-        {"Hardmax", 1},     {"Celu", 3},         {"ThresholdedRelu", 1},
+        {"Add", 1},
+        {"Sub", 1},
+        {"Mul", 1},
+        {"Div", 1},
+        {"Pow", 1},
+        {"Mod", 1},
+        {"Max", 1},
+        {"Min", 1},
+        {"Sum", 1},
+        {"Mean", 1},
+        {"Neg", 1},
+        {"Abs", 1},
+        {"Relu", 1},
+        {"LeakyRelu", 2},
+        {"PRelu", 2},
+        {"Clip", 1},
+        {"Sqrt", 1},
+        {"Reciprocal", 1},
+        {"Exp", 1},
+        {"Log", 1},
+        {"Erf", 1},
+        {"Tanh", 1},
+        {"Sigmoid", 3},
+        {"HardSigmoid", 2},
+        {"HardSwish", 3},
+        {"Gelu", 8},
+        {"Elu", 3},
+        {"Selu", 3},
+        {"Softplus", 2},
+        {"Mish", 5},
+        {"Floor", 1},
+        {"Ceil", 1},
+        {"Round", 1},
+        {"Sign", 1},
+        {"Equal", 1},
+        {"Less", 1},
+        {"Greater", 1},
+        {"LessOrEqual", 1},
+        {"GreaterOrEqual", 1},
+        {"Not", 1},
+        {"And", 1},
+        {"Or", 1},
+        {"Xor", 1},
+        {"Where", 1},
+        {"BatchNormalization", 2},
+        {"InstanceNormalization", 5},
+        {"LayerNormalization", 5},
+        {"GroupNormalization", 5},
+        {"LpNormalization", 3},
+        {"Softmax", 3},
+        {"LogSoftmax", 3},
+        {"Hardmax", 1},
+        {"Celu", 3},
+        {"ThresholdedRelu", 1},
     };
     return table;
 }
@@ -136,7 +175,8 @@ OpMetrics computeOpMetrics(const Graph& graph, NodeId node) {
     }
     for (const TensorId t : graph.nodeOutputs.row(node)) {
         if (t != kNone) {
-            m.bytesWritten += std::max<std::int64_t>(0, graph.tensors[static_cast<std::size_t>(t)].byteSize());
+            m.bytesWritten +=
+                std::max<std::int64_t>(0, graph.tensors[static_cast<std::size_t>(t)].byteSize());
         }
     }
     m.flops = flopsOf(graph, node);

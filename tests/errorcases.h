@@ -1,0 +1,41 @@
+#pragma once
+// The broken inputs of tests/data/errors/: each `<input>.expected` names the message the
+// input must produce, as "error: <text>" (import fails) or "warning: <text>" (import succeeds
+// and reports it). `<input>` need not exist (the missing-file case).
+#include "testpaths.h"
+
+#include <QDirIterator>
+#include <QFile>
+#include <QString>
+#include <QVector>
+
+struct ErrorCase {
+    QString name;  ///< path relative to the errors folder
+    QString input; ///< absolute path of the input
+    bool fatal = true;
+    QString message; ///< text the error or warning must contain
+};
+
+inline QVector<ErrorCase> errorCases() {
+    const QString root = QStringLiteral(PARETUNE_TEST_DATA_DIR "/errors");
+    QVector<ErrorCase> cases;
+    QDirIterator it(root, {QStringLiteral("*.expected")}, QDir::Files,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            continue;
+        }
+        const QString line = QString::fromUtf8(file.readLine()).trimmed();
+        ErrorCase c;
+        c.input = path.chopped(int(qstrlen(".expected")));
+        c.name = c.input.mid(root.size() + 1);
+        c.fatal = line.startsWith(QLatin1String("error:"));
+        c.message = line.mid(line.indexOf(QLatin1Char(':')) + 1).trimmed();
+        cases.push_back(c);
+    }
+    std::sort(cases.begin(), cases.end(),
+              [](const ErrorCase& a, const ErrorCase& b) { return a.name < b.name; });
+    return cases;
+}

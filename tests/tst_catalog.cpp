@@ -1,0 +1,109 @@
+// Device catalogs: the example loads; each broken file in tests/data/catalogs fails with a
+// message naming the file and the field.
+#include "common/input_error.h"
+#include "cost/cost_table.h"
+#include "cost/device_catalog.h"
+#include "graph_fixture.h"
+#include "testpaths.h"
+
+#include <QtTest>
+
+#include <string>
+
+using namespace paretune;
+
+class TestCatalog : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void exampleLoads();
+    void brokenFiles_data();
+    void brokenFiles();
+    void unreachablePairFailsWhenBuildingTheTable();
+    void missingFile();
+};
+
+void TestCatalog::exampleLoads() {
+    const std::string path = PARETUNE_SOURCE_DIR "/resources/catalogs/example.json";
+    const DeviceCatalog catalog = loadDeviceCatalog(path);
+    QCOMPARE(catalog.host, std::string("cpu"));
+    QCOMPARE(catalog.devices.size(), std::size_t(3));
+    const DeviceSpec& npu = catalog.devices[static_cast<std::size_t>(catalog.findDevice("npu"))];
+    QCOMPARE(npu.peakGflops, 4000.0);
+    QCOMPARE(npu.efficiency("Conv"), 1.0);
+    QCOMPARE(npu.efficiency("Relu"), 0.1);
+    QVERIFY(!npu.supports("Softmax"));
+    QVERIFY(npu.supports("Conv"));
+    QVERIFY(npu.modelled);
+    QCOMPARE(catalog.path("gpu", "npu"), (std::vector<std::string>{"gpu", "cpu", "npu"}));
+    QCOMPARE(catalog.path("cpu", "gpu"), (std::vector<std::string>{"cpu", "gpu"}));
+    QCOMPARE(catalog.links[0].transferUs(16e3), 11.0);
+}
+
+void TestCatalog::brokenFiles_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("schema")
+        << "bad_schema.json"
+        << "schema: expected \"paretune.devices/1\", got \"paretune.devices/2\"";
+    QTest::newRow("missing field") << "missing_peak.json"
+                                   << "devices[0].peak_gflops: missing";
+    QTest::newRow("negative") << "negative_bandwidth.json"
+                              << "links[0].bandwidth_gbs: expected a positive number, got -4";
+    QTest::newRow("host") << "unknown_host.json"
+                          << "host: \"tpu\" is not the id of a device in \"devices\"";
+    QTest::newRow("route") << "route_without_link.json"
+                           << "routes[0]: no link between \"gpu\" and \"cpu\"";
+    QTest::newRow("duplicate") << "duplicate_id.json"
+                               << "devices[1].id: duplicate device id \"cpu\"";
+    QTest::newRow("unknown field") << "unknown_field.json"
+                                   << "devices[0].peak_gflop: unknown field";
+    QTest::newRow("efficiency") << "bad_efficiency.json"
+                                << "devices[0].efficiency.ops.Conv: expected a fraction in (0, 1]";
+    QTest::newRow("duplex") << "bad_duplex.json"
+                            << "links[0].duplex: expected \"full\" or \"half\", got \"simplex\"";
+    QTest::newRow("json") << "not_json.json"
+                          << "not valid JSON";
+}
+
+void TestCatalog::brokenFiles() {
+    QFETCH(QString, file);
+    QFETCH(QString, message);
+    const std::string path = PARETUNE_TEST_DATA_DIR "/catalogs/" + file.toStdString();
+    try {
+        loadDeviceCatalog(path);
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        const QString what = QString::fromStdString(e.what());
+        QVERIFY2(what.startsWith(QString::fromStdString(path + ": ")), qPrintable(what));
+        QVERIFY2(what.contains(message), qPrintable(what));
+    }
+}
+
+void TestCatalog::unreachablePairFailsWhenBuildingTheTable() {
+    const std::string path = PARETUNE_TEST_DATA_DIR "/catalogs/unreachable.json";
+    const DeviceCatalog catalog = loadDeviceCatalog(path);
+    const Graph g = test::fixtureGraph("a->b");
+    try {
+        buildCostTable(g, catalog, {"cpu", "npu"});
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.what()),
+                 QString::fromStdString(path + ": no link or route from \"cpu\" to \"npu\""));
+    }
+    QVERIFY_THROWS_EXCEPTION(InputError, buildCostTable(g, catalog, {"cpu", "tpu"}));
+    QCOMPARE(buildCostTable(g, catalog, {"cpu"}).deviceCount(), 1);
+}
+
+void TestCatalog::missingFile() {
+    try {
+        loadDeviceCatalog("/nonexistent/catalog.json");
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.what()),
+                 QStringLiteral("/nonexistent/catalog.json: cannot open the device catalog"));
+    }
+}
+
+QTEST_APPLESS_MAIN(TestCatalog)
+#include "tst_catalog.moc"

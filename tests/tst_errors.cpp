@@ -1,0 +1,87 @@
+// Every broken input in tests/data/errors/ produces its own message, naming the file; none
+// crashes. Non-fatal problems (an unknown operator) import with a warning.
+#include "common/input_error.h"
+#include "errorcases.h"
+#include "graph/onnx_importer.h"
+
+#include <QtTest>
+
+using namespace paretune;
+
+class TestErrors : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void casesExist();
+    void importReportsProblem_data();
+    void importReportsProblem();
+    void externalDataInsideFolderLoads();
+    void symlinkedExternalDataIsRejected();
+};
+
+void TestErrors::casesExist() {
+    // The folder must hold at least the cases the foundation issue lists.
+    QVERIFY2(errorCases().size() >= 10, "tests/data/errors/ lost cases");
+}
+
+void TestErrors::importReportsProblem_data() {
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<bool>("fatal");
+    QTest::addColumn<QString>("message");
+    for (const ErrorCase& c : errorCases()) {
+        QTest::newRow(qPrintable(c.name)) << c.input << c.fatal << c.message;
+    }
+}
+
+void TestErrors::importReportsProblem() {
+    QFETCH(QString, input);
+    QFETCH(bool, fatal);
+    QFETCH(QString, message);
+    const std::string path = input.toStdString();
+    if (fatal) {
+        try {
+            importOnnxFile(path);
+            QFAIL("import succeeded; expected an error");
+        } catch (const InputError& e) {
+            const QString what = QString::fromStdString(e.what());
+            QVERIFY2(what.startsWith(input + QLatin1Char(':')), qPrintable(what));
+            QVERIFY2(what.contains(message), qPrintable(what));
+        }
+        return;
+    }
+    const ImportResult r = importOnnxFile(path);
+    bool found = false;
+    for (const Diagnostic& d : r.diagnostics) {
+        found = found || QString::fromStdString(d.message).contains(message);
+    }
+    QVERIFY2(found, qPrintable(QStringLiteral("no warning containing: ") + message));
+}
+
+void TestErrors::externalDataInsideFolderLoads() {
+    const ImportResult r = importOnnxFile(PARETUNE_TEST_DATA_DIR "/errors/external_ok/model.onnx");
+    QCOMPARE(r.graph.unknownShapeCount(), 0);
+    QVERIFY(r.graph.parameterCount() > 0);
+}
+
+void TestErrors::symlinkedExternalDataIsRejected() {
+    // Symbolic links are made here, not committed: copy the valid case and swap its data file
+    // for a link to it.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString source = QStringLiteral(PARETUNE_TEST_DATA_DIR "/errors/external_ok/");
+    QVERIFY(QFile::copy(source + QStringLiteral("model.onnx"),
+                        dir.filePath(QStringLiteral("model.onnx"))));
+    const QStringList data = QDir(source).entryList({QStringLiteral("*.bin")}, QDir::Files);
+    QCOMPARE(data.size(), 1);
+    QVERIFY(QFile::copy(source + data.first(), dir.filePath(QStringLiteral("real.bin"))));
+    QVERIFY(QFile::link(dir.filePath(QStringLiteral("real.bin")), dir.filePath(data.first())));
+    try {
+        importOnnxFile(dir.filePath(QStringLiteral("model.onnx")).toStdString());
+        QFAIL("a symbolic link was followed");
+    } catch (const InputError& e) {
+        QVERIFY2(QString::fromStdString(e.what()).contains(QStringLiteral("symbolic link")),
+                 e.what());
+    }
+}
+
+QTEST_GUILESS_MAIN(TestErrors)
+#include "tst_errors.moc"

@@ -1,0 +1,382 @@
+// The plan simulator on hand-built graphs whose makespan, peak memory and energy were computed
+// by hand (the derivations are in the comments of each row).
+#include "common/input_error.h"
+#include "cost/cost_table.h"
+#include "cost/device_catalog.h"
+#include "graph_fixture.h"
+#include "plan/simulator.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+using namespace paretune;
+using paretune::test::fixtureGraph;
+using paretune::test::FixtureOptions;
+
+namespace {
+
+// cpu (host): 10 W active, 2 W idle; gpu: 100 W / 10 W; npu: 4 W / 1 W.
+// cpu<->gpu: 1 GB/s (1000 B/µs) + 10 µs; cpu<->npu: 0.5 GB/s (500 B/µs) + 20 µs;
+// gpu<->npu: no link, store-and-forward through the host.
+std::string testCatalogText(const std::string& duplex = "full", double npuMemoryMb = 1024) {
+    return R"({"schema": "paretune.devices/1", "host": "cpu", "devices": [
+      {"id": "cpu", "kind": "cpu", "peak_gflops": 100, "mem_bw_gbs": 10, "launch_us": 0,
+       "active_w": 10, "idle_w": 2, "memory_mb": 1024},
+      {"id": "gpu", "kind": "gpu", "peak_gflops": 1000, "mem_bw_gbs": 100, "launch_us": 0,
+       "active_w": 100, "idle_w": 10, "memory_mb": 1024},
+      {"id": "npu", "kind": "npu", "peak_gflops": 4000, "mem_bw_gbs": 60, "launch_us": 20,
+       "active_w": 4, "idle_w": 1, "memory_mb": )" +
+           std::to_string(npuMemoryMb) + R"(,
+       "efficiency": {"default": 0.1, "ops": {"Conv": 1.0}},
+       "unsupported_ops": ["Softmax"]}],
+     "links": [
+      {"a": "cpu", "b": "gpu", "bandwidth_gbs": 1, "latency_us": 10, "duplex": ")" +
+           duplex + R"("},
+      {"a": "cpu", "b": "npu", "bandwidth_gbs": 0.5, "latency_us": 20, "duplex": ")" +
+           duplex + R"("}]})";
+}
+
+std::map<std::string, std::int64_t> parseSizes(const QString& text) {
+    std::map<std::string, std::int64_t> sizes;
+    for (const QString& item : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QStringList kv = item.split(QLatin1Char('='));
+        sizes[kv[0].toStdString()] = kv[1].toLongLong();
+    }
+    return sizes;
+}
+
+/// Cost table with every compute cell 10 µs, overridden by "node@device=µs" items; energy of a
+/// cell = latency × active_w.
+CostTable manualTable(const Graph& g, const DeviceCatalog& catalog, const QString& overrides) {
+    CostTable table = buildCostTable(g, catalog, {"cpu", "gpu", "npu"});
+    std::map<std::string, double> latency;
+    for (const QString& item : overrides.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QStringList kv = item.split(QLatin1Char('='));
+        latency[kv[0].toStdString()] = kv[1].toDouble();
+    }
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (g.nodes[n].kind != NodeKind::Compute) {
+            continue;
+        }
+        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+            const auto it = latency.find(g.nodes[n].name + "@" + table.device(d).id);
+            CostCell cell;
+            cell.latencyUs = it == latency.end() ? 10.0 : it->second;
+            cell.energyUj = cell.latencyUs * table.device(d).activeW;
+            cell.source = CostSource::Modelled;
+            table.setCell(static_cast<NodeId>(n), d, cell);
+        }
+    }
+    return table;
+}
+
+Plan placement(const Graph& g, const CostTable& table, const Simulator& sim, const QString& text) {
+    std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+    for (const QString& item : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QStringList kv = item.split(QLatin1Char('='));
+        const NodeId n = g.findNode(kv[0].toStdString());
+        const std::int32_t d = table.findDevice(kv[1].toStdString());
+        genome[static_cast<std::size_t>(sim.computeIndex(n))] = static_cast<std::uint8_t>(d);
+    }
+    return sim.planOf(genome);
+}
+
+} // namespace
+
+class TestSimulator : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void handComputed_data();
+    void handComputed();
+    void timelineThroughHost();
+    void unsupportedIsInfeasible();
+    void memoryOverCapacityIsInfeasible();
+    void passThroughAliasesItsInput();
+    void rooflineAndTransferFormulas();
+    void evaluateMatchesSimulate();
+    void rejectsBadPlans();
+};
+
+void TestSimulator::handComputed_data() {
+    QTest::addColumn<QString>("graph");
+    QTest::addColumn<QString>("sizes");   // "input=100 a=1000"; default 1000 bytes
+    QTest::addColumn<QString>("weights"); // "a=500"
+    QTest::addColumn<QString>("latency"); // "b@gpu=5"; default 10 µs
+    QTest::addColumn<QString>("plan");    // "a=cpu b=gpu"
+    QTest::addColumn<QString>("duplex");
+    QTest::addColumn<double>("makespan");
+    QTest::addColumn<double>("energyMj");
+    QTest::addColumn<QString>("peaks"); // per device, bytes
+
+    // a 0..10, b 10..30, c 30..60 on the cpu. Energy 600 µJ busy, no idle. Memory: 2 live
+    // activations of 1000 B at every step + a's 500 B weights.
+    QTest::newRow("chain on the host") << "a->b->c"
+                                       << ""
+                                       << "a=500"
+                                       << "a@cpu=10 b@cpu=20 c@cpu=30"
+                                       << "a=cpu b=cpu c=cpu"
+                                       << "full" << 60.0 << 0.6 << "cpu=2500 gpu=0 npu=0";
+    // a cpu 0..10; a's 1000 B to gpu 10..21 (10 + 1); b gpu 21..26; b's 2000 B back 26..38
+    // (10 + 2); c cpu 38..48. Energy: cpu 20·10 + 28·2 = 256, gpu 5·100 + 43·10 = 930 µJ.
+    // Memory: cpu step a: input 100 + a 1000; step c: b's copy 2000 + c 400 = 2400;
+    // gpu step b: a's copy 1000 + b 2000 = 3000.
+    QTest::newRow("chain cpu-gpu-cpu, transfers both ways")
+        << "a->b->c"
+        << "input=100 a=1000 b=2000 c=400"
+        << ""
+        << "a@cpu=10 b@gpu=5 c@cpu=10"
+        << "a=cpu b=gpu c=cpu"
+        << "full" << 48.0 << 1.186 << "cpu=2400 gpu=3000 npu=0";
+    // a cpu 0..10, b cpu 10..30; a to gpu 10..21, c gpu 21..51; c back 51..62; d cpu 62..67.
+    // Energy: cpu 35·10 + 32·2 = 414, gpu 30·100 + 37·10 = 3370 µJ.
+    // Memory cpu: step d holds b, c's copy and d = 3000; gpu: a's copy + c = 2000.
+    QTest::newRow("diamond") << "a->b; a->c; b,c->d"
+                             << ""
+                             << ""
+                             << "a@cpu=10 b@cpu=20 c@gpu=30 d@cpu=5"
+                             << "a=cpu b=cpu c=gpu d=cpu"
+                             << "full" << 67.0 << 3.784 << "cpu=3000 gpu=2000 npu=0";
+    // Order a, c, b, d. a cpu 0..10; input to gpu 0..11, c gpu 11..21; a to gpu waits for the
+    // cpu->gpu queue: 11..22, b gpu 22..32; c to cpu on the other direction 21..32, d cpu
+    // 32..42. Energy: cpu 200 + 22·2, gpu 2000 + 22·10 = 2464 µJ.
+    QTest::newRow("both directions, full duplex")
+        << "a; c; a->b; c->d"
+        << ""
+        << ""
+        << ""
+        << "a=cpu c=gpu b=gpu d=cpu"
+        << "full" << 42.0 << 2.464 << "cpu=2000 gpu=3000 npu=0";
+    // Same on a half-duplex link: c's copy back waits for a's copy (11..22): 22..33, d 33..43.
+    QTest::newRow("both directions, half duplex")
+        << "a; c; a->b; c->d"
+        << ""
+        << ""
+        << ""
+        << "a=cpu c=gpu b=gpu d=cpu"
+        << "half" << 43.0 << 2.476 << "cpu=2000 gpu=3000 npu=0";
+    // input to gpu 0..11, a gpu 11..21; a via the host: gpu->cpu 21..32, cpu->npu 32..54
+    // (20 + 1000/500); b npu 54..64. Energy: cpu idle 64·2 = 128; gpu 1000 + 54·10 = 1540;
+    // npu 40 + 54·1 = 94 → 1762 µJ. The host holds the input at time 0 (1000 B), no node
+    // runs there; gpu and npu hold 2 × 1000 B.
+    QTest::newRow("route through the host")
+        << "a->b"
+        << ""
+        << ""
+        << ""
+        << "a=gpu b=npu"
+        << "full" << 64.0 << 1.762 << "cpu=1000 gpu=2000 npu=2000";
+    // As above, and c on the cpu reuses the copy of a left on the host at 32: c 32..42.
+    // Energy: cpu 100 + 54·2 = 208, gpu 1540, npu 94 → 1842 µJ. cpu step c: a's staging copy
+    // (still being forwarded to the npu until 54) + c = 2000.
+    QTest::newRow("staging copy on the host reused")
+        << "a->b; a->c"
+        << ""
+        << ""
+        << ""
+        << "a=gpu b=npu c=cpu"
+        << "full" << 64.0 << 1.842 << "cpu=2000 gpu=2000 npu=2000";
+}
+
+void TestSimulator::handComputed() {
+    QFETCH(QString, graph);
+    QFETCH(QString, sizes);
+    QFETCH(QString, weights);
+    QFETCH(QString, latency);
+    QFETCH(QString, plan);
+    QFETCH(QString, duplex);
+    QFETCH(double, makespan);
+    QFETCH(double, energyMj);
+    QFETCH(QString, peaks);
+
+    FixtureOptions options;
+    for (const auto& [name, bytes] : parseSizes(sizes)) {
+        if (name == "input") {
+            options.inputBytes = bytes;
+        } else {
+            options.outputBytes[name] = bytes;
+        }
+    }
+    options.weightBytes = parseSizes(weights);
+    const Graph g = fixtureGraph(graph.toStdString(), options);
+    const DeviceCatalog catalog =
+        parseDeviceCatalogText(testCatalogText(duplex.toStdString()), "test");
+    const CostTable table = manualTable(g, catalog, latency);
+    Simulator sim(g, table);
+    const SimulationResult r = sim.simulate(placement(g, table, sim, plan));
+
+    QCOMPARE(r.objectives.latencyUs, makespan);
+    QVERIFY2(std::abs(r.objectives.energyMj - energyMj) < 1e-9,
+             qPrintable(QString::number(r.objectives.energyMj, 'g', 12)));
+    QVERIFY(r.objectives.feasible());
+    double peakAll = 0;
+    for (const auto& [device, bytes] : parseSizes(peaks)) {
+        const std::int32_t d = table.findDevice(device);
+        QVERIFY(d >= 0);
+        QCOMPARE(r.peakBytes[static_cast<std::size_t>(d)], static_cast<double>(bytes));
+        peakAll = std::max(peakAll, static_cast<double>(bytes));
+    }
+    QCOMPARE(r.objectives.peakMemoryBytes, peakAll);
+    QVERIFY(std::abs(r.objectives.averagePowerW - energyMj / makespan * 1e3) < 1e-9);
+}
+
+void TestSimulator::timelineThroughHost() {
+    const Graph g = fixtureGraph("a->b");
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    const CostTable table = manualTable(g, catalog, QString());
+    Simulator sim(g, table);
+    const SimulationResult r =
+        sim.simulate(placement(g, table, sim, QStringLiteral("a=gpu b=npu")), true);
+    QCOMPARE(r.timeline.size(), std::size_t(5));
+    struct Expected {
+        TimelineSegment::Lane lane;
+        std::string where;
+        double begin;
+        double end;
+        std::string what;
+    };
+    const Expected expected[] = {
+        {TimelineSegment::Lane::Link, "cpu->gpu", 0, 11, "input"},
+        {TimelineSegment::Lane::Device, "gpu", 11, 21, "a"},
+        {TimelineSegment::Lane::Link, "gpu->cpu", 21, 32, "a"},
+        {TimelineSegment::Lane::Link, "cpu->npu", 32, 54, "a"},
+        {TimelineSegment::Lane::Device, "npu", 54, 64, "b"},
+    };
+    for (std::size_t i = 0; i < r.timeline.size(); ++i) {
+        const TimelineSegment& s = r.timeline[i];
+        const Expected& e = expected[i];
+        QCOMPARE(s.lane, e.lane);
+        if (s.lane == TimelineSegment::Lane::Link) {
+            QCOMPARE(table.queueLabel(s.index), e.where);
+            QCOMPARE(g.tensors[static_cast<std::size_t>(s.tensor)].name, e.what);
+        } else {
+            QCOMPARE(table.device(s.index).id, e.where);
+            QCOMPARE(g.nodes[static_cast<std::size_t>(s.node)].name, e.what);
+        }
+        QCOMPARE(s.beginUs, e.begin);
+        QCOMPARE(s.endUs, e.end);
+    }
+}
+
+void TestSimulator::unsupportedIsInfeasible() {
+    FixtureOptions options;
+    options.opTypes["s"] = "Softmax";
+    const Graph g = fixtureGraph("a->s", options);
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    const CostTable table = buildCostTable(g, catalog, {"cpu", "gpu", "npu"});
+    const NodeId s = g.findNode("s");
+    QCOMPARE(table.cell(s, table.findDevice("npu")).source, CostSource::Unsupported);
+    QCOMPARE(table.cell(s, table.findDevice("gpu")).source, CostSource::Modelled);
+    Simulator sim(g, table);
+    QVERIFY(!sim.supported(sim.computeIndex(s), table.findDevice("npu")));
+    const SimulationResult bad =
+        sim.simulate(placement(g, table, sim, QStringLiteral("a=npu s=npu")));
+    QVERIFY(!bad.objectives.feasible());
+    QCOMPARE(bad.unsupportedCount, 1);
+    QCOMPARE(bad.objectives.violation, 1.0);
+    const SimulationResult good =
+        sim.simulate(placement(g, table, sim, QStringLiteral("a=npu s=cpu")));
+    QVERIFY(good.objectives.feasible());
+}
+
+void TestSimulator::memoryOverCapacityIsInfeasible() {
+    const Graph g = fixtureGraph("a->b");
+    // npu memory 0.001 MiB = 1048.576 B; the npu holds a's copy and b's output, 2000 B.
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText("full", 0.001), "test");
+    const CostTable table = manualTable(g, catalog, QString());
+    Simulator sim(g, table);
+    const SimulationResult r =
+        sim.simulate(placement(g, table, sim, QStringLiteral("a=gpu b=npu")));
+    QVERIFY(!r.objectives.feasible());
+    QVERIFY(std::abs(r.objectives.violation - (2000.0 / 1048.576 - 1.0)) < 1e-12);
+    QVERIFY(sim.simulate(placement(g, table, sim, QStringLiteral("a=gpu b=gpu")))
+                .objectives.feasible());
+}
+
+void TestSimulator::passThroughAliasesItsInput() {
+    FixtureOptions options;
+    options.kinds["r"] = NodeKind::PassThrough;
+    options.opTypes["r"] = "Reshape";
+    const Graph g = fixtureGraph("a->r->b", options);
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    const CostTable table = manualTable(g, catalog, QString());
+    Simulator sim(g, table);
+    QCOMPARE(sim.computeCount(), 2);
+    const Plan plan = placement(g, table, sim, QStringLiteral("a=gpu b=cpu"));
+    QCOMPARE(plan.device[static_cast<std::size_t>(g.findNode("r"))], table.findDevice("gpu"));
+    // input to gpu 0..11, a 11..21, a (through r) back 21..32, b 32..42.
+    const SimulationResult r = sim.simulate(plan);
+    QCOMPARE(r.objectives.latencyUs, 42.0);
+    QCOMPARE(sim.computeSuccessors(sim.computeIndex(g.findNode("a"))).size(), std::size_t(1));
+}
+
+void TestSimulator::rooflineAndTransferFormulas() {
+    FixtureOptions options;
+    options.inputBytes = 500000;
+    options.defaultBytes = 500000;
+    options.opTypes = {{"conv", "Conv"}, {"relu", "Relu"}};
+    options.flops = {{"conv", 2e9}, {"relu", 1e6}};
+    const Graph g = fixtureGraph("conv->relu", options);
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    const CostTable table = buildCostTable(g, catalog, {"npu", "gpu"});
+    QCOMPARE(table.deviceCount(), 3); // the host is added
+    QCOMPARE(table.device(table.host()).id, std::string("cpu"));
+    const std::int32_t npu = table.findDevice("npu");
+    // 20 + max(2e9 / (4000 · 1.0 · 1e3), 1e6 / (60 · 1e3)) = 520 µs; energy 520 · 4 W.
+    const CostCell& conv = table.cell(g.findNode("conv"), npu);
+    QCOMPARE(conv.latencyUs, 520.0);
+    QCOMPARE(conv.energyUj, 520.0 * 4);
+    QCOMPARE(conv.source, CostSource::Modelled);
+    // Relu at the default efficiency 0.1: max(2.5, 16.667) + 20.
+    QVERIFY(std::abs(table.cell(g.findNode("relu"), npu).latencyUs - (20 + 1e6 / 60e3)) < 1e-9);
+    // 1e6 B cpu->npu: 20 + 1e6 / 500 = 2020 µs; gpu->npu via cpu: (10 + 1000) + 2020.
+    const std::int32_t cpu = table.findDevice("cpu");
+    const std::int32_t gpu = table.findDevice("gpu");
+    QCOMPARE(table.transferUs(cpu, npu, 1e6), 2020.0);
+    QCOMPARE(table.transferUs(gpu, npu, 1e6), 3030.0);
+    QCOMPARE(table.path(gpu, npu).size(), std::size_t(2));
+    QCOMPARE(table.queueCount(), 4);
+}
+
+void TestSimulator::evaluateMatchesSimulate() {
+    const Graph g = fixtureGraph("a->b; a->c; b,c->d; d->e; c->e");
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    const CostTable table = manualTable(g, catalog, QStringLiteral("b@gpu=3 c@npu=4"));
+    Simulator sim(g, table);
+    std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()));
+    for (int code = 0; code < 243; ++code) {
+        int x = code;
+        for (auto& gene : genome) {
+            gene = static_cast<std::uint8_t>(x % 3);
+            x /= 3;
+        }
+        const Objectives fast = sim.evaluate(genome);
+        const SimulationResult full = sim.simulate(sim.planOf(genome), true);
+        QCOMPARE(fast.latencyUs, full.objectives.latencyUs);
+        QCOMPARE(fast.energyMj, full.objectives.energyMj);
+        QCOMPARE(fast.peakMemoryBytes, full.objectives.peakMemoryBytes);
+        QCOMPARE(sim.genomeOf(sim.planOf(genome)), genome);
+    }
+}
+
+void TestSimulator::rejectsBadPlans() {
+    const Graph g = fixtureGraph("a->b");
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    const CostTable table = manualTable(g, catalog, QString());
+    Simulator sim(g, table);
+    Plan plan = sim.planOf(std::vector<std::uint8_t>{0, 0});
+    Plan reversed = plan;
+    std::swap(reversed.order[0], reversed.order[1]);
+    QVERIFY_THROWS_EXCEPTION(InputError, sim.simulate(reversed));
+    Plan badDevice = plan;
+    badDevice.device[0] = 7;
+    QVERIFY_THROWS_EXCEPTION(InputError, sim.simulate(badDevice));
+    plan.device.pop_back();
+    QVERIFY_THROWS_EXCEPTION(InputError, sim.simulate(plan));
+}
+
+QTEST_APPLESS_MAIN(TestSimulator)
+#include "tst_simulator.moc"

@@ -1,0 +1,105 @@
+// The workbench window, offscreen: loads on a worker, shows the model, the latest load wins,
+// failures are reported, and the node table is a well-behaved item model.
+#include "errorcases.h"
+#include "graph/onnx_importer.h"
+#include "mainwindow.h"
+#include "modelloader.h"
+#include "nodetablemodel.h"
+#include "testpaths.h"
+
+#include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace paretune;
+
+class TestWorkbench : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void opensBundledSample();
+    void opensFileAndFillsTable();
+    void nodeTableModelIsConsistent();
+    void failureIsReported();
+    void latestLoadWins();
+    void formatCount_data();
+    void formatCount();
+};
+
+void TestWorkbench::opensBundledSample() {
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    window.openSampleModel();
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QVERIFY(window.currentModel());
+    QCOMPARE(window.currentModel()->graph.unknownShapeCount(), 0);
+    QCOMPARE(window.nodeTableModel()->rowCount(),
+             static_cast<int>(window.currentModel()->graph.nodes.size()));
+    const auto* summary = window.findChild<QLabel*>(QStringLiteral("summary"));
+    QVERIFY(summary->text().contains(QStringLiteral("computed from shapes")));
+    QVERIFY(window.windowTitle().startsWith(QStringLiteral("sample.onnx")));
+}
+
+void TestWorkbench::opensFileAndFillsTable() {
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    window.openModel(QStringLiteral(PARETUNE_SAMPLE_MODEL));
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    const NodeTableModel* model = window.nodeTableModel();
+    const Graph& g = window.currentModel()->graph;
+    QVERIFY(model->rowCount() > 0);
+    QCOMPARE(model->data(model->index(0, NodeTableModel::Name)).toString(),
+             QString::fromStdString(g.nodes[0].name));
+    QCOMPARE(
+        model->data(model->index(0, NodeTableModel::Flops), NodeTableModel::SortRole).toDouble(),
+        g.metrics[0].flops);
+}
+
+void TestWorkbench::nodeTableModelIsConsistent() {
+    NodeTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setModel(std::make_shared<const ImportResult>(importOnnxFile(PARETUNE_SAMPLE_MODEL)));
+    QVERIFY(model.rowCount() > 0);
+    model.setModel(nullptr);
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestWorkbench::failureIsReported() {
+    MainWindow window;
+    QSignalSpy failed(&window, &MainWindow::errorShown);
+    const QString broken = QStringLiteral(PARETUNE_TEST_DATA_DIR "/errors/truncated.onnx");
+    window.openModel(broken);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+    QVERIFY(failed.first().first().toString().contains(broken));
+    QVERIFY(!window.currentModel());
+}
+
+void TestWorkbench::latestLoadWins() {
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    QSignalSpy failed(&window, &MainWindow::errorShown);
+    window.openModel(QStringLiteral(PARETUNE_TEST_DATA_DIR "/errors/truncated.onnx"));
+    window.openModel(QStringLiteral(PARETUNE_SAMPLE_MODEL));
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QTest::qWait(200); // give a stale result the chance to arrive
+    QCOMPARE(failed.count(), 0);
+    QCOMPARE(shown.count(), 1);
+}
+
+void TestWorkbench::formatCount_data() {
+    QTest::addColumn<double>("value");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("small") << 12.0 << QStringLiteral("12");
+    QTest::newRow("kilo") << 1500.0 << QStringLiteral("1.50 K");
+    QTest::newRow("giga") << 8.21e9 << QStringLiteral("8.21 G");
+}
+
+void TestWorkbench::formatCount() {
+    QFETCH(double, value);
+    QFETCH(QString, text);
+    QCOMPARE(NodeTableModel::formatCount(value), text);
+}
+
+QTEST_MAIN(TestWorkbench)
+#include "tst_workbench.moc"

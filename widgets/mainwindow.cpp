@@ -1,0 +1,168 @@
+#include "mainwindow.h"
+
+#include "graph/onnx_importer.h"
+#include "modelloader.h"
+#include "nodetablemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSortFilterProxyModel>
+#include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <map>
+
+namespace paretune {
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_loader(new ModelLoader(this)), m_nodeModel(new NodeTableModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)) {
+    setWindowTitle(tr("Paretune Workbench"));
+    resize(1200, 760);
+
+    m_proxy->setSourceModel(m_nodeModel);
+    m_proxy->setSortRole(NodeTableModel::SortRole);
+    m_proxy->setFilterKeyColumn(-1);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    m_summary = new QLabel(tr("No model open. Use File > Open to import an ONNX model."), central);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setObjectName(QStringLiteral("summary"));
+    m_filter = new QLineEdit(central);
+    m_filter->setPlaceholderText(tr("Filter nodes by name, op type, kind or shape"));
+    m_filter->setClearButtonEnabled(true);
+    m_table = new QTableView(central);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->setAlternatingRowColors(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->sortByColumn(-1, Qt::AscendingOrder);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_filter);
+    layout->addWidget(m_table, 1);
+    setCentralWidget(central);
+
+    m_diagnostics = new QListWidget(this);
+    auto* dock = new QDockWidget(tr("Diagnostics"), this);
+    dock->setObjectName(QStringLiteral("diagnosticsDock"));
+    dock->setWidget(m_diagnostics);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+
+    QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+    QAction* open = fileMenu->addAction(tr("&Open model..."), this, &MainWindow::chooseModelFile);
+    open->setShortcut(QKeySequence::Open);
+    fileMenu->addAction(tr("Open &sample model"), this, &MainWindow::openSampleModel);
+    fileMenu->addSeparator();
+    QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
+    helpMenu->addAction(tr("&About Paretune"), this, &MainWindow::showAbout);
+
+    connect(m_filter, &QLineEdit::textChanged, m_proxy,
+            &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_loader, &ModelLoader::loadStarted, this, [this](const QString& name) {
+        statusBar()->showMessage(tr("Importing %1...").arg(name));
+    });
+    connect(m_loader, &ModelLoader::modelLoaded, this, &MainWindow::showModel);
+    connect(m_loader, &ModelLoader::loadFailed, this, &MainWindow::showError);
+    statusBar()->showMessage(tr("Ready"));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::openModel(const QString& path) {
+    m_loader->load(path);
+}
+
+void MainWindow::openSampleModel() {
+    QFile file(QStringLiteral(":/models/sample.onnx"));
+    if (!file.open(QIODevice::ReadOnly)) {
+        showError(tr("The bundled sample model is missing from the resources."));
+        return;
+    }
+    m_loader->loadBytes(file.readAll(), tr("sample.onnx (bundled)"));
+}
+
+void MainWindow::chooseModelFile() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open ONNX model"), QString(),
+                                                      tr("ONNX models (*.onnx);;All files (*)"));
+    if (!path.isEmpty()) {
+        openModel(path);
+    }
+}
+
+void MainWindow::showModel(std::shared_ptr<const ImportResult> result, const QString& displayName) {
+    m_model = std::move(result);
+    m_nodeModel->setModel(m_model);
+    const Graph& g = m_model->graph;
+    std::map<NodeKind, int> kinds;
+    for (const Node& n : g.nodes) {
+        ++kinds[n.kind];
+    }
+    QString inputs;
+    for (const TensorId t : g.inputs) {
+        const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
+        inputs += (inputs.isEmpty() ? QString() : QStringLiteral(", ")) +
+                  QString::fromStdString(tensor.name + " " + tensor.typeString());
+    }
+    m_summary->setText(
+        tr("<b>%1</b> &nbsp; opset %2 &nbsp; fingerprint <tt>%3</tt><br>"
+           "Inputs: %4<br>"
+           "%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &nbsp; "
+           "%10 parameters &nbsp; %11FLOPs <i>(computed from shapes)</i> &nbsp; %12 unknown shapes")
+            .arg(displayName.toHtmlEscaped())
+            .arg(g.opset)
+            .arg(QString::fromStdString(g.fingerprint.substr(0, 16)))
+            .arg(inputs.toHtmlEscaped())
+            .arg(g.nodes.size())
+            .arg(kinds[NodeKind::Compute])
+            .arg(kinds[NodeKind::PassThrough])
+            .arg(kinds[NodeKind::Constant])
+            .arg(kinds[NodeKind::ShapeComputation])
+            .arg(NodeTableModel::formatCount(static_cast<double>(g.parameterCount())))
+            .arg(NodeTableModel::formatCount(g.totalFlops()))
+            .arg(g.unknownShapeCount()));
+    m_diagnostics->clear();
+    for (const Diagnostic& d : m_model->diagnostics) {
+        m_diagnostics->addItem(QString::fromStdString(d.message));
+    }
+    m_table->resizeColumnsToContents();
+    setWindowTitle(tr("%1 - Paretune Workbench").arg(QFileInfo(displayName).fileName()));
+    statusBar()->showMessage(tr("Imported %1: %2 nodes, %3 warnings")
+                                 .arg(displayName)
+                                 .arg(g.nodes.size())
+                                 .arg(m_model->diagnostics.size()));
+    Q_EMIT modelShown(displayName);
+}
+
+void MainWindow::showError(const QString& message) {
+    statusBar()->showMessage(tr("Import failed"));
+    m_diagnostics->addItem(message);
+    Q_EMIT errorShown(message);
+    if (isVisible() && !QApplication::platformName().startsWith(QLatin1String("offscreen"))) {
+        QMessageBox::warning(this, tr("Cannot open model"), message);
+    }
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(this, tr("About Paretune"),
+                       tr("<b>Paretune Workbench</b><br>Profile, predict and place "
+                          "neural-network operators on the devices of this machine."));
+}
+
+} // namespace paretune
