@@ -44,18 +44,47 @@ std::vector<std::int64_t> Node::attrInts(std::string_view attributeName) const {
     return a && a->kind == Attribute::Kind::Ints ? a->ints : std::vector<std::int64_t>{};
 }
 
+namespace {
+
+bool allKnown(const std::vector<std::int64_t>& dims) {
+    return std::all_of(dims.begin(), dims.end(), [](std::int64_t d) { return d >= 0; });
+}
+
+std::int64_t product(const std::vector<std::int64_t>& dims) {
+    std::int64_t count = 1;
+    for (const std::int64_t d : dims) {
+        count *= d;
+    }
+    return count;
+}
+
+std::string dimsText(const std::vector<std::int64_t>& dims) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        text += (i ? "," : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+    }
+    return text + ']';
+}
+
+} // namespace
+
 bool Tensor::shapeKnown() const {
-    return rankKnown &&
-           std::all_of(dims.begin(), dims.end(), [](std::int64_t d) { return d >= 0; });
+    if (sequence) {
+        return sequenceKnown && std::all_of(elementDims.begin(), elementDims.end(), allKnown);
+    }
+    return rankKnown && allKnown(dims);
 }
 
 std::int64_t Tensor::elementCount() const {
     if (!shapeKnown()) {
         return -1;
     }
-    std::int64_t count = 1;
-    for (const std::int64_t d : dims) {
-        count *= d;
+    if (!sequence) {
+        return product(dims);
+    }
+    std::int64_t count = 0;
+    for (const auto& element : elementDims) {
+        count += product(element);
     }
     return count;
 }
@@ -67,19 +96,18 @@ std::int64_t Tensor::byteSize() const {
 }
 
 std::string Tensor::typeString() const {
-    std::string text(dtypeName(dtype));
-    if (!rankKnown) {
-        return text + "[?]";
-    }
-    text += '[';
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-        if (i > 0) {
-            text += ',';
+    const std::string type(dtypeName(dtype));
+    if (sequence) {
+        if (!sequenceKnown) {
+            return "seq<" + type + ">(?)";
         }
-        text += dims[i] < 0 ? std::string("?") : std::to_string(dims[i]);
+        std::string text = "seq<" + type + ">(";
+        for (std::size_t i = 0; i < elementDims.size(); ++i) {
+            text += (i ? "," : "") + dimsText(elementDims[i]);
+        }
+        return text + ')';
     }
-    text += ']';
-    return text;
+    return rankKnown ? type + dimsText(dims) : type + "[?]";
 }
 
 std::int64_t Graph::parameterCount() const {

@@ -66,6 +66,12 @@ struct Tensor {
     bool graphOutput = false;
     NodeId producer = kNone;
     std::shared_ptr<const ConstantTensor> value; ///< small constants only
+    /// An ONNX sequence of tensors (torch's unbind / tensor_split around a Loop). `dtype` is the
+    /// elements' type; `sequenceKnown` says whether its length is known, `elementDims` then holds
+    /// each element's dimensions. dims/rankKnown are unused for sequences.
+    bool sequence = false;
+    bool sequenceKnown = false;
+    std::vector<std::vector<std::int64_t>> elementDims;
 
     bool shapeKnown() const;
     /// Number of elements, or -1 when the shape is not known.
@@ -112,6 +118,9 @@ struct Graph {
     std::vector<Tensor> tensors;
     Csr nodeInputs;  ///< per node, tensor ids in input order; kNone for an omitted optional input
     Csr nodeOutputs; ///< per node, tensor ids in output order; kNone for an omitted output
+    /// per node, outer-scope tensors its subgraphs read (Loop, If, Scan bodies); they count as
+    /// inputs in tensorConsumers and predecessors
+    Csr capturedInputs;
     Csr tensorConsumers;           ///< per tensor, consuming node ids (each node once)
     Csr predecessors;              ///< per node, producing node ids of its inputs (each once)
     Csr successors;                ///< per node, consuming node ids of its outputs (each once)

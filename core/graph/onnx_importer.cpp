@@ -2,6 +2,7 @@
 
 #include "common/input_error.h"
 #include "constant_folding.h"
+#include "einsum.h"
 #include "model_fingerprint.h"
 #include "op_metrics.h"
 
@@ -287,6 +288,72 @@ struct TypeInfo {
     std::vector<std::int64_t> dims;
 };
 
+// What the importer knows about a value: its type, its data when constant, and for an ONNX
+// sequence the same about each element (sequences appear around torch's tensor_split/unbind).
+struct Value {
+    TypeInfo type;
+    std::shared_ptr<const ConstantTensor> constant;
+    bool isSequence = false;
+    std::vector<Value> elements;
+};
+
+bool isStatic(const TypeInfo& t) {
+    return t.rankKnown && std::all_of(t.dims.begin(), t.dims.end(), [](std::int64_t d) { return d >= 0; });
+}
+
+// Every value a subgraph (and its nested subgraphs) produces.
+void collectProducedNames(const onnx::GraphProto& graph, std::vector<std::string>& names) {
+    for (const auto& node : graph.node()) {
+        names.insert(names.end(), node.output().begin(), node.output().end());
+        for (const auto& a : node.attribute()) {
+            if (a.has_g()) {
+                collectProducedNames(a.g(), names);
+            }
+        }
+    }
+}
+
+// Names a subgraph reads from enclosing scopes: used by its nodes, defined nowhere inside it.
+void collectOuterReferences(const onnx::GraphProto& graph, std::set<std::string>& names) {
+    std::unordered_set<std::string> defined;
+    for (const auto& v : graph.input()) {
+        defined.insert(v.name());
+    }
+    for (const auto& init : graph.initializer()) {
+        defined.insert(init.name());
+    }
+    for (const auto& node : graph.node()) {
+        for (const std::string& in : node.input()) {
+            if (!in.empty() && !defined.count(in)) {
+                names.insert(in);
+            }
+        }
+        for (const auto& a : node.attribute()) {
+            if (a.has_g()) {
+                std::set<std::string> nested;
+                collectOuterReferences(a.g(), nested);
+                for (const std::string& n : nested) {
+                    if (!defined.count(n)) {
+                        names.insert(n);
+                    }
+                }
+            }
+        }
+        defined.insert(node.output().begin(), node.output().end());
+    }
+}
+
+/// Inputs of a node: the explicit ones, then the outer-scope values its subgraphs read.
+std::vector<std::string> implicitInputs(const onnx::NodeProto& node) {
+    std::set<std::string> names;
+    for (const auto& a : node.attribute()) {
+        if (a.has_g()) {
+            collectOuterReferences(a.g(), names);
+        }
+    }
+    return {names.begin(), names.end()};
+}
+
 TypeInfo typeInfoOf(const onnx::TypeProto& type) {
     TypeInfo info;
     if (!type.has_tensor_type()) {
@@ -370,8 +437,18 @@ private:
     void runChecker();
     void inferAndFold();
     void collectTypes();
-    bool foldNode(std::size_t i);
-    void inferNode(std::size_t i);
+    bool foldNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes);
+    void inferNode(const onnx::NodeProto& node);
+    void completeShapes(const onnx::NodeProto& node, const std::vector<Attribute>& attributes);
+    bool evaluateNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes);
+    void evaluateGraph(const onnx::GraphProto& graph);
+    bool evaluateSequenceOp(const onnx::NodeProto& node, const std::vector<Attribute>& attributes);
+    bool unrollLoop(const onnx::NodeProto& node);
+    bool evaluateIf(const onnx::NodeProto& node);
+    Value valueOf(const std::string& name) const;
+    void bind(const std::string& name, const Value& value);
+    std::optional<std::int64_t> scalarConstant(const std::string& name) const;
+    const std::vector<std::int64_t>* staticDims(const std::string& name) const;
     void buildGraph();
 
     std::string m_file;
@@ -388,6 +465,7 @@ private:
     std::unordered_map<std::string, int> m_opsets;
     std::unordered_map<std::string, TypeInfo> m_types;
     std::unordered_map<std::string, std::shared_ptr<const ConstantTensor>> m_constants;
+    std::unordered_map<std::string, std::vector<Value>> m_sequences; ///< sequence-typed values
     std::unordered_set<std::string> m_initializerNames;
     std::vector<std::vector<Attribute>> m_attributes;
 };
@@ -601,14 +679,19 @@ void ImportSession::orderNodes() {
     for (int i = 0; i < n; ++i) {
         const onnx::NodeProto& node = graph.node(i);
         std::unordered_set<int> seen;
-        for (const std::string& in : node.input()) {
+        std::vector<std::string> inputs(node.input().begin(), node.input().end());
+        const std::size_t explicitCount = inputs.size();
+        const std::vector<std::string> captured = implicitInputs(node);
+        inputs.insert(inputs.end(), captured.begin(), captured.end());
+        for (std::size_t k = 0; k < inputs.size(); ++k) {
+            const std::string& in = inputs[k];
             if (in.empty() || available.count(in)) {
                 continue;
             }
             const auto it = producer.find(in);
             if (it == producer.end()) {
-                fail(nodeLabel(node, i) + ": input " + inQuotes(in) +
-                     " is not produced by any node, initializer or graph input");
+                fail(nodeLabel(node, i) + (k < explicitCount ? ": input " : ": a subgraph reads ") +
+                     inQuotes(in) + " which is not produced by any node, initializer or graph input");
             }
             if (seen.insert(it->second).second) {
                 ++pending[static_cast<std::size_t>(i)];
@@ -778,12 +861,11 @@ void ImportSession::collectTypes() {
 }
 
 // Folds node i when its outputs are determined at import time; returns whether it did.
-bool ImportSession::foldNode(std::size_t i) {
-    const onnx::NodeProto& node = m_nodes[i];
+bool ImportSession::foldNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes) {
     Node probe;
     probe.opType = node.op_type();
     probe.domain = node.domain();
-    probe.attributes = m_attributes[i];
+    probe.attributes = attributes;
     std::vector<FoldInput> inputs;
     for (const std::string& name : node.input()) {
         FoldInput in;
@@ -839,8 +921,7 @@ bool ImportSession::foldNode(std::size_t i) {
 
 // Runs ONNX's own type and shape inference for node i alone, with the types and constant
 // values known so far, and merges what it finds into m_types.
-void ImportSession::inferNode(std::size_t i) {
-    const onnx::NodeProto& proto = m_nodes[i];
+void ImportSession::inferNode(const onnx::NodeProto& proto) {
     const auto opset = m_opsets.find(proto.domain() == "ai.onnx" ? std::string() : proto.domain());
     if (opset == m_opsets.end()) {
         return;
@@ -893,6 +974,342 @@ void ImportSession::inferNode(std::size_t i) {
     }
 }
 
+const std::vector<std::int64_t>* ImportSession::staticDims(const std::string& name) const {
+    const auto it = m_types.find(name);
+    if (it == m_types.end() || !it->second.rankKnown) {
+        return nullptr;
+    }
+    const auto& dims = it->second.dims;
+    return std::all_of(dims.begin(), dims.end(), [](std::int64_t d) { return d >= 0; }) ? &dims
+                                                                                      : nullptr;
+}
+
+// Shape rules for ops whose ONNX 1.12 inference stops short of static shapes.
+void ImportSession::completeShapes(const onnx::NodeProto& node,
+                                   const std::vector<Attribute>& attributes) {
+    if (node.output_size() == 0 || node.output(0).empty() || staticDims(node.output(0))) {
+        return;
+    }
+    if (node.op_type() == "Einsum") {
+        std::vector<std::vector<std::int64_t>> inputs;
+        for (const std::string& name : node.input()) {
+            const auto* dims = staticDims(name);
+            if (!dims) {
+                return;
+            }
+            inputs.push_back(*dims);
+        }
+        Node probe;
+        probe.attributes = attributes;
+        if (const auto shape = analyseEinsum(probe.attrString("equation", ""), inputs)) {
+            TypeInfo& out = m_types[node.output(0)];
+            out.rankKnown = true;
+            out.dims = shape->outputDims;
+            if (out.dtype == DType::Undefined && !node.input().empty()) {
+                out.dtype = m_types[node.input(0)].dtype;
+            }
+        }
+    }
+}
+
+Value ImportSession::valueOf(const std::string& name) const {
+    Value v;
+    if (const auto seq = m_sequences.find(name); seq != m_sequences.end()) {
+        v.isSequence = true;
+        v.elements = seq->second;
+        return v;
+    }
+    if (const auto type = m_types.find(name); type != m_types.end()) {
+        v.type = type->second;
+    }
+    if (const auto c = m_constants.find(name); c != m_constants.end()) {
+        v.constant = c->second;
+    }
+    return v;
+}
+
+void ImportSession::bind(const std::string& name, const Value& value) {
+    m_sequences.erase(name);
+    m_constants.erase(name);
+    if (value.isSequence) {
+        m_types[name] = TypeInfo{value.type.dtype, false, {}}; // the elements' dtype
+        m_sequences[name] = value.elements;
+        return;
+    }
+    m_types[name] = value.type;
+    if (value.constant) {
+        m_constants[name] = value.constant;
+    }
+}
+
+std::optional<std::int64_t> ImportSession::scalarConstant(const std::string& name) const {
+    const auto c = m_constants.find(name);
+    if (c == m_constants.end() || c->second->elementCount() != 1) {
+        return std::nullopt;
+    }
+    return c->second->integer(0);
+}
+
+// Evaluates one node (of the main graph or of a subgraph being unrolled): folds it when its
+// outputs are known constants, otherwise infers its output types. Returns whether it folded.
+bool ImportSession::evaluateNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes) {
+    if (evaluateSequenceOp(node, attributes)) {
+        // Folded when it produced a known constant (SequenceLength, SequenceAt of a constant).
+        return node.output_size() > 0 && m_constants.count(node.output(0)) > 0;
+    }
+    if (node.op_type() == "Loop" && node.domain().empty()) {
+        unrollLoop(node);
+        return false;
+    }
+    if (node.op_type() == "If" && node.domain().empty()) {
+        evaluateIf(node);
+        return false;
+    }
+    if (foldNode(node, attributes)) {
+        return true;
+    }
+    inferNode(node);
+    completeShapes(node, attributes);
+    return false;
+}
+
+void ImportSession::evaluateGraph(const onnx::GraphProto& graph) {
+    for (const auto& init : graph.initializer()) {
+        Value v;
+        v.type = TypeInfo{dtypeFromOnnx(init.data_type()), true, {init.dims().begin(), init.dims().end()}};
+        v.constant = decodeTensor(init);
+        bind(init.name(), v);
+    }
+    for (const auto& node : graph.node()) {
+        std::vector<Attribute> attributes;
+        for (const auto& a : node.attribute()) {
+            attributes.push_back(decodeAttribute(a));
+        }
+        std::sort(attributes.begin(), attributes.end(),
+                  [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
+        evaluateNode(node, attributes);
+    }
+}
+
+bool ImportSession::evaluateSequenceOp(const onnx::NodeProto& node,
+                                       const std::vector<Attribute>& attributes) {
+    const std::string& op = node.op_type();
+    if (!node.domain().empty() || node.output_size() == 0 || node.output(0).empty()) {
+        return false;
+    }
+    const std::string& out = node.output(0);
+    auto input = [&](int k) { return k < node.input_size() ? node.input(k) : std::string(); };
+    auto sequenceInput = [&](int k) -> const std::vector<Value>* {
+        const auto it = m_sequences.find(input(k));
+        return it == m_sequences.end() ? nullptr : &it->second;
+    };
+    Value result;
+    result.isSequence = true;
+    if (const auto type = m_types.find(out); type != m_types.end()) {
+        result.type.dtype = type->second.dtype;
+    }
+    if (op == "SequenceEmpty") {
+        Node probe;
+        probe.attributes = attributes;
+        result.type.dtype = dtypeFromOnnx(static_cast<std::int32_t>(probe.attrInt("dtype", 1)));
+        bind(out, result);
+        return true;
+    }
+    if (op == "SequenceConstruct") {
+        for (const std::string& name : node.input()) {
+            result.elements.push_back(valueOf(name));
+            result.type.dtype = result.elements.back().type.dtype;
+        }
+        bind(out, result);
+        return true;
+    }
+    if (op == "SequenceInsert" || op == "SequenceErase" || op == "SequenceAt" ||
+        op == "SequenceLength" || op == "ConcatFromSequence") {
+        const std::vector<Value>* sequence = sequenceInput(0);
+        if (!sequence) {
+            return true; // length unknown: its users stay unknown and are reported
+        }
+        const auto count = static_cast<std::int64_t>(sequence->size());
+        if (op == "SequenceLength") {
+            Value length;
+            length.type = TypeInfo{DType::Int64, true, {}};
+            length.constant = std::make_shared<const ConstantTensor>(ConstantTensor{DType::Int64, {}, {count}, {}});
+            bind(out, length);
+            return true;
+        }
+        if (op == "ConcatFromSequence") {
+            Node probe;
+            probe.attributes = attributes;
+            const std::int64_t newAxis = probe.attrInt("new_axis", 0);
+            if (sequence->empty() || !isStatic(sequence->front().type)) {
+                return true;
+            }
+            std::vector<std::int64_t> dims = sequence->front().type.dims;
+            const auto rank = static_cast<std::int64_t>(dims.size()) + newAxis;
+            std::int64_t axis = probe.attrInt("axis", 0);
+            axis = axis < 0 ? axis + rank : axis;
+            if (axis < 0 || axis >= rank) {
+                return true;
+            }
+            if (newAxis) {
+                dims.insert(dims.begin() + axis, count);
+            } else {
+                dims[static_cast<std::size_t>(axis)] = 0;
+                for (const Value& e : *sequence) {
+                    if (!isStatic(e.type) || e.type.dims.size() != sequence->front().type.dims.size()) {
+                        return true;
+                    }
+                    dims[static_cast<std::size_t>(axis)] += e.type.dims[static_cast<std::size_t>(axis)];
+                }
+            }
+            Value concatenated;
+            concatenated.type = TypeInfo{sequence->front().type.dtype, true, dims};
+            bind(out, concatenated);
+            return true;
+        }
+        const std::optional<std::int64_t> position =
+            input(op == "SequenceInsert" ? 2 : 1).empty()
+                ? std::optional<std::int64_t>(op == "SequenceInsert" ? count : count - 1)
+                : scalarConstant(input(op == "SequenceInsert" ? 2 : 1));
+        if (!position) {
+            return true;
+        }
+        const std::int64_t limit = op == "SequenceInsert" ? count : count - 1;
+        const std::int64_t at = *position < 0 ? *position + count : *position;
+        if (at < 0 || at > limit) {
+            return true;
+        }
+        if (op == "SequenceAt") {
+            bind(out, (*sequence)[static_cast<std::size_t>(at)]);
+            return true;
+        }
+        result.elements = *sequence;
+        if (op == "SequenceInsert") {
+            result.type.dtype = valueOf(input(1)).type.dtype;
+            result.elements.insert(result.elements.begin() + at, valueOf(input(1)));
+        } else {
+            result.elements.erase(result.elements.begin() + at);
+        }
+        bind(out, result);
+        return true;
+    }
+    if (op == "Identity" && sequenceInput(0)) {
+        result.elements = *sequenceInput(0);
+        bind(out, result);
+        return true;
+    }
+    return false;
+}
+
+// Loops with a constant trip count are unrolled at the type level: each iteration binds the
+// body's inputs and evaluates its nodes, so carried values and scan outputs get static shapes.
+bool ImportSession::unrollLoop(const onnx::NodeProto& node) {
+    constexpr std::int64_t kMaxIterations = 4096;
+    const onnx::GraphProto* body = nullptr;
+    for (const auto& a : node.attribute()) {
+        if (a.name() == "body" && a.has_g()) {
+            body = &a.g();
+        }
+    }
+    if (!body || node.input_size() < 2) {
+        return false;
+    }
+    std::int64_t tripCount = 0;
+    if (const auto trips = node.input(0).empty() ? std::nullopt : scalarConstant(node.input(0))) {
+        tripCount = *trips;
+    } else {
+        return false; // data-dependent trip count
+    }
+    std::optional<std::int64_t> condition =
+        node.input(1).empty() ? std::optional<std::int64_t>(1) : scalarConstant(node.input(1));
+    if (!condition || tripCount > kMaxIterations) {
+        return false;
+    }
+    const int carriedCount = node.input_size() - 2;
+    if (body->input_size() != carriedCount + 2 || body->output_size() < carriedCount + 1) {
+        return false;
+    }
+    const int scanCount = body->output_size() - 1 - carriedCount;
+    std::vector<Value> carried;
+    for (int k = 0; k < carriedCount; ++k) {
+        carried.push_back(valueOf(node.input(2 + k)));
+    }
+    std::vector<std::vector<Value>> scans(static_cast<std::size_t>(scanCount));
+    std::vector<std::string> bodyValues;
+    collectProducedNames(*body, bodyValues);
+    std::int64_t iterations = 0;
+    for (; iterations < tripCount && condition.value_or(0) != 0; ++iterations) {
+        // Nothing computed in the previous iteration may leak into this one.
+        for (const std::string& name : bodyValues) {
+            m_types.erase(name);
+            m_constants.erase(name);
+            m_sequences.erase(name);
+        }
+        Value index;
+        index.type = TypeInfo{DType::Int64, true, {}};
+        index.constant = std::make_shared<const ConstantTensor>(ConstantTensor{DType::Int64, {}, {iterations}, {}});
+        bind(body->input(0).name(), index);
+        Value cond;
+        cond.type = TypeInfo{DType::Bool, true, {}};
+        cond.constant = std::make_shared<const ConstantTensor>(ConstantTensor{DType::Bool, {}, {*condition}, {}});
+        bind(body->input(1).name(), cond);
+        for (int k = 0; k < carriedCount; ++k) {
+            bind(body->input(2 + k).name(), carried[static_cast<std::size_t>(k)]);
+        }
+        evaluateGraph(*body);
+        condition = scalarConstant(body->output(0).name());
+        if (!condition) {
+            return false; // data-dependent termination: the shapes stay unknown
+        }
+        for (int k = 0; k < carriedCount; ++k) {
+            carried[static_cast<std::size_t>(k)] = valueOf(body->output(1 + k).name());
+        }
+        for (int k = 0; k < scanCount; ++k) {
+            scans[static_cast<std::size_t>(k)].push_back(valueOf(body->output(1 + carriedCount + k).name()));
+        }
+    }
+    for (int k = 0; k < carriedCount && k < node.output_size(); ++k) {
+        if (!node.output(k).empty()) {
+            bind(node.output(k), carried[static_cast<std::size_t>(k)]);
+        }
+    }
+    for (int k = 0; k < scanCount && carriedCount + k < node.output_size(); ++k) {
+        const auto& steps = scans[static_cast<std::size_t>(k)];
+        if (node.output(carriedCount + k).empty() || steps.empty() || !isStatic(steps.front().type)) {
+            continue;
+        }
+        Value stacked;
+        stacked.type = steps.front().type;
+        stacked.type.dims.insert(stacked.type.dims.begin(), iterations);
+        bind(node.output(carriedCount + k), stacked);
+    }
+    return true;
+}
+
+// An If whose condition is a known constant: only the chosen branch can run.
+bool ImportSession::evaluateIf(const onnx::NodeProto& node) {
+    const std::optional<std::int64_t> condition =
+        node.input_size() > 0 ? scalarConstant(node.input(0)) : std::nullopt;
+    if (!condition) {
+        inferNode(node);
+        return false;
+    }
+    const std::string wanted = *condition ? "then_branch" : "else_branch";
+    for (const auto& a : node.attribute()) {
+        if (a.name() != wanted || !a.has_g()) {
+            continue;
+        }
+        evaluateGraph(a.g());
+        for (int k = 0; k < node.output_size() && k < a.g().output_size(); ++k) {
+            if (!node.output(k).empty()) {
+                bind(node.output(k), valueOf(a.g().output(k).name()));
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
 void ImportSession::inferAndFold() {
     for (const auto& entry : m_model.opset_import()) {
         m_opsets[entry.domain() == "ai.onnx" ? std::string() : entry.domain()] =
@@ -921,10 +1338,7 @@ void ImportSession::inferAndFold() {
         if (!m_knownOp[i]) {
             continue;
         }
-        m_folded[i] = foldNode(i);
-        if (!m_folded[i]) {
-            inferNode(i);
-        }
+        m_folded[i] = evaluateNode(m_nodes[i], m_attributes[i]);
     }
 }
 
@@ -964,6 +1378,15 @@ void ImportSession::buildGraph() {
             const auto value = m_constants.find(name);
             if (value != m_constants.end()) {
                 t.value = value->second;
+            }
+            if (const auto seq = m_sequences.find(name); seq != m_sequences.end()) {
+                t.sequence = true;
+                t.sequenceKnown = true;
+                for (const Value& element : seq->second) {
+                    t.dtype = element.type.dtype;
+                    t.elementDims.push_back(element.type.rankKnown ? element.type.dims
+                                                                   : std::vector<std::int64_t>{-1});
+                }
             }
             g.tensors.push_back(std::move(t));
         }
@@ -1005,6 +1428,11 @@ void ImportSession::buildGraph() {
             outs.push_back(id);
         }
         g.nodeOutputs.appendRow(outs);
+        std::vector<std::int32_t> captured;
+        for (const std::string& name : implicitInputs(proto)) {
+            captured.push_back(ids.at(name));
+        }
+        g.capturedInputs.appendRow(captured);
         g.nodes.push_back(std::move(node));
         g.topologicalOrder.push_back(static_cast<NodeId>(i));
     }
@@ -1022,7 +1450,11 @@ void ImportSession::buildGraph() {
     std::vector<std::vector<std::int32_t>> successors(g.nodes.size());
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
         std::vector<std::int32_t> preds;
-        for (const TensorId t : g.nodeInputs.row(static_cast<std::int32_t>(i))) {
+        std::vector<TensorId> reads(g.nodeInputs.row(static_cast<std::int32_t>(i)).begin(),
+                                    g.nodeInputs.row(static_cast<std::int32_t>(i)).end());
+        const auto captured = g.capturedInputs.row(static_cast<std::int32_t>(i));
+        reads.insert(reads.end(), captured.begin(), captured.end());
+        for (const TensorId t : reads) {
             if (t == kNone) {
                 continue;
             }

@@ -1,5 +1,7 @@
 #include "op_metrics.h"
 
+#include "einsum.h"
+
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -130,6 +132,20 @@ double flopsOf(const Graph& g, NodeId id) {
             return 0.0;
         }
         return 2.0 * static_cast<double>(out) * static_cast<double>(a->back());
+    }
+    if (op == "Einsum") {
+        std::vector<std::vector<std::int64_t>> shapes;
+        for (const TensorId t : ins) {
+            const auto* d = dimsOf(g, t);
+            if (!d) {
+                return 0.0;
+            }
+            shapes.push_back(*d);
+        }
+        const auto shape = analyseEinsum(node.attrString("equation", ""), shapes);
+        // A contraction of k operands does k-1 multiplies and one add per index point.
+        return shape ? static_cast<double>(std::max<std::size_t>(ins.size(), 2)) * shape->indexSpace
+                     : 0.0;
     }
     if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
         std::int64_t window = 1;
