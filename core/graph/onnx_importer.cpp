@@ -12,7 +12,11 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -420,7 +424,10 @@ public:
     ImportSession(const std::string& displayName, fs::path folder, const ImportOptions& options)
         : m_file(displayName), m_folder(std::move(folder)), m_options(options) {}
 
-    ImportResult run(std::string_view bytes);
+    void parseBytes(std::string_view bytes);
+    void parseFile(const std::string& path, std::uintmax_t size);
+    /// Imports the parsed model.
+    ImportResult run();
 
 private:
     [[noreturn]] void fail(const std::string& problem) const {
@@ -430,7 +437,7 @@ private:
         m_result.diagnostics.push_back({Diagnostic::Severity::Warning, code, message});
     }
 
-    void parse(std::string_view bytes);
+    void checkParsed();
     void loadExternalData();
     void fixInputShapes();
     void orderNodes();
@@ -470,7 +477,7 @@ private:
     std::vector<std::vector<Attribute>> m_attributes;
 };
 
-void ImportSession::parse(std::string_view bytes) {
+void ImportSession::parseBytes(std::string_view bytes) {
     if (bytes.empty()) {
         fail("file is empty (0 bytes), not an ONNX model");
     }
@@ -482,6 +489,33 @@ void ImportSession::parse(std::string_view bytes) {
         fail("not a valid ONNX model: the protobuf data is truncated or corrupt (" +
              std::to_string(bytes.size()) + " bytes)");
     }
+}
+
+// Parses straight from the file so that a large model is not held twice (bytes + messages).
+void ImportSession::parseFile(const std::string& path, std::uintmax_t size) {
+    if (size == 0) {
+        fail("file is empty (0 bytes), not an ONNX model");
+    }
+    std::ifstream head(path, std::ios::binary);
+    std::string start(256, '\0');
+    head.read(start.data(), static_cast<std::streamsize>(start.size()));
+    start.resize(static_cast<std::size_t>(head.gcount()));
+    if (looksLikeText(start)) {
+        fail("is a text file, not a binary ONNX model (protobuf)");
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail(std::string("cannot be opened for reading: ") + std::strerror(errno));
+    }
+    const bool parsed = m_model.ParseFromFileDescriptor(fd);
+    ::close(fd);
+    if (!parsed) {
+        fail("not a valid ONNX model: the protobuf data is truncated or corrupt (" +
+             std::to_string(size) + " bytes)");
+    }
+}
+
+void ImportSession::checkParsed() {
     if (m_model.ir_version() <= 0 || !m_model.has_graph()) {
         fail("not an ONNX model: no ir_version or no graph in the protobuf data");
     }
@@ -1496,8 +1530,8 @@ void ImportSession::buildGraph() {
     g.fingerprint = modelFingerprint(g);
 }
 
-ImportResult ImportSession::run(std::string_view bytes) {
-    parse(bytes);
+ImportResult ImportSession::run() {
+    checkParsed();
     loadExternalData();
     fixInputShapes();
     orderNodes();
@@ -1522,18 +1556,9 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
     if (!fs::is_regular_file(status)) {
         throw InputError(display + ": is not a regular file");
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw InputError(display + ": cannot be opened for reading");
-    }
-    const auto size = static_cast<std::size_t>(fs::file_size(path, ec));
-    std::string bytes(size, '\0');
-    in.read(bytes.data(), static_cast<std::streamsize>(size));
-    if (!in && size > 0) {
-        throw InputError(display + ": read failed");
-    }
     ImportSession session(display, fs::absolute(path).parent_path(), options);
-    ImportResult result = session.run(bytes);
+    session.parseFile(path, fs::file_size(path, ec));
+    ImportResult result = session.run();
     result.graph.sourcePath = path;
     if (result.graph.name.empty()) {
         result.graph.name = fs::path(path).stem().string();
@@ -1544,7 +1569,8 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
 ImportResult importOnnxBytes(std::string_view bytes, const ImportOptions& options,
                              const std::string& displayName) {
     ImportSession session(displayName, {}, options);
-    return session.run(bytes);
+    session.parseBytes(bytes);
+    return session.run();
 }
 
 ImportResult importOnnxText(std::string_view text, const ImportOptions& options,
