@@ -24,6 +24,7 @@ private Q_SLOTS:
     void latestLoadWins();
     void formatCount_data();
     void formatCount();
+    void formatBytes();
 };
 
 void TestWorkbench::opensBundledSample() {
@@ -93,6 +94,11 @@ void TestWorkbench::formatCount_data() {
     QTest::newRow("small") << 12.0 << QStringLiteral("12");
     QTest::newRow("kilo") << 1500.0 << QStringLiteral("1.50 K");
     QTest::newRow("giga") << 8.21e9 << QStringLiteral("8.21 G");
+}
+
+void TestWorkbench::formatBytes() {
+    QCOMPARE(NodeTableModel::formatBytes(0), QStringLiteral("0 B"));
+    QCOMPARE(NodeTableModel::formatBytes(1730), QStringLiteral("1.73 KB"));
 }
 
 void TestWorkbench::formatCount() {

@@ -62,6 +62,7 @@ MainWindow::MainWindow(QWidget* parent)
     dock->setObjectName(QStringLiteral("diagnosticsDock"));
     dock->setWidget(m_diagnostics);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
+    resizeDocks({dock}, {140}, Qt::Vertical);
 
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
     QAction* open = fileMenu->addAction(tr("&Open model..."), this, &MainWindow::chooseModelFile);

@@ -36,7 +36,8 @@ QString NodeTableModel::formatCount(double value) {
 }
 
 QString NodeTableModel::formatBytes(std::int64_t bytes) {
-    return QString(formatCount(static_cast<double>(bytes)) + QLatin1Char('B'));
+    return QString(formatCount(static_cast<double>(bytes)) +
+                   QLatin1String(bytes < 1000 ? " B" : "B"));
 }
 
 QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
