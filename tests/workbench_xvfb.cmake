@@ -1,0 +1,23 @@
+# Runs paretune-workbench in a real X server (Xvfb) and checks that it rendered a window picture.
+file(REMOVE "${OUTPUT}")
+execute_process(
+  COMMAND "${XVFB_RUN}" -a -s "-screen 0 1280x800x24" "${WORKBENCH}" --screenshot "${OUTPUT}"
+  RESULT_VARIABLE result
+  OUTPUT_VARIABLE out
+  ERROR_VARIABLE err
+  TIMEOUT 90)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "workbench exited with ${result}\n${out}\n${err}")
+endif()
+if(NOT EXISTS "${OUTPUT}")
+  message(FATAL_ERROR "no screenshot written: ${out}\n${err}")
+endif()
+file(SIZE "${OUTPUT}" size)
+if(size LESS 20000)
+  message(FATAL_ERROR "screenshot is only ${size} bytes: the window did not render")
+endif()
+file(READ "${OUTPUT}" magic LIMIT 8 HEX)
+if(NOT magic STREQUAL "89504e470d0a1a0a")
+  message(FATAL_ERROR "screenshot is not a PNG")
+endif()
+message(STATUS "workbench rendered ${size} bytes")
