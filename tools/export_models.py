@@ -5,12 +5,17 @@ The exports form a cache folder for Paretune's integration tests:
 
     python3 tools/export_models.py --out DIR [--set tests|zoo|all]
         [--only name1,name2] [--opset 13] [--force] [--jobs N]
+        [--max-memory-gb G]
 
-DIR/manifest.json describes every model (file, opset, inputs, parameter
-count, export time, status) together with a "recipe" hash of this script,
-the model name and the opset.  A model whose file exists and whose recipe
+The "tests" set goes to DIR, the "zoo" (all torchvision classification,
+segmentation, video and optical-flow models) to DIR/zoo.  DIR/manifest.json
+describes every model (file, opset, inputs, parameter count, op types,
+export time, status) together with a "recipe" hash of this script, the
+model name and the opset.  A model whose file exists and whose recipe
 matches is not exported again.  Failed or skipped models are recorded with
-their reason and are retried only with --force or when the recipe changes.
+their reason and are retried only with --force or when the recipe changes
+(a worker that was killed is not recorded, so it is retried).  Each model
+is exported in its own process; logs go to DIR/logs.
 
 Weights are random (weights=None, no downloads) but deterministic: each
 model is built under torch.manual_seed(seed of its architecture), so
@@ -28,13 +33,14 @@ import inspect
 import json
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
+import resource
 import sys
 import time
 import traceback
 import warnings
 import zlib
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +85,18 @@ class ModelSpec:
     def file(self):
         """File name relative to the output folder."""
         return self.key + ".onnx"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One export to run in a worker process."""
+
+    spec: ModelSpec
+    out_dir: Path
+    opset: int
+    recipe: str
+    threads: int
+    memory_limit: int               # bytes of address space; 0: no limit
 
 
 def _image(name="input", size=224):
@@ -226,7 +244,20 @@ def parse_args(argv):
                         help="export even if the cache is up to date")
     parser.add_argument("--jobs", type=int, default=1,
                         help="parallel export processes")
-    return parser.parse_args(argv)
+    parser.add_argument("--max-memory-gb", type=float, default=None,
+                        help="address-space cap per export process "
+                             "(default: 80%% of RAM / jobs, at least 4; "
+                             "0: none)")
+    args = parser.parse_args(argv)
+    args.jobs = max(1, args.jobs)
+    if args.max_memory_gb is None:
+        args.max_memory_gb = max(4.0, 0.8 * physical_memory_gb() / args.jobs)
+    return args
+
+
+def physical_memory_gb():
+    """Installed RAM in GiB."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
 
 
 # --------------------------------------------------------------------------
@@ -614,26 +645,53 @@ def redirect_output(log_path):
             os.close(saved[1])
 
 
-def export_spec(spec, out_dir, opset, recipe, threads):
+def base_entry(task):
+    """The manifest fields every outcome of a task shares."""
+    spec = task.spec
+    return {"key": spec.key, "name": spec.name, "set": spec.group,
+            "file": spec.file, "requested_opset": task.opset,
+            "recipe": task.recipe, "seed": model_seed(spec)}
+
+
+def export_spec(task):
     """Export one model; returns its manifest entry (never raises)."""
-    entry = {"key": spec.key, "name": spec.name, "set": spec.group,
-             "file": spec.file, "requested_opset": opset, "recipe": recipe,
-             "seed": model_seed(spec)}
+    spec, entry = task.spec, base_entry(task)
     if spec.skip_reason:
         return dict(entry, status="skipped", reason=spec.skip_reason,
                     export_seconds=0.0)
-    log_dir = out_dir / "logs"
+    log_dir = task.out_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     try:
         with redirect_output(log_dir / (spec.key.replace("/", "_") + ".log")):
-            entry.update(_export_spec(spec, out_dir, opset, threads))
+            entry.update(_export_spec(spec, task.out_dir, task.opset,
+                                      task.threads))
     except Exception as exc:  # any exporter error is recorded, not raised
         entry.update(status="export_failed",
                      reason=f"{type(exc).__name__}: {exc}".strip()[:2000],
                      traceback=traceback.format_exc()[-4000:])
     entry["export_seconds"] = round(time.monotonic() - start, 2)
+    entry["peak_rss_mb"] = peak_rss_mb()
     return entry
+
+
+def peak_rss_mb():
+    """This process's peak resident memory in MiB (VmHWM), or None."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return None
+
+
+def limit_memory(limit):
+    """Cap this process's address space so that a runaway export fails with
+    an allocation error instead of waking the kernel's OOM killer."""
+    if limit > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def forbid_downloads():
@@ -697,36 +755,52 @@ def _export_with_fallbacks(model, spec, tmp, opset):
 # --------------------------------------------------------------------------
 # Driver
 
-def _worker(task):
-    spec, out_dir, opset, recipe, threads = task
-    return export_spec(spec, out_dir, opset, recipe, threads)
+def _child(conn, task):
+    """Worker process body: export one model and send back its entry."""
+    limit_memory(task.memory_limit)
+    conn.send(export_spec(task))
+    conn.close()
+
+
+def _died_entry(task, exitcode):
+    """The entry of a model whose worker process ended without an answer."""
+    how = f"was killed by signal {-exitcode}" if exitcode < 0 \
+        else f"exited with status {exitcode}"
+    hint = " (out of memory?)" if exitcode == -9 else ""
+    return dict(base_entry(task), status="export_failed",
+                reason=f"worker process {how}{hint}")
 
 
 def run_tasks(tasks, jobs):
-    """Yield (spec, entry, persist) as exports finish, in up to jobs processes.
+    """Yield (spec, entry, persist) as exports finish.
 
-    persist is False for an entry that says nothing about the recipe (the
-    worker process died, e.g. killed for memory), so the next run retries.
+    Every model is exported in a fresh process, at most jobs at a time, so
+    that memory is returned after each model and a crash (e.g. the kernel's
+    out-of-memory killer) costs only that model.  The processes fork from a
+    server that has imported torch once.  persist is False when the worker
+    died: that says nothing about the recipe, so the next run retries.
     """
-    if jobs <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            yield task[0], _worker(task), True
-        return
-    ctx = multiprocessing.get_context("spawn")
-    # No max_tasks_per_child: with it Python 3.11's pool can hang when a
-    # worker retires.
-    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=ctx) as pool:
-        futures = {pool.submit(_worker, task): task for task in tasks}
-        for future in as_completed(futures):
-            spec, _, opset, recipe, _ = futures[future]
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["torch", "torchvision", "onnx"])
+    pending, running = list(tasks), {}
+    while pending or running:
+        while pending and len(running) < jobs:
+            task = pending.pop(0)
+            receiver, sender = ctx.Pipe(duplex=False)
+            process = ctx.Process(target=_child, args=(sender, task))
+            process.start()
+            sender.close()
+            running[receiver] = (process, task)
+        for receiver in multiprocessing.connection.wait(list(running)):
+            process, task = running.pop(receiver)
             try:
-                yield spec, future.result(), True
-            except Exception as exc:
-                entry = {"key": spec.key, "name": spec.name, "set": spec.group,
-                         "requested_opset": opset, "recipe": recipe,
-                         "status": "export_failed",
-                         "reason": f"worker process died: {exc!r}"}
-                yield spec, entry, False
+                entry, persist = receiver.recv(), True
+            except EOFError:
+                process.join()
+                entry, persist = _died_entry(task, process.exitcode), False
+            receiver.close()
+            process.join()
+            yield task.spec, entry, persist
 
 
 def check_environment():
@@ -771,6 +845,7 @@ def plan(specs, out_dir, args):
     source = script_source()
     manifest = {} if args.force else read_manifest(out_dir)
     threads = max(1, (os.cpu_count() or 1) // max(1, args.jobs))
+    memory_limit = int(args.max_memory_gb * 2**30)
     cached, tasks = [], []
     for spec in specs:
         opset = requested_opset(spec, args.opset)
@@ -779,8 +854,9 @@ def plan(specs, out_dir, args):
         if entry is not None:
             cached.append((spec, entry))
         else:
-            tasks.append((spec, out_dir, opset, recipe, threads))
-    tasks.sort(key=lambda t: -t[0].cost)  # longest first balances the jobs
+            tasks.append(Task(spec, out_dir, opset, recipe, threads,
+                              memory_limit))
+    tasks.sort(key=lambda t: -t.spec.cost)  # longest first balances the jobs
     return cached, tasks
 
 
