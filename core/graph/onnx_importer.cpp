@@ -519,6 +519,10 @@ void ImportSession::checkParsed() {
     if (m_model.ir_version() <= 0 || !m_model.has_graph()) {
         fail("not an ONNX model: no ir_version or no graph in the protobuf data");
     }
+    for (const auto& entry : m_model.opset_import()) {
+        m_opsets[entry.domain() == "ai.onnx" ? std::string() : entry.domain()] =
+            static_cast<int>(entry.version());
+    }
     m_opset = defaultOpset(m_model);
     if (m_opset <= 0) {
         fail("the model imports no version of the default ONNX operator set (opset_import)");
@@ -815,11 +819,7 @@ void ImportSession::orderNodes() {
 }
 
 void ImportSession::runChecker() {
-    std::unordered_map<std::string, int> opsets;
-    for (const auto& entry : m_model.opset_import()) {
-        opsets[entry.domain() == "ai.onnx" ? std::string() : entry.domain()] =
-            static_cast<int>(entry.version());
-    }
+    const auto& opsets = m_opsets;
     bool allKnown = true;
     int index = 0;
     for (const auto& node : m_model.graph().node()) {
@@ -1345,10 +1345,6 @@ bool ImportSession::evaluateIf(const onnx::NodeProto& node) {
 }
 
 void ImportSession::inferAndFold() {
-    for (const auto& entry : m_model.opset_import()) {
-        m_opsets[entry.domain() == "ai.onnx" ? std::string() : entry.domain()] =
-            static_cast<int>(entry.version());
-    }
     for (const auto& init : m_model.graph().initializer()) {
         if (auto value = decodeTensor(init)) {
             m_constants[init.name()] = std::move(value);
