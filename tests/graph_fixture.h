@@ -23,9 +23,12 @@ struct FixtureOptions {
     std::int64_t defaultBytes = 1000;
     std::map<std::string, std::int64_t> outputBytes; ///< per node
     std::map<std::string, std::int64_t> weightBytes; ///< per node: an initializer "<node>.w"
-    std::map<std::string, std::string> opTypes;      ///< per node; default "Op"
-    std::map<std::string, NodeKind> kinds;           ///< per node; default Compute
-    std::map<std::string, double> flops;             ///< per node
+    /// per node: the name of its initializer instead of "<node>.w"; nodes giving the same name
+    /// share one initializer (its size is the first such node's weightBytes)
+    std::map<std::string, std::string> weightNames;
+    std::map<std::string, std::string> opTypes; ///< per node; default "Op"
+    std::map<std::string, NodeKind> kinds;      ///< per node; default Compute
+    std::map<std::string, double> flops;        ///< per node
 };
 
 inline std::string fixtureTrim(std::string_view s) {
@@ -113,10 +116,17 @@ inline Graph fixtureGraph(std::string_view text, const FixtureOptions& options =
         out.producer = n;
         g.tensors.push_back(out);
     }
-    std::map<std::string, TensorId> weightTensor;
+    std::map<std::string, TensorId> weightTensor; // per node
+    std::map<std::string, TensorId> byName;
     for (const auto& [name, bytes] : options.weightBytes) {
-        weightTensor[name] = static_cast<TensorId>(g.tensors.size());
-        g.tensors.push_back(byteTensor(name + ".w", bytes, TensorRole::Initializer));
+        const auto named = options.weightNames.find(name);
+        const std::string tensorName =
+            named == options.weightNames.end() ? name + ".w" : named->second;
+        if (byName.find(tensorName) == byName.end()) {
+            byName[tensorName] = static_cast<TensorId>(g.tensors.size());
+            g.tensors.push_back(byteTensor(tensorName, bytes, TensorRole::Initializer));
+        }
+        weightTensor[name] = byName[tensorName];
     }
     auto indexOf = [&](const std::string& name) {
         const auto it = std::find(names.begin(), names.end(), name);

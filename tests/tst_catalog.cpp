@@ -21,7 +21,37 @@ private Q_SLOTS:
     void brokenFiles();
     void unreachablePairFailsWhenBuildingTheTable();
     void missingFile();
+    void measuredDeviceIsNotModelledUnlessAsked();
 };
+
+void TestCatalog::measuredDeviceIsNotModelledUnlessAsked() {
+    const DeviceCatalog catalog = parseDeviceCatalogText(R"({"schema": "paretune.devices/1",
+        "host": "cpu", "devices": [
+        {"id": "cpu", "kind": "cpu", "cost": "measured", "peak_gflops": 100, "mem_bw_gbs": 10,
+         "active_w": 10, "idle_w": 1, "memory_mb": 100},
+        {"id": "npu", "kind": "npu", "peak_gflops": 100, "mem_bw_gbs": 10, "launch_us": 5,
+         "active_w": 2, "idle_w": 1, "memory_mb": 100}],
+        "links": [{"a": "cpu", "b": "npu", "bandwidth_gbs": 1, "latency_us": 1}]})",
+                                                         "measured.json");
+    QVERIFY(!catalog.devices[0].modelled);
+    test::FixtureOptions options;
+    options.flops = {{"a", 1e9}};
+    const Graph g = test::fixtureGraph("a", options);
+    const CostTable plain = buildCostTable(g, catalog, {"cpu", "npu"});
+    QCOMPARE(plain.cell(0, plain.findDevice("cpu")).source, CostSource::Unsupported);
+    QCOMPARE(plain.cell(0, plain.findDevice("npu")).source, CostSource::Modelled);
+    CostTableOptions roofline;
+    roofline.rooflineForMeasuredDevices = true;
+    const CostTable asked = buildCostTable(g, catalog, {"cpu", "npu"}, roofline);
+    QCOMPARE(asked.cell(0, asked.findDevice("cpu")).source, CostSource::Modelled);
+    // 0 + max(1e9 / (100 · 1 · 1e3), 2000 / (10 · 1e3)) = 10000 µs.
+    QCOMPARE(asked.cell(0, asked.findDevice("cpu")).latencyUs, 10000.0);
+    // Measured figures are set from outside and keep their source.
+    CostTable measured = plain;
+    measured.setCell(0, measured.findDevice("cpu"), {123.0, 1230.0, 4096, CostSource::Measured});
+    QCOMPARE(measured.cell(0, measured.findDevice("cpu")).source, CostSource::Measured);
+    QCOMPARE(costSourceName(CostSource::Measured), std::string_view("measured"));
+}
 
 void TestCatalog::exampleLoads() {
     const std::string path = PARETUNE_SOURCE_DIR "/resources/catalogs/example.json";

@@ -129,11 +129,13 @@ private Q_SLOTS:
     void hypervolumeMatchesBruteForce_data();
     void hypervolumeMatchesBruteForce();
     void objectivesParse();
+    void spreadSubsetKeepsExtremesAndBaselines();
     void reachesExhaustiveFront_data();
     void reachesExhaustiveFront();
     void deterministicBySeed();
     void cancelStopsEarly();
     void baselinesAreSensible();
+    void graphWithoutComputeNodes();
     void realModelsFrontCoversBaselines_data();
     void realModelsFrontCoversBaselines();
 };
@@ -193,6 +195,30 @@ void TestSearch::objectivesParse() {
     QVERIFY_THROWS_EXCEPTION(InputError, parseObjectives("latency,latency"));
     QVERIFY_THROWS_EXCEPTION(InputError, parseObjectives("latency,speed"));
     QVERIFY_THROWS_EXCEPTION(InputError, parseObjectives("latency,energy,memory,power"));
+}
+
+void TestSearch::spreadSubsetKeepsExtremesAndBaselines() {
+    // A 2D front of 100 plans on the line latency + energy = 100.
+    std::vector<Solution> front;
+    for (int i = 0; i < 100; ++i) {
+        Solution s;
+        s.objectives.latencyUs = i;
+        s.objectives.energyMj = 100 - i;
+        s.baseline = i == 37 ? "heft" : "";
+        front.push_back(s);
+    }
+    const std::vector<Objective> objectives{Objective::Latency, Objective::Energy};
+    const std::vector<Solution> subset = spreadSubset(front, objectives, 11);
+    QCOMPARE(subset.size(), std::size_t(11));
+    QCOMPARE(subset.front().objectives.latencyUs, 0.0);
+    QCOMPARE(subset.back().objectives.latencyUs, 99.0);
+    QVERIFY(std::any_of(subset.begin(), subset.end(),
+                        [](const Solution& s) { return s.baseline == "heft"; }));
+    // Spread: no gap between chosen neighbours wider than twice the even spacing.
+    for (std::size_t i = 1; i < subset.size(); ++i) {
+        QVERIFY(subset[i].objectives.latencyUs - subset[i - 1].objectives.latencyUs <= 20.0);
+    }
+    QCOMPARE(spreadSubset(front, objectives, 500).size(), std::size_t(100));
 }
 
 void TestSearch::reachesExhaustiveFront_data() {
@@ -328,6 +354,25 @@ void TestSearch::baselinesAreSensible() {
     // HEFT on a chain of big nodes puts them all on the fastest device.
     const auto heft = heftPlacement(sim);
     QCOMPARE(heft[static_cast<std::size_t>(sim.computeIndex(g.findNode("b")))], std::uint8_t(gpu));
+}
+
+void TestSearch::graphWithoutComputeNodes() {
+    test::FixtureOptions options;
+    options.kinds = {{"r", NodeKind::PassThrough}};
+    const Graph g = test::fixtureGraph("r", options);
+    const DeviceCatalog catalog = loadDeviceCatalog(kExampleCatalog);
+    const CostTable table = buildCostTable(g, catalog, {"cpu", "gpu"});
+    Simulator sim(g, table);
+    QCOMPARE(sim.computeCount(), 0);
+    const Objectives o = sim.evaluate({});
+    QCOMPARE(o.latencyUs, 0.0);
+    QVERIFY(o.feasible());
+    SearchOptions search;
+    search.population = 8;
+    search.generations = 5;
+    const SearchResult result = searchPareto(sim, search);
+    QCOMPARE(result.front.size(), std::size_t(1));
+    QCOMPARE(exhaustiveFront(sim, search.objectives).size(), std::size_t(1));
 }
 
 void TestSearch::realModelsFrontCoversBaselines_data() {

@@ -92,6 +92,11 @@ class TestSimulator : public QObject {
 private Q_SLOTS:
     void handComputed_data();
     void handComputed();
+    void sharedWeightsCountOncePerDevice_data();
+    void sharedWeightsCountOncePerDevice();
+    void workspaceCountsDuringItsNode();
+    void graphOutputsStayAlive();
+    void measuredEnergyIsUsed();
     void timelineThroughHost();
     void unsupportedIsInfeasible();
     void memoryOverCapacityIsInfeasible();
@@ -221,6 +226,79 @@ void TestSimulator::handComputed() {
     }
     QCOMPARE(r.objectives.peakMemoryBytes, peakAll);
     QVERIFY(std::abs(r.objectives.averagePowerW - energyMj / makespan * 1e3) < 1e-9);
+}
+
+void TestSimulator::sharedWeightsCountOncePerDevice_data() {
+    QTest::addColumn<QString>("plan");
+    QTest::addColumn<QString>("peaks");
+    // a and b share one 500 B initializer, c has 300 B of its own; activations 1000 B each.
+    // All on the cpu: 500 + 300 of weights + two live activations at every step.
+    QTest::newRow("one device") << "a=cpu b=cpu c=cpu"
+                                << "cpu=2800 gpu=0 npu=0";
+    // b's output to the gpu 20..31; the cpu holds the shared weight, the gpu c's weight.
+    QTest::newRow("sharers together") << "a=cpu b=cpu c=gpu"
+                                      << "cpu=2500 gpu=2300 npu=0";
+    // The sharers on two devices: the weight is resident on both.
+    QTest::newRow("sharers apart") << "a=cpu b=gpu c=gpu"
+                                   << "cpu=2500 gpu=2800 npu=0";
+}
+
+void TestSimulator::sharedWeightsCountOncePerDevice() {
+    QFETCH(QString, plan);
+    QFETCH(QString, peaks);
+    FixtureOptions options;
+    options.weightBytes = {{"a", 500}, {"b", 500}, {"c", 300}};
+    options.weightNames = {{"a", "shared.w"}, {"b", "shared.w"}};
+    const Graph g = fixtureGraph("a->b->c", options);
+    QCOMPARE(g.findTensor("shared.w") >= 0, true);
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    const CostTable table = manualTable(g, catalog, QString());
+    Simulator sim(g, table);
+    const SimulationResult r = sim.simulate(placement(g, table, sim, plan));
+    for (const auto& [device, bytes] : parseSizes(peaks)) {
+        QCOMPARE(r.peakBytes[static_cast<std::size_t>(table.findDevice(device))],
+                 static_cast<double>(bytes));
+    }
+}
+
+void TestSimulator::workspaceCountsDuringItsNode() {
+    const Graph g = fixtureGraph("a->b");
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    CostTable table = manualTable(g, catalog, QString());
+    const std::int32_t cpu = table.findDevice("cpu");
+    CostCell cell = table.cell(g.findNode("b"), cpu);
+    cell.workspaceBytes = 5000;
+    table.setCell(g.findNode("b"), cpu, cell);
+    Simulator sim(g, table);
+    // Step a: input + a = 2000; step b: a + b + 5000 of workspace.
+    const SimulationResult r =
+        sim.simulate(placement(g, table, sim, QStringLiteral("a=cpu b=cpu")));
+    QCOMPARE(r.peakBytes[static_cast<std::size_t>(cpu)], 7000.0);
+}
+
+void TestSimulator::graphOutputsStayAlive() {
+    // Steps a, b, c on the cpu; b's output is a graph output, so it is still held while c runs:
+    // a + b + c = 3000 (2000 if b's output were freed after its last consumer).
+    const Graph g = fixtureGraph("a->b; a->c");
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    const CostTable table = manualTable(g, catalog, QString());
+    Simulator sim(g, table);
+    const SimulationResult r =
+        sim.simulate(placement(g, table, sim, QStringLiteral("a=cpu b=cpu c=cpu")));
+    QCOMPARE(r.peakBytes[static_cast<std::size_t>(table.findDevice("cpu"))], 3000.0);
+}
+
+void TestSimulator::measuredEnergyIsUsed() {
+    const Graph g = fixtureGraph("a->b");
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    CostTable table = manualTable(g, catalog, QString());
+    const std::int32_t cpu = table.findDevice("cpu");
+    table.setCell(g.findNode("a"), cpu, {10.0, 1234.0, 0, CostSource::Measured});
+    Simulator sim(g, table);
+    // a: a measured 1234 µJ; b: modelled 10 µs × 10 W; the cpu is never idle.
+    const SimulationResult r =
+        sim.simulate(placement(g, table, sim, QStringLiteral("a=cpu b=cpu")));
+    QVERIFY(std::abs(r.objectives.energyMj - 1.334) < 1e-12);
 }
 
 void TestSimulator::timelineThroughHost() {

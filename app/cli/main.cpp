@@ -3,6 +3,7 @@
 #include "device/cuda_devices.h"
 #include "inspect_command.h"
 #include "paretune/config.h"
+#include "search_command.h"
 
 #include <CLI/CLI.hpp>
 
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
     bool version = false;
     app.add_flag("--version", version, "Print the version and build options");
     paretune::cli::addInspectCommand(app);
+    paretune::cli::addSearchCommand(app);
     try {
         app.parse(argc, argv);
         if (version) {

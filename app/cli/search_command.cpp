@@ -1,0 +1,316 @@
+#include "search_command.h"
+
+#include "common/input_error.h"
+#include "common/progress.h"
+#include "cost/cost_table.h"
+#include "cost/device_catalog.h"
+#include "graph/onnx_importer.h"
+#include "paretune/config.h"
+#include "plan/simulator.h"
+#include "search/pareto_search.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+namespace paretune::cli {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> items;
+    std::size_t begin = 0;
+    while (begin <= text.size()) {
+        const std::size_t end = std::min(text.find(',', begin), text.size());
+        if (end > begin) {
+            items.push_back(text.substr(begin, end - begin));
+        }
+        begin = end + 1;
+    }
+    return items;
+}
+
+/// Prints "generation g/G" on stderr when it is a terminal.
+class TerminalProgress : public Progress {
+public:
+    TerminalProgress() : m_enabled(isatty(STDERR_FILENO) != 0) {}
+    ~TerminalProgress() override {
+        if (m_enabled && m_printed) {
+            std::fputs("\r\033[K", stderr);
+        }
+    }
+    void report(double fraction, const std::string& message) override {
+        if (m_enabled) {
+            std::fprintf(stderr, "\r\033[Ksearch: %3.0f%% %s", fraction * 100.0, message.c_str());
+            m_printed = true;
+        }
+    }
+    bool cancelled() const override { return false; }
+
+private:
+    bool m_enabled;
+    bool m_printed = false;
+};
+
+struct PlanRow {
+    const Solution* solution = nullptr;
+    bool onFront = false;
+    std::int32_t dominatedBy = -1; ///< index of a front plan that dominates it
+};
+
+void writeAtomically(const std::string& path, const std::string& text) {
+    const std::filesystem::path target(path);
+    const std::filesystem::path temporary =
+        target.string() + ".tmp-" + std::to_string(static_cast<long>(getpid()));
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            throw InputError(path + ": cannot write the output file");
+        }
+        out << text;
+        out.flush();
+        if (!out) {
+            std::error_code ignored;
+            std::filesystem::remove(temporary, ignored);
+            throw InputError(path + ": writing the output file failed");
+        }
+    }
+    std::error_code error;
+    std::filesystem::rename(temporary, target, error);
+    if (error) {
+        std::filesystem::remove(temporary, error);
+        throw InputError(path + ": cannot replace the output file");
+    }
+}
+
+} // namespace
+
+void runSearch(const SearchArguments& args) {
+    if (!args.db.empty()) {
+        throw InputError("--db " + args.db +
+                         ": searching with measured or predicted costs from the sample library "
+                         "is not available yet; use --catalog for modelled costs");
+    }
+    if (args.catalog.empty()) {
+        throw InputError("--catalog is required: costs are modelled from a device catalog "
+                         "(e.g. resources/catalogs/example.json)");
+    }
+    const std::vector<std::string> deviceIds = splitList(args.devices);
+    if (deviceIds.empty() || deviceIds.size() > 8) {
+        throw InputError("--devices: expected one to eight device ids separated by commas, got \"" +
+                         args.devices + "\"");
+    }
+    SearchOptions options;
+    options.objectives = parseObjectives(args.objectives);
+    options.population = args.population;
+    options.generations = args.generations;
+    options.seed = args.seed;
+    if (options.population < 4 || options.population > 100000) {
+        throw InputError("--population: expected 4 to 100000, got " +
+                         std::to_string(options.population));
+    }
+    if (args.maxPlans < 0) {
+        throw InputError("--max-plans: expected 0 (all) or more, got " +
+                         std::to_string(args.maxPlans));
+    }
+    if (options.generations < 0 || options.generations > 1000000) {
+        throw InputError("--generations: expected 0 to 1000000, got " +
+                         std::to_string(options.generations));
+    }
+
+    const DeviceCatalog catalog = loadDeviceCatalog(args.catalog);
+    const ImportResult imported = importOnnxFile(args.model);
+    const Graph& g = imported.graph;
+    const CostTable table = buildCostTable(g, catalog, deviceIds);
+    for (const Diagnostic& d : imported.diagnostics) {
+        std::fprintf(stderr, "warning: %s: %s\n", g.sourcePath.c_str(), d.message.c_str());
+    }
+    for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+        const int index = catalog.findDevice(table.device(d).id);
+        if (!catalog.devices[static_cast<std::size_t>(index)].modelled) {
+            std::fprintf(stderr,
+                         "warning: device '%s' is a measured device without samples here; its "
+                         "operators count as unsupported\n",
+                         table.device(d).id.c_str());
+        }
+    }
+    if (std::find(deviceIds.begin(), deviceIds.end(), catalog.host) == deviceIds.end()) {
+        std::fprintf(stderr, "note: host '%s' added to the devices (graph inputs start there)\n",
+                     catalog.host.c_str());
+    }
+
+    Simulator sim(g, table);
+    TerminalProgress progress;
+    const SearchResult result = searchPareto(sim, options, args.json ? nullptr : &progress);
+
+    // The front (thinned to --max-plans, spread along it), then the baselines not on it.
+    const std::vector<Solution> shown = args.maxPlans > 0
+                                            ? spreadSubset(result.front, options.objectives,
+                                                           static_cast<std::size_t>(args.maxPlans))
+                                            : result.front;
+    std::vector<PlanRow> rows;
+    for (const Solution& s : shown) {
+        rows.push_back({&s, true, -1});
+    }
+    for (const Solution& b : result.baselines) {
+        bool listed = false;
+        for (const Solution& s : shown) {
+            listed = listed || s.baseline == b.baseline;
+        }
+        if (listed) {
+            continue;
+        }
+        bool onFront = false; // on the front but left out of the --max-plans subset
+        for (const Solution& s : result.front) {
+            onFront = onFront || s.baseline == b.baseline;
+        }
+        PlanRow row{&b, onFront, -1};
+        for (std::size_t i = 0; i < shown.size() && row.dominatedBy < 0 && !onFront; ++i) {
+            if (weaklyDominates(shown[i].objectives, b.objectives, options.objectives)) {
+                row.dominatedBy = static_cast<std::int32_t>(i);
+            }
+        }
+        rows.push_back(row);
+    }
+
+    nlohmann::json plans = nlohmann::json::array();
+    for (std::size_t id = 0; id < rows.size(); ++id) {
+        const Solution& s = *rows[id].solution;
+        const Plan plan = sim.planOf(s.genome);
+        nlohmann::json assignment = nlohmann::json::object();
+        int sources[4] = {0, 0, 0, 0};
+        for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+            if (g.nodes[n].kind == NodeKind::Constant || plan.device[n] < 0) {
+                continue;
+            }
+            assignment[g.nodes[n].name] = table.device(plan.device[n]).id;
+            if (g.nodes[n].kind == NodeKind::Compute) {
+                ++sources[static_cast<int>(
+                    table.cell(static_cast<NodeId>(n), plan.device[n]).source)];
+            }
+        }
+        plans.push_back({{"id", id},
+                         {"assignment", assignment},
+                         {"latency_us", s.objectives.latencyUs},
+                         {"energy_mj", s.objectives.energyMj},
+                         {"average_power_w", s.objectives.averagePowerW},
+                         {"peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
+                         {"feasible", s.objectives.feasible()},
+                         {"baseline", s.baseline.empty() ? nlohmann::json(nullptr)
+                                                         : nlohmann::json(s.baseline)},
+                         {"on_front", rows[id].onFront},
+                         {"sources",
+                          {{"measured", sources[static_cast<int>(CostSource::Measured)]},
+                           {"predicted", sources[static_cast<int>(CostSource::Predicted)]},
+                           {"modelled", sources[static_cast<int>(CostSource::Modelled)]}}}});
+    }
+    nlohmann::json devices = nlohmann::json::array();
+    for (const CostDevice& d : table.devices()) {
+        devices.push_back(d.id);
+    }
+    nlohmann::json objectives = nlohmann::json::array();
+    for (const Objective o : options.objectives) {
+        objectives.push_back(std::string(objectiveName(o)));
+    }
+    const nlohmann::json doc = {{"tool", "paretune"},
+                                {"tool_version", PARETUNE_VERSION},
+                                {"model", g.sourcePath},
+                                {"model_fingerprint", g.fingerprint},
+                                {"catalog", args.catalog},
+                                {"devices", devices},
+                                {"host", catalog.host},
+                                {"objectives", objectives},
+                                {"population", options.population},
+                                {"generations", result.generationsRun},
+                                {"seed", options.seed},
+                                {"evaluations", result.evaluations},
+                                {"front_size", result.front.size()},
+                                {"hypervolume_reference", result.reference},
+                                {"plans", plans},
+                                {"hypervolume_by_generation", result.hypervolumeByGeneration}};
+    if (!args.out.empty()) {
+        writeAtomically(args.out, doc.dump(2) + "\n");
+    }
+    if (args.json) {
+        std::cout << doc.dump(2) << "\n";
+        return;
+    }
+
+    std::printf("Model        %s\n", g.sourcePath.c_str());
+    std::printf(
+        "Devices      %s (host %s; costs modelled from %s)\n",
+        [&] {
+            std::string text;
+            for (const CostDevice& d : table.devices()) {
+                text += (text.empty() ? "" : ",") + d.id;
+            }
+            return text;
+        }()
+            .c_str(),
+        catalog.host.c_str(), args.catalog.c_str());
+    std::printf("Search       population %d, %d generations, seed %llu, %lld plans evaluated\n",
+                options.population, result.generationsRun,
+                static_cast<unsigned long long>(options.seed),
+                static_cast<long long>(result.evaluations));
+    std::printf("Hypervolume  %.4f -> %.4f (normalised)\n", result.hypervolumeByGeneration.front(),
+                result.hypervolumeByGeneration.back());
+    std::printf("Front        %zu plans%s\n\n", result.front.size(),
+                shown.size() < result.front.size()
+                    ? (", " + std::to_string(shown.size()) + " shown (--max-plans)").c_str()
+                    : "");
+    std::printf("%5s  %-10s %12s %12s %10s %12s  %s\n", "Plan", "Baseline", "Latency ms",
+                "Energy mJ", "Power W", "Memory MB", "Status");
+    for (std::size_t id = 0; id < rows.size(); ++id) {
+        const Solution& s = *rows[id].solution;
+        std::string status;
+        if (!s.objectives.feasible()) {
+            status = "infeasible";
+        } else if (rows[id].onFront) {
+            status = "front";
+        } else if (rows[id].dominatedBy >= 0) {
+            status = "dominated by plan " + std::to_string(rows[id].dominatedBy);
+        } else {
+            status = "not dominated";
+        }
+        std::printf("%5zu  %-10s %12.3f %12.3f %10.2f %12.1f  %s\n", id,
+                    s.baseline.empty() ? "-" : s.baseline.c_str(), s.objectives.latencyUs / 1e3,
+                    s.objectives.energyMj, s.objectives.averagePowerW,
+                    s.objectives.peakMemoryBytes / kMiB, status.c_str());
+    }
+    if (!args.out.empty()) {
+        std::printf("\nWrote %zu plans to %s\n", rows.size(), args.out.c_str());
+    }
+}
+
+void addSearchCommand(CLI::App& app) {
+    auto args = std::make_shared<SearchArguments>();
+    CLI::App* cmd = app.add_subcommand(
+        "search", "Search per-operator device placements for the Pareto front of latency, energy, "
+                  "average power and peak memory");
+    cmd->add_option("model", args->model, "ONNX model file")->required();
+    cmd->add_option("--devices", args->devices, "Devices to place on, e.g. cpu,gpu,npu")
+        ->required();
+    cmd->add_option("--catalog", args->catalog, "Device catalog (paretune.devices/1 JSON)");
+    cmd->add_option("--db", args->db, "Sample library (not available yet)");
+    cmd->add_option("--objectives", args->objectives,
+                    "Two or three of latency, energy, power, memory (default "
+                    "latency,energy,memory)");
+    cmd->add_option("--population", args->population, "Population size (default 200)");
+    cmd->add_option("--generations", args->generations, "Generations (default 300)");
+    cmd->add_option("--seed", args->seed, "Random seed (default 1)");
+    cmd->add_option("--max-plans", args->maxPlans,
+                    "Plans of the front to output, spread along it (default 50, 0: all)");
+    cmd->add_option("--out", args->out, "Write the plans as JSON to this file");
+    cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
+    cmd->callback([args] { runSearch(*args); });
+}
+
+} // namespace paretune::cli

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace paretune::cli {
+
+struct SearchArguments {
+    std::string model;
+    std::string devices; ///< "cpu,gpu,npu"
+    std::string catalog;
+    std::string db;
+    std::string objectives = "latency,energy,memory";
+    std::int32_t population = 200;
+    std::int32_t generations = 300;
+    std::uint64_t seed = 1;
+    std::int32_t maxPlans = 50; ///< plans of the front written out; 0: all
+    std::string out;
+    bool json = false;
+};
+
+/// Registers `paretune search`; the command runs when its callback fires.
+void addSearchCommand(CLI::App& app);
+
+/// Runs `search`: prints the front (table, or JSON with --json) to stdout and writes --out
+/// atomically. Throws InputError for bad input.
+void runSearch(const SearchArguments& args);
+
+} // namespace paretune::cli

@@ -1,0 +1,7 @@
+#include "progress.h"
+
+namespace paretune {
+
+Progress::~Progress() = default;
+
+} // namespace paretune

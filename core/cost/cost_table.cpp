@@ -1,0 +1,169 @@
+#include "cost_table.h"
+
+#include "common/input_error.h"
+
+#include <algorithm>
+
+namespace paretune {
+
+std::string_view costSourceName(CostSource source) {
+    switch (source) {
+    case CostSource::Unsupported:
+        return "unsupported";
+    case CostSource::Modelled:
+        return "modelled";
+    case CostSource::Predicted:
+        return "predicted";
+    case CostSource::Measured:
+        return "measured";
+    }
+    return "unsupported";
+}
+
+CostTable::CostTable(std::int32_t nodeCount, std::vector<CostDevice> devices, std::int32_t host)
+    : m_nodeCount(nodeCount), m_host(host), m_devices(std::move(devices)),
+      m_cells(static_cast<std::size_t>(nodeCount) * m_devices.size()),
+      m_paths(m_devices.size() * m_devices.size()) {}
+
+std::int32_t CostTable::findDevice(std::string_view id) const {
+    for (std::size_t i = 0; i < m_devices.size(); ++i) {
+        if (m_devices[i].id == id) {
+            return static_cast<std::int32_t>(i);
+        }
+    }
+    return -1;
+}
+
+std::int32_t CostTable::addQueue(std::string label) {
+    m_queueLabels.push_back(std::move(label));
+    return static_cast<std::int32_t>(m_queueLabels.size() - 1);
+}
+
+void CostTable::setPath(std::int32_t src, std::int32_t dst, std::vector<TransferHop> hops) {
+    m_paths[static_cast<std::size_t>(src) * m_devices.size() + static_cast<std::size_t>(dst)] =
+        std::move(hops);
+}
+
+std::span<const TransferHop> CostTable::path(std::int32_t src, std::int32_t dst) const {
+    return m_paths[static_cast<std::size_t>(src) * m_devices.size() +
+                   static_cast<std::size_t>(dst)];
+}
+
+double CostTable::transferUs(std::int32_t src, std::int32_t dst, double bytes) const {
+    double total = 0.0;
+    for (const TransferHop& h : path(src, dst)) {
+        total += h.latencyUs + bytes / h.bytesPerUs;
+    }
+    return total;
+}
+
+CostTable buildCostTable(const Graph& graph, const DeviceCatalog& catalog,
+                         const std::vector<std::string>& deviceIds,
+                         const CostTableOptions& options) {
+    std::vector<std::string> ids = deviceIds;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (catalog.findDevice(ids[i]) < 0) {
+            throw InputError(catalog.origin + ": no device \"" + ids[i] + "\" in the catalog");
+        }
+        if (std::find(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(i), ids[i]) !=
+            ids.begin() + static_cast<std::ptrdiff_t>(i)) {
+            throw InputError("device \"" + ids[i] + "\" is listed twice");
+        }
+    }
+    if (std::find(ids.begin(), ids.end(), catalog.host) == ids.end()) {
+        ids.push_back(catalog.host);
+    }
+    std::vector<const DeviceSpec*> specs;
+    std::vector<CostDevice> devices;
+    std::int32_t host = 0;
+    for (const std::string& id : ids) {
+        const DeviceSpec& spec = catalog.devices[static_cast<std::size_t>(catalog.findDevice(id))];
+        if (id == catalog.host) {
+            host = static_cast<std::int32_t>(devices.size());
+        }
+        specs.push_back(&spec);
+        devices.push_back(
+            {spec.id, spec.kind, spec.activeW, spec.idleW, spec.memoryMb * 1024.0 * 1024.0});
+    }
+    const auto deviceCount = static_cast<std::int32_t>(devices.size());
+    CostTable table(static_cast<std::int32_t>(graph.nodes.size()), std::move(devices), host);
+
+    for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+        const Node& node = graph.nodes[n];
+        const OpMetrics& m = graph.metrics[n];
+        for (std::int32_t d = 0; d < deviceCount; ++d) {
+            const DeviceSpec& spec = *specs[static_cast<std::size_t>(d)];
+            CostCell cell;
+            if (node.kind != NodeKind::Compute) {
+                cell.source = CostSource::Modelled; // costs nothing anywhere
+            } else if (!spec.supports(node.opType)) {
+                cell.source = CostSource::Unsupported;
+            } else if (spec.modelled || (options.rooflineForMeasuredDevices &&
+                                         spec.peakGflops > 0 && spec.memBwGbs > 0)) {
+                cell.latencyUs = spec.rooflineLatencyUs(
+                    node.opType, m.flops, static_cast<double>(m.bytesRead + m.bytesWritten));
+                cell.energyUj = cell.latencyUs * spec.activeW;
+                cell.source = CostSource::Modelled;
+            }
+            table.setCell(static_cast<NodeId>(n), d, cell);
+        }
+    }
+
+    // One serial queue per direction of a full-duplex link, one per half-duplex link.
+    struct LinkQueues {
+        std::int32_t forward = -1;  // a -> b
+        std::int32_t backward = -1; // b -> a
+    };
+    std::vector<LinkQueues> queues(catalog.links.size());
+    for (std::size_t l = 0; l < catalog.links.size(); ++l) {
+        const LinkSpec& link = catalog.links[l];
+        if (table.findDevice(link.a) < 0 || table.findDevice(link.b) < 0) {
+            continue;
+        }
+        if (link.fullDuplex) {
+            queues[l].forward = table.addQueue(link.a + "->" + link.b);
+            queues[l].backward = table.addQueue(link.b + "->" + link.a);
+        } else {
+            queues[l].forward = queues[l].backward = table.addQueue(link.a + "<->" + link.b);
+        }
+    }
+    for (std::int32_t s = 0; s < deviceCount; ++s) {
+        for (std::int32_t t = 0; t < deviceCount; ++t) {
+            if (s == t) {
+                continue;
+            }
+            const std::string& src = table.device(s).id;
+            const std::string& dst = table.device(t).id;
+            const std::vector<std::string> hops = catalog.path(src, dst);
+            if (hops.empty()) {
+                throw InputError(catalog.origin + ": no link or route from \"" + src + "\" to \"" +
+                                 dst + "\"");
+            }
+            std::vector<TransferHop> path;
+            for (std::size_t k = 0; k + 1 < hops.size(); ++k) {
+                const std::int32_t from = table.findDevice(hops[k]);
+                const std::int32_t to = table.findDevice(hops[k + 1]);
+                if (from < 0 || to < 0) {
+                    throw InputError(catalog.origin + ": the route from \"" + src + "\" to \"" +
+                                     dst + "\" goes through \"" +
+                                     (from < 0 ? hops[k] : hops[k + 1]) +
+                                     "\", which is not among the devices of this search");
+                }
+                const int l = catalog.findLink(hops[k], hops[k + 1]);
+                const LinkSpec& link = catalog.links[static_cast<std::size_t>(l)];
+                TransferHop hop;
+                hop.queue = link.a == hops[k] ? queues[static_cast<std::size_t>(l)].forward
+                                              : queues[static_cast<std::size_t>(l)].backward;
+                hop.from = from;
+                hop.to = to;
+                hop.latencyUs = link.latencyUs;
+                hop.bytesPerUs = link.bandwidthGbs * 1e3;
+                path.push_back(hop);
+            }
+            table.setPath(s, t, std::move(path));
+        }
+    }
+    return table;
+}
+
+} // namespace paretune

@@ -1,0 +1,115 @@
+#pragma once
+
+#include "cost/device_catalog.h"
+#include "graph/graph.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace paretune {
+
+/// Where a cost figure came from. A modelled number is never shown as a measured one.
+enum class CostSource : std::uint8_t { Unsupported, Modelled, Predicted, Measured };
+
+std::string_view costSourceName(CostSource source);
+
+/// Cost of one node on one device.
+struct CostCell {
+    double latencyUs = 0.0;
+    double energyUj = 0.0; ///< energy of one execution (modelled: latency × active_w)
+    std::int64_t workspaceBytes = 0;
+    CostSource source = CostSource::Unsupported;
+
+    bool supported() const { return source != CostSource::Unsupported; }
+};
+
+/// What the simulator needs to know about a device of the table.
+struct CostDevice {
+    std::string id;
+    std::string kind;
+    double activeW = 0.0;
+    double idleW = 0.0;
+    double memoryBytes = 0.0;
+};
+
+/// One hop of a transfer: a serial queue (one direction of a full-duplex link, or a half-duplex
+/// link) from device `from` to device `to`.
+struct TransferHop {
+    std::int32_t queue = 0;
+    std::int32_t from = 0;
+    std::int32_t to = 0;
+    double latencyUs = 0.0;
+    double bytesPerUs = 1.0; ///< bandwidth_gbs · 1e3
+};
+
+/// Node × device cost table plus the transfer model between its devices. Cells are set by the
+/// builder (modelled roofline) and may be overwritten from outside with measured or predicted
+/// figures (setCell). Nodes that cost nothing at run time (Constant, pass-through, folded shape
+/// computations) have zero-cost cells on every device.
+class CostTable {
+public:
+    CostTable() = default;
+    /// Devices index 0..n-1; `host` indexes `devices`. Transfer paths are set with addQueue /
+    /// setPath (buildCostTable does this from a catalog).
+    CostTable(std::int32_t nodeCount, std::vector<CostDevice> devices, std::int32_t host);
+
+    std::int32_t nodeCount() const { return m_nodeCount; }
+    std::int32_t deviceCount() const { return static_cast<std::int32_t>(m_devices.size()); }
+    std::int32_t host() const { return m_host; }
+    const CostDevice& device(std::int32_t d) const {
+        return m_devices[static_cast<std::size_t>(d)];
+    }
+    const std::vector<CostDevice>& devices() const { return m_devices; }
+    std::int32_t findDevice(std::string_view id) const;
+
+    const CostCell& cell(NodeId node, std::int32_t d) const { return m_cells[index(node, d)]; }
+    void setCell(NodeId node, std::int32_t d, const CostCell& cell) {
+        m_cells[index(node, d)] = cell;
+    }
+
+    /// Adds a serial transfer queue (label like "cpu->gpu") and returns its index.
+    std::int32_t addQueue(std::string label);
+    std::int32_t queueCount() const { return static_cast<std::int32_t>(m_queueLabels.size()); }
+    const std::string& queueLabel(std::int32_t q) const {
+        return m_queueLabels[static_cast<std::size_t>(q)];
+    }
+    /// Sets the hops of a transfer from src to dst (empty: unreachable).
+    void setPath(std::int32_t src, std::int32_t dst, std::vector<TransferHop> hops);
+    std::span<const TransferHop> path(std::int32_t src, std::int32_t dst) const;
+    bool reachable(std::int32_t src, std::int32_t dst) const {
+        return src == dst || !path(src, dst).empty();
+    }
+    /// Uncontended transfer time of `bytes` from src to dst (sum over hops), µs.
+    double transferUs(std::int32_t src, std::int32_t dst, double bytes) const;
+
+private:
+    std::size_t index(NodeId node, std::int32_t d) const {
+        return static_cast<std::size_t>(node) * m_devices.size() + static_cast<std::size_t>(d);
+    }
+
+    std::int32_t m_nodeCount = 0;
+    std::int32_t m_host = 0;
+    std::vector<CostDevice> m_devices;
+    std::vector<CostCell> m_cells;
+    std::vector<std::string> m_queueLabels;
+    std::vector<std::vector<TransferHop>> m_paths; ///< src · deviceCount + dst
+};
+
+struct CostTableOptions {
+    /// Fill cells of real ("cost": "measured") devices from the roofline too. Off by default:
+    /// their cells stay unsupported until measured or predicted figures are set.
+    bool rooflineForMeasuredDevices = false;
+};
+
+/// Builds the table for `deviceIds` (catalog ids; the host is appended when missing) with
+/// modelled cells for modelled devices and the links, queues and routes between them.
+/// Throws InputError for an unknown device id, a duplicate, or a pair of devices that cannot
+/// reach each other through devices of the set.
+CostTable buildCostTable(const Graph& graph, const DeviceCatalog& catalog,
+                         const std::vector<std::string>& deviceIds,
+                         const CostTableOptions& options = {});
+
+} // namespace paretune

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "plan/plan.h"
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace paretune {
+
+/// What the search minimises. Values are read from Objectives in display units: latency µs,
+/// energy per inference mJ, average power W (energy / latency), peak memory MiB.
+enum class Objective { Latency, Energy, AveragePower, PeakMemory };
+
+std::string_view objectiveName(Objective objective);
+/// Parses "latency,energy,memory" (names: latency, energy, power, memory): two or three
+/// distinct objectives. Throws InputError naming the bad item.
+std::vector<Objective> parseObjectives(std::string_view text);
+double objectiveValue(const Objectives& o, Objective objective);
+
+/// Constrained domination (Deb): a feasible plan beats an infeasible one, of two infeasible
+/// plans the smaller violation wins, of two feasible ones Pareto dominance decides.
+bool constrainedDominates(const Objectives& a, const Objectives& b,
+                          std::span<const Objective> objectives);
+/// a is no worse than b in every objective (both taken as feasible).
+bool weaklyDominates(const Objectives& a, const Objectives& b,
+                     std::span<const Objective> objectives);
+
+} // namespace paretune

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "plan/simulator.h"
+#include "search/objective.h"
+#include "search/solution.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace paretune {
+
+struct Progress;
+
+struct SearchOptions {
+    std::vector<Objective> objectives{Objective::Latency, Objective::Energy, Objective::PeakMemory};
+    std::int32_t population = 200;
+    std::int32_t generations = 300;
+    std::uint64_t seed = 1;
+    double crossoverRate = 0.9;
+    /// Share of crossovers that swap a segment of neighbouring nodes (in priority order) rather
+    /// than choosing each gene independently.
+    double segmentCrossoverShare = 0.5;
+    /// Probability that a child also gets a chain mutation (a connected run of nodes moved to
+    /// one device); the per-gene mutation rate is 1 / compute nodes.
+    double chainMutationRate = 0.3;
+    /// Share of each generation's offspring made by a small step (one gene, or a chain) from a
+    /// random member of the archive of non-dominated plans found so far.
+    double archiveStepShare = 0.1;
+    /// Schedule every plan in HEFT's upward-rank order (else the graph's topological order).
+    bool upwardRankPriority = true;
+};
+
+/// Outcome of a search, as a value.
+struct SearchResult {
+    std::vector<Objective> objectives;
+    /// Feasible, non-dominated, sorted by the first objective: the final population merged with
+    /// the baselines (a baseline on the front keeps its label).
+    std::vector<Solution> front;
+    std::vector<Solution> baselines;
+    /// Hypervolume reference point in objective units: 1.1 × the worst feasible value of the
+    /// initial population (baselines included), per objective.
+    std::vector<double> reference;
+    /// Normalised hypervolume (objectives divided by the reference) of the archive of
+    /// non-dominated feasible plans found so far: after initialisation (entry 0) and after
+    /// each generation.
+    std::vector<double> hypervolumeByGeneration;
+    std::int32_t generationsRun = 0;
+    std::int64_t evaluations = 0;       ///< plans simulated (baselines included)
+    std::int64_t reusedEvaluations = 0; ///< children identical to a parent, not simulated again
+    bool cancelled = false;
+};
+
+/// NSGA-II (Deb et al. 2002) over device-per-compute-node genomes, with constrained
+/// domination, crowding distance, uniform and segment crossover, support-aware mutation and
+/// chain mutation; the initial population holds the baselines (all-on-each-device, HEFT,
+/// greedy) and random support-feasible plans. Deterministic for a given seed. Sets the
+/// simulator's priority (upward-rank order by default) and leaves it set, so the genomes of the
+/// result evaluate the same afterwards. `progress` (may be null) gets one report per
+/// generation; when it says cancelled the search stops and returns what it has.
+/// Throws InputError for options out of range (population < 4, generations < 0, an objective
+/// list not of 2 or 3).
+SearchResult searchPareto(Simulator& sim, const SearchOptions& options,
+                          Progress* progress = nullptr);
+
+} // namespace paretune
