@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <type_traits>
 
 namespace paretune {
 
@@ -167,101 +168,84 @@ std::int64_t pythonMod(std::int64_t a, std::int64_t b) {
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+// One element of a binary op, for integer (exact, C semantics) or floating-point operands.
+template <typename T> T binaryElement(const std::string& op, T x, T y, bool fmod) {
+    if (op == "Add") {
+        return x + y;
+    }
+    if (op == "Sub") {
+        return x - y;
+    }
+    if (op == "Mul") {
+        return x * y;
+    }
+    if (op == "Div" || op == "Mod") {
+        if constexpr (std::is_integral_v<T>) {
+            if (y == 0) {
+                throw Decline{};
+            }
+            return op == "Div" ? x / y : fmod ? x % y : pythonMod(x, y);
+        } else {
+            return op == "Div" ? x / y : std::fmod(x, y);
+        }
+    }
+    if (op == "Pow") {
+        return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+    }
+    if (op == "Max") {
+        return std::max(x, y);
+    }
+    if (op == "Min") {
+        return std::min(x, y);
+    }
+    if (op == "Equal") {
+        return x == y;
+    }
+    if (op == "Less") {
+        return x < y;
+    }
+    if (op == "Greater") {
+        return x > y;
+    }
+    if (op == "LessOrEqual") {
+        return x <= y;
+    }
+    if (op == "GreaterOrEqual") {
+        return x >= y;
+    }
+    if (op == "And") {
+        return (x != 0) && (y != 0);
+    }
+    if (op == "Or") {
+        return (x != 0) || (y != 0);
+    }
+    if (op == "Xor") {
+        return (x != 0) != (y != 0);
+    }
+    throw Decline{};
+}
+
 ConstantTensor binary(const std::string& op, const Node& node, const ConstantTensor& a,
                       const ConstantTensor& b) {
-    static const std::vector<std::string> kComparisons = {
+    static const std::vector<std::string> kBooleanResult = {
         "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"};
-    const bool comparison =
-        std::find(kComparisons.begin(), kComparisons.end(), op) != kComparisons.end();
-    const DType outType = comparison ? DType::Bool : a.dtype;
+    const bool boolean =
+        std::find(kBooleanResult.begin(), kBooleanResult.end(), op) != kBooleanResult.end();
     const Dims outDims = broadcastDims({&a.dims, &b.dims});
-    ConstantTensor out = makeTensor(outType, outDims);
+    ConstantTensor out = makeTensor(boolean ? DType::Bool : a.dtype, outDims);
     const bool integers = a.holdsIntegers() && b.holdsIntegers();
     const bool fmod = node.attrInt("fmod", 0) != 0;
     forEachBroadcast(outDims, {&a.dims, &b.dims}, [&](std::int64_t o, const Dims& in) {
+        const auto slot = static_cast<std::size_t>(o);
         if (integers) {
-            const std::int64_t x = a.integer(in[0]);
-            const std::int64_t y = b.integer(in[1]);
-            std::int64_t r = 0;
-            if (op == "Add") {
-                r = x + y;
-            } else if (op == "Sub") {
-                r = x - y;
-            } else if (op == "Mul") {
-                r = x * y;
-            } else if (op == "Div") {
-                if (y == 0) {
-                    throw Decline{};
-                }
-                r = x / y;
-            } else if (op == "Mod") {
-                if (y == 0) {
-                    throw Decline{};
-                }
-                r = fmod ? x % y : pythonMod(x, y);
-            } else if (op == "Pow") {
-                r = static_cast<std::int64_t>(
-                    std::pow(static_cast<double>(x), static_cast<double>(y)));
-            } else if (op == "Max") {
-                r = std::max(x, y);
-            } else if (op == "Min") {
-                r = std::min(x, y);
-            } else if (op == "Equal") {
-                r = x == y;
-            } else if (op == "Less") {
-                r = x < y;
-            } else if (op == "Greater") {
-                r = x > y;
-            } else if (op == "LessOrEqual") {
-                r = x <= y;
-            } else if (op == "GreaterOrEqual") {
-                r = x >= y;
-            } else if (op == "And") {
-                r = (x != 0) && (y != 0);
-            } else if (op == "Or") {
-                r = (x != 0) || (y != 0);
-            } else if (op == "Xor") {
-                r = (x != 0) != (y != 0);
-            }
-            out.ints[static_cast<std::size_t>(o)] = r;
+            out.ints[slot] = binaryElement(op, a.integer(in[0]), b.integer(in[1]), fmod);
             return;
         }
-        const double x = a.real(in[0]);
-        const double y = b.real(in[1]);
-        double r = 0.0;
-        if (op == "Add") {
-            r = x + y;
-        } else if (op == "Sub") {
-            r = x - y;
-        } else if (op == "Mul") {
-            r = x * y;
-        } else if (op == "Div") {
-            r = x / y;
-        } else if (op == "Mod") {
-            r = std::fmod(x, y);
-        } else if (op == "Pow") {
-            r = std::pow(x, y);
-        } else if (op == "Max") {
-            r = std::max(x, y);
-        } else if (op == "Min") {
-            r = std::min(x, y);
-        } else if (op == "Equal") {
-            r = x == y;
-        } else if (op == "Less") {
-            r = x < y;
-        } else if (op == "Greater") {
-            r = x > y;
-        } else if (op == "LessOrEqual") {
-            r = x <= y;
-        } else if (op == "GreaterOrEqual") {
-            r = x >= y;
-        } else {
-            throw Decline{};
-        }
+        const double r = binaryElement(op, a.real(in[0]), b.real(in[1]), fmod);
         if (out.holdsIntegers()) {
-            out.ints[static_cast<std::size_t>(o)] = static_cast<std::int64_t>(r);
+            out.ints[slot] = static_cast<std::int64_t>(r);
         } else {
-            out.reals[static_cast<std::size_t>(o)] = r;
+            out.reals[slot] = r;
         }
     });
     return out;
