@@ -45,6 +45,7 @@ private Q_SLOTS:
     void jsonDocument();
     void tableAndOutFile();
     void sameSeedSameOutput();
+    void coarseToFineFlag();
     void badInputExitsWithTwo_data();
     void badInputExitsWithTwo();
 };
@@ -176,6 +177,20 @@ void TestSearchCli::badInputExitsWithTwo() {
     const Run run = paretune(args);
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(QString::fromUtf8(run.err).contains(message), run.err.constData());
+}
+
+void TestSearchCli::coarseToFineFlag() {
+    const Run run =
+        paretune(searchArgs({QStringLiteral("--json"), QStringLiteral("--coarse-to-fine")}));
+    QCOMPARE(run.exitCode, 0);
+    const QJsonDocument doc = QJsonDocument::fromJson(run.out);
+    QVERIFY(doc[QStringLiteral("coarse_to_fine")].toBool());
+    QCOMPARE(doc[QStringLiteral("generations")].toInt(), 20);
+    QCOMPARE(doc[QStringLiteral("hypervolume_by_generation")].toArray().size(), 21);
+    QVERIFY(!doc[QStringLiteral("plans")].toArray().isEmpty());
+    const Run flat = paretune(searchArgs({QStringLiteral("--json")}));
+    QCOMPARE(flat.exitCode, 0);
+    QVERIFY(!QJsonDocument::fromJson(flat.out)[QStringLiteral("coarse_to_fine")].toBool());
 }
 
 QTEST_GUILESS_MAIN(TestSearchCli)

@@ -113,6 +113,7 @@ void runSearch(const SearchArguments& args) {
     options.population = args.population;
     options.generations = args.generations;
     options.seed = args.seed;
+    options.coarseToFine = args.coarseToFine;
     if (options.population < 4 || options.population > 100000) {
         throw InputError("--population: expected 4 to 100000, got " +
                          std::to_string(options.population));
@@ -231,6 +232,7 @@ void runSearch(const SearchArguments& args) {
                                 {"population", options.population},
                                 {"generations", result.generationsRun},
                                 {"seed", options.seed},
+                                {"coarse_to_fine", options.coarseToFine},
                                 {"evaluations", result.evaluations},
                                 {"front_size", result.front.size()},
                                 {"hypervolume_reference", result.reference},
@@ -256,10 +258,10 @@ void runSearch(const SearchArguments& args) {
         }()
             .c_str(),
         catalog.host.c_str(), args.catalog.c_str());
-    std::printf("Search       population %d, %d generations, seed %llu, %lld plans evaluated\n",
-                options.population, result.generationsRun,
-                static_cast<unsigned long long>(options.seed),
-                static_cast<long long>(result.evaluations));
+    std::printf(
+        "Search       population %d, %d generations%s, seed %llu, %lld plans evaluated\n",
+        options.population, result.generationsRun, options.coarseToFine ? " (coarse-to-fine)" : "",
+        static_cast<unsigned long long>(options.seed), static_cast<long long>(result.evaluations));
     std::printf("Hypervolume  %.4f -> %.4f (normalised)\n", result.hypervolumeByGeneration.front(),
                 result.hypervolumeByGeneration.back());
     std::printf("Front        %zu plans%s\n\n", result.front.size(),
@@ -310,6 +312,9 @@ void addSearchCommand(CLI::App& app) {
                     "Plans of the front to output, spread along it (default 50, 0: all)");
     cmd->add_option("--out", args->out, "Write the plans as JSON to this file");
     cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
+    cmd->add_flag("--coarse-to-fine", args->coarseToFine,
+                  "Search over chains of nodes first, then refine node by node (for big "
+                  "graphs; same population and generations)");
     cmd->callback([args] { runSearch(*args); });
 }
 

@@ -22,6 +22,7 @@ struct SearchArguments {
     std::int32_t maxPlans = 50; ///< plans of the front written out; 0: all
     std::string out;
     bool json = false;
+    bool coarseToFine = false; ///< search chains of nodes first, then single nodes
 };
 
 /// Registers `paretune search`; the command runs when its callback fires.

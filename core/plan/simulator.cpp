@@ -227,8 +227,10 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
         m_staticBytes = std::move(used);
     }
     m_inputs = toCsr(inputs);
+    // Graph inputs are produced by a sentinel node C that sits on the host and finishes at 0.
     for (const std::int32_t b : m_inputs.values) {
-        m_inputRefs.push_back({b, at(m_bufferProducer, b)});
+        const std::int32_t p = at(m_bufferProducer, b);
+        m_inputRefs.push_back({b, p < 0 ? static_cast<std::int32_t>(C) : p});
     }
     // A static read by one compute node only (most weights) is resident exactly where that node
     // runs: its bytes go into the node's exclusive weight; the shared ones keep a device mask.
@@ -261,6 +263,15 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
             m_pathOffsets.push_back(static_cast<std::int32_t>(m_hops.size()));
         }
     }
+    // Transfer time of each buffer over each hop of every path, so that the inner loop does not
+    // divide (same expression as before, hence the same values).
+    m_hopCount = static_cast<std::int32_t>(m_hops.size());
+    m_transferUs.resize(m_bufferBytes.size() * m_hops.size());
+    for (std::size_t b = 0; b < m_bufferBytes.size(); ++b) {
+        for (std::size_t h = 0; h < m_hops.size(); ++h) {
+            m_transferUs[b * m_hops.size() + h] = m_bufferBytes[b] / m_hops[h].bytesPerUs;
+        }
+    }
     m_computeSuccessors = toCsr(succ);
     m_computePredecessors = toCsr(pred);
 
@@ -272,11 +283,13 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
     if (m_priority.size() != C) {
         throw InputError("graph '" + graph.name + "': its topological order misses compute nodes");
     }
+    buildSteps();
 
     const std::size_t B = m_bufferBytes.size();
     m_start.resize(C);
-    m_finish.resize(C);
-    m_step.resize(C);
+    m_finish.assign(C + 1, 0.0); // [C]: the graph-input sentinel
+    m_step.assign(C + 1, 0);
+    m_deviceOf.assign(C + 1, m_host);
     m_deviceFree.resize(D);
     m_busy.resize(D);
     m_stepCount.resize(D);
@@ -285,7 +298,9 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
     m_queueFree.resize(static_cast<std::size_t>(costs.queueCount()));
     m_presence.assign(B * D, Presence{});
     for (std::size_t b = 0; b < B; ++b) {
-        m_buffers.push_back({m_bufferProducer[b], m_bufferIsOutput[b], m_bufferBytes[b]});
+        const std::int32_t p = m_bufferProducer[b];
+        m_buffers.push_back({p < 0 ? static_cast<std::int32_t>(C) : p, m_bufferIsOutput[b],
+                             p < 0 ? -1 : 0, m_bufferBytes[b]});
     }
     for (const std::int32_t b : m_graphInputBuffers) {
         m_graphInputBytes += at(m_bufferBytes, b);
@@ -325,12 +340,35 @@ void Simulator::setPriority(std::span<const std::int32_t> order) {
         }
     }
     m_priority.assign(order.begin(), order.end());
+    buildSteps();
 }
 
-template <bool WithTimeline>
-Objectives Simulator::run(const std::uint8_t* genome, const std::int32_t* order,
-                          SimulationResult* detail) {
-    const std::int32_t D = m_deviceCount;
+void Simulator::buildSteps() {
+    const std::size_t C = m_priority.size();
+    const auto D = static_cast<std::size_t>(m_deviceCount);
+    m_steps.resize(C);
+    m_stepCells.resize(C * D);
+    for (std::size_t i = 0; i < C; ++i) {
+        const std::int32_t ci = m_priority[i];
+        Step& s = m_steps[i];
+        s.ci = ci;
+        s.inBegin = at(m_inputs.offsets, ci);
+        s.inEnd = at(m_inputs.offsets, ci + 1);
+        s.staticBegin = at(m_statics.offsets, ci);
+        s.staticEnd = at(m_statics.offsets, ci + 1);
+        s.exclusiveWeight = at(m_exclusiveWeight, ci);
+        for (std::size_t d = 0; d < D; ++d) {
+            const std::size_t k = static_cast<std::size_t>(ci) * D + d;
+            m_stepCells[i * D + d] = {m_latency[k], m_energyUj[k], m_workspace[k],
+                                      m_supported[k] == 0 ? 1 : 0};
+        }
+    }
+}
+
+template <bool WithTimeline, int FixedDevices>
+Objectives Simulator::run(const std::uint8_t* genome, SimulationResult* detail) {
+    // A device count known at compile time turns the b · D + d indexing into shifts and adds.
+    const std::int32_t D = FixedDevices > 0 ? FixedDevices : m_deviceCount;
     const auto C = static_cast<std::int32_t>(m_computeNodes.size());
     const auto B = static_cast<std::int32_t>(m_buffers.size());
     const std::size_t stride = static_cast<std::size_t>(D);
@@ -343,22 +381,20 @@ Objectives Simulator::run(const std::uint8_t* genome, const std::int32_t* order,
     std::vector<TimelineSegment>* timeline = WithTimeline ? &detail->timeline : nullptr;
 
     // Local pointers: the compiler need not reload them from `this` after every store.
-    const std::uint8_t* const supported = m_supported.data();
-    const double* const latencyOf = m_latency.data();
-    const double* const energyOf = m_energyUj.data();
-    const double* const workspaceOf = m_workspace.data();
-    const double* const exclusiveWeight = m_exclusiveWeight.data();
+    const Step* const stepTable = m_steps.data();
+    const StepCell* const stepCells = m_stepCells.data();
     const double* const staticBytes = m_staticBytes.data();
     const BufferInfo* const buffers = m_buffers.data();
     const InputRef* const inputs = m_inputRefs.data();
-    const std::int32_t* const inputOffsets = m_inputs.offsets.data();
     const std::int32_t* const staticIds = m_statics.values.data();
-    const std::int32_t* const staticOffsets = m_statics.offsets.data();
     const TransferHop* const hops = m_hops.data();
     const std::int32_t* const pathOffsets = m_pathOffsets.data();
     double* const startOf = m_start.data();
     double* const finishOf = m_finish.data();
     std::int32_t* const stepOf = m_step.data();
+    std::int32_t* const deviceOf = m_deviceOf.data();
+    const double* const transferUs = m_transferUs.data();
+    const auto hopCount = static_cast<std::size_t>(m_hopCount);
     double* const deviceFree = m_deviceFree.data();
     double* const busy = m_busy.data();
     std::int32_t* const stepCount = m_stepCount.data();
@@ -379,10 +415,10 @@ Objectives Simulator::run(const std::uint8_t* genome, const std::int32_t* order,
         if (here.arrival >= 0.0) {
             return here.arrival;
         }
-        const BufferInfo& info = buffers[b];
-        const std::int32_t p = info.producer;
-        const std::int32_t home = p < 0 ? host : genome[p];
-        double t = p < 0 ? 0.0 : finishOf[p];
+        const std::int32_t p = buffers[b].producer;
+        const std::int32_t home = deviceOf[p];
+        double t = finishOf[p];
+        const double* const transferOfB = transferUs + static_cast<std::size_t>(b) * hopCount;
         const std::size_t pair =
             static_cast<std::size_t>(home) * stride + static_cast<std::size_t>(d);
         const TransferHop* const last = hops + pathOffsets[pair + 1];
@@ -399,7 +435,7 @@ Objectives Simulator::run(const std::uint8_t* genome, const std::int32_t* order,
             }
             double& queue = queueFree[hop->queue];
             const double begin = std::max(t, queue);
-            const double end = begin + hop->latencyUs + info.bytes / hop->bytesPerUs;
+            const double end = begin + hop->latencyUs + transferOfB[hop - hops];
             queue = end;
             Presence& from = presence[static_cast<std::size_t>(b) * stride +
                                       static_cast<std::size_t>(hop->from)];
@@ -427,19 +463,20 @@ Objectives Simulator::run(const std::uint8_t* genome, const std::int32_t* order,
     std::int32_t unsupported = 0;
     std::int32_t unreachable = 0;
     for (std::int32_t i = 0; i < C; ++i) {
-        const std::int32_t ci = order[i];
+        const Step& step = stepTable[i];
+        const std::int32_t ci = step.ci;
         const std::int32_t d = genome[ci];
-        const std::size_t c = static_cast<std::size_t>(ci) * stride + static_cast<std::size_t>(d);
-        unsupported += supported[c] == 0;
+        const StepCell& cell =
+            stepCells[static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(d)];
+        unsupported += cell.unsupported;
         const std::int32_t k = stepCount[d];
         double ready = deviceFree[d];
-        const InputRef* const inEnd = inputs + inputOffsets[ci + 1];
-        for (const InputRef* in = inputs + inputOffsets[ci]; in != inEnd; ++in) {
+        const InputRef* const inEnd = inputs + step.inEnd;
+        for (const InputRef* in = inputs + step.inBegin; in != inEnd; ++in) {
             const std::int32_t p = in->producer;
-            const std::int32_t home = p < 0 ? host : genome[p];
             double t;
-            if (home == d) {
-                t = p < 0 ? 0.0 : finishOf[p];
+            if (deviceOf[p] == d) {
+                t = finishOf[p];
             } else {
                 t = arrive(in->buffer, d);
                 if (t < 0.0) {
@@ -451,30 +488,33 @@ Objectives Simulator::run(const std::uint8_t* genome, const std::int32_t* order,
                 .lastStep = k;
             ready = std::max(ready, t);
         }
-        weights[d] += exclusiveWeight[ci];
+        weights[d] += step.exclusiveWeight;
         const std::uint32_t bit = 1u << d;
-        const std::int32_t* const staticEnd = staticIds + staticOffsets[ci + 1];
-        for (const std::int32_t* st = staticIds + staticOffsets[ci]; st != staticEnd; ++st) {
+        const std::int32_t* const staticEnd = staticIds + step.staticEnd;
+        for (const std::int32_t* st = staticIds + step.staticBegin; st != staticEnd; ++st) {
             std::uint32_t& mask = staticMask[*st];
             if ((mask & bit) == 0) {
                 mask |= bit;
                 weights[d] += staticBytes[*st];
             }
         }
-        const double latency = latencyOf[c];
+        const double latency = cell.latencyUs;
         const double finish = ready + latency;
         stepCount[d] = k + 1;
         const std::size_t row = static_cast<std::size_t>(d) * static_cast<std::size_t>(C);
         stepStart[row + static_cast<std::size_t>(k)] = ready;
         if (hasWorkspace) {
-            stepWorkspace[row + static_cast<std::size_t>(k)] = workspaceOf[c];
+            stepWorkspace[row + static_cast<std::size_t>(k)] = cell.workspaceBytes;
         }
-        startOf[ci] = ready;
+        if (detail != nullptr) {
+            startOf[ci] = ready;
+        }
         finishOf[ci] = finish;
         stepOf[ci] = k;
+        deviceOf[ci] = d;
         deviceFree[d] = finish;
         busy[d] += latency;
-        energyUj += energyOf[c];
+        energyUj += cell.energyUj;
         makespan = std::max(makespan, finish);
         if constexpr (WithTimeline) {
             TimelineSegment s;
@@ -498,12 +538,12 @@ Objectives Simulator::run(const std::uint8_t* genome, const std::int32_t* order,
     for (std::int32_t b = 0; b < B; ++b) {
         const BufferInfo& info = buffers[b];
         const std::int32_t p = info.producer;
-        const std::int32_t home = p < 0 ? host : genome[p];
+        const std::int32_t home = deviceOf[p];
         Presence& state =
             presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(home)];
         const std::int32_t steps = stepCount[home];
-        const std::int32_t lo = p < 0 ? 0 : stepOf[p];
-        std::int32_t hi = std::max(p < 0 ? -1 : lo, state.lastStep);
+        const std::int32_t lo = stepOf[p];
+        std::int32_t hi = std::max(lo + info.firstHi, state.lastStep);
         if (state.outEnd >= 0.0) {
             hi = std::max(hi, firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(home) *
                                                                      static_cast<std::size_t>(C),
@@ -604,7 +644,16 @@ Objectives Simulator::run(const std::uint8_t* genome, const std::int32_t* order,
 }
 
 Objectives Simulator::evaluate(std::span<const std::uint8_t> genome) {
-    return run<false>(genome.data(), m_priority.data(), nullptr);
+    switch (m_deviceCount) {
+    case 2:
+        return run<false, 2>(genome.data(), nullptr);
+    case 3:
+        return run<false, 3>(genome.data(), nullptr);
+    case 4:
+        return run<false, 4>(genome.data(), nullptr);
+    default:
+        return run<false, 0>(genome.data(), nullptr);
+    }
 }
 
 std::vector<std::uint8_t> Simulator::genomeOf(const Plan& plan) const {
@@ -681,11 +730,12 @@ SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
     setPriority(order); // validates
     SimulationResult result;
     if (withTimeline) {
-        run<true>(genome.data(), m_priority.data(), &result);
+        run<true, 0>(genome.data(), &result);
     } else {
-        run<false>(genome.data(), m_priority.data(), &result);
+        run<false, 0>(genome.data(), &result);
     }
     m_priority = saved;
+    buildSteps();
     return result;
 }
 

@@ -97,8 +97,9 @@ public:
     Plan planOf(std::span<const std::uint8_t> genome) const;
 
 private:
-    template <bool WithTimeline>
-    Objectives run(const std::uint8_t* genome, const std::int32_t* order, SimulationResult* detail);
+    template <bool WithTimeline, int FixedDevices>
+    Objectives run(const std::uint8_t* genome, SimulationResult* detail);
+    void buildSteps(); // m_steps and m_stepCells from m_priority
     std::size_t cell(std::int32_t ci, std::int32_t d) const {
         return static_cast<std::size_t>(ci) * static_cast<std::size_t>(m_deviceCount) +
                static_cast<std::size_t>(d);
@@ -128,12 +129,13 @@ private:
     Csr m_inputs;                          // per compute node: buffers read
     struct InputRef {
         std::int32_t buffer;
-        std::int32_t producer; // compact compute index; -1: graph input
+        std::int32_t producer; // compact compute index; C (the sentinel): graph input
     };
     std::vector<InputRef> m_inputRefs; // parallel to m_inputs.values
     struct BufferInfo {
-        std::int32_t producer;
+        std::int32_t producer; // compact compute index; C (the sentinel): graph input
         std::int32_t isOutput;
+        std::int32_t firstHi; // -1 for a graph input (alive from step 0 only if read), else 0
         double bytes;
     };
     std::vector<BufferInfo> m_buffers;
@@ -143,14 +145,31 @@ private:
     Csr m_computeSuccessors;
     Csr m_computePredecessors;
     std::vector<std::int32_t> m_priority;
+    /// The priority order with what evaluate() reads per node, laid out in that order.
+    struct Step {
+        std::int32_t ci;
+        std::int32_t inBegin, inEnd;         // m_inputRefs range
+        std::int32_t staticBegin, staticEnd; // m_statics.values range
+        double exclusiveWeight;
+    };
+    struct StepCell { // step i · D + d
+        double latencyUs;
+        double energyUj;
+        double workspaceBytes;
+        std::int32_t unsupported;
+    };
+    std::vector<Step> m_steps;
+    std::vector<StepCell> m_stepCells;
     std::vector<TransferHop> m_hops;         // all paths, flat
     std::vector<std::int32_t> m_pathOffsets; // (src · D + dst) → m_hops range
+    std::int32_t m_hopCount = 0;
+    std::vector<double> m_transferUs; // b · hops + h: bytes of buffer b / bandwidth of hop h
     std::vector<std::int32_t> m_graphInputBuffers;
     std::vector<double> m_idleW, m_memory;
 
     // Scratch, reused by every evaluation.
-    std::vector<double> m_start, m_finish;
-    std::vector<std::int32_t> m_step;
+    std::vector<double> m_start, m_finish;        // m_finish[C] = 0: graph-input sentinel
+    std::vector<std::int32_t> m_step, m_deviceOf; // [C]: sentinel (step 0, host)
     std::vector<double> m_deviceFree, m_busy;
     std::vector<std::int32_t> m_stepCount;
     std::vector<double> m_stepStart, m_stepWorkspace; // d · C + k

@@ -22,13 +22,147 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 /// dominance checks are fixed-size and branch-free.
 constexpr std::size_t kStride = 3;
 
+/// What a genome's genes are: one per compute node (the flat search), or one per group of
+/// compute nodes (the coarse stage of coarse-to-fine), with what the operators need to know.
+struct GeneSpace {
+    std::size_t genes = 0;
+    std::vector<std::uint8_t> support; ///< devices a gene may take, CSR with supportOffsets
+    std::vector<std::int32_t> supportOffsets;
+    Csr successors, predecessors;       ///< between genes
+    std::vector<std::int32_t> priority; ///< genes in scheduling order (segment crossover)
+    /// Grouped only: per compute node, its gene, and the device per (gene device → node
+    /// device): node ci on gene device d goes to nodeDevice[ci · D + d].
+    std::vector<std::int32_t> geneOf;
+    std::vector<std::uint8_t> nodeDevice;
+    bool grouped() const { return !geneOf.empty(); }
+};
+
+GeneSpace flatSpace(const Simulator& sim) {
+    GeneSpace space;
+    space.genes = static_cast<std::size_t>(sim.computeCount());
+    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+        space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
+        for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
+            if (sim.supported(ci, d)) {
+                space.support.push_back(static_cast<std::uint8_t>(d));
+            }
+        }
+        if (space.support.size() == static_cast<std::size_t>(space.supportOffsets.back())) {
+            space.support.push_back(static_cast<std::uint8_t>(sim.costs().host()));
+        }
+        space.successors.appendRow(sim.computeSuccessors(ci));
+        space.predecessors.appendRow(sim.computePredecessors(ci));
+    }
+    space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
+    const auto priority = sim.priority();
+    space.priority.assign(priority.begin(), priority.end());
+    return space;
+}
+
+/// Groups for the coarse stage: maximal chains of compute nodes (a node with one compute
+/// successor whose only compute predecessor it is joins that successor's group), cut at
+/// `maxLength` nodes. A group may take every device some member supports; a member that does
+/// not support the group's device runs on the host (or, failing that, on its fastest
+/// supporting device), as in the all-on-one-device baselines.
+GeneSpace chainSpace(const Simulator& sim, std::int32_t maxLength) {
+    const std::int32_t C = sim.computeCount();
+    const std::int32_t D = sim.deviceCount();
+    GeneSpace space;
+    space.geneOf.assign(static_cast<std::size_t>(C), -1);
+    std::vector<std::int32_t> length;
+    for (const std::int32_t ci : sim.priority()) {
+        const auto pred = sim.computePredecessors(ci);
+        std::int32_t gene = -1;
+        if (pred.size() == 1 && sim.computeSuccessors(pred[0]).size() == 1) {
+            const std::int32_t g = space.geneOf[static_cast<std::size_t>(pred[0])];
+            if (length[static_cast<std::size_t>(g)] < maxLength) {
+                gene = g;
+            }
+        }
+        if (gene < 0) {
+            gene = static_cast<std::int32_t>(length.size());
+            length.push_back(0);
+            space.priority.push_back(gene);
+        }
+        space.geneOf[static_cast<std::size_t>(ci)] = gene;
+        ++length[static_cast<std::size_t>(gene)];
+    }
+    space.genes = length.size();
+    const std::int32_t host = sim.costs().host();
+    space.nodeDevice.resize(static_cast<std::size_t>(C) * static_cast<std::size_t>(D));
+    std::vector<std::uint32_t> geneSupport(space.genes, 0u);
+    for (std::int32_t ci = 0; ci < C; ++ci) {
+        std::int32_t fallback = sim.supported(ci, host) ? host : -1;
+        for (std::int32_t d = 0; d < D && !sim.supported(ci, host); ++d) {
+            if (sim.supported(ci, d) &&
+                (fallback < 0 || sim.latencyUs(ci, d) < sim.latencyUs(ci, fallback))) {
+                fallback = d;
+            }
+        }
+        for (std::int32_t d = 0; d < D; ++d) {
+            const bool ok = sim.supported(ci, d);
+            space.nodeDevice[static_cast<std::size_t>(ci * D + d)] =
+                static_cast<std::uint8_t>(ok || fallback < 0 ? d : fallback);
+            if (ok) {
+                geneSupport[static_cast<std::size_t>(space.geneOf[static_cast<std::size_t>(ci)])] |=
+                    1u << d;
+            }
+        }
+    }
+    std::vector<std::vector<std::int32_t>> succ(space.genes), pred(space.genes);
+    for (std::int32_t ci = 0; ci < C; ++ci) {
+        const std::int32_t g = space.geneOf[static_cast<std::size_t>(ci)];
+        for (const std::int32_t cs : sim.computeSuccessors(ci)) {
+            const std::int32_t h = space.geneOf[static_cast<std::size_t>(cs)];
+            auto& row = succ[static_cast<std::size_t>(g)];
+            if (h != g && std::find(row.begin(), row.end(), h) == row.end()) {
+                row.push_back(h);
+                pred[static_cast<std::size_t>(h)].push_back(g);
+            }
+        }
+    }
+    for (std::size_t g = 0; g < space.genes; ++g) {
+        space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
+        for (std::int32_t d = 0; d < D; ++d) {
+            if ((geneSupport[g] >> d) & 1u) {
+                space.support.push_back(static_cast<std::uint8_t>(d));
+            }
+        }
+        if (geneSupport[g] == 0) {
+            space.support.push_back(static_cast<std::uint8_t>(host));
+        }
+        space.successors.appendRow(succ[g]);
+        space.predecessors.appendRow(pred[g]);
+    }
+    space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
+    return space;
+}
+
+/// The group genome closest to a node genome: each group takes the device most of its members
+/// are on (ties: the lower index).
+std::vector<std::uint8_t> projectToGroups(const GeneSpace& space, std::int32_t deviceCount,
+                                          std::span<const std::uint8_t> genome) {
+    std::vector<std::int32_t> votes(space.genes * static_cast<std::size_t>(deviceCount), 0);
+    for (std::size_t ci = 0; ci < genome.size(); ++ci) {
+        ++votes[static_cast<std::size_t>(space.geneOf[ci]) * static_cast<std::size_t>(deviceCount) +
+                genome[ci]];
+    }
+    std::vector<std::uint8_t> out(space.genes, 0);
+    for (std::size_t g = 0; g < space.genes; ++g) {
+        const auto row = votes.begin() + static_cast<std::ptrdiff_t>(g) * deviceCount;
+        out[g] = static_cast<std::uint8_t>(std::max_element(row, row + deviceCount) - row);
+    }
+    return out;
+}
+
 /// NSGA-II state over flat arrays: 2N individuals (parents [0, N), offspring [N, 2N)).
 class Nsga2 {
 public:
-    Nsga2(Simulator& sim, const SearchOptions& options)
-        : m_sim(sim), m_options(options), m_random(options.seed),
-          m_n(static_cast<std::size_t>(options.population)),
-          m_c(static_cast<std::size_t>(sim.computeCount())), m_m(options.objectives.size()) {
+    Nsga2(Simulator& sim, const SearchOptions& options, const GeneSpace& space)
+        : m_sim(sim), m_options(options), m_space(space), m_random(options.seed),
+          m_n(static_cast<std::size_t>(options.population)), m_c(space.genes),
+          m_m(options.objectives.size()) {
+        m_expanded.resize(static_cast<std::size_t>(sim.computeCount()));
         const std::size_t total = 2 * m_n;
         m_genomes.resize(total * m_c);
         m_scratch.resize(total * m_c);
@@ -53,33 +187,33 @@ public:
         m_front.reserve(total);
         m_next.reserve(total);
         m_selected.reserve(total);
-        for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
-            std::vector<std::uint8_t> devices;
-            for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
-                if (sim.supported(ci, d)) {
-                    devices.push_back(static_cast<std::uint8_t>(d));
-                }
-            }
-            if (devices.empty()) {
-                devices.push_back(static_cast<std::uint8_t>(sim.costs().host()));
-            }
-            m_supportOffsets.push_back(static_cast<std::int32_t>(m_support.size()));
-            m_support.insert(m_support.end(), devices.begin(), devices.end());
-        }
-        m_supportOffsets.push_back(static_cast<std::int32_t>(m_support.size()));
-        const auto priority = sim.priority();
-        m_priority.assign(priority.begin(), priority.end());
+        m_support = space.support;
+        m_supportOffsets = space.supportOffsets;
+        m_priority = space.priority;
         m_mutationRate = m_c > 0 ? 1.0 / static_cast<double>(m_c) : 0.0;
         m_logKeep = std::log1p(-std::min(m_mutationRate, 0.999999));
     }
 
-    SearchResult run(const std::vector<Solution>& baselines, Progress* progress) {
+    /// `baselines`: node genomes, reported and (projected to the genes when grouped) placed
+    /// first in the initial population; `seeds`: evaluated node genomes (flat space only) that
+    /// fill the initial population after the baselines and enter the archive; `reference`:
+    /// the hypervolume reference point, computed from the initial population when empty.
+    SearchResult run(const std::vector<Solution>& baselines, Progress* progress,
+                     const std::vector<Solution>& seeds = {},
+                     const std::vector<double>& reference = {}) {
         SearchResult result;
         result.objectives = m_options.objectives;
         result.baselines = baselines;
-        initialise(baselines);
+        initialise(baselines, seeds);
         selectSurvivors(m_n); // ranks and crowding of the initial population
-        computeReference(result);
+        for (std::size_t s = m_seededInPopulation; s < seeds.size(); ++s) {
+            addToArchive(seeds[s].genome.data(), seeds[s].objectives);
+        }
+        if (reference.empty()) {
+            computeReference(result, baselines);
+        } else {
+            result.reference = reference;
+        }
         result.hypervolumeByGeneration.push_back(frontHypervolume(result.reference));
         for (std::int32_t g = 0; g < m_options.generations; ++g) {
             if (progress && progress->cancelled()) {
@@ -99,14 +233,11 @@ public:
         }
         std::vector<Solution> candidates = baselines;
         for (std::size_t a = 0; a < m_archiveSize; ++a) {
-            candidates.push_back(
-                {std::vector<std::uint8_t>(archiveGenome(a), archiveGenome(a) + m_c),
-                 m_archiveFull[a], std::string()});
+            candidates.push_back({nodeGenome(archiveGenome(a)), m_archiveFull[a], std::string()});
         }
         for (std::size_t i = 0; i < m_n; ++i) {
             if (m_rank[i] == 0 && m_full[i].feasible()) {
-                candidates.push_back({std::vector<std::uint8_t>(genome(i), genome(i) + m_c),
-                                      m_full[i], std::string()});
+                candidates.push_back({nodeGenome(genome(i)), m_full[i], std::string()});
             }
         }
         result.front = nonDominated(candidates, m_options.objectives);
@@ -115,8 +246,38 @@ public:
         return result;
     }
 
+    /// The final population as node genomes, best rank first.
+    std::vector<Solution> population() {
+        std::vector<std::size_t> order(m_n);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return m_rank[a] < m_rank[b]; });
+        std::vector<Solution> out;
+        for (const std::size_t i : order) {
+            out.push_back({nodeGenome(genome(i)), m_full[i], std::string()});
+        }
+        return out;
+    }
+
 private:
     std::uint8_t* genome(std::size_t i) { return m_genomes.data() + i * m_c; }
+
+    /// The node genome of a genome (itself in the flat space).
+    const std::uint8_t* expand(const std::uint8_t* g) {
+        if (!m_space.grouped()) {
+            return g;
+        }
+        const std::size_t D = static_cast<std::size_t>(m_sim.deviceCount());
+        for (std::size_t ci = 0; ci < m_expanded.size(); ++ci) {
+            m_expanded[ci] =
+                m_space.nodeDevice[ci * D + g[static_cast<std::size_t>(m_space.geneOf[ci])]];
+        }
+        return m_expanded.data();
+    }
+    std::vector<std::uint8_t> nodeGenome(const std::uint8_t* g) {
+        const std::uint8_t* e = expand(g);
+        return std::vector<std::uint8_t>(e, e + m_expanded.size());
+    }
     const double* values(std::size_t i) const { return m_values.data() + i * kStride; }
 
     std::span<const std::uint8_t> support(std::size_t ci) const {
@@ -157,7 +318,7 @@ private:
                 return;
             }
         }
-        const Objectives o = m_sim.evaluate({genome(i), m_c});
+        const Objectives o = m_sim.evaluate({expand(genome(i)), m_expanded.size()});
         ++m_simulated;
         m_full[i] = o;
         for (std::size_t k = 0; k < m_m; ++k) {
@@ -165,14 +326,34 @@ private:
         }
     }
 
-    void initialise(const std::vector<Solution>& baselines) {
+    void initialise(const std::vector<Solution>& baselines, const std::vector<Solution>& seeds) {
         std::size_t i = 0;
         for (const Solution& b : baselines) {
             if (i == m_n) {
                 break;
             }
-            std::copy(b.genome.begin(), b.genome.end(), genome(i));
+            if (m_space.grouped()) {
+                const auto g = projectToGroups(m_space, m_sim.deviceCount(), b.genome);
+                std::copy(g.begin(), g.end(), genome(i));
+            } else {
+                std::copy(b.genome.begin(), b.genome.end(), genome(i));
+            }
             evaluate(i);
+            ++i;
+        }
+        m_seededInPopulation = 0;
+        for (const Solution& s : seeds) {
+            if (i == m_n) {
+                break;
+            }
+            std::copy(s.genome.begin(), s.genome.end(), genome(i));
+            m_hash[i] = hashOf(genome(i));
+            m_full[i] = s.objectives;
+            std::fill_n(m_values.data() + i * kStride, kStride, 0.0);
+            for (std::size_t k = 0; k < m_m; ++k) {
+                m_values[i * kStride + k] = objectiveValue(s.objectives, m_options.objectives[k]);
+            }
+            ++m_seededInPopulation;
             ++i;
         }
         for (; i < m_n; ++i) {
@@ -448,7 +629,7 @@ private:
             if (std::find(s.begin(), s.end(), d) != s.end()) {
                 g[ci] = d;
             }
-            const auto next = forward ? m_sim.computeSuccessors(ci) : m_sim.computePredecessors(ci);
+            const auto next = forward ? m_space.successors.row(ci) : m_space.predecessors.row(ci);
             if (next.empty()) {
                 break;
             }
@@ -546,10 +727,24 @@ private:
             if (i < firstNew || !m_full[i].feasible()) {
                 continue;
             }
+            addToArchive(genome(i), m_full[i]);
+        }
+    }
+
+    /// Adds a feasible plan to the archive unless an entry weakly dominates it; drops the
+    /// entries it dominates.
+    void addToArchive(const std::uint8_t* g, const Objectives& full) {
+        if (!full.feasible()) {
+            return;
+        }
+        const std::size_t capacity = 10 * m_n;
+        {
             // Archive values are stored three per entry (zero-padded), so these scans are
             // branch-free over fixed-size rows.
             double v[3] = {0.0, 0.0, 0.0};
-            std::copy_n(values(i), kStride, v);
+            for (std::size_t k = 0; k < m_m; ++k) {
+                v[k] = objectiveValue(full, m_options.objectives[k]);
+            }
             const double* w = m_archiveValues.data();
             bool dominated = false;
             for (std::size_t a = 0; a < m_archiveSize && !dominated; a += 8) {
@@ -561,7 +756,7 @@ private:
                 dominated = any;
             }
             if (dominated) {
-                continue;
+                return;
             }
             for (std::size_t a = 0; a < m_archiveSize;) {
                 if ((v[0] <= w[3 * a]) & (v[1] <= w[3 * a + 1]) & (v[2] <= w[3 * a + 2])) {
@@ -570,9 +765,9 @@ private:
                     ++a;
                 }
             }
-            std::memcpy(archiveGenome(m_archiveSize), genome(i), m_c);
+            std::memcpy(archiveGenome(m_archiveSize), g, m_c);
             std::copy_n(v, 3, m_archiveValues.data() + m_archiveSize * 3);
-            m_archiveFull[m_archiveSize] = m_full[i];
+            m_archiveFull[m_archiveSize] = full;
             ++m_archiveSize;
             m_archiveChanged = true;
             if (m_archiveSize >= capacity + m_n) {
@@ -619,8 +814,18 @@ private:
         m_archiveSize = capacity;
     }
 
-    void computeReference(SearchResult& result) {
+    void computeReference(SearchResult& result, const std::vector<Solution>& baselines) {
         result.reference.assign(m_m, 0.0);
+        // Node-level baselines count too (when grouped, the population holds their
+        // projections), so that every baseline lies inside the reference box.
+        for (const Solution& b : baselines) {
+            if (b.objectives.feasible()) {
+                for (std::size_t k = 0; k < m_m; ++k) {
+                    result.reference[k] = std::max(
+                        result.reference[k], objectiveValue(b.objectives, m_options.objectives[k]));
+                }
+            }
+        }
         bool anyFeasible = false;
         for (std::size_t i = 0; i < m_n; ++i) {
             anyFeasible = anyFeasible || m_full[i].feasible();
@@ -657,6 +862,7 @@ private:
 
     Simulator& m_sim;
     const SearchOptions& m_options;
+    const GeneSpace& m_space;
     Random m_random;
     std::size_t m_n;
     std::size_t m_c;
@@ -665,6 +871,8 @@ private:
     double m_logKeep = -1.0;
 
     std::vector<std::int32_t> m_priority;
+    std::vector<std::uint8_t> m_expanded;
+    std::size_t m_seededInPopulation = 0;
     std::vector<std::uint8_t> m_support;
     std::vector<std::int32_t> m_supportOffsets;
 
@@ -695,6 +903,23 @@ private:
     std::vector<std::uint64_t> m_tmpHash;
 };
 
+/// Progress of one stage of a staged search: fractions mapped into [offset, offset + scale].
+class StageProgress : public Progress {
+public:
+    StageProgress(Progress* inner, double offset, double scale, std::string stage)
+        : m_inner(inner), m_offset(offset), m_scale(scale), m_stage(std::move(stage)) {}
+    void report(double fraction, const std::string& message) override {
+        m_inner->report(m_offset + m_scale * fraction, m_stage + " " + message);
+    }
+    bool cancelled() const override { return m_inner->cancelled(); }
+
+private:
+    Progress* m_inner;
+    double m_offset;
+    double m_scale;
+    std::string m_stage;
+};
+
 } // namespace
 
 SearchResult searchPareto(Simulator& sim, const SearchOptions& options, Progress* progress) {
@@ -708,6 +933,13 @@ SearchResult searchPareto(Simulator& sim, const SearchOptions& options, Progress
     }
     if (options.objectives.size() < 2 || options.objectives.size() > 3) {
         throw InputError("--objectives: expected two or three objectives");
+    }
+    if (options.coarseToFine &&
+        !(options.coarseGenerationShare > 0.0 && options.coarseGenerationShare < 1.0)) {
+        throw InputError("coarse-to-fine: the coarse share of the generations must lie in (0, 1)");
+    }
+    if (options.coarseToFine && options.coarseMaxGroupSize < 1) {
+        throw InputError("coarse-to-fine: the longest chain must be at least 1 node");
     }
     if (options.upwardRankPriority) {
         sim.setPriority(upwardRankOrder(sim));
@@ -724,8 +956,57 @@ SearchResult searchPareto(Simulator& sim, const SearchOptions& options, Progress
         result.evaluations = static_cast<std::int64_t>(baselines.size());
         return result;
     }
-    Nsga2 nsga(sim, options);
-    return nsga.run(baselines, progress);
+    const GeneSpace flat = flatSpace(sim);
+    if (!options.coarseToFine || options.generations < 2) {
+        Nsga2 nsga(sim, options, flat);
+        return nsga.run(baselines, progress);
+    }
+
+    // Coarse-to-fine: the first share of the generations searches over chains of nodes, the
+    // rest over nodes, starting from the coarse archive and final population. Same population
+    // and generation count, hence about the same number of simulations, as the flat search.
+    const GeneSpace coarse = chainSpace(sim, options.coarseMaxGroupSize);
+    if (coarse.genes == flat.genes) {
+        Nsga2 nsga(sim, options, flat); // nothing to contract
+        return nsga.run(baselines, progress);
+    }
+    SearchOptions coarseOptions = options;
+    coarseOptions.generations = std::clamp(
+        static_cast<std::int32_t>(std::lround(options.coarseGenerationShare * options.generations)),
+        1, options.generations - 1);
+    SearchOptions fineOptions = options;
+    fineOptions.generations = options.generations - coarseOptions.generations;
+    fineOptions.seed = options.seed ^ 0x5bd1e995u;
+    const double coarseFraction =
+        static_cast<double>(coarseOptions.generations) / options.generations;
+    StageProgress coarseProgress(progress, 0.0, coarseFraction, "coarse");
+    Nsga2 first(sim, coarseOptions, coarse);
+    SearchResult result = first.run(baselines, progress ? &coarseProgress : nullptr);
+    if (result.cancelled) {
+        return result;
+    }
+    // Seeds: the coarse front (from the archive), then the final population.
+    std::vector<Solution> seeds = result.front;
+    for (Solution& s : first.population()) {
+        seeds.push_back(std::move(s));
+    }
+    StageProgress fineProgress(progress, coarseFraction, 1.0 - coarseFraction, "fine");
+    Nsga2 second(sim, fineOptions, flat);
+    SearchResult fine =
+        second.run(baselines, progress ? &fineProgress : nullptr, seeds, result.reference);
+    result.hypervolumeByGeneration.insert(result.hypervolumeByGeneration.end(),
+                                          fine.hypervolumeByGeneration.begin() + 1,
+                                          fine.hypervolumeByGeneration.end());
+    result.generationsRun += fine.generationsRun;
+    // The fine stage re-simulates the baselines only.
+    result.evaluations += fine.evaluations - static_cast<std::int64_t>(baselines.size());
+    result.reusedEvaluations += fine.reusedEvaluations;
+    result.cancelled = fine.cancelled;
+    std::vector<Solution> candidates = baselines;
+    candidates.insert(candidates.end(), fine.front.begin(), fine.front.end());
+    candidates.insert(candidates.end(), result.front.begin(), result.front.end());
+    result.front = nonDominated(candidates, options.objectives);
+    return result;
 }
 
 } // namespace paretune

@@ -28,6 +28,13 @@ struct SearchOptions {
     double archiveStepShare = 0.1;
     /// Schedule every plan in HEFT's upward-rank order (else the graph's topological order).
     bool upwardRankPriority = true;
+    /// Coarse-to-fine (for big graphs): the first coarseGenerationShare of the generations
+    /// search over chains of compute nodes (single-producer single-consumer runs of at most
+    /// coarseMaxGroupSize nodes, one device per chain), the rest over single nodes, seeded
+    /// with the coarse front and population. Same population and generation count.
+    bool coarseToFine = false;
+    double coarseGenerationShare = 0.2;
+    std::int32_t coarseMaxGroupSize = 16;
 };
 
 /// Outcome of a search, as a value.
@@ -57,8 +64,11 @@ struct SearchResult {
 /// simulator's priority (upward-rank order by default) and leaves it set, so the genomes of the
 /// result evaluate the same afterwards. `progress` (may be null) gets one report per
 /// generation; when it says cancelled the search stops and returns what it has.
+/// With coarseToFine the hypervolume reference comes from the coarse initial population (and
+/// the baselines), progress messages are prefixed "coarse" / "fine", and generationsRun counts
+/// both stages.
 /// Throws InputError for options out of range (population < 4, generations < 0, an objective
-/// list not of 2 or 3).
+/// list not of 2 or 3, a coarse share outside (0, 1), a chain length < 1).
 SearchResult searchPareto(Simulator& sim, const SearchOptions& options,
                           Progress* progress = nullptr);
 
