@@ -1,4 +1,5 @@
 // The paretune command line, run as a process: output formats and exit codes.
+#include "cliprocess.h"
 #include "errorcases.h"
 #include "testpaths.h"
 
@@ -10,18 +11,10 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = CliRun;
 
 Run paretune(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(PARETUNE_CLI_PATH), args);
-    process.waitForFinished(120000);
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
+    return runParetune(args, 120000);
 }
 
 } // namespace

@@ -1,4 +1,5 @@
 // `paretune search` run as a process: the JSON document, the table, --out, exit codes.
+#include "cliprocess.h"
 #include "testpaths.h"
 
 #include <QJsonArray>
@@ -10,18 +11,10 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = CliRun;
 
 Run paretune(const QStringList& args) {
-    QProcess process;
-    process.start(QStringLiteral(PARETUNE_CLI_PATH), args);
-    process.waitForFinished(300000);
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
+    return runParetune(args, 300000);
 }
 
 QString catalog() {
