@@ -5,6 +5,8 @@
 #include "mainwindow.h"
 #include "modelloader.h"
 #include "nodetablemodel.h"
+#include "paretoplot.h"
+#include "placementsearch.h"
 #include "testpaths.h"
 
 #include <QAbstractItemModelTester>
@@ -22,6 +24,9 @@ private Q_SLOTS:
     void nodeTableModelIsConsistent();
     void failureIsReported();
     void latestLoadWins();
+    void searchSelectPlanUpdatesTable();
+    void searchCanBeCancelled();
+    void searchWithoutModelIsRefused();
     void formatCount_data();
     void formatCount();
     void formatBytes();
@@ -86,6 +91,82 @@ void TestWorkbench::latestLoadWins() {
     QTest::qWait(200); // give a stale result the chance to arrive
     QCOMPARE(failed.count(), 0);
     QCOMPARE(shown.count(), 1);
+}
+
+void TestWorkbench::searchSelectPlanUpdatesTable() {
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    window.openSampleModel();
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+
+    QSignalSpy searched(&window, &MainWindow::searchShown);
+    SearchOptions options;
+    options.population = 40;
+    options.generations = 20;
+    window.searchPlacements(options);
+    QTRY_COMPARE_WITH_TIMEOUT(searched.count(), 1, 60000);
+    const auto outcome = window.currentSearch();
+    QVERIFY(outcome);
+    QVERIFY(!outcome->result.front.empty());
+    QCOMPARE(window.paretoPlot()->pointCount(), static_cast<int>(outcome->result.front.size()));
+    QCOMPARE(outcome->deviceIds, (std::vector<std::string>{"cpu", "gpu", "npu"}));
+
+    // Choosing two different plans changes the table's device column accordingly.
+    const NodeTableModel* table = window.nodeTableModel();
+    auto deviceColumn = [table] {
+        QStringList devices;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            devices << table->data(table->index(row, NodeTableModel::Device)).toString();
+        }
+        return devices;
+    };
+    QVERIFY(deviceColumn().join(QString()).isEmpty());
+    QSignalSpy planShown(&window, &MainWindow::planShown);
+    const int last = static_cast<int>(outcome->result.front.size()) - 1;
+    window.paretoPlot()->selectPlan(0);
+    QCOMPARE(planShown.count(), 1);
+    const QStringList first = deviceColumn();
+    QVERIFY(!first.join(QString()).isEmpty());
+    window.paretoPlot()->selectPlan(last);
+    QCOMPARE(window.paretoPlot()->selectedPlan(), last);
+    if (last > 0 && outcome->result.front[0].genome !=
+                        outcome->result.front[static_cast<std::size_t>(last)].genome) {
+        QVERIFY(deviceColumn() != first);
+    }
+    // Every compute node got one of the searched devices.
+    const Graph& g = window.currentModel()->graph;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        if (g.nodes[static_cast<std::size_t>(row)].kind == NodeKind::Compute) {
+            QVERIFY(
+                QStringList({QStringLiteral("cpu"), QStringLiteral("gpu"), QStringLiteral("npu")})
+                    .contains(deviceColumn()[row]));
+        }
+    }
+}
+
+void TestWorkbench::searchCanBeCancelled() {
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    window.openSampleModel();
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QSignalSpy searched(&window, &MainWindow::searchShown);
+    SearchOptions options;
+    options.generations = 100000; // far longer than the test waits
+    window.searchPlacements(options);
+    QTest::qWait(300);
+    window.cancelSearch();
+    QTRY_COMPARE_WITH_TIMEOUT(searched.count(), 1, 30000);
+    QVERIFY(window.currentSearch()->result.cancelled);
+    QVERIFY(window.currentSearch()->result.generationsRun < 100000);
+}
+
+void TestWorkbench::searchWithoutModelIsRefused() {
+    MainWindow window;
+    QSignalSpy failed(&window, &MainWindow::errorShown);
+    window.searchPlacements(SearchOptions{});
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(!window.currentSearch());
 }
 
 void TestWorkbench::formatCount_data() {

@@ -3,6 +3,9 @@
 #include "graph/onnx_importer.h"
 #include "modelloader.h"
 #include "nodetablemodel.h"
+#include "paretoplot.h"
+#include "placementsearch.h"
+#include "plan/simulator.h"
 
 #include <QAction>
 #include <QApplication>
@@ -16,6 +19,8 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
@@ -71,6 +76,26 @@ MainWindow::MainWindow(QWidget* parent)
     fileMenu->addSeparator();
     QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+    m_pareto = new ParetoPlot(this);
+    auto* paretoDock = new QDockWidget(tr("Pareto front"), this);
+    paretoDock->setObjectName(QStringLiteral("paretoDock"));
+    paretoDock->setWidget(m_pareto);
+    addDockWidget(Qt::RightDockWidgetArea, paretoDock);
+    m_searcher = new PlacementSearch(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(220);
+    m_progress->hide();
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->hide();
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+
+    QMenu* searchMenu = menuBar()->addMenu(tr("&Search"));
+    m_searchAction =
+        searchMenu->addAction(tr("Search &placements (example catalog: cpu, gpu, npu)"), this,
+                              [this] { searchPlacements(SearchOptions{}); });
+    m_searchAction->setEnabled(false);
     QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About Paretune"), this, &MainWindow::showAbout);
 
@@ -81,6 +106,25 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_loader, &ModelLoader::modelLoaded, this, &MainWindow::showModel);
     connect(m_loader, &ModelLoader::loadFailed, this, &MainWindow::showError);
+    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelSearch);
+    connect(m_searcher, &PlacementSearch::searchStarted, this, [this] {
+        m_progress->setValue(0);
+        m_progress->show();
+        m_cancel->show();
+        statusBar()->showMessage(tr("Searching placements..."));
+    });
+    connect(m_searcher, &PlacementSearch::searchProgressed, this,
+            [this](double fraction, const QString& message) {
+                m_progress->setValue(static_cast<int>(fraction * 1000.0));
+                m_progress->setFormat(message);
+            });
+    connect(m_searcher, &PlacementSearch::searchFinished, this, &MainWindow::showSearch);
+    connect(m_searcher, &PlacementSearch::searchFailed, this, [this](const QString& message) {
+        m_progress->hide();
+        m_cancel->hide();
+        showError(message);
+    });
+    connect(m_pareto, &ParetoPlot::planSelected, this, &MainWindow::showPlan);
     statusBar()->showMessage(tr("Ready"));
 }
 
@@ -88,6 +132,66 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::openModel(const QString& path) {
     m_loader->load(path);
+}
+
+void MainWindow::searchPlacements(const SearchOptions& options) {
+    if (!m_model) {
+        showError(tr("Open a model before searching placements."));
+        return;
+    }
+    QFile catalog(QStringLiteral(":/catalogs/example.json"));
+    if (!catalog.open(QIODevice::ReadOnly)) {
+        showError(tr("The bundled example catalog is missing from the resources."));
+        return;
+    }
+    m_searcher->start(m_model, catalog.readAll(), QStringLiteral("example.json"),
+                      {"cpu", "gpu", "npu"}, options);
+}
+
+void MainWindow::cancelSearch() {
+    m_searcher->cancel();
+}
+
+void MainWindow::showSearch(std::shared_ptr<const SearchOutcome> outcome) {
+    m_search = std::move(outcome);
+    m_progress->hide();
+    m_cancel->hide();
+    m_pareto->setOutcome(m_search);
+    const SearchResult& r = m_search->result;
+    const double hypervolume =
+        r.hypervolumeByGeneration.empty() ? 0.0 : r.hypervolumeByGeneration.back();
+    statusBar()->showMessage(tr("Search %1: %2 plans on the front, %3 evaluated, hypervolume %4")
+                                 .arg(r.cancelled ? tr("cancelled") : tr("finished"))
+                                 .arg(r.front.size())
+                                 .arg(r.evaluations)
+                                 .arg(hypervolume, 0, 'f', 4));
+    Q_EMIT searchShown();
+}
+
+void MainWindow::showPlan(int index) {
+    if (!m_search || m_search->model != m_model || index < 0 ||
+        index >= static_cast<int>(m_search->result.front.size())) {
+        return;
+    }
+    const Solution& chosen = m_search->result.front[static_cast<std::size_t>(index)];
+    const Simulator simulator(m_model->graph, m_search->costs);
+    const Plan plan = simulator.planOf(chosen.genome);
+    std::vector<QString> devices;
+    for (const std::int32_t d : plan.device) {
+        devices.push_back(
+            d < 0 ? QString()
+                  : QString::fromStdString(m_search->deviceIds[static_cast<std::size_t>(d)]));
+    }
+    m_nodeModel->setPlacement(std::move(devices));
+    const Objectives& o = chosen.objectives;
+    statusBar()->showMessage(
+        tr("Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB")
+            .arg(index)
+            .arg(m_search->costSource)
+            .arg(o.latencyUs / 1000.0, 0, 'f', 3)
+            .arg(o.energyMj, 0, 'f', 3)
+            .arg(o.peakMemoryBytes / (1024.0 * 1024.0), 0, 'f', 2));
+    Q_EMIT planShown(index);
 }
 
 void MainWindow::openSampleModel() {
@@ -110,6 +214,7 @@ void MainWindow::chooseModelFile() {
 void MainWindow::showModel(std::shared_ptr<const ImportResult> result, const QString& displayName) {
     m_model = std::move(result);
     m_nodeModel->setModel(m_model);
+    m_searchAction->setEnabled(true);
     const Graph& g = m_model->graph;
     std::map<NodeKind, int> kinds;
     for (const Node& n : g.nodes) {

@@ -5,6 +5,8 @@
 #include <memory>
 
 class QLabel;
+class QProgressBar;
+class QPushButton;
 class QLineEdit;
 class QListWidget;
 class QSortFilterProxyModel;
@@ -15,6 +17,10 @@ namespace paretune {
 struct ImportResult;
 class ModelLoader;
 class NodeTableModel;
+class ParetoPlot;
+class PlacementSearch;
+struct SearchOptions;
+struct SearchOutcome;
 
 /// The workbench's main window: the opened model's summary, its node table and the import
 /// diagnostics. Models are imported on a worker thread through ModelLoader.
@@ -28,19 +34,30 @@ public:
     /// Opens the sample model bundled in the resources (":/models/sample.onnx").
     void openSampleModel();
 
+    /// Searches placements of the current model on the devices of the bundled example catalog
+    /// (cpu host, gpu, npu; modelled costs) on a worker thread.
+    void searchPlacements(const SearchOptions& options);
+    void cancelSearch();
+
     std::shared_ptr<const ImportResult> currentModel() const { return m_model; }
+    std::shared_ptr<const SearchOutcome> currentSearch() const { return m_search; }
+    ParetoPlot* paretoPlot() const { return m_pareto; }
     NodeTableModel* nodeTableModel() const { return m_nodeModel; }
     ModelLoader* loader() const { return m_loader; }
 
 Q_SIGNALS:
     void modelShown(const QString& displayName);
     void errorShown(const QString& message);
+    void searchShown();
+    void planShown(int index);
 
 private:
     void showModel(std::shared_ptr<const ImportResult> result, const QString& displayName);
     void showError(const QString& message);
     void chooseModelFile();
     void showAbout();
+    void showSearch(std::shared_ptr<const SearchOutcome> outcome);
+    void showPlan(int index);
 
     ModelLoader* m_loader = nullptr;
     NodeTableModel* m_nodeModel = nullptr;
@@ -49,7 +66,13 @@ private:
     QLineEdit* m_filter = nullptr;
     QLabel* m_summary = nullptr;
     QListWidget* m_diagnostics = nullptr;
+    ParetoPlot* m_pareto = nullptr;
+    PlacementSearch* m_searcher = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QAction* m_searchAction = nullptr;
     std::shared_ptr<const ImportResult> m_model;
+    std::shared_ptr<const SearchOutcome> m_search;
 };
 
 } // namespace paretune

@@ -37,7 +37,8 @@ template <typename Work> void ModelLoader::start(const QString& displayName, Wor
         }
     }
     m_watcher = watcher;
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher] { deliver(watcher); });
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this,
+            [this, watcher] { deliver(watcher); });
     watcher->setFuture(QtConcurrent::run([work, job, displayName]() {
         Outcome outcome;
         outcome.job = job;

@@ -13,7 +13,15 @@ NodeTableModel::~NodeTableModel() = default;
 void NodeTableModel::setModel(std::shared_ptr<const ImportResult> model) {
     beginResetModel();
     m_model = std::move(model);
+    m_placement.clear();
     endResetModel();
+}
+
+void NodeTableModel::setPlacement(std::vector<QString> devicePerNode) {
+    m_placement = std::move(devicePerNode);
+    if (rowCount() > 0) {
+        Q_EMIT dataChanged(index(0, Device), index(rowCount() - 1, Device));
+    }
 }
 
 int NodeTableModel::rowCount(const QModelIndex& parent) const {
@@ -72,6 +80,8 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     case Kind:
         return QString(QString::fromStdString(std::string(nodeKindName(node.kind))) +
                        (node.knownOperator ? QString() : tr(" (unknown op)")));
+    case Device:
+        return row < m_placement.size() ? m_placement[row] : QString();
     case Output: {
         const auto outs = g.nodeOutputs.row(static_cast<NodeId>(row));
         return outs.empty() || outs[0] == kNone
@@ -82,11 +92,14 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     case Flops:
         return display ? formatCount(m.flops) : QVariant(m.flops);
     case BytesRead:
-        return display ? QVariant(formatBytes(m.bytesRead)) : QVariant(static_cast<qlonglong>(m.bytesRead));
+        return display ? QVariant(formatBytes(m.bytesRead))
+                       : QVariant(static_cast<qlonglong>(m.bytesRead));
     case BytesWritten:
-        return display ? QVariant(formatBytes(m.bytesWritten)) : QVariant(static_cast<qlonglong>(m.bytesWritten));
+        return display ? QVariant(formatBytes(m.bytesWritten))
+                       : QVariant(static_cast<qlonglong>(m.bytesWritten));
     case Params:
-        return display ? QVariant(formatBytes(m.paramBytes)) : QVariant(static_cast<qlonglong>(m.paramBytes));
+        return display ? QVariant(formatBytes(m.paramBytes))
+                       : QVariant(static_cast<qlonglong>(m.paramBytes));
     case Signature:
         return QString::fromStdString(
             g.signatures[row].substr(0, display ? 12 : std::string::npos));
@@ -107,6 +120,8 @@ QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Op type");
     case Kind:
         return tr("Kind");
+    case Device:
+        return tr("Device (selected plan)");
     case Output:
         return tr("Output");
     case Flops:

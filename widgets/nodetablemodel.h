@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace paretune {
 
@@ -18,6 +19,7 @@ public:
         Name,
         OpType,
         Kind,
+        Device,
         Output,
         Flops,
         BytesRead,
@@ -32,6 +34,9 @@ public:
     ~NodeTableModel() override;
 
     void setModel(std::shared_ptr<const ImportResult> model);
+    /// Device id per graph node in the selected plan (empty entries for unplaced nodes);
+    /// an empty vector clears the column.
+    void setPlacement(std::vector<QString> devicePerNode);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -46,6 +51,7 @@ public:
 
 private:
     std::shared_ptr<const ImportResult> m_model;
+    std::vector<QString> m_placement;
 };
 
 } // namespace paretune

@@ -1,7 +1,9 @@
 // paretune-workbench [MODEL] [--screenshot FILE]
 // Opens MODEL, or the bundled sample model when none is given.
 #include "mainwindow.h"
+#include "paretoplot.h"
 #include "paretune/config.h"
+#include "search/pareto_search.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -42,6 +44,11 @@ int main(int argc, char** argv) {
                                 "Save a picture of the window once the model is shown, then quit."),
         QStringLiteral("file"));
     parser.addOption(screenshot);
+    const QCommandLineOption search(
+        QStringLiteral("search"),
+        QApplication::translate("main", "After loading, search placements on the example catalog's "
+                                        "modelled devices and select the fastest plan."));
+    parser.addOption(search);
     parser.process(app);
 
     paretune::MainWindow window;
@@ -55,11 +62,21 @@ int main(int argc, char** argv) {
                 QApplication::exit(ok ? 0 : 1);
             });
         };
-        QObject::connect(&window, &paretune::MainWindow::modelShown, &window, save);
+        if (parser.isSet(search)) {
+            QObject::connect(&window, &paretune::MainWindow::planShown, &window, save);
+        } else {
+            QObject::connect(&window, &paretune::MainWindow::modelShown, &window, save);
+        }
         QObject::connect(&window, &paretune::MainWindow::errorShown, &window, [](const QString& m) {
             std::fprintf(stderr, "%s\n", qPrintable(m));
             QApplication::exit(2);
         });
+    }
+    if (parser.isSet(search)) {
+        QObject::connect(&window, &paretune::MainWindow::modelShown, &window,
+                         [&window] { window.searchPlacements(paretune::SearchOptions{}); });
+        QObject::connect(&window, &paretune::MainWindow::searchShown, &window,
+                         [&window] { window.paretoPlot()->selectPlan(0); });
     }
     window.show();
     const QStringList args = parser.positionalArguments();

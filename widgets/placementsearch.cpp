@@ -1,0 +1,105 @@
+#include "placementsearch.h"
+
+#include "common/input_error.h"
+#include "cost/device_catalog.h"
+#include "graph/onnx_importer.h"
+#include "jobprogress.h"
+#include "plan/simulator.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace paretune {
+
+PlacementSearch::PlacementSearch(QObject* parent) : QObject(parent) {}
+
+PlacementSearch::~PlacementSearch() {
+    // A running job finishes on its own (cancelled); its result goes nowhere.
+    cancel();
+    if (m_watcher) {
+        m_watcher->disconnect(this);
+    }
+}
+
+bool PlacementSearch::isRunning() const {
+    return m_watcher && m_watcher->isRunning();
+}
+
+void PlacementSearch::cancel() {
+    if (m_progress) {
+        m_progress->cancel();
+    }
+}
+
+void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
+                            const QByteArray& catalogJson, const QString& catalogName,
+                            const std::vector<std::string>& deviceIds,
+                            const SearchOptions& options) {
+    cancel(); // the latest job wins
+    const int job = ++m_latestJob;
+    // Shared by this object and the worker; deleted in the GUI thread once both let go.
+    std::shared_ptr<JobProgress> progress(new JobProgress,
+                                          [](JobProgress* p) { p->deleteLater(); });
+    m_progress = progress;
+    connect(
+        progress.get(), &JobProgress::progressed, this,
+        [this, job](double fraction, const QString& message) {
+            if (job == m_latestJob) {
+                Q_EMIT searchProgressed(fraction, message);
+            }
+        },
+        Qt::QueuedConnection);
+    auto* watcher = new QFutureWatcher<Result>(this);
+    if (m_watcher) {
+        m_watcher->disconnect(this);
+        if (m_watcher->isFinished()) {
+            m_watcher->deleteLater();
+        } else {
+            connect(m_watcher, &QFutureWatcher<Result>::finished, m_watcher, &QObject::deleteLater);
+        }
+    }
+    m_watcher = watcher;
+    connect(watcher, &QFutureWatcher<Result>::finished, this,
+            [this, watcher] { deliver(watcher); });
+    Q_EMIT searchStarted();
+    const std::string catalogText = catalogJson.toStdString();
+    const std::string origin = catalogName.toStdString();
+    watcher->setFuture(QtConcurrent::run([=]() {
+        Result r;
+        r.job = job;
+        try {
+            const DeviceCatalog catalog = parseDeviceCatalogText(catalogText, origin);
+            auto outcome = std::make_shared<SearchOutcome>();
+            outcome->model = model;
+            outcome->costs = buildCostTable(model->graph, catalog, deviceIds);
+            for (std::int32_t d = 0; d < outcome->costs.deviceCount(); ++d) {
+                outcome->deviceIds.push_back(outcome->costs.device(d).id);
+            }
+            outcome->costSource = QStringLiteral("modelled from %1").arg(catalogName);
+            Simulator simulator(model->graph, outcome->costs);
+            outcome->result = searchPareto(simulator, options, progress.get());
+            r.outcome = std::move(outcome);
+        } catch (const InputError& e) {
+            r.error = QString::fromStdString(e.what());
+        } catch (const std::exception& e) {
+            r.error = tr("Internal error in the search: %1").arg(QString::fromStdString(e.what()));
+        }
+        return r;
+    }));
+}
+
+void PlacementSearch::deliver(QFutureWatcher<Result>* watcher) {
+    if (watcher != m_watcher) {
+        return;
+    }
+    const Result r = watcher->result();
+    if (r.job != m_latestJob) {
+        return;
+    }
+    if (r.outcome) {
+        Q_EMIT searchFinished(r.outcome);
+    } else {
+        Q_EMIT searchFailed(r.error);
+    }
+}
+
+} // namespace paretune

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "cost/cost_table.h"
+#include "search/pareto_search.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct ImportResult;
+class JobProgress;
+
+/// A finished placement search, as a value the views share.
+struct SearchOutcome {
+    std::shared_ptr<const ImportResult> model;
+    std::vector<std::string> deviceIds; ///< in the cost table's device order
+    CostTable costs;
+    SearchResult result;
+    QString costSource; ///< where the costs came from, e.g. "modelled from example.json"
+};
+
+/// Runs searchPareto on a worker thread. Settings are snapshot when start() is called; the
+/// latest start wins (an older job's result is dropped); cancel() stops the running job, which
+/// still delivers what it found, flagged cancelled.
+class PlacementSearch : public QObject {
+    Q_OBJECT
+public:
+    explicit PlacementSearch(QObject* parent = nullptr);
+    ~PlacementSearch() override;
+
+    void start(std::shared_ptr<const ImportResult> model, const QByteArray& catalogJson,
+               const QString& catalogName, const std::vector<std::string>& deviceIds,
+               const SearchOptions& options);
+    void cancel();
+    bool isRunning() const;
+
+Q_SIGNALS:
+    void searchStarted();
+    void searchProgressed(double fraction, const QString& message);
+    void searchFinished(std::shared_ptr<const paretune::SearchOutcome> outcome);
+    void searchFailed(const QString& message);
+
+private:
+    struct Result {
+        std::shared_ptr<const SearchOutcome> outcome;
+        QString error;
+        int job = 0;
+    };
+    void deliver(QFutureWatcher<Result>* watcher);
+
+    QFutureWatcher<Result>* m_watcher = nullptr;
+    std::shared_ptr<JobProgress> m_progress;
+    int m_latestJob = 0;
+};
+
+} // namespace paretune
