@@ -4,135 +4,195 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="33"/>
+        <location filename="../app/workbench/main.cpp" line="35"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="38"/>
+        <location filename="../app/workbench/main.cpp" line="40"/>
         <source>ONNX model to open</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="41"/>
+        <location filename="../app/workbench/main.cpp" line="43"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/workbench/main.cpp" line="49"/>
+        <source>After loading, search placements on the example catalog&apos;s modelled devices and select the fastest plan.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="31"/>
+        <location filename="../widgets/mainwindow.cpp" line="36"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="41"/>
+        <location filename="../widgets/mainwindow.cpp" line="46"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="45"/>
+        <location filename="../widgets/mainwindow.cpp" line="50"/>
         <source>Filter nodes by name, op type, kind or shape</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="61"/>
+        <location filename="../widgets/mainwindow.cpp" line="66"/>
         <source>Diagnostics</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="66"/>
+        <location filename="../widgets/mainwindow.cpp" line="72"/>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="67"/>
+        <location filename="../widgets/mainwindow.cpp" line="73"/>
         <source>&amp;Open model...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="69"/>
+        <location filename="../widgets/mainwindow.cpp" line="75"/>
         <source>Open &amp;sample model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="71"/>
+        <location filename="../widgets/mainwindow.cpp" line="77"/>
         <source>&amp;Quit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="73"/>
-        <source>&amp;Help</source>
+        <location filename="../widgets/mainwindow.cpp" line="80"/>
+        <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="74"/>
-        <source>&amp;About Paretune</source>
+        <location filename="../widgets/mainwindow.cpp" line="89"/>
+        <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="78"/>
-        <source>Importing %1...</source>
+        <location filename="../widgets/mainwindow.cpp" line="94"/>
+        <source>&amp;Search</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="82"/>
-        <source>Ready</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="92"/>
-        <source>The bundled sample model is missing from the resources.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="95"/>
-        <source>sample.onnx (bundled)</source>
+        <location filename="../widgets/mainwindow.cpp" line="96"/>
+        <source>Search &amp;placements (example catalog: cpu, gpu, npu)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="99"/>
-        <source>Open ONNX model</source>
+        <source>&amp;Help</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="100"/>
+        <source>&amp;About Paretune</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="105"/>
+        <source>Importing %1...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="114"/>
+        <source>Searching placements...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="128"/>
+        <source>Ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="139"/>
+        <source>Open a model before searching placements.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="144"/>
+        <source>The bundled example catalog is missing from the resources.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="163"/>
+        <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="164"/>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="164"/>
+        <source>finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="188"/>
+        <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="200"/>
+        <source>The bundled sample model is missing from the resources.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="203"/>
+        <source>sample.onnx (bundled)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="207"/>
+        <source>Open ONNX model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="208"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="121"/>
+        <location filename="../widgets/mainwindow.cpp" line="230"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="142"/>
+        <location filename="../widgets/mainwindow.cpp" line="251"/>
         <source>%1 - Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="143"/>
+        <location filename="../widgets/mainwindow.cpp" line="252"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="151"/>
+        <location filename="../widgets/mainwindow.cpp" line="260"/>
         <source>Import failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="155"/>
+        <location filename="../widgets/mainwindow.cpp" line="264"/>
         <source>Cannot open model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="160"/>
+        <location filename="../widgets/mainwindow.cpp" line="269"/>
         <source>About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="161"/>
+        <location filename="../widgets/mainwindow.cpp" line="270"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -140,7 +200,7 @@
 <context>
     <name>paretune::ModelLoader</name>
     <message>
-        <location filename="../widgets/modelloader.cpp" line="49"/>
+        <location filename="../widgets/modelloader.cpp" line="52"/>
         <source>Internal error while importing %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -148,53 +208,129 @@
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="67"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="82"/>
         <source> (unknown op)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="99"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="118"/>
         <source>Node</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="101"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="120"/>
         <source>Op type</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="103"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="122"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="105"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="124"/>
+        <source>Device (selected plan)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="126"/>
         <source>Output</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="107"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="128"/>
         <source>FLOPs (from shapes)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="109"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="130"/>
         <source>Read</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="111"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="132"/>
         <source>Written</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="113"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="134"/>
         <source>Weights</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="115"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="136"/>
         <source>Signature</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::ParetoPlot</name>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="50"/>
+        <source>Latency (ms)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="52"/>
+        <source>Energy per inference (mJ)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="54"/>
+        <source>Average power (W)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="56"/>
+        <source>Peak memory (MiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="71"/>
+        <source>No search yet: run Search &gt; Search placements.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="72"/>
+        <source>X:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="74"/>
+        <source>Y:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="85"/>
+        <source>Pareto front</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="90"/>
+        <source>Baselines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="95"/>
+        <source>Selected plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="140"/>
+        <source>%1 plans on the front; costs %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="163"/>
+        <source> (infeasible)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::PlacementSearch</name>
+    <message>
+        <location filename="../widgets/placementsearch.cpp" line="84"/>
+        <source>Internal error in the search: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
