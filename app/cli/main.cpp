@@ -1,6 +1,7 @@
 // paretune: command-line front end. Exit codes: 0 ok, 1 internal error, 2 bad input.
 #include "common/input_error.h"
 #include "device/cuda_devices.h"
+#include "devices_command.h"
 #include "inspect_command.h"
 #include "paretune/config.h"
 #include "search_command.h"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
     app.add_flag("--version", version, "Print the version and build options");
     paretune::cli::addInspectCommand(app);
     paretune::cli::addSearchCommand(app);
+    paretune::cli::addDevicesCommand(app);
     try {
         app.parse(argc, argv);
         if (version) {

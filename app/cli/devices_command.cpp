@@ -1,0 +1,230 @@
+#include "devices_command.h"
+
+#include "cost/device_catalog.h"
+#include "device/device.h"
+#include "device/device_fingerprint.h"
+#include "device/micro_benchmark.h"
+#include "paretune/config.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+namespace paretune::cli {
+
+namespace {
+
+constexpr std::size_t kShortFingerprint = 12;
+
+std::string bytesText(std::int64_t bytes) {
+    char text[32];
+    if (bytes >= 1024LL * 1024 * 1024) {
+        std::snprintf(text, sizeof(text), "%.0f GiB", static_cast<double>(bytes) / (1 << 30));
+    } else if (bytes >= 1024 * 1024) {
+        std::snprintf(text, sizeof(text), "%.0f MiB", static_cast<double>(bytes) / (1 << 20));
+    } else {
+        std::snprintf(text, sizeof(text), "%.0f KiB", static_cast<double>(bytes) / 1024);
+    }
+    return text;
+}
+
+/// "0-3,8" style list of CPU ids.
+std::string cpuListText(const std::vector<std::int32_t>& cpus) {
+    std::string text;
+    for (std::size_t i = 0; i < cpus.size();) {
+        std::size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) {
+            ++j;
+        }
+        text += (text.empty() ? "" : ",") + std::to_string(cpus[i]);
+        if (j > i) {
+            text += "-" + std::to_string(cpus[j]);
+        }
+        i = j + 1;
+    }
+    return text;
+}
+
+std::vector<std::string> simdFlags(const Device& d) {
+    std::vector<std::string> flags;
+    if (d.avx2) {
+        flags.emplace_back("avx2");
+    }
+    if (d.fma3) {
+        flags.emplace_back("fma");
+    }
+    if (d.avx512f) {
+        flags.emplace_back("avx512f");
+    }
+    return flags;
+}
+
+std::string figuresText(const Device& d) {
+    char text[256];
+    if (d.tag == DeviceTag::Modelled) {
+        std::snprintf(text, sizeof(text), "peak %g GFLOP/s, %g GB/s, %s", d.peakGflops, d.memBwGbs,
+                      bytesText(d.memoryBytes).c_str());
+        return text;
+    }
+    if (d.kind == "cpu") {
+        std::string flags;
+        for (const std::string& f : simdFlags(d)) {
+            flags += " " + f;
+        }
+        std::snprintf(text, sizeof(text), "%d core%s [cpus %s], L1d %s, L2 %s, L3 %s,%s", d.cores,
+                      d.cores == 1 ? "" : "s", cpuListText(d.cpus).c_str(),
+                      bytesText(d.l1dBytes).c_str(), bytesText(d.l2Bytes).c_str(),
+                      bytesText(d.l3Bytes).c_str(), flags.c_str());
+        return text;
+    }
+    std::snprintf(text, sizeof(text), "%d SMs, %s, cc %d.%d", d.cores,
+                  bytesText(d.memoryBytes).c_str(), d.computeMajor, d.computeMinor);
+    return text;
+}
+
+struct Row {
+    const Device* device;
+    std::string fingerprint;
+    std::optional<MicroBenchmark> bench;
+    const char* benchSource = nullptr; ///< "measured" / "modelled"
+};
+
+} // namespace
+
+void runDevices(const DevicesArguments& args) {
+    std::optional<DeviceCatalog> catalog;
+    if (!args.catalog.empty()) {
+        catalog = loadDeviceCatalog(args.catalog); // throws InputError naming the file
+    }
+    const DeviceInventory inventory = discoverDevices(catalog ? &*catalog : nullptr);
+    const SoftwareStack& software = softwareStack();
+
+    std::vector<std::string> notes = inventory.notes;
+    std::vector<Row> rows;
+    for (const Device& d : inventory.devices) {
+        Row row{&d, deviceFingerprint(d, software), std::nullopt, nullptr};
+        if (args.bench && d.isCpu()) {
+            if (!args.json) {
+                std::fprintf(stderr, "benchmarking %s …\n", d.id.c_str());
+            }
+            try {
+                row.bench = runMicroBenchmark(d, MicroBenchmarkOptions{true});
+                row.benchSource = "measured";
+            } catch (const std::runtime_error& e) {
+                // Pinning refused (a sandbox without CPU affinity): list the device, say why.
+                notes.push_back(d.id + ": micro-benchmark not run: " + e.what());
+            }
+        } else if (args.bench && d.tag == DeviceTag::Modelled) {
+            row.bench = MicroBenchmark{d.peakGflops, d.memBwGbs};
+            row.benchSource = "modelled";
+        }
+        rows.push_back(std::move(row));
+    }
+
+    if (args.json) {
+        nlohmann::json devices = nlohmann::json::array();
+        for (const Row& row : rows) {
+            const Device& d = *row.device;
+            nlohmann::json entry = {{"id", d.id},
+                                    {"kind", d.kind},
+                                    {"name", d.name},
+                                    {"tag", deviceTagName(d.tag)},
+                                    {"fingerprint", row.fingerprint}};
+            if (d.tag == DeviceTag::Modelled) {
+                entry["peak_gflops"] = d.peakGflops;
+                entry["mem_bw_gbs"] = d.memBwGbs;
+                entry["memory_bytes"] = d.memoryBytes;
+            } else if (d.kind == "cpu") {
+                entry["cpus"] = d.cpus;
+                entry["cores"] = d.cores;
+                entry["l1d_bytes"] = d.l1dBytes;
+                entry["l2_bytes"] = d.l2Bytes;
+                entry["l3_bytes"] = d.l3Bytes;
+                entry["simd"] = simdFlags(d);
+            } else {
+                entry["cuda_index"] = d.cudaIndex;
+                entry["multiprocessors"] = d.cores;
+                entry["memory_bytes"] = d.memoryBytes;
+                entry["compute_capability"] =
+                    std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor);
+                entry["clock_mhz"] = d.clockMhz;
+            }
+            if (row.bench) {
+                entry["benchmark"] = {{"gemm_gflops", row.bench->gemmGflops},
+                                      {"memory_bw_gbs", row.bench->memoryBwGbs},
+                                      {"source", row.benchSource}};
+            } else {
+                entry["benchmark"] = nullptr;
+            }
+            devices.push_back(std::move(entry));
+        }
+        const nlohmann::json doc = {{"tool", "paretune"},
+                                    {"tool_version", PARETUNE_VERSION},
+                                    {"catalog", args.catalog.empty()
+                                                    ? nlohmann::json(nullptr)
+                                                    : nlohmann::json(args.catalog)},
+                                    {"software",
+                                     {{"compiler", software.compiler},
+                                      {"torch", software.torchVersion},
+                                      {"blas", software.blas},
+                                      {"cuda_runtime", software.cudaRuntime},
+                                      {"cuda_driver", software.cudaDriver}}},
+                                    {"devices", devices},
+                                    {"notes", notes}};
+        std::cout << doc.dump(2) << "\n";
+        return;
+    }
+
+    std::printf("%-8s %-5s %-9s %-12s %-40s %s\n", "ID", "Kind", "Tag", "Fingerprint", "Name",
+                "Figures");
+    for (const Row& row : rows) {
+        const Device& d = *row.device;
+        std::printf("%-8s %-5s %-9s %-12s %-40s %s\n", d.id.c_str(), d.kind.c_str(),
+                    deviceTagName(d.tag), row.fingerprint.substr(0, kShortFingerprint).c_str(),
+                    d.name.c_str(), figuresText(d).c_str());
+    }
+    if (args.bench) {
+        std::printf("\n%-8s %12s %10s  %s\n", "ID", "GEMM GFLOP/s", "Mem GB/s", "Source");
+        for (const Row& row : rows) {
+            if (row.bench) {
+                std::printf("%-8s %12.1f %10.1f  %s\n", row.device->id.c_str(),
+                            row.bench->gemmGflops, row.bench->memoryBwGbs, row.benchSource);
+            } else {
+                std::printf("%-8s %12s %10s  %s\n", row.device->id.c_str(), "-", "-",
+                            "not benchmarked (no CPU micro-benchmark for this device)");
+            }
+        }
+        std::printf("GEMM is Paretune's own blocked fp32 kernel (quick mode), not the BLAS "
+                    "figure; memory is a STREAM-like triad.\n");
+    }
+    std::printf("\nSoftware  %s; LibTorch %s; BLAS %s; CUDA runtime %d, driver %d\n",
+                software.compiler.c_str(),
+                software.torchVersion.empty() ? "-" : software.torchVersion.c_str(),
+                software.blas.empty() ? "-" : software.blas.c_str(), software.cudaRuntime,
+                software.cudaDriver);
+    for (const std::string& note : notes) {
+        std::printf("note: %s\n", note.c_str());
+    }
+}
+
+void addDevicesCommand(CLI::App& app) {
+    auto args = std::make_shared<DevicesArguments>();
+    CLI::App* cmd = app.add_subcommand(
+        "devices", "List this machine's devices (and a catalog's modelled devices) with their "
+                   "fingerprints and key figures");
+    cmd->add_option("--catalog", args->catalog,
+                    "Device catalog (paretune.devices/1 JSON); its devices are listed as "
+                    "modelled");
+    cmd->add_flag("--bench", args->bench,
+                  "Run the quick micro-benchmark (GEMM GFLOP/s, memory GB/s) on every real CPU "
+                  "device");
+    cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
+    cmd->callback([args] { runDevices(*args); });
+}
+
+} // namespace paretune::cli

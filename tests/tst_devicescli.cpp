@@ -1,0 +1,239 @@
+// `paretune devices` run as a process: the table, the JSON document, --bench, exit codes.
+#include "cliprocess.h"
+#include "testpaths.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QSet>
+#include <QtTest>
+
+#include <cmath>
+
+namespace {
+
+CliRun paretune(const QStringList& args) {
+    return runParetune(args, 120000);
+}
+
+QString catalog() {
+    return QStringLiteral(PARETUNE_TEST_DATA_DIR "/devices/catalog.json");
+}
+
+QJsonObject parse(const CliRun& run) {
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(run.out, &error);
+    if (error.error != QJsonParseError::NoError) {
+        qWarning("%s", qPrintable(error.errorString()));
+        return {};
+    }
+    return doc.object();
+}
+
+QJsonObject deviceById(const QJsonObject& doc, const QString& id) {
+    for (const QJsonValue& value : doc[QStringLiteral("devices")].toArray()) {
+        if (value[QStringLiteral("id")].toString() == id) {
+            return value.toObject();
+        }
+    }
+    return {};
+}
+
+bool positiveFinite(const QJsonValue& value) {
+    return value.isDouble() && std::isfinite(value.toDouble()) && value.toDouble() > 0.0;
+}
+
+} // namespace
+
+class TestDevicesCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void jsonDocument();
+    void fingerprintsAreStableAcrossRuns();
+    void catalogDevicesAreModelled();
+    void benchMeasuresRealCpus();
+    void table();
+    void badInputExitsWithTwo_data();
+    void badInputExitsWithTwo();
+};
+
+void TestDevicesCli::jsonDocument() {
+    const CliRun run = paretune({QStringLiteral("devices"), QStringLiteral("--json")});
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject doc = parse(run);
+    QCOMPARE(doc[QStringLiteral("tool")].toString(), QStringLiteral("paretune"));
+    QVERIFY(doc[QStringLiteral("software")].toObject().contains(QStringLiteral("blas")));
+    const QJsonArray devices = doc[QStringLiteral("devices")].toArray();
+    QVERIFY(devices.size() >= 2);
+    QCOMPARE(devices[0][QStringLiteral("id")].toString(), QStringLiteral("cpu"));
+
+    const QJsonObject cpu = devices[0].toObject();
+    const int cores = cpu[QStringLiteral("cores")].toInt();
+    QVERIFY(cores >= 1);
+    QSet<QString> ids;
+    QSet<int> coreCpus;
+    int cpuDevices = 0;
+    for (const QJsonValue& value : devices) {
+        const QJsonObject d = value.toObject();
+        const QString id = d[QStringLiteral("id")].toString();
+        QVERIFY2(!ids.contains(id), qPrintable(id));
+        ids.insert(id);
+        QCOMPARE(d[QStringLiteral("tag")].toString(), QStringLiteral("real"));
+        QVERIFY(QRegularExpression(QStringLiteral("^[0-9a-f]{64}$"))
+                    .match(d[QStringLiteral("fingerprint")].toString())
+                    .hasMatch());
+        QVERIFY(d[QStringLiteral("benchmark")].isNull()); // only with --bench
+        if (id.startsWith(QStringLiteral("cpu:"))) {
+            ++cpuDevices;
+            QCOMPARE(d[QStringLiteral("kind")].toString(), QStringLiteral("cpu"));
+            QCOMPARE(d[QStringLiteral("cores")].toInt(), 1);
+            for (const QJsonValue& c : d[QStringLiteral("cpus")].toArray()) {
+                QVERIFY2(!coreCpus.contains(c.toInt()), "cpu:N core sets overlap");
+                coreCpus.insert(c.toInt());
+            }
+        } else if (id.startsWith(QStringLiteral("cuda:"))) {
+            QCOMPARE(d[QStringLiteral("kind")].toString(), QStringLiteral("gpu"));
+            QVERIFY(d[QStringLiteral("multiprocessors")].toInt() > 0);
+        }
+    }
+    QCOMPARE(cpuDevices, cores);
+    QSet<int> allCpus;
+    for (const QJsonValue& c : cpu[QStringLiteral("cpus")].toArray()) {
+        allCpus.insert(c.toInt());
+    }
+    QCOMPARE(coreCpus, allCpus);
+}
+
+void TestDevicesCli::fingerprintsAreStableAcrossRuns() {
+    const QJsonObject first =
+        parse(paretune({QStringLiteral("devices"), QStringLiteral("--json")}));
+    const QJsonObject second =
+        parse(paretune({QStringLiteral("devices"), QStringLiteral("--json")}));
+    QVERIFY(!first.isEmpty());
+    QCOMPARE(first[QStringLiteral("devices")].toArray(),
+             second[QStringLiteral("devices")].toArray());
+    QVERIFY(deviceById(first, QStringLiteral("cpu"))[QStringLiteral("fingerprint")] !=
+            deviceById(first, QStringLiteral("cpu:0"))[QStringLiteral("fingerprint")]);
+}
+
+void TestDevicesCli::catalogDevicesAreModelled() {
+    const CliRun run = paretune({QStringLiteral("devices"), QStringLiteral("--json"),
+                                 QStringLiteral("--catalog"), catalog()});
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject doc = parse(run);
+    const QJsonObject npu = deviceById(doc, QStringLiteral("npu"));
+    QCOMPARE(npu[QStringLiteral("tag")].toString(), QStringLiteral("modelled"));
+    QCOMPARE(npu[QStringLiteral("kind")].toString(), QStringLiteral("npu"));
+    QCOMPARE(npu[QStringLiteral("peak_gflops")].toDouble(), 4000.0);
+    QCOMPARE(deviceById(doc, QStringLiteral("dsp"))[QStringLiteral("tag")].toString(),
+             QStringLiteral("modelled"));
+    // The catalog's "cpu" is left out in favour of the real one, with a note.
+    QCOMPARE(deviceById(doc, QStringLiteral("cpu"))[QStringLiteral("tag")].toString(),
+             QStringLiteral("real"));
+    bool noted = false;
+    for (const QJsonValue& note : doc[QStringLiteral("notes")].toArray()) {
+        noted = noted || note.toString().contains(QStringLiteral("'cpu'"));
+    }
+    QVERIFY(noted);
+}
+
+void TestDevicesCli::benchMeasuresRealCpus() {
+    const CliRun run =
+        paretune({QStringLiteral("devices"), QStringLiteral("--json"), QStringLiteral("--bench"),
+                  QStringLiteral("--catalog"), catalog()});
+    QCOMPARE(run.exitCode, 0);
+    const QJsonObject doc = parse(run);
+    for (const QJsonValue& value : doc[QStringLiteral("devices")].toArray()) {
+        const QJsonObject d = value.toObject();
+        const QJsonValue bench = d[QStringLiteral("benchmark")];
+        const bool realCpu = d[QStringLiteral("kind")].toString() == QStringLiteral("cpu") &&
+                             d[QStringLiteral("tag")].toString() == QStringLiteral("real");
+        const bool modelled = d[QStringLiteral("tag")].toString() == QStringLiteral("modelled");
+        if (realCpu) {
+            QCOMPARE(bench[QStringLiteral("source")].toString(), QStringLiteral("measured"));
+            QVERIFY(positiveFinite(bench[QStringLiteral("gemm_gflops")]));
+            QVERIFY(positiveFinite(bench[QStringLiteral("memory_bw_gbs")]));
+        } else if (modelled) {
+            // Modelled devices show the catalog's figures, never as measured ones.
+            QCOMPARE(bench[QStringLiteral("source")].toString(), QStringLiteral("modelled"));
+            QCOMPARE(bench[QStringLiteral("gemm_gflops")].toDouble(),
+                     d[QStringLiteral("peak_gflops")].toDouble());
+            QCOMPARE(bench[QStringLiteral("memory_bw_gbs")].toDouble(),
+                     d[QStringLiteral("mem_bw_gbs")].toDouble());
+        } else {
+            QVERIFY(bench.isNull()); // a GPU has no CPU micro-benchmark
+        }
+    }
+}
+
+void TestDevicesCli::table() {
+    const QJsonObject doc = parse(paretune({QStringLiteral("devices"), QStringLiteral("--json")}));
+    const QString cpuFingerprint =
+        deviceById(doc, QStringLiteral("cpu"))[QStringLiteral("fingerprint")].toString();
+    QCOMPARE(cpuFingerprint.size(), 64);
+
+    const CliRun run = paretune({QStringLiteral("devices"), QStringLiteral("--catalog"), catalog(),
+                                 QStringLiteral("--bench")});
+    QCOMPARE(run.exitCode, 0);
+    const QString out = QString::fromUtf8(run.out);
+    QVERIFY2(out.startsWith(QStringLiteral("ID ")), qPrintable(out));
+    const QStringList lines = out.split(QLatin1Char('\n'));
+    bool cpuRow = false;
+    bool npuRow = false;
+    bool measuredRow = false;
+    bool modelledRow = false;
+    for (const QString& line : lines) {
+        const QStringList cells = line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        if (cells.size() >= 4 && cells[0] == QStringLiteral("cpu") &&
+            cells[2] == QStringLiteral("real")) {
+            cpuRow = cpuRow || cells[3] == cpuFingerprint.left(12);
+        }
+        if (cells.size() >= 4 && cells[0] == QStringLiteral("npu") &&
+            cells[2] == QStringLiteral("modelled")) { // device table
+            npuRow = line.contains(QStringLiteral("peak 4000 GFLOP/s"));
+        }
+        if (cells.size() == 4 && cells[0] == QStringLiteral("cpu:0")) { // benchmark table
+            measuredRow = cells[3] == QStringLiteral("measured") && cells[1].toDouble() > 0.0 &&
+                          cells[2].toDouble() > 0.0;
+        }
+        if (cells.size() == 4 && cells[0] == QStringLiteral("npu") &&
+            cells[3] == QStringLiteral("modelled")) { // benchmark table
+            modelledRow = cells[1] == QStringLiteral("4000.0");
+        }
+    }
+    QVERIFY2(cpuRow, qPrintable(out));
+    QVERIFY2(npuRow, qPrintable(out));
+    QVERIFY2(measuredRow, qPrintable(out));
+    QVERIFY2(modelledRow, qPrintable(out));
+}
+
+void TestDevicesCli::badInputExitsWithTwo_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    const QString catalogs = QStringLiteral(PARETUNE_TEST_DATA_DIR "/catalogs/");
+    QTest::newRow("catalog not JSON")
+        << QStringList{QStringLiteral("--catalog"), catalogs + QStringLiteral("not_json.json")}
+        << QStringLiteral("not_json.json");
+    QTest::newRow("catalog bad field")
+        << QStringList{QStringLiteral("--catalog"),
+                       catalogs + QStringLiteral("negative_bandwidth.json")}
+        << QStringLiteral("negative_bandwidth.json");
+    QTest::newRow("catalog missing")
+        << QStringList{QStringLiteral("--catalog"), catalogs + QStringLiteral("absent.json")}
+        << QStringLiteral("absent.json");
+    QTest::newRow("unknown option")
+        << QStringList{QStringLiteral("--gpu")} << QStringLiteral("--gpu");
+}
+
+void TestDevicesCli::badInputExitsWithTwo() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const CliRun run = paretune(QStringList{QStringLiteral("devices")} + args);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(QString::fromUtf8(run.err).contains(message), run.err.constData());
+    QVERIFY(run.out.isEmpty() || !run.out.startsWith("ID "));
+}
+
+QTEST_APPLESS_MAIN(TestDevicesCli)
+#include "tst_devicescli.moc"
