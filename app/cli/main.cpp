@@ -2,6 +2,7 @@
 #include "common/input_error.h"
 #include "device/cuda_devices.h"
 #include "devices_command.h"
+#include "samples_command.h"
 #include "inspect_command.h"
 #include "paretune/config.h"
 #include "search_command.h"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
     paretune::cli::addInspectCommand(app);
     paretune::cli::addSearchCommand(app);
     paretune::cli::addDevicesCommand(app);
+    paretune::cli::addSamplesCommand(app);
     try {
         app.parse(argc, argv);
         if (version) {

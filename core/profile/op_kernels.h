@@ -1,0 +1,48 @@
+#pragma once
+// Private to paretune_profile: includes ATen. Only op_kernels.cpp and op_runner.cpp see it.
+
+#include "graph/graph.h"
+
+#include <ATen/ATen.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace paretune::detail {
+
+/// An operator (or one of its modes) that has no LibTorch implementation here.
+class UnsupportedOp : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A node that cannot be run as given (unknown shape, missing constant, bad attribute).
+class OpFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+bool isSupportedOp(std::string_view opType);
+std::vector<std::string> supportedOpList();
+
+at::ScalarType scalarTypeOf(DType dtype); ///< throws UnsupportedOp for string/complex types
+DType dtypeOf(at::ScalarType type);
+at::Tensor tensorFromConstant(const ConstantTensor& value);
+
+/// The tensor for input `inputIndex` of `node`: the graph's constant when it has one, else
+/// random values valid for that input's role (see OpRunner).
+at::Tensor makeInput(const Graph& graph, NodeId node, int inputIndex, at::Generator& generator);
+/// All inputs of a node; undefined tensors for omitted optional inputs.
+std::vector<at::Tensor> makeInputs(const Graph& graph, NodeId node, at::Generator& generator);
+
+/// Executes the ONNX semantics of the node. Returns one tensor per node output (undefined for
+/// an omitted output). Throws UnsupportedOp, OpFailure or c10::Error.
+std::vector<at::Tensor> executeNode(const Graph& graph, NodeId node,
+                                    const std::vector<at::Tensor>& inputs);
+
+/// "[1,3,224,224]".
+std::string dimsText(at::IntArrayRef dims);
+std::string dimsText(const std::vector<std::int64_t>& dims);
+
+} // namespace paretune::detail

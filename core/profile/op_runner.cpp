@@ -1,0 +1,622 @@
+// OpRunner (one node alone) and profileModel (every node, then the whole graph) on LibTorch.
+#include "op_runner.h"
+
+#include "common/input_error.h"
+#include "common/progress.h"
+#include "cpu_affinity.h"
+#include "op_kernels.h"
+#include "profile_model.h"
+#include "rapl_energy.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
+#include <c10/core/CPUAllocator.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace paretune {
+
+std::string_view profileStatusName(ProfileStatus status) {
+    switch (status) {
+    case ProfileStatus::Ok:
+        return "ok";
+    case ProfileStatus::Unsupported:
+        return "unsupported";
+    case ProfileStatus::Failed:
+        return "failed";
+    }
+    return "failed";
+}
+
+std::int64_t HostTensor::elementCount() const {
+    std::int64_t n = 1;
+    for (std::int64_t d : dims) {
+        n *= d;
+    }
+    return n;
+}
+
+int ProfileResult::count(ProfileStatus status) const {
+    return static_cast<int>(std::count_if(
+        nodes.begin(), nodes.end(), [status](const auto& e) { return e.second.status == status; }));
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// c10 error text without the C++ backtrace LibTorch appends.
+std::string torchMessage(const c10::Error& e) {
+    std::string text = e.what_without_backtrace();
+    const auto cut = text.find("\nException raised from");
+    return cut == std::string::npos ? text : text.substr(0, cut);
+}
+
+HostTensor toHost(const at::Tensor& t) {
+    HostTensor h;
+    if (!t.defined()) {
+        return h;
+    }
+    h.dtype = detail::dtypeOf(t.scalar_type());
+    h.dims.assign(t.sizes().begin(), t.sizes().end());
+    const at::Tensor d = t.to(at::kDouble).contiguous();
+    h.values.assign(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+    return h;
+}
+
+std::int64_t bytesOf(const at::Tensor& t) {
+    return t.defined()
+               ? static_cast<std::int64_t>(t.numel() * static_cast<std::int64_t>(t.element_size()))
+               : 0;
+}
+
+bool sharesStorage(const at::Tensor& t, const std::vector<at::Tensor>& others) {
+    for (const at::Tensor& o : others) {
+        if (o.defined() && t.defined() && t.storage().is_alias_of(o.storage())) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---- memory probe: counts what the CPU allocator hands out during one run -----------------
+
+/// Wraps the default CPU allocator while a probe runs. Counts are process-wide, so probes are
+/// serialised by a mutex; allocations by other threads during a probe would be counted too.
+/// The data pointer doubles as the context (oneDNN calls raw_allocate(), which requires it), so
+/// each block's size and the wrapped allocator's context are kept in a table by pointer.
+class CountingAllocator final : public c10::Allocator {
+public:
+    c10::DataPtr allocate(size_t bytes) const override {
+        c10::DataPtr inner = base()->allocate(bytes);
+        void* data = inner.get();
+        if (data == nullptr) {
+            return inner;
+        }
+        const c10::Device device = inner.device();
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_blocks.emplace(data, Block{inner.move_context(), bytes});
+        }
+        const auto size = static_cast<std::int64_t>(bytes);
+        const std::int64_t now = m_current.fetch_add(size) + size;
+        std::int64_t peak = m_peak.load();
+        while (now > peak && !m_peak.compare_exchange_weak(peak, now)) {
+        }
+        return {data, data, &release, device};
+    }
+    c10::DeleterFnPtr raw_deleter() const override { return &release; }
+
+    void reset(c10::Allocator* baseAllocator) {
+        m_base = baseAllocator;
+        m_current = 0;
+        m_peak = 0;
+    }
+    std::int64_t peak() const { return m_peak.load(); }
+
+    static CountingAllocator& instance() {
+        static CountingAllocator allocator;
+        return allocator;
+    }
+
+private:
+    struct Block {
+        std::unique_ptr<void, c10::DeleterFnPtr> inner;
+        size_t bytes;
+    };
+    c10::Allocator* base() const { return m_base; }
+    static void release(void* data) {
+        CountingAllocator& self = instance();
+        Block block{{nullptr, nullptr}, 0};
+        {
+            std::lock_guard<std::mutex> lock(self.m_mutex);
+            const auto it = self.m_blocks.find(data);
+            if (it == self.m_blocks.end()) {
+                return;
+            }
+            block = std::move(it->second);
+            self.m_blocks.erase(it);
+        }
+        self.m_current.fetch_sub(static_cast<std::int64_t>(block.bytes));
+        // block.inner frees the memory through the wrapped allocator's deleter here.
+    }
+
+    c10::Allocator* m_base = nullptr;
+    mutable std::mutex m_mutex;
+    mutable std::unordered_map<void*, Block> m_blocks;
+    mutable std::atomic<std::int64_t> m_current{0};
+    mutable std::atomic<std::int64_t> m_peak{0};
+};
+
+std::mutex& probeMutex() {
+    static std::mutex m;
+    return m;
+}
+
+/// High-water mark of allocator bytes during `run`, or -1 when the allocator cannot be observed
+/// (wrapping refused, or the run failed only under the wrapper).
+std::int64_t probeAllocations(const std::function<void()>& run) {
+    std::lock_guard<std::mutex> lock(probeMutex());
+    c10::Allocator* base = c10::GetCPUAllocator();
+    CountingAllocator& counting = CountingAllocator::instance();
+    if (base == &counting) {
+        return -1;
+    }
+    counting.reset(base);
+    c10::SetCPUAllocator(&counting, 0);
+    if (c10::GetCPUAllocator() != &counting) {
+        return -1;
+    }
+    bool ran = true;
+    try {
+        run();
+    } catch (const c10::Error&) {
+        ran = false;
+    }
+    c10::SetCPUAllocator(base, 0);
+    return ran ? counting.peak() : -1;
+}
+
+/// Intra-op threads and pinning for the lifetime of a measurement; restored afterwards.
+class ThreadScope {
+public:
+    ThreadScope(int threads, const std::vector<int>& cpus) : m_affinity(cpus) {
+        if (threads < 1) {
+            throw InputError("profiling: thread count " + std::to_string(threads) +
+                             " is not positive");
+        }
+        m_previous = at::get_num_threads();
+        at::set_num_threads(threads);
+    }
+    ~ThreadScope() { at::set_num_threads(m_previous); }
+
+private:
+    ScopedCpuAffinity m_affinity;
+    int m_previous = 1;
+};
+
+/// Energy of one call of `run` from RAPL: runs it for at least `windowMs`, subtracts the idle
+/// power over the same time, divides by the number of runs.
+std::optional<double> energyPerRun(const RaplEnergy& meter, double idlePowerW, double windowMs,
+                                   const std::function<void()>& run) {
+    const auto before = meter.read();
+    const auto start = Clock::now();
+    int runs = 0;
+    while (std::chrono::duration<double, std::milli>(Clock::now() - start).count() < windowMs ||
+           runs == 0) {
+        run();
+        ++runs;
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto after = meter.read();
+    if (!before || !after) {
+        return std::nullopt;
+    }
+    const double active = meter.deltaUj(*before, *after) - idlePowerW * seconds * 1e6;
+    return std::max(active, 0.0) / runs;
+}
+
+double idlePower(const RaplEnergy& meter) {
+    const auto before = meter.read();
+    const auto start = Clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto after = meter.read();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!before || !after || seconds <= 0) {
+        return 0.0;
+    }
+    return meter.deltaUj(*before, *after) / 1e6 / seconds;
+}
+
+} // namespace
+
+// ---- OpRunner -----------------------------------------------------------------------------
+
+struct OpRunner::Impl {
+    const Graph* graph = nullptr;
+    NodeId node = kNone;
+    std::vector<at::Tensor> inputs;
+    ProfileStatus status = ProfileStatus::Ok;
+    std::string message;
+    // Energy settings that profileModel passes down (one idle baseline per model).
+    const RaplEnergy* meter = nullptr;
+    double idlePowerW = 0;
+
+    std::string where() const {
+        const Node& n = graph->nodes[static_cast<std::size_t>(node)];
+        return "node '" + n.name + "' (" + n.opType + ")";
+    }
+    void fail(ProfileStatus s, const std::string& why) {
+        status = s;
+        message = where() + ": " + why;
+    }
+    std::vector<at::Tensor> execute() const { return detail::executeNode(*graph, node, inputs); }
+    /// Compares the outputs with the graph's static output shapes; empty when they agree.
+    std::string checkOutputs(const std::vector<at::Tensor>& outs) const {
+        const auto ids = graph->nodeOutputs.row(node);
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (ids[i] == kNone) {
+                continue;
+            }
+            const Tensor& t = graph->tensors[static_cast<std::size_t>(ids[i])];
+            if (i >= outs.size() || !outs[i].defined()) {
+                return "output '" + t.name + "' was not produced";
+            }
+            if (t.shapeKnown() && !t.sequence &&
+                !std::equal(t.dims.begin(), t.dims.end(), outs[i].sizes().begin(),
+                            outs[i].sizes().end())) {
+                return "output '" + t.name + "' has shape " + detail::dimsText(outs[i].sizes()) +
+                       ", the graph says " + detail::dimsText(t.dims);
+            }
+        }
+        return {};
+    }
+};
+
+OpRunner::OpRunner(const Graph& graph, NodeId node, std::uint64_t seed)
+    : d(std::make_unique<Impl>()) {
+    if (node < 0 || node >= static_cast<NodeId>(graph.nodes.size())) {
+        throw InputError("profiling: node id " + std::to_string(node) + " is outside the graph (" +
+                         std::to_string(graph.nodes.size()) + " nodes)");
+    }
+    d->graph = &graph;
+    d->node = node;
+    const Node& n = graph.nodes[static_cast<std::size_t>(node)];
+    if (!n.domain.empty() && n.domain != "ai.onnx") {
+        d->fail(ProfileStatus::Unsupported, "operator '" + n.domain + "::" + n.opType +
+                                                "' is not supported by the LibTorch runner");
+        return;
+    }
+    if (!detail::isSupportedOp(n.opType)) {
+        d->fail(ProfileStatus::Unsupported,
+                "operator '" + n.opType + "' is not supported by the LibTorch runner");
+        return;
+    }
+    try {
+        at::Generator generator = at::detail::createCPUGenerator(seed);
+        d->inputs = detail::makeInputs(graph, node, generator);
+    } catch (const detail::UnsupportedOp& e) {
+        d->fail(ProfileStatus::Unsupported, std::string(e.what()) + " is not supported");
+    } catch (const detail::OpFailure& e) {
+        d->fail(ProfileStatus::Failed, e.what());
+    } catch (const c10::Error& e) {
+        d->fail(ProfileStatus::Failed, "building inputs: " + torchMessage(e));
+    }
+}
+
+OpRunner::~OpRunner() = default;
+
+bool OpRunner::supports(std::string_view opType) {
+    return detail::isSupportedOp(opType);
+}
+
+std::vector<std::string> OpRunner::supportedOps() {
+    return detail::supportedOpList();
+}
+
+void OpRunner::setEnergyMeter(const RaplEnergy* meter, double idlePowerW) {
+    d->meter = meter;
+    d->idlePowerW = idlePowerW;
+}
+
+ProfileStatus OpRunner::status() const {
+    return d->status;
+}
+
+const std::string& OpRunner::message() const {
+    return d->message;
+}
+
+OpRunner::Execution OpRunner::runOnce() {
+    Execution e;
+    e.status = d->status;
+    e.message = d->message;
+    if (d->status != ProfileStatus::Ok) {
+        return e;
+    }
+    try {
+        const std::vector<at::Tensor> outs = d->execute();
+        for (const at::Tensor& t : d->inputs) {
+            e.inputs.push_back(toHost(t));
+        }
+        for (const at::Tensor& t : outs) {
+            e.outputs.push_back(toHost(t));
+        }
+    } catch (const detail::UnsupportedOp& ex) {
+        e.status = ProfileStatus::Unsupported;
+        e.message = d->where() + ": " + ex.what() + " is not supported";
+    } catch (const detail::OpFailure& ex) {
+        e.status = ProfileStatus::Failed;
+        e.message = d->where() + ": " + ex.what();
+    } catch (const c10::Error& ex) {
+        e.status = ProfileStatus::Failed;
+        e.message = d->where() + ": " + torchMessage(ex);
+    }
+    return e;
+}
+
+OpProfile OpRunner::measure(const MeasureOptions& options) {
+    OpProfile p;
+    const Node& n = d->graph->nodes[static_cast<std::size_t>(d->node)];
+    p.node = d->node;
+    p.name = n.name;
+    p.opType = n.opType;
+    p.status = d->status;
+    p.message = d->message;
+    if (d->status != ProfileStatus::Ok) {
+        return p;
+    }
+    ThreadScope scope(options.threads, options.cpuSet);
+    p.threads = at::get_num_threads();
+    try {
+        // First run: also the shape check. A kernel that computes something else than the
+        // graph says is not timed.
+        std::vector<at::Tensor> outs = d->execute();
+        if (const std::string wrong = d->checkOutputs(outs); !wrong.empty()) {
+            p.status = ProfileStatus::Failed;
+            p.message = d->where() + ": " + wrong;
+            return p;
+        }
+        for (const at::Tensor& t : d->inputs) {
+            p.memory.inputBytes += bytesOf(t);
+        }
+        for (const at::Tensor& t : outs) {
+            p.memory.outputBytes += sharesStorage(t, d->inputs) ? 0 : bytesOf(t);
+        }
+        outs.clear();
+        const std::int64_t allocated = probeAllocations([this] { d->execute(); });
+        if (allocated >= 0) {
+            p.memory.workspaceBytes = std::max<std::int64_t>(allocated - p.memory.outputBytes, 0);
+        }
+        p.memory.peakBytes = p.memory.inputBytes + std::max(allocated, p.memory.outputBytes);
+
+        p.latency = measureLatency([this] { d->execute(); }, options);
+
+        if (d->meter && options.measureEnergy) {
+            if (auto e = energyPerRun(*d->meter, d->idlePowerW, options.energyWindowMs,
+                                      [this] { d->execute(); })) {
+                p.energyUj = *e;
+                p.energySource = "rapl";
+            }
+        }
+    } catch (const detail::UnsupportedOp& e) {
+        p.status = ProfileStatus::Unsupported;
+        p.message = d->where() + ": " + e.what() + " is not supported";
+    } catch (const detail::OpFailure& e) {
+        p.status = ProfileStatus::Failed;
+        p.message = d->where() + ": " + e.what();
+    } catch (const c10::Error& e) {
+        p.status = ProfileStatus::Failed;
+        p.message = d->where() + ": " + torchMessage(e);
+    }
+    return p;
+}
+
+// ---- whole model --------------------------------------------------------------------------
+
+namespace {
+
+class WholeModelExecutor {
+public:
+    WholeModelExecutor(const Graph& g, std::uint64_t seed) : m_graph(g) {
+        at::Generator generator = at::detail::createCPUGenerator(seed);
+        m_values.resize(g.tensors.size());
+        // Per tensor, the last step that reads it: intermediates are freed after it.
+        std::vector<int> lastUse(g.tensors.size(), -1);
+        for (NodeId id : g.topologicalOrder) {
+            const Node& n = g.nodes[static_cast<std::size_t>(id)];
+            if (n.kind == NodeKind::Compute || n.kind == NodeKind::PassThrough) {
+                m_steps.push_back(id);
+            }
+        }
+        for (std::size_t step = 0; step < m_steps.size(); ++step) {
+            const NodeId id = m_steps[step];
+            const auto ins = g.nodeInputs.row(id);
+            for (std::size_t i = 0; i < ins.size(); ++i) {
+                const TensorId t = ins[i];
+                if (t == kNone) {
+                    continue;
+                }
+                lastUse[static_cast<std::size_t>(t)] = static_cast<int>(step);
+                const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
+                const bool computed =
+                    tensor.producer != kNone && !tensor.value &&
+                    (g.nodes[static_cast<std::size_t>(tensor.producer)].kind == NodeKind::Compute ||
+                     g.nodes[static_cast<std::size_t>(tensor.producer)].kind ==
+                         NodeKind::PassThrough);
+                if (!computed && !m_values[static_cast<std::size_t>(t)].defined()) {
+                    // Graph constant, folded value, graph input or large weight: made once, the
+                    // first consumer decides the valid range (indices, divisors).
+                    m_values[static_cast<std::size_t>(t)] =
+                        detail::makeInput(g, id, static_cast<int>(i), generator);
+                }
+            }
+        }
+        m_release.resize(m_steps.size());
+        for (std::size_t t = 0; t < g.tensors.size(); ++t) {
+            if (lastUse[t] >= 0 && !m_values[t].defined() && !g.tensors[t].graphOutput) {
+                m_release[static_cast<std::size_t>(lastUse[t])].push_back(static_cast<TensorId>(t));
+            }
+        }
+    }
+
+    int steps() const { return static_cast<int>(m_steps.size()); }
+
+    void run() {
+        std::vector<at::Tensor> live = m_values;
+        std::vector<at::Tensor> inputs;
+        for (std::size_t step = 0; step < m_steps.size(); ++step) {
+            const NodeId id = m_steps[step];
+            inputs.clear();
+            for (TensorId t : m_graph.nodeInputs.row(id)) {
+                inputs.push_back(t == kNone ? at::Tensor() : live[static_cast<std::size_t>(t)]);
+            }
+            std::vector<at::Tensor> outs = detail::executeNode(m_graph, id, inputs);
+            const auto ids = m_graph.nodeOutputs.row(id);
+            for (std::size_t i = 0; i < ids.size() && i < outs.size(); ++i) {
+                if (ids[i] != kNone) {
+                    live[static_cast<std::size_t>(ids[i])] = std::move(outs[i]);
+                }
+            }
+            for (TensorId t : m_release[step]) {
+                live[static_cast<std::size_t>(t)].reset();
+            }
+        }
+    }
+
+private:
+    const Graph& m_graph;
+    std::vector<NodeId> m_steps;
+    std::vector<at::Tensor> m_values;             ///< constants and inputs, made once
+    std::vector<std::vector<TensorId>> m_release; ///< per step, tensors dead after it
+};
+
+} // namespace
+
+ProfileResult profileModel(const Graph& graph, const ProfileOptions& options, Progress* progress) {
+    const auto start = Clock::now();
+    ProfileResult result;
+    std::vector<NodeId> nodes = options.nodes;
+    if (nodes.empty()) {
+        for (NodeId id : graph.topologicalOrder) {
+            if (graph.nodes[static_cast<std::size_t>(id)].kind == NodeKind::Compute) {
+                nodes.push_back(id);
+            }
+        }
+    }
+    for (NodeId id : nodes) {
+        if (id < 0 || id >= static_cast<NodeId>(graph.nodes.size())) {
+            throw InputError("profiling: node id " + std::to_string(id) + " is outside the graph");
+        }
+    }
+    ThreadScope scope(options.measure.threads, options.measure.cpuSet);
+    result.threads = at::get_num_threads();
+    result.cpuSet = options.measure.cpuSet;
+
+    std::optional<RaplEnergy> meter;
+    if (options.measure.measureEnergy) {
+        meter = RaplEnergy::open();
+    }
+    if (meter) {
+        result.energySource = "rapl";
+        result.idlePowerW = idlePower(*meter);
+    }
+
+    // The rounds go over the whole model: round r of every node, then round r + 1. A burst of
+    // load from elsewhere on the machine then spoils one round of an op, not all three, and
+    // the median of rounds drops it. Round 0 also checks shapes, probes memory and energy.
+    const int rounds = std::max(options.measure.rounds, 1);
+    MeasureOptions oneRound = options.measure;
+    oneRound.rounds = 1;
+    std::map<NodeId, std::vector<LatencyStats>> roundStats;
+    const double total =
+        static_cast<double>(nodes.size()) * rounds + (options.wholeModel ? 1.0 : 0.0);
+    for (int round = 0; round < rounds && !result.cancelled; ++round) {
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (progress && progress->cancelled()) {
+                result.cancelled = true;
+                break;
+            }
+            const NodeId id = nodes[i];
+            if (round > 0 && result.nodes.at(id).status != ProfileStatus::Ok) {
+                continue;
+            }
+            const Node& n = graph.nodes[static_cast<std::size_t>(id)];
+            if (progress) {
+                progress->report((static_cast<double>(round) * static_cast<double>(nodes.size()) +
+                                  static_cast<double>(i)) /
+                                     total,
+                                 "node '" + n.name + "' (" + n.opType + ")" +
+                                     (rounds > 1 ? ", round " + std::to_string(round + 1) + "/" +
+                                                       std::to_string(rounds)
+                                                 : std::string()));
+            }
+            OpRunner runner(graph, id, options.measure.seed + static_cast<std::uint64_t>(id));
+            if (round == 0) {
+                runner.setEnergyMeter(meter ? &*meter : nullptr, result.idlePowerW);
+                OpProfile p = runner.measure(oneRound);
+                roundStats[id].push_back(p.latency);
+                result.nodes.emplace(id, std::move(p));
+                continue;
+            }
+            MeasureOptions later = oneRound;
+            later.measureEnergy = false;
+            const OpProfile p = runner.measure(later);
+            if (p.status == ProfileStatus::Ok) {
+                roundStats[id].push_back(p.latency);
+            }
+        }
+    }
+    for (auto& [id, p] : result.nodes) {
+        if (p.status == ProfileStatus::Ok) {
+            p.latency = combineRounds(roundStats[id]);
+        }
+    }
+
+    WholeModelResult& whole = result.wholeModel;
+    for (const auto& [id, p] : result.nodes) {
+        if (p.status == ProfileStatus::Ok) {
+            whole.sumOfOpsUs += p.latency.medianUs;
+        }
+    }
+    if (options.wholeModel && !result.cancelled) {
+        if (progress && progress->cancelled()) {
+            result.cancelled = true;
+        } else {
+            if (progress) {
+                progress->report(static_cast<double>(nodes.size()) * rounds / total, "whole model");
+            }
+            const int unsupported = result.count(ProfileStatus::Unsupported);
+            try {
+                WholeModelExecutor executor(graph, options.measure.seed);
+                whole.nodesExecuted = executor.steps();
+                executor.run();
+                whole.endToEnd = measureLatency([&executor] { executor.run(); }, options.measure);
+                whole.status = ProfileStatus::Ok;
+                if (whole.endToEnd.medianUs > 0) {
+                    whole.ratio = whole.sumOfOpsUs / whole.endToEnd.medianUs;
+                }
+            } catch (const detail::UnsupportedOp& e) {
+                whole.status = ProfileStatus::Unsupported;
+                whole.message = "whole model: " + std::string(e.what()) + " is not supported (" +
+                                std::to_string(unsupported) + " unsupported nodes)";
+            } catch (const detail::OpFailure& e) {
+                whole.message = std::string("whole model: ") + e.what();
+            } catch (const c10::Error& e) {
+                whole.message = "whole model: " + torchMessage(e);
+            }
+        }
+    }
+    if (progress && !result.cancelled) {
+        progress->report(1.0, "done");
+    }
+    result.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return result;
+}
+
+} // namespace paretune

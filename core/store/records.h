@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace paretune {
+
+// The rows of the sample library (DESIGN.md "Data model"), as plain values. JSON columns hold
+// JSON text; an empty string is stored as "{}". Timestamps are UTC ISO 8601 text with
+// milliseconds ("2026-11-29T11:35:32.123Z"); an empty one is filled with the current time when
+// the row is written. Keys: model and device fingerprints are 64 lower-case hex digits, operator
+// signatures 32 (see opSignature and modelFingerprint in graph/model_fingerprint.h).
+
+/// A device samples were measured on, identified by its fingerprint (hardware identity and
+/// software versions).
+struct DeviceRecord {
+    std::string fingerprint;
+    std::string kind;         ///< "cpu", "gpu", …
+    std::string name;         ///< model name, e.g. "Intel Xeon Platinum 8480+"
+    std::string specJson;     ///< hardware figures (cores, caches, memory, …)
+    std::string softwareJson; ///< driver, runtime and library versions
+    std::string createdAt;    ///< when it was first stored; kept by later upserts
+};
+
+/// A model whose operators were profiled.
+struct ModelRecord {
+    std::string fingerprint;
+    std::string name;
+    std::string sourcePath; ///< the file it was last imported from
+    std::int64_t nodeCount = 0;
+    std::string importedAt; ///< when it was last stored
+};
+
+/// An operator with its shapes: the same operator with the same shapes in two models shares one
+/// signature, which is what lets samples transfer across models.
+struct SignatureRecord {
+    std::string signature;
+    std::string opType;
+    std::string attrsJson;  ///< {"attribute name": "canonical value", …}
+    std::string shapesJson; ///< {"inputs": [{"dtype", "shape"}, …], "outputs": […]}
+    double flops = 0.0;
+    std::int64_t bytes = 0; ///< bytes read + bytes written
+};
+
+/// One measurement of one operator signature on one device, within one model: a row of
+/// perf_samples. Latencies are µs, memory MiB, energy µJ.
+struct Sample {
+    std::int64_t id = 0; ///< assigned by SampleLibrary::addSamples; ignored on the way in
+    std::string modelFingerprint;
+    std::string deviceFingerprint;
+    std::string opSignature;
+    std::string opMeta;     ///< JSON: what identifies the node in its model (name, op type, …)
+    std::string shapeTuple; ///< shapes as text, e.g. "float32[1,64,56,56]->float32[1,64,56,56]"
+    std::string configJson; ///< JSON: how it was measured (threads, warm-up, …)
+    double latencyUs = 0.0; ///< median
+    std::optional<double> latencyP10Us;
+    std::optional<double> latencyP90Us;
+    std::optional<double> peakMemoryMb;
+    std::optional<double> energyUj;
+    std::string energySource; ///< where energyUj came from ("nvml", "rapl", "modelled", …)
+    std::int32_t repeats = 0;
+    std::string sampleTime;
+    std::string toolVersion; ///< filled with this build's version when empty
+
+    /// Read back only: set when markDeviceStale found the device's fingerprint drifting after
+    /// this sample was taken. Stale samples are kept; reuse lookups skip them.
+    bool stale = false;
+    /// Read back only: the op type of opSignature (from op_signatures).
+    std::string opType;
+};
+
+} // namespace paretune

@@ -1,0 +1,127 @@
+#pragma once
+
+#include "records.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace paretune {
+
+struct Graph;
+
+/// Which samples SampleLibrary::samples returns. Prefixes are hex (either case); empty matches
+/// all.
+struct SampleFilter {
+    std::string modelPrefix;
+    std::string devicePrefix;
+    std::string signaturePrefix;
+    bool includeStale = true;
+    std::int64_t limit = 0; ///< at most this many rows (0: all), oldest first
+
+    /// The same filter with lower-case prefixes; InputError naming the field when a prefix is
+    /// not hex or longer than the key.
+    SampleFilter normalized() const;
+};
+
+/// The SQLite sample library: every measurement Paretune takes, keyed by model fingerprint,
+/// operator signature and device fingerprint (DESIGN.md "Data model"). One file, WAL mode,
+/// foreign keys on, schema versioned in PRAGMA user_version and marked as Paretune's by
+/// PRAGMA application_id.
+///
+/// Several processes may open the same file and write at once: every write is one IMMEDIATE
+/// transaction, and a writer waits (busy timeout) for the others instead of failing. A process
+/// killed in the middle of a write loses only its uncommitted transaction.
+///
+/// Failures: InputError naming the file for anything wrong with the file itself (not SQLite,
+/// another application's database, damaged, a schema newer than this build, unreadable) or with
+/// the values given (malformed key or JSON, a sample whose model, device or signature is not
+/// stored). A file that is not a Paretune library is never modified. Other problems (disk full,
+/// a lock held longer than the busy timeout) throw std::runtime_error.
+///
+/// A SampleLibrary owns one connection; use it from one thread at a time (open one per
+/// thread). Movable, not copyable.
+class SampleLibrary {
+public:
+    enum class OpenMode {
+        CreateIfMissing, ///< create the folder and the file when missing
+        ExistingOnly,    ///< InputError when the file does not exist
+    };
+
+    /// Schema version this build writes; files at a lower version are migrated on open.
+    static constexpr int kSchemaVersion = 1;
+    /// PRAGMA application_id of a Paretune library: "PRTN".
+    static constexpr std::int32_t kApplicationId = 0x5052544e;
+
+    /// Opens (and when needed creates and migrates) the library at `path`. An empty file counts
+    /// as a new library.
+    static SampleLibrary open(const std::filesystem::path& path,
+                              OpenMode mode = OpenMode::CreateIfMissing);
+
+    SampleLibrary(SampleLibrary&&) noexcept;
+    SampleLibrary& operator=(SampleLibrary&&) noexcept;
+    ~SampleLibrary();
+
+    const std::filesystem::path& path() const;
+    /// PRAGMA user_version of the open file (kSchemaVersion once open).
+    int schemaVersion() const;
+
+    // Writes. Upserts insert or update one row; addSamples is all or nothing.
+
+    /// Inserts or updates a device by fingerprint (created_at keeps its first value).
+    void upsertDevice(const DeviceRecord& device);
+    /// Inserts or updates a model by fingerprint.
+    void upsertModel(const ModelRecord& model);
+    /// Inserts a signature unless it is already stored (a signature names its content, so a
+    /// stored one is never rewritten).
+    void upsertSignature(const SignatureRecord& signature);
+    /// upsertSignature for each, in one transaction (all or nothing).
+    void upsertSignatures(std::span<const SignatureRecord> signatures);
+    /// The model and the signatures of its compute nodes (modelRecordOf, signatureRecordsOf),
+    /// in one transaction.
+    void upsertGraph(const Graph& graph);
+    /// Inserts the batch in one transaction and returns the new ids in batch order. The
+    /// model, device and signature of every sample must be stored already; if any sample is
+    /// rejected, nothing of the batch is written.
+    std::vector<std::int64_t> addSamples(std::span<const Sample> batch);
+    /// Flags every sample of the device taken so far as stale (its micro-benchmarks drifted).
+    /// Samples are kept. Records the event with `reason`; returns how many samples it flagged.
+    std::int64_t markDeviceStale(std::string_view deviceFingerprint, std::string_view reason);
+
+    // Reads.
+
+    std::optional<DeviceRecord> device(std::string_view fingerprint) const;
+    std::vector<DeviceRecord> devices() const;
+    std::optional<ModelRecord> model(std::string_view fingerprint) const;
+    std::vector<ModelRecord> models() const;
+    std::optional<SignatureRecord> signature(std::string_view signature) const;
+    /// Reuse lookup, "already measured on this device?": the newest sample that is not stale
+    /// for this signature on this device, from any model; with `configJson`, only a sample
+    /// measured with exactly that configuration text.
+    std::optional<Sample> findSample(std::string_view signature, std::string_view deviceFingerprint,
+                                     std::optional<std::string_view> configJson = {}) const;
+    /// Samples matching the filter, in insertion order.
+    std::vector<Sample> samples(const SampleFilter& filter = {}) const;
+    std::int64_t sampleCount() const;
+    /// PRAGMA integrity_check: empty when the file is sound, else SQLite's messages.
+    std::vector<std::string> integrityProblems() const;
+
+private:
+    struct Impl;
+    explicit SampleLibrary(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+/// Where the sample library lives unless told otherwise: $XDG_DATA_HOME/paretune/samples.db,
+/// or ~/.local/share/paretune/samples.db when XDG_DATA_HOME is unset or not absolute.
+std::filesystem::path defaultSampleLibraryPath();
+
+/// Current UTC time as the library writes it ("2026-11-29T11:35:32.123Z").
+std::string currentTimestamp();
+
+} // namespace paretune

@@ -1,0 +1,92 @@
+#include "schema.h"
+
+namespace paretune::store {
+
+namespace {
+
+// Version 1: the tables of DESIGN.md "Data model". Fingerprints and signatures are the keys;
+// perf_samples rows are never deleted, a device whose micro-benchmarks drift gets its samples
+// flagged stale (and the event recorded in stale_marks).
+constexpr const char* kVersion1 = R"sql(
+CREATE TABLE devices(
+  fingerprint   TEXT PRIMARY KEY NOT NULL,
+  kind          TEXT NOT NULL,
+  name          TEXT NOT NULL,
+  spec_json     TEXT NOT NULL DEFAULT '{}',
+  software_json TEXT NOT NULL DEFAULT '{}',
+  created_at    TEXT NOT NULL
+);
+CREATE TABLE models(
+  fingerprint TEXT PRIMARY KEY NOT NULL,
+  name        TEXT NOT NULL,
+  source_path TEXT NOT NULL,
+  node_count  INTEGER NOT NULL,
+  imported_at TEXT NOT NULL
+);
+CREATE TABLE op_signatures(
+  signature   TEXT PRIMARY KEY NOT NULL,
+  op_type     TEXT NOT NULL,
+  attrs_json  TEXT NOT NULL DEFAULT '{}',
+  shapes_json TEXT NOT NULL DEFAULT '{}',
+  flops       REAL NOT NULL,
+  bytes       INTEGER NOT NULL
+);
+CREATE TABLE perf_samples(
+  id                 INTEGER PRIMARY KEY,
+  model_fingerprint  TEXT NOT NULL REFERENCES models(fingerprint),
+  device_fingerprint TEXT NOT NULL REFERENCES devices(fingerprint),
+  op_signature       TEXT NOT NULL REFERENCES op_signatures(signature),
+  op_meta            TEXT NOT NULL DEFAULT '{}',
+  shape_tuple        TEXT NOT NULL DEFAULT '',
+  config_json        TEXT NOT NULL DEFAULT '{}',
+  latency_us         REAL NOT NULL,
+  latency_p10_us     REAL,
+  latency_p90_us     REAL,
+  peak_memory_mb     REAL,
+  energy_uj          REAL,
+  energy_source      TEXT NOT NULL DEFAULT '',
+  repeats            INTEGER NOT NULL,
+  sample_time        TEXT NOT NULL,
+  tool_version       TEXT NOT NULL,
+  stale              INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX perf_samples_by_signature ON perf_samples(op_signature, device_fingerprint);
+CREATE INDEX perf_samples_by_model ON perf_samples(model_fingerprint);
+CREATE INDEX perf_samples_by_device ON perf_samples(device_fingerprint);
+CREATE TABLE stale_marks(
+  id                 INTEGER PRIMARY KEY,
+  device_fingerprint TEXT NOT NULL REFERENCES devices(fingerprint),
+  marked_at          TEXT NOT NULL,
+  reason             TEXT NOT NULL,
+  sample_count       INTEGER NOT NULL
+);
+CREATE TABLE predictors(
+  id             INTEGER PRIMARY KEY,
+  created_at     TEXT NOT NULL,
+  train_set_json TEXT NOT NULL,
+  metrics_json   TEXT NOT NULL,
+  weights        BLOB
+);
+CREATE TABLE plans(
+  id                INTEGER PRIMARY KEY,
+  model_fingerprint TEXT NOT NULL REFERENCES models(fingerprint),
+  device_set_json   TEXT NOT NULL,
+  objectives_json   TEXT NOT NULL,
+  assignment_json   TEXT NOT NULL,
+  source            TEXT NOT NULL,
+  created_at        TEXT NOT NULL
+);
+CREATE INDEX plans_by_model ON plans(model_fingerprint);
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, "devices, models, op_signatures, perf_samples, stale_marks, predictors, plans", kVersion1},
+};
+
+} // namespace
+
+std::span<const Migration> migrations() {
+    return kMigrations;
+}
+
+} // namespace paretune::store

@@ -1,0 +1,884 @@
+// The SQLite sample library: schema and migrations, round-trips of every column, reuse lookups,
+// batch atomicity, files that are not a Paretune library, two writer processes, kill -9.
+//
+// The concurrency cases run this executable again as a writer process:
+//   tst_store --writer DB TAG BATCHES BATCH_SIZE   (BATCHES 0: until killed)
+// It prints "committed N" after the N-th batch is committed.
+#include "common/input_error.h"
+#include "common/sha256.h"
+#include "graph/onnx_importer.h"
+#include "paretune/config.h"
+#include "store/graph_records.h"
+#include "store/sample_library.h"
+#include "testpaths.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <thread>
+
+using namespace paretune;
+
+namespace {
+
+std::string fingerprintOf(const std::string& text) {
+    return Sha256::hex(text);
+}
+std::string signatureOf(const std::string& text) {
+    return Sha256::hex(text).substr(0, 32);
+}
+
+DeviceRecord testDevice(const std::string& name = "cpu") {
+    DeviceRecord d;
+    d.fingerprint = fingerprintOf("device " + name);
+    d.kind = "cpu";
+    d.name = "Test CPU " + name;
+    d.specJson = R"({"cores":8,"l2_bytes":2097152})";
+    d.softwareJson = R"({"compiler":"gcc 12.2.0","torch":"1.13.1"})";
+    return d;
+}
+
+ModelRecord testModel(const std::string& name = "mlp") {
+    ModelRecord m;
+    m.fingerprint = fingerprintOf("model " + name);
+    m.name = name;
+    m.sourcePath = "/models/" + name + ".onnx";
+    m.nodeCount = 7;
+    return m;
+}
+
+SignatureRecord testSignature(const std::string& name = "conv") {
+    SignatureRecord s;
+    s.signature = signatureOf("signature " + name);
+    s.opType = "Conv";
+    s.attrsJson = R"({"kernel_shape":"[3,3]","strides":"[1,1]"})";
+    s.shapesJson = R"({"inputs":[{"dtype":"float32","shape":[1,64,56,56]}],"outputs":[]})";
+    s.flops = 231211008.0;
+    s.bytes = 1605632;
+    return s;
+}
+
+Sample testSample(const ModelRecord& m, const DeviceRecord& d, const SignatureRecord& s,
+                  double latency) {
+    Sample x;
+    x.modelFingerprint = m.fingerprint;
+    x.deviceFingerprint = d.fingerprint;
+    x.opSignature = s.signature;
+    x.opMeta = R"({"node":"conv1","op_type":"Conv"})";
+    x.shapeTuple = "float32[1,64,56,56]->float32[1,64,56,56]";
+    x.configJson = R"({"threads":4,"warmup":5})";
+    x.latencyUs = latency;
+    x.repeats = 50;
+    return x;
+}
+
+/// A library with one device, model and signature stored.
+struct Fixture {
+    DeviceRecord device = testDevice();
+    ModelRecord model = testModel();
+    SignatureRecord signature = testSignature();
+
+    void store(SampleLibrary& library) const {
+        library.upsertDevice(device);
+        library.upsertModel(model);
+        library.upsertSignature(signature);
+    }
+    Sample sample(double latency) const { return testSample(model, device, signature, latency); }
+};
+
+QByteArray readAll(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+void writeAll(const QString& path, const QByteArray& bytes) {
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(file.write(bytes), bytes.size());
+}
+
+/// Runs SQL on a file with SQLite directly (fixtures, and checks that do not trust the API).
+QStringList rawQuery(const QString& path, const char* sql) {
+    sqlite3* db = nullptr;
+    QStringList rows;
+    if (sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        nullptr) != SQLITE_OK) {
+        sqlite3_close(db);
+        return {QStringLiteral("open failed")};
+    }
+    auto collect = [](void* out, int columns, char** values, char**) {
+        QStringList cells;
+        for (int i = 0; i < columns; ++i) {
+            cells << (values[i] ? QString::fromUtf8(values[i]) : QStringLiteral("NULL"));
+        }
+        static_cast<QStringList*>(out)->append(cells.join(QLatin1Char('|')));
+        return 0;
+    };
+    char* error = nullptr;
+    if (sqlite3_exec(db, sql, collect, &rows, &error) != SQLITE_OK) {
+        rows << QStringLiteral("error: ") + QString::fromUtf8(error);
+        sqlite3_free(error);
+    }
+    sqlite3_close(db);
+    return rows;
+}
+
+/// A library holding `count` samples, closed.
+void makeLibrary(const QString& path, int count) {
+    SampleLibrary library = SampleLibrary::open(path.toStdString());
+    const Fixture f;
+    f.store(library);
+    std::vector<Sample> batch;
+    for (int i = 0; i < count; ++i) {
+        batch.push_back(f.sample(10.0 + i));
+    }
+    library.addSamples(batch);
+}
+
+QString writerPath() {
+    return QCoreApplication::applicationFilePath();
+}
+
+int runWriter(int argc, char** argv) {
+    if (argc != 6) {
+        std::fprintf(stderr, "usage: tst_store --writer DB TAG BATCHES BATCH_SIZE\n");
+        return 2;
+    }
+    const std::string tag = argv[3];
+    const long batches = std::atol(argv[4]);
+    const long batchSize = std::atol(argv[5]);
+    try {
+        SampleLibrary library = SampleLibrary::open(argv[2]);
+        const Fixture f;
+        f.store(library);
+        for (long b = 1; batches == 0 || b <= batches; ++b) {
+            std::vector<Sample> batch;
+            for (long i = 0; i < batchSize; ++i) {
+                Sample s = f.sample(static_cast<double>(b * 1000 + i));
+                s.opMeta = nlohmann::json{{"writer", tag}, {"batch", b}, {"index", i}}.dump();
+                batch.push_back(std::move(s));
+            }
+            library.addSamples(batch);
+            std::printf("committed %ld\n", b);
+            std::fflush(stdout);
+            // Leave the lock free for a moment, so that two writers take turns.
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "writer %s: %s\n", tag.c_str(), e.what());
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
+class TestStore : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void createsFolderAndSchema();
+    void emptyFilesBecomeLibraries_data();
+    void emptyFilesBecomeLibraries();
+    void reopensWithoutChanges();
+    void roundTripsEveryColumn();
+    void upsertsKeepIdentity();
+    void reuseLookup();
+    void staleSamplesAreKept();
+    void filters();
+    void batchIsAtomic();
+    void rejectsMalformedValues();
+    void graphRecords();
+    void badFilesAreLeftAlone_data();
+    void badFilesAreLeftAlone();
+    void existingOnly();
+    void twoWriterProcesses();
+    void killedWriterLosesOnlyItsOpenBatch();
+    void defaultPath();
+    void timestamps();
+};
+
+void TestStore::createsFolderAndSchema() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("deep/er/samples.db"));
+    {
+        const SampleLibrary library = SampleLibrary::open(path.toStdString());
+        QCOMPARE(library.schemaVersion(), SampleLibrary::kSchemaVersion);
+        QCOMPARE(library.sampleCount(), 0);
+        QVERIFY(library.integrityProblems().empty());
+        QCOMPARE(QString::fromStdString(library.path().string()), path);
+    }
+    QVERIFY(QFile::exists(path));
+    QCOMPARE(rawQuery(path, "PRAGMA journal_mode"), QStringList{QStringLiteral("wal")});
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"),
+             QStringList{QString::number(SampleLibrary::kSchemaVersion)});
+    QCOMPARE(rawQuery(path, "PRAGMA application_id"),
+             QStringList{QString::number(SampleLibrary::kApplicationId)});
+    const QStringList tables =
+        rawQuery(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    QCOMPARE(tables, QStringList({QStringLiteral("devices"), QStringLiteral("models"),
+                                  QStringLiteral("op_signatures"), QStringLiteral("perf_samples"),
+                                  QStringLiteral("plans"), QStringLiteral("predictors"),
+                                  QStringLiteral("stale_marks")}));
+    const QStringList columns =
+        rawQuery(path, "SELECT group_concat(name, ',') FROM pragma_table_info('perf_samples')");
+    QCOMPARE(columns.value(0),
+             QStringLiteral("id,model_fingerprint,device_fingerprint,op_signature,op_meta,"
+                            "shape_tuple,config_json,latency_us,latency_p10_us,latency_p90_us,"
+                            "peak_memory_mb,energy_uj,energy_source,repeats,sample_time,"
+                            "tool_version,stale"));
+}
+
+void TestStore::emptyFilesBecomeLibraries_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("zero-length file") << QStringLiteral("empty");
+    QTest::newRow("SQLite database without tables") << QStringLiteral("sqlite");
+}
+
+void TestStore::emptyFilesBecomeLibraries() {
+    QFETCH(QString, kind);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    if (kind == QLatin1String("empty")) {
+        writeAll(path, {});
+    } else {
+        rawQuery(path, "VACUUM");
+        QVERIFY(QFileInfo(path).size() > 0);
+    }
+    SampleLibrary library = SampleLibrary::open(path.toStdString());
+    QCOMPARE(library.schemaVersion(), SampleLibrary::kSchemaVersion);
+    Fixture f;
+    f.store(library);
+    QCOMPARE(library.addSamples(std::vector<Sample>{f.sample(1.0)}).size(), std::size_t(1));
+}
+
+void TestStore::reopensWithoutChanges() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    makeLibrary(path, 3);
+    const QByteArray before = readAll(path);
+    for (int i = 0; i < 2; ++i) {
+        const SampleLibrary library = SampleLibrary::open(path.toStdString());
+        QCOMPARE(library.sampleCount(), 3);
+    }
+    QCOMPARE(readAll(path), before); // opening a current library writes nothing
+}
+
+void TestStore::roundTripsEveryColumn() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    const Fixture f;
+    Sample full = f.sample(123.456789012345);
+    full.latencyP10Us = 120.25;
+    full.latencyP90Us = 130.0000001;
+    full.peakMemoryMb = 12.5;
+    full.energyUj = 3456.75;
+    full.energySource = "nvml";
+    full.repeats = 100;
+    full.sampleTime = "2026-11-29T11:35:32.123Z";
+    full.toolVersion = "9.8.7";
+    full.shapeTuple = "float32[1,64,56,56],float32[64,64,3,3]->float32[1,64,56,56]";
+    Sample bare = f.sample(0.5);
+    bare.opMeta.clear();
+    bare.configJson.clear();
+    bare.repeats = 1;
+    std::vector<std::int64_t> ids;
+    {
+        SampleLibrary library = SampleLibrary::open(path.toStdString());
+        f.store(library);
+        ids = library.addSamples(std::vector<Sample>{full, bare});
+        QCOMPARE(ids.size(), std::size_t(2));
+        QVERIFY(ids[1] > ids[0]);
+    }
+    const SampleLibrary library = SampleLibrary::open(path.toStdString());
+    const std::vector<Sample> back = library.samples();
+    QCOMPARE(back.size(), std::size_t(2));
+
+    const Sample& a = back[0];
+    QCOMPARE(a.id, ids[0]);
+    QCOMPARE(a.modelFingerprint, full.modelFingerprint);
+    QCOMPARE(a.deviceFingerprint, full.deviceFingerprint);
+    QCOMPARE(a.opSignature, full.opSignature);
+    QCOMPARE(a.opMeta, full.opMeta);
+    QCOMPARE(a.shapeTuple, full.shapeTuple);
+    QCOMPARE(a.configJson, full.configJson);
+    QCOMPARE(a.latencyUs, full.latencyUs); // exact: REAL is a double
+    QCOMPARE(a.latencyP10Us, full.latencyP10Us);
+    QCOMPARE(a.latencyP90Us, full.latencyP90Us);
+    QCOMPARE(a.peakMemoryMb, full.peakMemoryMb);
+    QCOMPARE(a.energyUj, full.energyUj);
+    QCOMPARE(a.energySource, full.energySource);
+    QCOMPARE(a.repeats, full.repeats);
+    QCOMPARE(a.sampleTime, full.sampleTime);
+    QCOMPARE(a.toolVersion, full.toolVersion);
+    QCOMPARE(a.stale, false);
+    QCOMPARE(a.opType, f.signature.opType);
+
+    const Sample& b = back[1];
+    QCOMPARE(b.opMeta, std::string("{}"));
+    QCOMPARE(b.configJson, std::string("{}"));
+    QVERIFY(!b.latencyP10Us && !b.latencyP90Us && !b.peakMemoryMb && !b.energyUj);
+    QCOMPARE(b.energySource, std::string());
+    QCOMPARE(b.toolVersion, std::string(PARETUNE_VERSION));
+    QVERIFY2(QRegularExpression(QStringLiteral(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$)"))
+                 .match(QString::fromStdString(b.sampleTime))
+                 .hasMatch(),
+             b.sampleTime.c_str());
+    // NULL really is NULL in the file, not 0.
+    QCOMPARE(rawQuery(path, "SELECT count(*) FROM perf_samples WHERE energy_uj IS NULL AND "
+                            "latency_p10_us IS NULL AND peak_memory_mb IS NULL"),
+             QStringList{QStringLiteral("1")});
+
+    const std::optional<DeviceRecord> device = library.device(f.device.fingerprint);
+    QVERIFY(device);
+    QCOMPARE(device->kind, f.device.kind);
+    QCOMPARE(device->name, f.device.name);
+    QCOMPARE(device->specJson, f.device.specJson);
+    QCOMPARE(device->softwareJson, f.device.softwareJson);
+    QVERIFY(!device->createdAt.empty());
+    QCOMPARE(library.devices().size(), std::size_t(1));
+
+    const std::optional<ModelRecord> model = library.model(f.model.fingerprint);
+    QVERIFY(model);
+    QCOMPARE(model->name, f.model.name);
+    QCOMPARE(model->sourcePath, f.model.sourcePath);
+    QCOMPARE(model->nodeCount, f.model.nodeCount);
+    QVERIFY(!model->importedAt.empty());
+    QCOMPARE(library.models().size(), std::size_t(1));
+
+    const std::optional<SignatureRecord> signature = library.signature(f.signature.signature);
+    QVERIFY(signature);
+    QCOMPARE(signature->opType, f.signature.opType);
+    QCOMPARE(signature->attrsJson, f.signature.attrsJson);
+    QCOMPARE(signature->shapesJson, f.signature.shapesJson);
+    QCOMPARE(signature->flops, f.signature.flops);
+    QCOMPARE(signature->bytes, f.signature.bytes);
+    QVERIFY(!library.signature(signatureOf("nothing")));
+    QVERIFY(!library.device(fingerprintOf("nothing")));
+}
+
+void TestStore::upsertsKeepIdentity() {
+    QTemporaryDir dir;
+    SampleLibrary library =
+        SampleLibrary::open(dir.filePath(QStringLiteral("samples.db")).toStdString());
+    DeviceRecord device = testDevice();
+    device.createdAt = "2020-01-01T00:00:00.000Z";
+    library.upsertDevice(device);
+    device.name = "Renamed CPU";
+    device.createdAt = "2030-01-01T00:00:00.000Z";
+    library.upsertDevice(device);
+    QCOMPARE(library.devices().size(), std::size_t(1));
+    QCOMPARE(library.device(device.fingerprint)->name, std::string("Renamed CPU"));
+    QCOMPARE(library.device(device.fingerprint)->createdAt,
+             std::string("2020-01-01T00:00:00.000Z")); // first seen stays
+
+    ModelRecord model = testModel();
+    library.upsertModel(model);
+    model.sourcePath = "/elsewhere/mlp.onnx";
+    library.upsertModel(model);
+    QCOMPARE(library.models().size(), std::size_t(1));
+    QCOMPARE(library.model(model.fingerprint)->sourcePath, model.sourcePath);
+
+    SignatureRecord signature = testSignature();
+    library.upsertSignature(signature);
+    signature.opType = "Other";
+    library.upsertSignature(signature); // a signature names its content: never rewritten
+    QCOMPARE(library.signature(signature.signature)->opType, std::string("Conv"));
+}
+
+void TestStore::reuseLookup() {
+    QTemporaryDir dir;
+    SampleLibrary library =
+        SampleLibrary::open(dir.filePath(QStringLiteral("samples.db")).toStdString());
+    const Fixture f;
+    f.store(library);
+    const DeviceRecord gpu = testDevice("gpu");
+    const ModelRecord other = testModel("other");
+    library.upsertDevice(gpu);
+    library.upsertModel(other);
+
+    QVERIFY(!library.findSample(f.signature.signature, f.device.fingerprint));
+    Sample older = f.sample(50.0);
+    Sample newer = f.sample(40.0);
+    newer.modelFingerprint = other.fingerprint; // same operator and shapes in another model
+    Sample single = f.sample(70.0);
+    single.configJson = R"({"threads":1,"warmup":5})";
+    library.addSamples(std::vector<Sample>{older, newer, single});
+
+    // Already measured on this device: the newest sample, whichever model it came from.
+    std::optional<Sample> found = library.findSample(f.signature.signature, f.device.fingerprint);
+    QVERIFY(found);
+    QCOMPARE(found->latencyUs, 70.0);
+    found = library.findSample(f.signature.signature, f.device.fingerprint,
+                               std::string_view(R"({"threads":4,"warmup":5})"));
+    QVERIFY(found);
+    QCOMPARE(found->latencyUs, 40.0);
+    QCOMPARE(found->modelFingerprint, other.fingerprint);
+    QVERIFY(!library.findSample(f.signature.signature, f.device.fingerprint,
+                                std::string_view(R"({"threads":2})")));
+    // Not on another device, not for another signature.
+    QVERIFY(!library.findSample(f.signature.signature, gpu.fingerprint));
+    QVERIFY(!library.findSample(signatureOf("other op"), f.device.fingerprint));
+}
+
+void TestStore::staleSamplesAreKept() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    SampleLibrary library = SampleLibrary::open(path.toStdString());
+    const Fixture f;
+    f.store(library);
+    const DeviceRecord gpu = testDevice("gpu");
+    library.upsertDevice(gpu);
+    Sample onGpu = f.sample(5.0);
+    onGpu.deviceFingerprint = gpu.fingerprint;
+    library.addSamples(std::vector<Sample>{f.sample(10.0), f.sample(11.0), onGpu});
+
+    QCOMPARE(library.markDeviceStale(f.device.fingerprint, "matmul benchmark 18% slower"), 2);
+    QCOMPARE(library.sampleCount(), 3);                                        // kept
+    QVERIFY(!library.findSample(f.signature.signature, f.device.fingerprint)); // not reused
+    QVERIFY(library.findSample(f.signature.signature, gpu.fingerprint));       // other device
+    const std::vector<Sample> all = library.samples();
+    QCOMPARE(all.size(), std::size_t(3));
+    QVERIFY(all[0].stale && all[1].stale && !all[2].stale);
+    SampleFilter fresh;
+    fresh.includeStale = false;
+    QCOMPARE(library.samples(fresh).size(), std::size_t(1));
+    QCOMPARE(rawQuery(path, "SELECT reason, sample_count FROM stale_marks"),
+             QStringList{QStringLiteral("matmul benchmark 18% slower|2")});
+
+    // Measured again after the drift: fresh, and the lookup finds it.
+    library.addSamples(std::vector<Sample>{f.sample(12.0)});
+    const std::optional<Sample> found =
+        library.findSample(f.signature.signature, f.device.fingerprint);
+    QVERIFY(found);
+    QCOMPARE(found->latencyUs, 12.0);
+    QCOMPARE(library.markDeviceStale(f.device.fingerprint, "again"), 1); // only the fresh one
+    QVERIFY_THROWS_EXCEPTION(InputError,
+                             library.markDeviceStale(fingerprintOf("unknown"), "no such device"));
+}
+
+void TestStore::filters() {
+    QTemporaryDir dir;
+    SampleLibrary library =
+        SampleLibrary::open(dir.filePath(QStringLiteral("samples.db")).toStdString());
+    const Fixture f;
+    f.store(library);
+    const DeviceRecord gpu = testDevice("gpu");
+    const ModelRecord other = testModel("other");
+    library.upsertDevice(gpu);
+    library.upsertModel(other);
+    std::vector<Sample> batch;
+    for (int i = 0; i < 8; ++i) {
+        Sample s = f.sample(i);
+        s.deviceFingerprint = (i % 2 ? gpu : f.device).fingerprint;
+        s.modelFingerprint = (i < 3 ? other : f.model).fingerprint;
+        batch.push_back(s);
+    }
+    library.addSamples(batch);
+
+    auto count = [&](SampleFilter filter) { return library.samples(filter).size(); };
+    SampleFilter filter;
+    QCOMPARE(count(filter), std::size_t(8));
+    filter.modelPrefix = other.fingerprint.substr(0, 6);
+    QCOMPARE(count(filter), std::size_t(3));
+    filter.devicePrefix = gpu.fingerprint.substr(0, 3);
+    QCOMPARE(count(filter), std::size_t(1)); // sample 1
+    filter = {};
+    filter.devicePrefix = QString::fromStdString(gpu.fingerprint).toUpper().toStdString();
+    QCOMPARE(count(filter), std::size_t(4)); // case does not matter
+    filter.limit = 2;
+    const std::vector<Sample> limited = library.samples(filter);
+    QCOMPARE(limited.size(), std::size_t(2));
+    QCOMPARE(limited[0].latencyUs, 1.0);
+    QCOMPARE(limited[1].latencyUs, 3.0);
+    filter = {};
+    filter.signaturePrefix = f.signature.signature.substr(0, 4);
+    QCOMPARE(count(filter), std::size_t(8));
+    filter.modelPrefix = "0000000000000000000000000000000000000000000000000000000000000000";
+    QCOMPARE(count(filter), std::size_t(0));
+
+    for (const char* bad : {"xyz", "12*", "1'--", "%"}) {
+        SampleFilter wrong;
+        wrong.modelPrefix = bad;
+        QVERIFY_THROWS_EXCEPTION(InputError, library.samples(wrong));
+    }
+    SampleFilter tooLong;
+    tooLong.devicePrefix = gpu.fingerprint + "0";
+    QVERIFY_THROWS_EXCEPTION(InputError, library.samples(tooLong));
+}
+
+void TestStore::batchIsAtomic() {
+    QTemporaryDir dir;
+    SampleLibrary library =
+        SampleLibrary::open(dir.filePath(QStringLiteral("samples.db")).toStdString());
+    const Fixture f;
+    f.store(library);
+    library.addSamples(std::vector<Sample>{f.sample(1.0)});
+    QCOMPARE(library.addSamples(std::vector<Sample>{}).size(), std::size_t(0));
+
+    // The third sample names a device that was never stored: the database refuses it, and the
+    // two before it go too.
+    std::vector<Sample> batch{f.sample(2.0), f.sample(3.0), f.sample(4.0), f.sample(5.0)};
+    const std::string unknown = fingerprintOf("device never stored");
+    batch[2].deviceFingerprint = unknown;
+    try {
+        library.addSamples(batch);
+        QFAIL("a batch with an unknown device was stored");
+    } catch (const InputError& e) {
+        const QString message = QString::fromUtf8(e.what());
+        QVERIFY2(message.contains(QStringLiteral("sample 3 of 4")), e.what());
+        QVERIFY2(message.contains(QString::fromStdString(unknown)), e.what());
+        QVERIFY2(message.contains(dir.path()), e.what());
+    }
+    QCOMPARE(library.sampleCount(), 1);
+    batch[2] = f.sample(4.0);
+    batch[3].opSignature = signatureOf("signature never stored");
+    QVERIFY_THROWS_EXCEPTION(InputError, library.addSamples(batch));
+    batch[3] = f.sample(5.0);
+    batch[1].modelFingerprint = fingerprintOf("model never stored");
+    QVERIFY_THROWS_EXCEPTION(InputError, library.addSamples(batch));
+    QCOMPARE(library.sampleCount(), 1);
+
+    // The library stays usable after a refused batch.
+    batch[1] = f.sample(3.0);
+    QCOMPARE(library.addSamples(batch).size(), std::size_t(4));
+    QCOMPARE(library.sampleCount(), 5);
+
+    // Signatures in one transaction too: a malformed one keeps the others out.
+    std::vector<SignatureRecord> signatures{testSignature("a"), testSignature("b"),
+                                            testSignature("c")};
+    signatures[2].shapesJson = "{broken";
+    QVERIFY_THROWS_EXCEPTION(InputError, library.upsertSignatures(signatures));
+    QVERIFY(!library.signature(signatures[0].signature));
+    signatures[2] = testSignature("c");
+    library.upsertSignatures(signatures);
+    QVERIFY(library.signature(signatures[0].signature) &&
+            library.signature(signatures[2].signature));
+}
+
+void TestStore::rejectsMalformedValues() {
+    QTemporaryDir dir;
+    SampleLibrary library =
+        SampleLibrary::open(dir.filePath(QStringLiteral("samples.db")).toStdString());
+    const Fixture f;
+    f.store(library);
+
+    DeviceRecord device = testDevice();
+    device.fingerprint = "abc";
+    QVERIFY_THROWS_EXCEPTION(InputError, library.upsertDevice(device));
+    device = testDevice();
+    device.fingerprint[0] = 'G';
+    QVERIFY_THROWS_EXCEPTION(InputError, library.upsertDevice(device));
+    device = testDevice();
+    device.specJson = "{not json";
+    QVERIFY_THROWS_EXCEPTION(InputError, library.upsertDevice(device));
+    ModelRecord model = testModel();
+    model.fingerprint = model.fingerprint.substr(0, 32);
+    QVERIFY_THROWS_EXCEPTION(InputError, library.upsertModel(model));
+    SignatureRecord signature = testSignature();
+    signature.signature = fingerprintOf("64 digits is a fingerprint, not a signature");
+    QVERIFY_THROWS_EXCEPTION(InputError, library.upsertSignature(signature));
+
+    auto rejects = [&](const std::function<void(Sample&)>& spoil) {
+        std::vector<Sample> batch{f.sample(1.0), f.sample(2.0)};
+        spoil(batch[1]);
+        try {
+            library.addSamples(batch);
+        } catch (const InputError& e) {
+            return QString::fromUtf8(e.what()).contains(QStringLiteral("sample 2 of 2"));
+        }
+        return false;
+    };
+    QVERIFY(rejects([](Sample& s) { s.latencyUs = std::nan(""); }));
+    QVERIFY(rejects([](Sample& s) { s.latencyUs = -1.0; }));
+    QVERIFY(rejects([](Sample& s) { s.energyUj = INFINITY; }));
+    QVERIFY(rejects([](Sample& s) { s.opMeta = "[1,"; }));
+    QVERIFY(rejects([](Sample& s) { s.configJson = "threads=4"; }));
+    QVERIFY(rejects([](Sample& s) { s.repeats = -3; }));
+    QVERIFY(rejects([](Sample& s) { s.opSignature = "Conv"; }));
+    QCOMPARE(library.sampleCount(), 0);
+}
+
+void TestStore::graphRecords() {
+    const ImportResult imported = importOnnxFile(PARETUNE_SAMPLE_MODEL);
+    const Graph& g = imported.graph;
+    QTemporaryDir dir;
+    SampleLibrary library =
+        SampleLibrary::open(dir.filePath(QStringLiteral("samples.db")).toStdString());
+    library.upsertGraph(g);
+    library.upsertGraph(g); // idempotent
+
+    const std::optional<ModelRecord> model = library.model(g.fingerprint);
+    QVERIFY(model);
+    QCOMPARE(model->nodeCount, static_cast<std::int64_t>(g.nodes.size()));
+    QCOMPARE(model->sourcePath, g.sourcePath);
+    QVERIFY(!model->name.empty());
+
+    const std::vector<SignatureRecord> records = signatureRecordsOf(g);
+    std::set<std::string> computeSignatures;
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (g.nodes[n].kind == NodeKind::Compute) {
+            computeSignatures.insert(g.signatures[n]);
+        }
+    }
+    QCOMPARE(records.size(), computeSignatures.size());
+    QVERIFY(!records.empty());
+    for (const SignatureRecord& r : records) {
+        const std::optional<SignatureRecord> stored = library.signature(r.signature);
+        QVERIFY(stored);
+        QCOMPARE(stored->opType, r.opType);
+        QCOMPARE(stored->flops, r.flops);
+        const nlohmann::json shapes = nlohmann::json::parse(stored->shapesJson);
+        QVERIFY(shapes.contains("inputs") && shapes.contains("outputs"));
+        QVERIFY(!shapes["outputs"].empty());
+    }
+
+    // A sample built from a node carries the node's keys; the profiler adds device and figures.
+    const DeviceRecord device = testDevice();
+    library.upsertDevice(device);
+    std::vector<Sample> batch;
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (g.nodes[n].kind != NodeKind::Compute) {
+            continue;
+        }
+        Sample s = sampleFor(g, static_cast<NodeId>(n));
+        QCOMPARE(s.opType, g.nodes[n].opType);
+        QVERIFY(QString::fromStdString(s.shapeTuple).contains(QStringLiteral("->")));
+        QCOMPARE(nlohmann::json::parse(s.opMeta)["node"].get<std::string>(), g.nodes[n].name);
+        s.deviceFingerprint = device.fingerprint;
+        s.latencyUs = 1.0 + static_cast<double>(n);
+        s.repeats = 10;
+        batch.push_back(s);
+    }
+    library.addSamples(batch);
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (g.nodes[n].kind == NodeKind::Compute) {
+            QVERIFY(library.findSample(g.signatures[n], device.fingerprint));
+        }
+    }
+    SampleFilter filter;
+    filter.modelPrefix = g.fingerprint.substr(0, 8);
+    QCOMPARE(library.samples(filter).size(), batch.size());
+}
+
+void TestStore::badFilesAreLeftAlone_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("text file") << QStringLiteral("text")
+                               << QStringLiteral("not an SQLite database");
+    QTest::newRow("ONNX model") << QStringLiteral("onnx")
+                                << QStringLiteral("not an SQLite database");
+    QTest::newRow("another application's database")
+        << QStringLiteral("foreign")
+        << QStringLiteral("not a Paretune sample library (tables: moz_places");
+    QTest::newRow("database with an application id")
+        << QStringLiteral("foreign-id") << QStringLiteral("application id 1234");
+    QTest::newRow("damaged schema page")
+        << QStringLiteral("corrupt-schema") << QStringLiteral("damaged");
+    QTest::newRow("damaged data pages")
+        << QStringLiteral("corrupt-data") << QStringLiteral("damaged");
+    QTest::newRow("truncated header") << QStringLiteral("truncated") << QStringLiteral("damaged");
+    QTest::newRow("newer schema") << QStringLiteral("newer")
+                                  << QStringLiteral("schema version 99, newer");
+    QTest::newRow("folder") << QStringLiteral("folder") << QStringLiteral("is a folder");
+}
+
+void TestStore::badFilesAreLeftAlone() {
+    QFETCH(QString, kind);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    if (kind == QLatin1String("text")) {
+        writeAll(path, "device,latency\ncpu,12.5\n");
+    } else if (kind == QLatin1String("onnx")) {
+        QVERIFY(QFile::copy(QStringLiteral(PARETUNE_SAMPLE_MODEL), path));
+    } else if (kind == QLatin1String("foreign")) {
+        rawQuery(path, "CREATE TABLE moz_places(id INTEGER PRIMARY KEY, url TEXT);"
+                       "INSERT INTO moz_places(url) VALUES('https://example.org');");
+    } else if (kind == QLatin1String("foreign-id")) {
+        rawQuery(path, "PRAGMA application_id = 1234");
+    } else if (kind.startsWith(QLatin1String("corrupt")) || kind == QLatin1String("truncated")) {
+        makeLibrary(path, 2000);
+        QByteArray bytes = readAll(path);
+        QVERIFY(bytes.size() > 16 * 4096);
+        if (kind == QLatin1String("corrupt-schema")) {
+            for (int i = 100; i < 4096; ++i) { // page 1 after the header: sqlite_master
+                bytes[i] = static_cast<char>(0xA5 ^ i);
+            }
+        } else if (kind == QLatin1String("corrupt-data")) {
+            for (qsizetype i = 5 * 4096; i < bytes.size(); ++i) {
+                bytes[i] = static_cast<char>((i * 7919) & 0xff);
+            }
+        } else {
+            bytes.truncate(40);
+        }
+        writeAll(path, bytes);
+    } else if (kind == QLatin1String("newer")) {
+        makeLibrary(path, 1);
+        rawQuery(path, "PRAGMA user_version = 99");
+    } else {
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("samples.db")));
+    }
+    const QByteArray before = readAll(path);
+    const QFileInfo info(path);
+    const QDateTime modified = info.lastModified();
+
+    try {
+        const SampleLibrary library = SampleLibrary::open(path.toStdString());
+        // Damage beyond the schema shows when the pages are read.
+        library.samples();
+        const std::vector<std::string> problems = library.integrityProblems();
+        QFAIL(qPrintable(QStringLiteral("opened and read without an error; integrity: ") +
+                         QString::fromStdString(problems.empty() ? "ok" : problems.front())));
+    } catch (const InputError& e) {
+        const QString text = QString::fromUtf8(e.what());
+        QVERIFY2(text.startsWith(path), e.what());
+        QVERIFY2(text.contains(message), e.what());
+    }
+    QCOMPARE(readAll(path), before);
+    QCOMPARE(QFileInfo(path).lastModified(), modified);
+    QVERIFY(!QFile::exists(path + QStringLiteral("-journal")));
+}
+
+void TestStore::existingOnly() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("missing/samples.db"));
+    QVERIFY_THROWS_EXCEPTION(
+        InputError, SampleLibrary::open(path.toStdString(), SampleLibrary::OpenMode::ExistingOnly));
+    QVERIFY(!QFile::exists(path));
+    QVERIFY(!QDir(dir.filePath(QStringLiteral("missing"))).exists());
+}
+
+void TestStore::twoWriterProcesses() {
+    // Both start on a file that does not exist yet, so they also race to create the schema.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("shared/samples.db"));
+    constexpr int kBatches = 40;
+    constexpr int kBatchSize = 25;
+    QProcess a;
+    QProcess b;
+    const QStringList common{QString::number(kBatches), QString::number(kBatchSize)};
+    a.start(writerPath(),
+            QStringList{QStringLiteral("--writer"), path, QStringLiteral("a")} + common);
+    b.start(writerPath(),
+            QStringList{QStringLiteral("--writer"), path, QStringLiteral("b")} + common);
+    QVERIFY(a.waitForFinished(120000));
+    QVERIFY(b.waitForFinished(120000));
+    QCOMPARE(a.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(b.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(a.exitCode() == 0, a.readAllStandardError().constData());
+    QVERIFY2(b.exitCode() == 0, b.readAllStandardError().constData());
+
+    const SampleLibrary library = SampleLibrary::open(path.toStdString());
+    QVERIFY(library.integrityProblems().empty());
+    QCOMPARE(library.sampleCount(), 2 * kBatches * kBatchSize);
+    std::map<std::string, std::set<std::pair<int, int>>> seen; // writer -> (batch, index)
+    for (const Sample& s : library.samples()) {
+        const nlohmann::json meta = nlohmann::json::parse(s.opMeta);
+        seen[meta["writer"].get<std::string>()].insert(
+            {meta["batch"].get<int>(), meta["index"].get<int>()});
+    }
+    QCOMPARE(seen["a"].size(), std::size_t(kBatches * kBatchSize));
+    QCOMPARE(seen["b"].size(), std::size_t(kBatches * kBatchSize));
+    QCOMPARE(library.devices().size(), std::size_t(1));
+}
+
+void TestStore::killedWriterLosesOnlyItsOpenBatch() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    constexpr int kBatchSize = 500; // big batches: the kill most likely lands inside one
+    constexpr int kCommitsBeforeKill = 12;
+    QProcess writer;
+    writer.start(writerPath(), {QStringLiteral("--writer"), path, QStringLiteral("k"),
+                                QStringLiteral("0"), QString::number(kBatchSize)});
+    QVERIFY(writer.waitForStarted());
+    int printed = 0;
+    QByteArray pending;
+    QElapsedTimer timer;
+    timer.start();
+    while (printed < kCommitsBeforeKill && timer.elapsed() < 120000) {
+        if (!writer.waitForReadyRead(1000) && writer.state() != QProcess::Running) {
+            break;
+        }
+        pending += writer.readAllStandardOutput();
+        while (pending.contains('\n')) {
+            const qsizetype end = pending.indexOf('\n');
+            const QByteArray line = pending.left(end);
+            pending.remove(0, end + 1);
+            if (line.startsWith("committed ")) {
+                printed = line.mid(10).toInt();
+            }
+        }
+    }
+    QVERIFY2(printed >= kCommitsBeforeKill, writer.readAllStandardError().constData());
+    writer.kill(); // SIGKILL
+    QVERIFY(writer.waitForFinished(10000));
+    QCOMPARE(writer.exitStatus(), QProcess::CrashExit);
+    pending += writer.readAllStandardOutput();
+    for (const QByteArray& line : pending.split('\n')) {
+        if (line.startsWith("committed ")) {
+            printed = line.mid(10).toInt();
+        }
+    }
+
+    const SampleLibrary library = SampleLibrary::open(path.toStdString());
+    const std::vector<std::string> problems = library.integrityProblems();
+    QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().c_str());
+    const std::int64_t count = library.sampleCount();
+    // Every batch it reported is there; at most the one it was committing when killed is also
+    // there; never a part of a batch.
+    QVERIFY2(count >= static_cast<std::int64_t>(printed) * kBatchSize,
+             qPrintable(QStringLiteral("%1 samples, %2 batches reported").arg(count).arg(printed)));
+    QVERIFY(count <= static_cast<std::int64_t>(printed + 1) * kBatchSize);
+    QCOMPARE(count % kBatchSize, 0);
+}
+
+void TestStore::defaultPath() {
+    const QByteArray savedData = qgetenv("XDG_DATA_HOME");
+    const QByteArray savedHome = qgetenv("HOME");
+    qputenv("XDG_DATA_HOME", "/data/xdg");
+    QCOMPARE(defaultSampleLibraryPath().string(), std::string("/data/xdg/paretune/samples.db"));
+    qputenv("HOME", "/home/someone");
+    qunsetenv("XDG_DATA_HOME");
+    QCOMPARE(defaultSampleLibraryPath().string(),
+             std::string("/home/someone/.local/share/paretune/samples.db"));
+    qputenv("XDG_DATA_HOME", "relative/ignored"); // the XDG spec: relative paths are invalid
+    QCOMPARE(defaultSampleLibraryPath().string(),
+             std::string("/home/someone/.local/share/paretune/samples.db"));
+    savedData.isNull() ? qunsetenv("XDG_DATA_HOME") : qputenv("XDG_DATA_HOME", savedData);
+    savedHome.isNull() ? qunsetenv("HOME") : qputenv("HOME", savedHome);
+}
+
+void TestStore::timestamps() {
+    const std::string a = currentTimestamp();
+    QVERIFY2(QRegularExpression(QStringLiteral(R"(^20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$)"))
+                 .match(QString::fromStdString(a))
+                 .hasMatch(),
+             a.c_str());
+    QVERIFY(currentTimestamp() >= a); // text order is time order
+}
+
+int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "--writer") == 0) {
+        return runWriter(argc, argv);
+    }
+    QCoreApplication app(argc, argv);
+    TestStore test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_store.moc"
