@@ -5,6 +5,9 @@
 #include "samples_command.h"
 #include "inspect_command.h"
 #include "paretune/config.h"
+#if PARETUNE_WITH_TORCH
+#include "profile_command.h"
+#endif
 #include "search_command.h"
 
 #include <CLI/CLI.hpp>
@@ -35,6 +38,9 @@ int main(int argc, char** argv) {
     paretune::cli::addSearchCommand(app);
     paretune::cli::addDevicesCommand(app);
     paretune::cli::addSamplesCommand(app);
+#if PARETUNE_WITH_TORCH
+    paretune::cli::addProfileCommand(app);
+#endif
     try {
         app.parse(argc, argv);
         if (version) {

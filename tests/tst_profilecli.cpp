@@ -1,0 +1,156 @@
+// `paretune profile` run as a process: every compute node measured into the sample library,
+// reuse on the second run and across models sharing operator signatures, exit codes.
+#include "cliprocess.h"
+#include "testpaths.h"
+
+#include <onnx/defs/parser.h>
+#include <onnx/onnx_pb.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+namespace {
+
+QString model(const char* name) {
+    return QStringLiteral(PARETUNE_TEST_MODELS_DIR "/") + QLatin1String(name) +
+           QStringLiteral(".onnx");
+}
+
+// Writes a small model from ONNX text syntax; returns its path.
+QString writeModel(const QTemporaryDir& dir, const char* name, const std::string& body) {
+    onnx::ModelProto proto;
+    const auto status = onnx::OnnxParser::Parse(
+        proto, ("<ir_version: 8, opset_import: [\"\" : 13]>\n" + body).c_str());
+    if (!status.IsOK()) {
+        qFatal("fixture: %s", status.ErrorMessage().c_str());
+    }
+    const QString path = dir.filePath(QLatin1String(name));
+    std::ofstream out(path.toStdString(), std::ios::binary);
+    proto.SerializeToOstream(&out);
+    return path;
+}
+
+QJsonObject profileJson(const QStringList& args, int* exitCode) {
+    const CliRun run = runParetune(QStringList{QStringLiteral("profile")} + args +
+                                   QStringList{QStringLiteral("--json")});
+    *exitCode = run.exitCode;
+    return QJsonDocument::fromJson(run.out).object();
+}
+
+} // namespace
+
+class TestProfileCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyComputeNodeIsMeasuredThenReused();
+    void reuseAcrossModelsSharingSignatures();
+    void badDevicesExitWithTwo_data();
+    void badDevicesExitWithTwo();
+};
+
+void TestProfileCli::everyComputeNodeIsMeasuredThenReused() {
+    QVERIFY2(QFile::exists(model("tiny_cnn")), "run tools/export_models.py");
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("samples.db"));
+    const QStringList args = {model("tiny_cnn"),
+                              QStringLiteral("--device"),
+                              QStringLiteral("cpu:0"),
+                              QStringLiteral("--db"),
+                              db,
+                              QStringLiteral("--repeats"),
+                              QStringLiteral("5")};
+    int code = -1;
+    const QJsonObject first = profileJson(args, &code);
+    QCOMPARE(code, 0);
+    const QJsonArray nodes = first[QStringLiteral("nodes")].toArray();
+    QVERIFY(nodes.size() > 5);
+    for (const QJsonValue& v : nodes) {
+        const QJsonObject n = v.toObject();
+        QCOMPARE(n[QStringLiteral("status")].toString(), QStringLiteral("ok"));
+        QVERIFY2(n[QStringLiteral("latency_us")].toDouble() > 0,
+                 qPrintable(n[QStringLiteral("name")].toString()));
+        QVERIFY(n[QStringLiteral("p10_us")].toDouble() <=
+                n[QStringLiteral("latency_us")].toDouble());
+        QVERIFY(n[QStringLiteral("p90_us")].toDouble() >=
+                n[QStringLiteral("latency_us")].toDouble());
+    }
+    QVERIFY(first[QStringLiteral("measured_nodes")].toInt() > 0);
+    QVERIFY(first[QStringLiteral("end_to_end_us")].toDouble() > 0);
+    QCOMPARE(first[QStringLiteral("device_fingerprint")].toString().size(), 64);
+
+    const QJsonObject second = profileJson(args, &code);
+    QCOMPARE(code, 0);
+    QCOMPARE(second[QStringLiteral("measured_nodes")].toInt(), 0);
+    QCOMPARE(second[QStringLiteral("reused_nodes")].toInt(), nodes.size());
+    QCOMPARE(second[QStringLiteral("nodes")].toArray().first()[QStringLiteral("latency_us")],
+             nodes.first()[QStringLiteral("latency_us")]);
+
+    // The library holds one sample per distinct signature measured.
+    const CliRun samples = runParetune(
+        {QStringLiteral("samples"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+    QCOMPARE(samples.exitCode, 0);
+    const QJsonArray stored =
+        QJsonDocument::fromJson(samples.out)[QStringLiteral("samples")].toArray();
+    QCOMPARE(stored.size(), first[QStringLiteral("measured_nodes")].toInt());
+}
+
+void TestProfileCli::reuseAcrossModelsSharingSignatures() {
+    QTemporaryDir dir;
+    const QString a = writeModel(dir, "a.onnx", R"(
+a (float[1,64] x) => (float[1,64] y) { h = Relu(x)
+  y = Sigmoid(h) }
+)");
+    const QString b = writeModel(dir, "b.onnx", R"(
+b (float[1,64] x) => (float[1,64] y) { h = Tanh(x)
+  y = Relu(h) }
+)");
+    const QString db = dir.filePath(QStringLiteral("samples.db"));
+    int code = -1;
+    const QJsonObject first =
+        profileJson({a, QStringLiteral("--device"), QStringLiteral("cpu:0"), QStringLiteral("--db"),
+                     db, QStringLiteral("--repeats"), QStringLiteral("5")},
+                    &code);
+    QCOMPARE(code, 0);
+    QCOMPARE(first[QStringLiteral("measured_nodes")].toInt(), 2);
+    const QJsonObject second =
+        profileJson({b, QStringLiteral("--device"), QStringLiteral("cpu:0"), QStringLiteral("--db"),
+                     db, QStringLiteral("--repeats"), QStringLiteral("5")},
+                    &code);
+    QCOMPARE(code, 0);
+    QCOMPARE(second[QStringLiteral("measured_nodes")].toInt(), 1); // Tanh
+    QCOMPARE(second[QStringLiteral("reused_nodes")].toInt(), 1);   // Relu [1,64] from model a
+    const QJsonArray nodes = second[QStringLiteral("nodes")].toArray();
+    QCOMPARE(nodes[1][QStringLiteral("op_type")].toString(), QStringLiteral("Relu"));
+    QVERIFY(nodes[1][QStringLiteral("reused")].toBool());
+    QVERIFY(first[QStringLiteral("model_fingerprint")] !=
+            second[QStringLiteral("model_fingerprint")]);
+}
+
+void TestProfileCli::badDevicesExitWithTwo_data() {
+    QTest::addColumn<QStringList>("extra");
+    QTest::newRow("unknown device")
+        << QStringList{QStringLiteral("--device"), QStringLiteral("nope")};
+    QTest::newRow("modelled device") << QStringList{
+        QStringLiteral("--device"), QStringLiteral("npu"), QStringLiteral("--catalog"),
+        QStringLiteral(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json")};
+    QTest::newRow("missing device option") << QStringList{};
+}
+
+void TestProfileCli::badDevicesExitWithTwo() {
+    QFETCH(QStringList, extra);
+    QTemporaryDir dir;
+    const CliRun run =
+        runParetune(QStringList{QStringLiteral("profile"), QStringLiteral(PARETUNE_SAMPLE_MODEL),
+                                QStringLiteral("--db"), dir.filePath(QStringLiteral("s.db"))} +
+                    extra);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(!run.err.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestProfileCli)
+#include "tst_profilecli.moc"
