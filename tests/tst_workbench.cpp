@@ -12,6 +12,8 @@
 #include <QAbstractItemModelTester>
 #include <QLabel>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QtTest>
 
 using namespace paretune;
@@ -24,6 +26,7 @@ private Q_SLOTS:
     void nodeTableModelIsConsistent();
     void failureIsReported();
     void latestLoadWins();
+    void selectNodeSyncsTable();
     void searchSelectPlanUpdatesTable();
     void searchCanBeCancelled();
     void searchWithoutModelIsRefused();
@@ -45,6 +48,27 @@ void TestWorkbench::opensBundledSample() {
     const auto* summary = window.findChild<QLabel*>(QStringLiteral("summary"));
     QVERIFY(summary->text().contains(QStringLiteral("computed from shapes")));
     QVERIFY(window.windowTitle().startsWith(QStringLiteral("sample.onnx")));
+}
+
+void TestWorkbench::selectNodeSyncsTable() {
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    window.openSampleModel();
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QSignalSpy selected(&window, &MainWindow::nodeSelected);
+    window.selectNode(3);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.at(0).at(0).toInt(), 3);
+    auto* table = window.findChild<QTableView*>();
+    QVERIFY(table);
+    const auto* proxy = qobject_cast<const QSortFilterProxyModel*>(table->model());
+    QCOMPARE(proxy->mapToSource(table->currentIndex()).row(), 3);
+    // Clicking another row in the table selects that node everywhere.
+    table->setCurrentIndex(proxy->mapFromSource(window.nodeTableModel()->index(5, 0)));
+    QCOMPARE(window.selectedNode(), 5);
+    QCOMPARE(selected.last().at(0).toInt(), 5);
+    window.selectNode(-1);
+    QCOMPARE(window.selectedNode(), -1);
 }
 
 void TestWorkbench::opensFileAndFillsTable() {

@@ -14,6 +14,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -107,6 +108,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_loader, &ModelLoader::modelLoaded, this, &MainWindow::showModel);
     connect(m_loader, &ModelLoader::loadFailed, this, &MainWindow::showError);
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelSearch);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                selectNode(current.isValid() ? m_proxy->mapToSource(current).row() : -1);
+            });
     connect(m_searcher, &PlacementSearch::searchStarted, this, [this] {
         m_progress->setValue(0);
         m_progress->show();
@@ -194,6 +199,26 @@ void MainWindow::showPlan(int index) {
     Q_EMIT planShown(index);
 }
 
+void MainWindow::selectNode(int nodeId) {
+    if (nodeId >= m_nodeModel->rowCount()) {
+        nodeId = -1;
+    }
+    if (nodeId == m_selectedNode) {
+        return;
+    }
+    m_selectedNode = nodeId;
+    const QModelIndex row =
+        nodeId < 0 ? QModelIndex() : m_proxy->mapFromSource(m_nodeModel->index(nodeId, 0));
+    if (row.isValid()) {
+        m_table->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect |
+                                                            QItemSelectionModel::Rows);
+        m_table->scrollTo(row);
+    } else {
+        m_table->clearSelection();
+    }
+    Q_EMIT nodeSelected(nodeId);
+}
+
 void MainWindow::openSampleModel() {
     QFile file(QStringLiteral(":/models/sample.onnx"));
     if (!file.open(QIODevice::ReadOnly)) {
@@ -214,6 +239,8 @@ void MainWindow::chooseModelFile() {
 void MainWindow::showModel(std::shared_ptr<const ImportResult> result, const QString& displayName) {
     m_model = std::move(result);
     m_nodeModel->setModel(m_model);
+    m_selectedNode = -1;
+    Q_EMIT nodeSelected(-1);
     m_searchAction->setEnabled(true);
     const Graph& g = m_model->graph;
     std::map<NodeKind, int> kinds;

@@ -39,6 +39,11 @@ public:
     void searchPlacements(const SearchOptions& options);
     void cancelSearch();
 
+    /// Selects a node (graph node id) in every view that shows nodes; emits nodeSelected.
+    /// A negative id clears the selection.
+    void selectNode(int nodeId);
+    int selectedNode() const { return m_selectedNode; }
+
     std::shared_ptr<const ImportResult> currentModel() const { return m_model; }
     std::shared_ptr<const SearchOutcome> currentSearch() const { return m_search; }
     ParetoPlot* paretoPlot() const { return m_pareto; }
@@ -50,6 +55,8 @@ Q_SIGNALS:
     void errorShown(const QString& message);
     void searchShown();
     void planShown(int index);
+    /// The node selected in any view (table, graph, timeline); -1 when none.
+    void nodeSelected(int nodeId);
 
 private:
     void showModel(std::shared_ptr<const ImportResult> result, const QString& displayName);
@@ -73,6 +80,7 @@ private:
     QAction* m_searchAction = nullptr;
     std::shared_ptr<const ImportResult> m_model;
     std::shared_ptr<const SearchOutcome> m_search;
+    int m_selectedNode = -1;
 };
 
 } // namespace paretune
