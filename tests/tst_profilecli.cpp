@@ -1,6 +1,7 @@
 // `paretune profile` run as a process: every compute node measured into the sample library,
 // reuse on the second run and across models sharing operator signatures, exit codes.
 #include "cliprocess.h"
+#include "store/sample_library.h"
 #include "testpaths.h"
 
 #include <onnx/defs/parser.h>
@@ -49,6 +50,7 @@ class TestProfileCli : public QObject {
 private Q_SLOTS:
     void everyComputeNodeIsMeasuredThenReused();
     void reuseAcrossModelsSharingSignatures();
+    void killedProfileKeepsCommittedBatches();
     void badDevicesExitWithTwo_data();
     void badDevicesExitWithTwo();
 };
@@ -129,6 +131,53 @@ b (float[1,64] x) => (float[1,64] y) { h = Tanh(x)
     QVERIFY(nodes[1][QStringLiteral("reused")].toBool());
     QVERIFY(first[QStringLiteral("model_fingerprint")] !=
             second[QStringLiteral("model_fingerprint")]);
+}
+
+// Samples are committed in batches while the profile runs: a `kill -9` in the middle leaves a
+// sound library holding every committed batch, and the next run reuses them.
+void TestProfileCli::killedProfileKeepsCommittedBatches() {
+    QVERIFY2(QFile::exists(model("resnet18")), "run tools/export_models.py");
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("samples.db"));
+    const QStringList args = {model("resnet18"),
+                              QStringLiteral("--device"),
+                              QStringLiteral("cpu:0"),
+                              QStringLiteral("--db"),
+                              db,
+                              QStringLiteral("--repeats"),
+                              QStringLiteral("3"),
+                              QStringLiteral("--json")};
+    QProcess profile;
+    profile.start(QStringLiteral(PARETUNE_CLI_PATH), QStringList{QStringLiteral("profile")} + args);
+    QVERIFY(profile.waitForStarted());
+    qint64 seen = 0;
+    QElapsedTimer timer;
+    timer.start();
+    while (seen == 0 && profile.state() == QProcess::Running && timer.elapsed() < 240000) {
+        QTest::qWait(100);
+        if (QFile::exists(db)) {
+            seen = paretune::SampleLibrary::open(db.toStdString()).sampleCount();
+        }
+    }
+    QVERIFY2(profile.state() == QProcess::Running,
+             "the profile finished before its first batch could be seen; nothing to kill");
+    QVERIFY(seen > 0);
+    profile.kill(); // SIGKILL
+    QVERIFY(profile.waitForFinished(10000));
+    QCOMPARE(profile.exitStatus(), QProcess::CrashExit);
+
+    const auto library = paretune::SampleLibrary::open(db.toStdString());
+    QCOMPARE(library.integrityProblems(), std::vector<std::string>{});
+    const qint64 kept = library.sampleCount();
+    QVERIFY(kept >= seen);
+
+    // The run finished afterwards measures only what the killed one did not commit.
+    int code = -1;
+    const QJsonObject resumed = profileJson(args.mid(0, args.size() - 1), &code);
+    QCOMPARE(code, 0);
+    QVERIFY(resumed[QStringLiteral("reused_nodes")].toInt() >= kept);
+    QCOMPARE(paretune::SampleLibrary::open(db.toStdString()).sampleCount(),
+             kept + resumed[QStringLiteral("measured_nodes")].toInt());
 }
 
 void TestProfileCli::badDevicesExitWithTwo_data() {

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -23,6 +24,10 @@
 namespace paretune::cli {
 
 namespace {
+
+/// Profiled samples are committed every this many samples or this often, whichever first.
+constexpr std::size_t kSamplesPerBatch = 32;
+constexpr auto kBatchInterval = std::chrono::seconds(2);
 
 struct ProfileArguments {
     std::string model;
@@ -144,33 +149,13 @@ void runProfile(const ProfileArguments& args) {
         options.measure.minMeasureMs = 0;
     }
     options.wholeModel = true;
-    std::unique_ptr<TerminalProgress> bar;
-    if (!args.json && isatty(STDERR_FILENO)) {
-        bar = std::make_unique<TerminalProgress>();
-    }
-    // An empty node list means "every compute node" to profileModel: with everything reused
-    // there is nothing to run.
-    ProfileResult result;
-    if (!options.nodes.empty()) {
-        result = profileModel(graph, options, bar.get());
-    } else {
-        result.threads = options.measure.threads;
-        result.wholeModel.message = "not run: every operator was reused (use --force to measure)";
-    }
-    bar.reset();
-
-    const nlohmann::json config = {{"threads", result.threads},
-                                   {"cpus", result.cpuSet},
+    const nlohmann::json config = {{"threads", options.measure.threads},
+                                   {"cpus", options.measure.cpuSet},
                                    {"rounds", options.measure.rounds},
                                    {"warmup_runs", options.measure.warmupRuns},
                                    {"min_repeats", options.measure.minRepeats},
                                    {"min_measure_ms", options.measure.minMeasureMs}};
-    std::vector<Sample> batch;
-    std::map<std::string, Sample> bySignature;
-    for (const auto& [node, profile] : result.nodes) {
-        if (profile.status != ProfileStatus::Ok) {
-            continue;
-        }
+    const auto toSample = [&](NodeId node, const OpProfile& profile) {
         Sample s = sampleFor(graph, node);
         s.deviceFingerprint = fingerprint;
         s.configJson = config.dump();
@@ -188,12 +173,48 @@ void runProfile(const ProfileArguments& args) {
         } else {
             s.energySource = "none";
         }
-        batch.push_back(s);
+        return s;
+    };
+    // Samples are committed in batches while the profile runs (one transaction each), so that
+    // an interrupted run keeps everything measured before the last commit.
+    std::map<std::string, Sample> bySignature;
+    std::vector<Sample> pending;
+    auto lastCommit = std::chrono::steady_clock::now();
+    const auto commit = [&] {
+        if (!pending.empty()) {
+            library.addSamples(pending);
+            pending.clear();
+        }
+        lastCommit = std::chrono::steady_clock::now();
+    };
+    options.nodeFinished = [&](NodeId node, const OpProfile& profile) {
+        if (profile.status != ProfileStatus::Ok) {
+            return;
+        }
+        Sample s = toSample(node, profile);
         bySignature[s.opSignature] = s;
+        pending.push_back(std::move(s));
+        if (pending.size() >= kSamplesPerBatch ||
+            std::chrono::steady_clock::now() - lastCommit >= kBatchInterval) {
+            commit();
+        }
+    };
+
+    std::unique_ptr<TerminalProgress> bar;
+    if (!args.json && isatty(STDERR_FILENO)) {
+        bar = std::make_unique<TerminalProgress>();
     }
-    if (!batch.empty()) {
-        library.addSamples(batch); // one transaction
+    // An empty node list means "every compute node" to profileModel: with everything reused
+    // there is nothing to run.
+    ProfileResult result;
+    if (!options.nodes.empty()) {
+        result = profileModel(graph, options, bar.get());
+    } else {
+        result.threads = options.measure.threads;
+        result.wholeModel.message = "not run: every operator was reused (use --force to measure)";
     }
+    commit();
+    bar.reset();
 
     for (NodeRow& row : rows) {
         if (row.reused) {

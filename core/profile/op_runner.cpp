@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -534,6 +535,20 @@ ProfileResult profileModel(const Graph& graph, const ProfileOptions& options, Pr
     MeasureOptions oneRound = options.measure;
     oneRound.rounds = 1;
     std::map<NodeId, std::vector<LatencyStats>> roundStats;
+    std::set<NodeId> finished;
+    // A node is finished after its last round: its rounds combined, then handed to the caller.
+    const auto finish = [&](NodeId id) {
+        if (!finished.insert(id).second) {
+            return;
+        }
+        OpProfile& p = result.nodes.at(id);
+        if (p.status == ProfileStatus::Ok) {
+            p.latency = combineRounds(roundStats[id]);
+        }
+        if (options.nodeFinished) {
+            options.nodeFinished(id, p);
+        }
+    };
     const double total =
         static_cast<double>(nodes.size()) * rounds + (options.wholeModel ? 1.0 : 0.0);
     for (int round = 0; round < rounds && !result.cancelled; ++round) {
@@ -562,20 +577,22 @@ ProfileResult profileModel(const Graph& graph, const ProfileOptions& options, Pr
                 OpProfile p = runner.measure(oneRound);
                 roundStats[id].push_back(p.latency);
                 result.nodes.emplace(id, std::move(p));
-                continue;
+            } else {
+                MeasureOptions later = oneRound;
+                later.measureEnergy = false;
+                const OpProfile p = runner.measure(later);
+                if (p.status == ProfileStatus::Ok) {
+                    roundStats[id].push_back(p.latency);
+                }
             }
-            MeasureOptions later = oneRound;
-            later.measureEnergy = false;
-            const OpProfile p = runner.measure(later);
-            if (p.status == ProfileStatus::Ok) {
-                roundStats[id].push_back(p.latency);
+            if (round == rounds - 1) {
+                finish(id);
             }
         }
     }
-    for (auto& [id, p] : result.nodes) {
-        if (p.status == ProfileStatus::Ok) {
-            p.latency = combineRounds(roundStats[id]);
-        }
+    // Cancelled between rounds: what was measured so far still counts.
+    for (const auto& [id, p] : result.nodes) {
+        finish(id);
     }
 
     WholeModelResult& whole = result.wholeModel;

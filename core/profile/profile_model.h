@@ -2,6 +2,7 @@
 
 #include "op_profile.h"
 
+#include <functional>
 #include <map>
 
 namespace paretune {
@@ -14,6 +15,10 @@ struct ProfileOptions {
     std::vector<NodeId> nodes;
     /// Also run the whole graph end to end and compare with the sum of per-op medians.
     bool wholeModel = true;
+    /// Called on the profiling thread as soon as a node's final result is known (after its
+    /// last round, or when profiling stops early), before the whole-model run: lets the caller
+    /// store results in batches while the profile runs.
+    std::function<void(NodeId, const OpProfile&)> nodeFinished;
 };
 
 /// The graph executed in topological order on one device: real intermediate tensors, pass-
