@@ -1,5 +1,6 @@
 // `paretune devices` run as a process: the table, the JSON document, --bench, exit codes.
 #include "cliprocess.h"
+#include "paretune/config.h"
 #include "testpaths.h"
 
 #include <QJsonArray>
@@ -7,6 +8,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QSet>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -139,13 +141,29 @@ void TestDevicesCli::catalogDevicesAreModelled() {
 }
 
 void TestDevicesCli::benchMeasuresRealCpus() {
-    const CliRun run =
-        paretune({QStringLiteral("devices"), QStringLiteral("--json"), QStringLiteral("--bench"),
-                  QStringLiteral("--catalog"), catalog()});
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("samples.db"));
+    const QStringList args = {QStringLiteral("devices"),
+                              QStringLiteral("--json"),
+                              QStringLiteral("--bench"),
+                              QStringLiteral("--catalog"),
+                              catalog(),
+                              QStringLiteral("--db"),
+                              db};
+    const CliRun run = paretune(args);
     QCOMPARE(run.exitCode, 0);
     const QJsonObject doc = parse(run);
-    for (const QJsonValue& value : doc[QStringLiteral("devices")].toArray()) {
-        const QJsonObject d = value.toObject();
+    // A second run compares with the vectors the first one stored as references (a huge
+    // threshold: this checks the bookkeeping, not the machine's steadiness).
+    const CliRun again =
+        paretune(args + QStringList{QStringLiteral("--drift-threshold"), QStringLiteral("900")});
+    QCOMPARE(again.exitCode, 0);
+    const QJsonArray againDevices = parse(again)[QStringLiteral("devices")].toArray();
+    int realCpus = 0;
+    const QJsonArray devices = doc[QStringLiteral("devices")].toArray();
+    QCOMPARE(againDevices.size(), devices.size());
+    for (qsizetype i = 0; i < devices.size(); ++i) {
+        const QJsonObject d = devices.at(i).toObject();
         const QJsonValue bench = d[QStringLiteral("benchmark")];
         const bool realCpu = d[QStringLiteral("kind")].toString() == QStringLiteral("cpu") &&
                              d[QStringLiteral("tag")].toString() == QStringLiteral("real");
@@ -154,6 +172,17 @@ void TestDevicesCli::benchMeasuresRealCpus() {
             QCOMPARE(bench[QStringLiteral("source")].toString(), QStringLiteral("measured"));
             QVERIFY(positiveFinite(bench[QStringLiteral("gemm_gflops")]));
             QVERIFY(positiveFinite(bench[QStringLiteral("memory_bw_gbs")]));
+#if PARETUNE_WITH_TORCH
+            QVERIFY(positiveFinite(bench[QStringLiteral("dispatch_us")]));
+#endif
+            QCOMPARE(bench[QStringLiteral("drift")][QStringLiteral("first_benchmark")].toBool(),
+                     true);
+            const QJsonObject later =
+                againDevices.at(i).toObject()[QStringLiteral("benchmark")].toObject();
+            const QJsonObject drift = later[QStringLiteral("drift")].toObject();
+            QCOMPARE(drift[QStringLiteral("first_benchmark")].toBool(), false);
+            QCOMPARE(drift[QStringLiteral("drifted")].toBool(), false);
+            ++realCpus;
         } else if (modelled) {
             // Modelled devices show the catalog's figures, never as measured ones.
             QCOMPARE(bench[QStringLiteral("source")].toString(), QStringLiteral("modelled"));
@@ -165,6 +194,12 @@ void TestDevicesCli::benchMeasuresRealCpus() {
             QVERIFY(bench.isNull()); // a GPU has no CPU micro-benchmark
         }
     }
+    QVERIFY(realCpus >= 2); // cpu and cpu:0 at least
+
+    const CliRun bad =
+        paretune(args + QStringList{QStringLiteral("--drift-threshold"), QStringLiteral("-5")});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("--drift-threshold"));
 }
 
 void TestDevicesCli::table() {
@@ -173,8 +208,10 @@ void TestDevicesCli::table() {
         deviceById(doc, QStringLiteral("cpu"))[QStringLiteral("fingerprint")].toString();
     QCOMPARE(cpuFingerprint.size(), 64);
 
+    QTemporaryDir dir;
     const CliRun run = paretune({QStringLiteral("devices"), QStringLiteral("--catalog"), catalog(),
-                                 QStringLiteral("--bench")});
+                                 QStringLiteral("--bench"), QStringLiteral("--db"),
+                                 dir.filePath(QStringLiteral("samples.db"))});
     QCOMPARE(run.exitCode, 0);
     const QString out = QString::fromUtf8(run.out);
     QVERIFY2(out.startsWith(QStringLiteral("ID ")), qPrintable(out));
@@ -193,13 +230,15 @@ void TestDevicesCli::table() {
             cells[2] == QStringLiteral("modelled")) { // device table
             npuRow = line.contains(QStringLiteral("peak 4000 GFLOP/s"));
         }
-        if (cells.size() == 4 && cells[0] == QStringLiteral("cpu:0")) { // benchmark table
-            measuredRow = cells[3] == QStringLiteral("measured") && cells[1].toDouble() > 0.0 &&
-                          cells[2].toDouble() > 0.0;
+        // Benchmark table: ID, GEMM, memory, dispatch, source, drift.
+        if (cells.size() >= 6 && cells[0] == QStringLiteral("cpu:0") &&
+            cells[4] == QStringLiteral("measured")) {
+            measuredRow = cells[1].toDouble() > 0.0 && cells[2].toDouble() > 0.0 &&
+                          line.contains(QStringLiteral("first benchmark"));
         }
-        if (cells.size() == 4 && cells[0] == QStringLiteral("npu") &&
-            cells[3] == QStringLiteral("modelled")) { // benchmark table
-            modelledRow = cells[1] == QStringLiteral("4000.0");
+        if (cells.size() == 6 && cells[0] == QStringLiteral("npu") &&
+            cells[4] == QStringLiteral("modelled")) {
+            modelledRow = cells[1] == QStringLiteral("4000.0") && cells[3] == QStringLiteral("-");
         }
     }
     QVERIFY2(cpuRow, qPrintable(out));

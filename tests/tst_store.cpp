@@ -8,6 +8,7 @@
 #include "common/sha256.h"
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
+#include "store/benchmark_drift.h"
 #include "store/graph_records.h"
 #include "store/sample_library.h"
 #include "testpaths.h"
@@ -197,6 +198,8 @@ private Q_SLOTS:
     void upsertsKeepIdentity();
     void reuseLookup();
     void staleSamplesAreKept();
+    void benchmarkDriftMarksStale();
+    void migratesVersionOneLibrary();
     void filters();
     void batchIsAtomic();
     void rejectsMalformedValues();
@@ -229,10 +232,10 @@ void TestStore::createsFolderAndSchema() {
              QStringList{QString::number(SampleLibrary::kApplicationId)});
     const QStringList tables =
         rawQuery(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-    QCOMPARE(tables, QStringList({QStringLiteral("devices"), QStringLiteral("models"),
-                                  QStringLiteral("op_signatures"), QStringLiteral("perf_samples"),
-                                  QStringLiteral("plans"), QStringLiteral("predictors"),
-                                  QStringLiteral("stale_marks")}));
+    QCOMPARE(tables, QStringList({QStringLiteral("device_benchmarks"), QStringLiteral("devices"),
+                                  QStringLiteral("models"), QStringLiteral("op_signatures"),
+                                  QStringLiteral("perf_samples"), QStringLiteral("plans"),
+                                  QStringLiteral("predictors"), QStringLiteral("stale_marks")}));
     const QStringList columns =
         rawQuery(path, "SELECT group_concat(name, ',') FROM pragma_table_info('perf_samples')");
     QCOMPARE(columns.value(0),
@@ -432,6 +435,77 @@ void TestStore::reuseLookup() {
     // Not on another device, not for another signature.
     QVERIFY(!library.findSample(f.signature.signature, gpu.fingerprint));
     QVERIFY(!library.findSample(signatureOf("other op"), f.device.fingerprint));
+}
+
+// The first vector becomes the reference; small changes keep it (creep is measured against
+// the same figures); a drift beyond the threshold marks the samples stale and becomes the new
+// reference.
+void TestStore::benchmarkDriftMarksStale() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    SampleLibrary library = SampleLibrary::open(path.toStdString());
+    const Fixture f;
+    f.store(library);
+    library.addSamples(std::vector<Sample>{f.sample(10.0), f.sample(11.0)});
+    const std::string& fp = f.device.fingerprint;
+
+    const DriftOutcome first = recordBenchmark(library, fp, MicroBenchmark{40.0, 10.0, 2.0}, 0.15);
+    QVERIFY(first.firstBenchmark && !first.drifted);
+    QCOMPARE(library.referenceBenchmark(fp)->gemmGflops, 40.0);
+
+    const DriftOutcome small = recordBenchmark(library, fp, MicroBenchmark{35.0, 10.5, 2.2}, 0.15);
+    QVERIFY(!small.firstBenchmark && !small.drifted);
+    QCOMPARE(small.samplesMarkedStale, 0);
+    QCOMPARE(library.referenceBenchmark(fp)->gemmGflops, 40.0); // reference kept
+    QVERIFY(library.findSample(f.signature.signature, fp));
+
+    // 40 -> 33 is 17.5% from the reference, although only 5.7% from the last measurement.
+    const DriftOutcome slow = recordBenchmark(library, fp, MicroBenchmark{33.0, 10.0, 2.0}, 0.15);
+    QVERIFY(slow.drifted);
+    QVERIFY2(slow.why.find("gemm_gflops") != std::string::npos, slow.why.c_str());
+    QCOMPARE(slow.samplesMarkedStale, 2);
+    QCOMPARE(library.sampleCount(), 2); // kept
+    QVERIFY(!library.findSample(f.signature.signature, fp));
+    QCOMPARE(library.referenceBenchmark(fp)->gemmGflops, 33.0);
+    QCOMPARE(library.benchmarks(fp).size(), std::size_t(3));
+    QCOMPARE(rawQuery(path, "SELECT count(*) FROM stale_marks WHERE reason LIKE "
+                            "'micro-benchmark drift: gemm_gflops%'"),
+             QStringList{QStringLiteral("1")});
+
+    // The dispatch overhead counts when both vectors have one.
+    const DriftOutcome dispatch =
+        recordBenchmark(library, fp, MicroBenchmark{33.0, 10.0, 3.0}, 0.15);
+    QVERIFY(dispatch.drifted);
+    QVERIFY2(dispatch.why.find("dispatch_us") != std::string::npos, dispatch.why.c_str());
+
+    QVERIFY_THROWS_EXCEPTION(InputError,
+                             recordBenchmark(library, fp, MicroBenchmark{33.0, 10.0, 0.0}, 0.0));
+    QVERIFY_THROWS_EXCEPTION(
+        InputError, recordBenchmark(library, fingerprintOf("unknown"), MicroBenchmark{1, 1, 0}));
+    QVERIFY_THROWS_EXCEPTION(InputError,
+                             recordBenchmark(library, fp, MicroBenchmark{-1.0, 10.0, 0.0}));
+    QCOMPARE(library.benchmarks(fp).size(), std::size_t(4)); // refused ones stored nothing
+}
+
+// A library written by version 1 (no device_benchmarks) is upgraded in place, data kept.
+void TestStore::migratesVersionOneLibrary() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    {
+        SampleLibrary library = SampleLibrary::open(path.toStdString());
+        const Fixture f;
+        f.store(library);
+        library.addSamples(std::vector<Sample>{f.sample(10.0)});
+    }
+    rawQuery(path, "DROP TABLE device_benchmarks; PRAGMA user_version = 1");
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"), QStringList{QStringLiteral("1")});
+    SampleLibrary library = SampleLibrary::open(path.toStdString());
+    QCOMPARE(library.schemaVersion(), 2);
+    QCOMPARE(library.sampleCount(), 1);
+    const Fixture f;
+    QVERIFY(recordBenchmark(library, f.device.fingerprint, MicroBenchmark{1.0, 1.0, 0.0})
+                .firstBenchmark);
+    QVERIFY(library.integrityProblems().empty());
 }
 
 void TestStore::staleSamplesAreKept() {

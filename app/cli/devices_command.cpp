@@ -1,19 +1,29 @@
 #include "devices_command.h"
 
+#include "common/input_error.h"
 #include "cost/device_catalog.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "device/micro_benchmark.h"
 #include "paretune/config.h"
+#include "store/benchmark_drift.h"
+#include "store/graph_records.h"
+#include "store/sample_library.h"
+#if PARETUNE_WITH_TORCH
+#include "dispatch_overhead.h"
+#endif
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 namespace paretune::cli {
 
@@ -92,7 +102,22 @@ struct Row {
     std::string fingerprint;
     std::optional<MicroBenchmark> bench;
     const char* benchSource = nullptr; ///< "measured" / "modelled"
+    std::optional<DriftOutcome> drift; ///< measured vectors compared with the library's
 };
+
+/// "first benchmark (reference)", "within 15% of the reference", "drifted: … 3 samples stale".
+std::string driftText(const DriftOutcome& drift) {
+    if (drift.firstBenchmark) {
+        return "first benchmark: stored as the reference";
+    }
+    if (!drift.drifted) {
+        char text[64];
+        std::snprintf(text, sizeof(text), "within %.0f%% of the reference", drift.threshold * 100);
+        return text;
+    }
+    return drift.why + "; " + std::to_string(drift.samplesMarkedStale) +
+           " samples marked stale, new reference";
+}
 
 } // namespace
 
@@ -104,20 +129,55 @@ void runDevices(const DevicesArguments& args) {
     const DeviceInventory inventory = discoverDevices(catalog ? &*catalog : nullptr);
     const SoftwareStack& software = softwareStack();
 
+    if (args.bench && !(args.driftPercent > 0 && args.driftPercent <= 1000)) {
+        throw InputError("--drift-threshold must be a percentage in (0, 1000], got " +
+                         std::to_string(args.driftPercent));
+    }
     std::vector<std::string> notes = inventory.notes;
+    std::optional<SampleLibrary> library;
+    if (args.bench) {
+        library = SampleLibrary::open(args.db.empty() ? defaultSampleLibraryPath()
+                                                      : std::filesystem::path(args.db));
+        // Other work on the machine reads as a slower device, i.e. as drift: say so.
+        double load = 0.0;
+        if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+            if (std::fscanf(f, "%lf", &load) != 1) {
+                load = 0.0;
+            }
+            std::fclose(f);
+        }
+        const unsigned cpus = std::max(1U, std::thread::hardware_concurrency());
+        if (load > 0.5 * cpus) {
+            char text[200];
+            std::snprintf(text, sizeof(text),
+                          "load average %.1f on %u CPUs: other work is running, benchmark figures "
+                          "may read low and show as drift",
+                          load, cpus);
+            notes.emplace_back(text);
+        }
+    }
     std::vector<Row> rows;
     for (const Device& d : inventory.devices) {
-        Row row{&d, deviceFingerprint(d, software), std::nullopt, nullptr};
+        Row row{&d, deviceFingerprint(d, software), std::nullopt, nullptr, std::nullopt};
         if (args.bench && d.isCpu()) {
             if (!args.json) {
                 std::fprintf(stderr, "benchmarking %s …\n", d.id.c_str());
             }
             try {
                 row.bench = runMicroBenchmark(d, MicroBenchmarkOptions{true});
+#if PARETUNE_WITH_TORCH
+                row.bench->dispatchUs = measureDispatchOverheadUs(d.cpus);
+#endif
                 row.benchSource = "measured";
             } catch (const std::runtime_error& e) {
                 // Pinning refused (a sandbox without CPU affinity): list the device, say why.
+                row.bench.reset();
                 notes.push_back(d.id + ": micro-benchmark not run: " + e.what());
+            }
+            if (row.bench) {
+                library->upsertDevice(deviceRecordOf(d));
+                row.drift = recordBenchmark(*library, row.fingerprint, *row.bench,
+                                            args.driftPercent / 100.0);
             }
         } else if (args.bench && d.tag == DeviceTag::Modelled) {
             row.bench = MicroBenchmark{d.peakGflops, d.memBwGbs};
@@ -157,7 +217,18 @@ void runDevices(const DevicesArguments& args) {
             if (row.bench) {
                 entry["benchmark"] = {{"gemm_gflops", row.bench->gemmGflops},
                                       {"memory_bw_gbs", row.bench->memoryBwGbs},
+                                      {"dispatch_us", row.bench->dispatchUs > 0
+                                                          ? nlohmann::json(row.bench->dispatchUs)
+                                                          : nlohmann::json(nullptr)},
                                       {"source", row.benchSource}};
+                if (row.drift) {
+                    entry["benchmark"]["drift"] = {
+                        {"first_benchmark", row.drift->firstBenchmark},
+                        {"drifted", row.drift->drifted},
+                        {"why", row.drift->why},
+                        {"threshold_percent", row.drift->threshold * 100},
+                        {"samples_marked_stale", row.drift->samplesMarkedStale}};
+                }
             } else {
                 entry["benchmark"] = nullptr;
             }
@@ -189,18 +260,26 @@ void runDevices(const DevicesArguments& args) {
                     d.name.c_str(), figuresText(d).c_str());
     }
     if (args.bench) {
-        std::printf("\n%-8s %12s %10s  %s\n", "ID", "GEMM GFLOP/s", "Mem GB/s", "Source");
+        std::printf("\n%-8s %12s %10s %11s  %-9s %s\n", "ID", "GEMM GFLOP/s", "Mem GB/s",
+                    "Dispatch µs", "Source", "Drift");
         for (const Row& row : rows) {
             if (row.bench) {
-                std::printf("%-8s %12.1f %10.1f  %s\n", row.device->id.c_str(),
-                            row.bench->gemmGflops, row.bench->memoryBwGbs, row.benchSource);
+                char dispatch[32] = "-";
+                if (row.bench->dispatchUs > 0) {
+                    std::snprintf(dispatch, sizeof(dispatch), "%.2f", row.bench->dispatchUs);
+                }
+                std::printf("%-8s %12.1f %10.1f %11s  %-9s %s\n", row.device->id.c_str(),
+                            row.bench->gemmGflops, row.bench->memoryBwGbs, dispatch,
+                            row.benchSource, row.drift ? driftText(*row.drift).c_str() : "-");
             } else {
-                std::printf("%-8s %12s %10s  %s\n", row.device->id.c_str(), "-", "-",
+                std::printf("%-8s %12s %10s %11s  %s\n", row.device->id.c_str(), "-", "-", "-",
                             "not benchmarked (no CPU micro-benchmark for this device)");
             }
         }
         std::printf("GEMM is Paretune's own blocked fp32 kernel (quick mode), not the BLAS "
-                    "figure; memory is a STREAM-like triad.\n");
+                    "figure; memory is a STREAM-like triad; dispatch is a one-element LibTorch "
+                    "add.\nVectors are stored in %s.\n",
+                    library->path().c_str());
     }
     std::printf("\nSoftware  %s; LibTorch %s; BLAS %s; CUDA runtime %d, driver %d\n",
                 software.compiler.c_str(),
@@ -221,8 +300,15 @@ void addDevicesCommand(CLI::App& app) {
                     "Device catalog (paretune.devices/1 JSON); its devices are listed as "
                     "modelled");
     cmd->add_flag("--bench", args->bench,
-                  "Run the quick micro-benchmark (GEMM GFLOP/s, memory GB/s) on every real CPU "
-                  "device");
+                  "Run the quick micro-benchmark (GEMM GFLOP/s, memory GB/s, dispatch µs) on "
+                  "every real CPU device, store it in the sample library and mark the device's "
+                  "samples stale when it drifted from the stored reference");
+    cmd->add_option("--db", args->db,
+                    "Sample library where --bench stores the vectors (default: "
+                    "$XDG_DATA_HOME/paretune/samples.db)");
+    cmd->add_option("--drift-threshold", args->driftPercent,
+                    "With --bench: a figure drifting from the device's reference by more than "
+                    "this percentage marks the device's samples stale (default 15)");
     cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
     cmd->callback([args] { runDevices(*args); });
 }

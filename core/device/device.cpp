@@ -205,6 +205,25 @@ DeviceInventory discoverDevices(const DeviceCatalog* catalog) {
     return inventory;
 }
 
+std::string pinCurrentThreadTo(const std::vector<int>& cpus) {
+    if (cpus.empty()) {
+        return "an empty CPU set cannot be pinned to";
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (const int cpu : cpus) {
+        if (cpu < 0 || cpu >= CPU_SETSIZE) {
+            return "CPU " + std::to_string(cpu) + " is outside the range sched_setaffinity accepts";
+        }
+        CPU_SET(static_cast<std::size_t>(cpu), &set);
+    }
+    const int error = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    if (error != 0) {
+        return "pinning the thread failed: " + std::generic_category().message(error);
+    }
+    return {};
+}
+
 std::string pinCurrentThread(const Device& device) {
     if (!device.isCpu()) {
         return "device '" + device.id +
@@ -214,21 +233,8 @@ std::string pinCurrentThread(const Device& device) {
     if (device.cpus.empty()) {
         return "device '" + device.id + "' has no CPU to pin to";
     }
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (const std::int32_t cpu : device.cpus) {
-        if (cpu < 0 || cpu >= CPU_SETSIZE) {
-            return "device '" + device.id + "': CPU " + std::to_string(cpu) +
-                   " is outside the range sched_setaffinity accepts";
-        }
-        CPU_SET(cpu, &set);
-    }
-    const int error = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-    if (error != 0) {
-        return "device '" + device.id +
-               "': pinning the thread failed: " + std::generic_category().message(error);
-    }
-    return {};
+    const std::string error = pinCurrentThreadTo(device.cpus);
+    return error.empty() ? error : "device '" + device.id + "': " + error;
 }
 
 } // namespace paretune

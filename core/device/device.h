@@ -100,4 +100,8 @@ DeviceInventory discoverDevices(const DeviceCatalog* catalog = nullptr);
 /// CPU device, a CPU outside the allowed set, or the errno text). Never throws.
 std::string pinCurrentThread(const Device& device);
 
+/// Pins the calling thread to a set of CPU ids; the primitive under pinCurrentThread and
+/// ScopedCpuAffinity. Returns an empty string on success, otherwise the reason. Never throws.
+std::string pinCurrentThreadTo(const std::vector<int>& cpus);
+
 } // namespace paretune

@@ -265,8 +265,11 @@ bool drifted(const MicroBenchmark& stored, const MicroBenchmark& now, double thr
         double stored;
         double now;
     };
-    const Component components[] = {{"gemm_gflops", stored.gemmGflops, now.gemmGflops},
-                                    {"memory_bw_gbs", stored.memoryBwGbs, now.memoryBwGbs}};
+    std::vector<Component> components = {{"gemm_gflops", stored.gemmGflops, now.gemmGflops},
+                                         {"memory_bw_gbs", stored.memoryBwGbs, now.memoryBwGbs}};
+    if (stored.dispatchUs > 0.0 && now.dispatchUs > 0.0) {
+        components.push_back({"dispatch_us", stored.dispatchUs, now.dispatchUs});
+    }
     if (why != nullptr) {
         why->clear();
     }

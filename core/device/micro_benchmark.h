@@ -11,6 +11,9 @@ struct Device;
 struct MicroBenchmark {
     double gemmGflops = 0.0;  ///< fp32 GEMM, our own blocked kernel (not the BLAS figure)
     double memoryBwGbs = 0.0; ///< STREAM-like triad over buffers far larger than the LLC
+    /// Per-op dispatch overhead of the execution framework (a one-element add through
+    /// LibTorch, median), µs; 0 when not measured (built without LibTorch).
+    double dispatchUs = 0.0;
 };
 
 struct MicroBenchmarkOptions {
@@ -28,7 +31,7 @@ MicroBenchmark runMicroBenchmark(const Device& device, const MicroBenchmarkOptio
 /// the stored value (|now − stored| / stored), or when a component is not a positive finite
 /// number in either. `why` (optional) gets the first offending component, e.g.
 /// "gemm_gflops drifted by 23.4% (stored 41.2, now 31.6; threshold 15%)"; it is cleared when
-/// nothing drifted.
+/// nothing drifted. The dispatch overhead counts only when both vectors have one.
 bool drifted(const MicroBenchmark& stored, const MicroBenchmark& now, double threshold,
              std::string* why);
 

@@ -1,25 +1,11 @@
 #include "cpu_affinity.h"
 
 #include "common/input_error.h"
+#include "device/device.h"
 
 #include <sched.h>
 
-#include <cerrno>
-#include <cstring>
-
 namespace paretune {
-namespace {
-
-bool applyMask(const std::vector<int>& cpus) {
-    cpu_set_t mask;
-    CPU_ZERO(&mask);
-    for (int cpu : cpus) {
-        CPU_SET(static_cast<std::size_t>(cpu), &mask);
-    }
-    return sched_setaffinity(0, sizeof(mask), &mask) == 0;
-}
-
-} // namespace
 
 std::string cpuSetText(const std::vector<int>& cpus) {
     std::string text = "{";
@@ -48,23 +34,17 @@ ScopedCpuAffinity::ScopedCpuAffinity(const std::vector<int>& cpus) {
     if (cpus.empty()) {
         return;
     }
-    for (int cpu : cpus) {
-        if (cpu < 0 || cpu >= CPU_SETSIZE) {
-            throw InputError("CPU set " + cpuSetText(cpus) + ": CPU id " + std::to_string(cpu) +
-                             " is out of range");
-        }
-    }
     m_previous = current();
-    if (!applyMask(cpus)) {
-        throw InputError("CPU set " + cpuSetText(cpus) +
-                         ": cannot pin the thread: " + std::strerror(errno));
+    const std::string error = pinCurrentThreadTo(cpus);
+    if (!error.empty()) {
+        throw InputError("CPU set " + cpuSetText(cpus) + ": " + error);
     }
     m_active = true;
 }
 
 ScopedCpuAffinity::~ScopedCpuAffinity() {
     if (m_active && !m_previous.empty()) {
-        applyMask(m_previous);
+        pinCurrentThreadTo(m_previous);
     }
 }
 

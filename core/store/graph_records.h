@@ -8,7 +8,12 @@
 
 namespace paretune {
 
+struct Device;
 struct Graph;
+
+/// The devices row of a real device of this machine: fingerprint, kind, name, its identity
+/// (hardware and software stack) as spec_json and the software versions as software_json.
+DeviceRecord deviceRecordOf(const Device& device);
 
 /// The models row of an imported graph: fingerprint, name (the graph's, or the file's stem
 /// when the graph has none), source path, node count; importedAt is left empty (now).

@@ -23,6 +23,17 @@ struct DeviceRecord {
     std::string createdAt;    ///< when it was first stored; kept by later upserts
 };
 
+/// A device's micro-benchmark vector as measured at one time (DESIGN.md: fingerprint).
+struct BenchmarkRecord {
+    std::int64_t id = 0; ///< assigned by SampleLibrary::addBenchmark
+    std::string deviceFingerprint;
+    std::string measuredAt; ///< set by addBenchmark when empty
+    double gemmGflops = 0;
+    double memoryBwGbs = 0;
+    std::optional<double> dispatchUs; ///< per-op framework dispatch; none when not measured
+    bool reference = false;           ///< what later measurements are compared with
+};
+
 /// A model whose operators were profiled.
 struct ModelRecord {
     std::string fingerprint;

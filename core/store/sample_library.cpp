@@ -665,6 +665,74 @@ constexpr const char* kModelColumns =
 
 } // namespace
 
+std::int64_t SampleLibrary::addBenchmark(const BenchmarkRecord& b) {
+    requireKey(b.deviceFingerprint, kFingerprintLength, "device fingerprint");
+    const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+    if (!positive(b.gemmGflops) || !positive(b.memoryBwGbs) ||
+        (b.dispatchUs && !positive(*b.dispatchUs))) {
+        throw InputError(m_impl->label + ": a micro-benchmark needs positive finite figures");
+    }
+    WriteTransaction transaction(*m_impl);
+    if (!device(b.deviceFingerprint)) {
+        throw InputError(m_impl->label + ": device " + b.deviceFingerprint +
+                         " is not in the library");
+    }
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO device_benchmarks(device_fingerprint, measured_at, "
+                              "gemm_gflops, memory_bw_gbs, dispatch_us, is_reference) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"),
+            "store a micro-benchmark");
+    q.bind(1, b.deviceFingerprint)
+        .bind(2, orNow(b.measuredAt))
+        .bind(3, b.gemmGflops)
+        .bind(4, b.memoryBwGbs)
+        .bind(5, b.dispatchUs)
+        .bind(6, std::int64_t{b.reference ? 1 : 0});
+    if (q.run() != SQLITE_OK) {
+        m_impl->fail(SQLITE_CONSTRAINT, "store a micro-benchmark");
+    }
+    const std::int64_t id = sqlite3_last_insert_rowid(m_impl->db);
+    transaction.commit();
+    return id;
+}
+
+namespace {
+
+constexpr const char* kBenchmarkColumns =
+    "SELECT id, device_fingerprint, measured_at, gemm_gflops, memory_bw_gbs, dispatch_us, "
+    "is_reference FROM device_benchmarks WHERE device_fingerprint = ?1 ";
+
+BenchmarkRecord benchmarkFromRow(const Query& q) {
+    return {q.integer(0), q.text(1),         q.text(2),        q.real(3),
+            q.real(4),    q.optionalReal(5), q.integer(6) != 0};
+}
+
+} // namespace
+
+std::optional<BenchmarkRecord>
+SampleLibrary::referenceBenchmark(std::string_view deviceFingerprint) const {
+    Query q(*m_impl,
+            m_impl->statement(std::string(kBenchmarkColumns) +
+                              "AND is_reference = 1 ORDER BY id DESC LIMIT 1"),
+            "read a micro-benchmark");
+    q.bind(1, deviceFingerprint);
+    if (!q.step()) {
+        return std::nullopt;
+    }
+    return benchmarkFromRow(q);
+}
+
+std::vector<BenchmarkRecord> SampleLibrary::benchmarks(std::string_view deviceFingerprint) const {
+    Query q(*m_impl, m_impl->statement(std::string(kBenchmarkColumns) + "ORDER BY id"),
+            "read micro-benchmarks");
+    q.bind(1, deviceFingerprint);
+    std::vector<BenchmarkRecord> result;
+    while (q.step()) {
+        result.push_back(benchmarkFromRow(q));
+    }
+    return result;
+}
+
 std::optional<DeviceRecord> SampleLibrary::device(std::string_view fingerprint) const {
     Query q(*m_impl, m_impl->statement(std::string(kDeviceColumns) + "WHERE fingerprint = ?1"),
             "read a device");

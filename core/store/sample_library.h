@@ -54,7 +54,7 @@ public:
     };
 
     /// Schema version this build writes; files at a lower version are migrated on open.
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
     /// PRAGMA application_id of a Paretune library: "PRTN".
     static constexpr std::int32_t kApplicationId = 0x5052544e;
 
@@ -91,6 +91,13 @@ public:
     std::vector<std::int64_t> addSamples(std::span<const Sample> batch);
     /// Flags every sample of the device taken so far as stale (its micro-benchmarks drifted).
     /// Samples are kept. Records the event with `reason`; returns how many samples it flagged.
+    /// Stores one micro-benchmark vector of a device already in the library; returns its id.
+    std::int64_t addBenchmark(const BenchmarkRecord& benchmark);
+    /// The latest vector stored as the device's reference; none before the first benchmark.
+    std::optional<BenchmarkRecord> referenceBenchmark(std::string_view deviceFingerprint) const;
+    /// Every vector stored for a device, oldest first.
+    std::vector<BenchmarkRecord> benchmarks(std::string_view deviceFingerprint) const;
+
     std::int64_t markDeviceStale(std::string_view deviceFingerprint, std::string_view reason);
 
     // Reads.

@@ -79,8 +79,25 @@ CREATE TABLE plans(
 CREATE INDEX plans_by_model ON plans(model_fingerprint);
 )sql";
 
+// Version 2: the micro-benchmark vectors measured on each device. The latest row flagged
+// is_reference is what a new measurement is compared with; a drift beyond the threshold marks
+// the device's samples stale and makes the new vector the reference.
+constexpr const char* kVersion2 = R"sql(
+CREATE TABLE device_benchmarks(
+  id                 INTEGER PRIMARY KEY,
+  device_fingerprint TEXT NOT NULL REFERENCES devices(fingerprint),
+  measured_at        TEXT NOT NULL,
+  gemm_gflops        REAL NOT NULL CHECK(gemm_gflops > 0),
+  memory_bw_gbs      REAL NOT NULL CHECK(memory_bw_gbs > 0),
+  dispatch_us        REAL CHECK(dispatch_us IS NULL OR dispatch_us > 0),
+  is_reference       INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX device_benchmarks_by_device ON device_benchmarks(device_fingerprint, is_reference);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "devices, models, op_signatures, perf_samples, stale_marks, predictors, plans", kVersion1},
+    {2, "device_benchmarks", kVersion2},
 };
 
 } // namespace
