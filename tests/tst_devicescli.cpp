@@ -69,6 +69,16 @@ void TestDevicesCli::jsonDocument() {
     const QJsonArray devices = doc[QStringLiteral("devices")].toArray();
     QVERIFY(devices.size() >= 2);
     QCOMPARE(devices[0][QStringLiteral("id")].toString(), QStringLiteral("cpu"));
+    // NVML (GPU energy) is loaded at run time: present, or absent with the reason.
+    const QJsonObject nvml = doc[QStringLiteral("nvml")].toObject();
+    QVERIFY(nvml.contains(QStringLiteral("available")));
+    if (nvml[QStringLiteral("available")].toBool()) {
+        QVERIFY(nvml[QStringLiteral("gpus")].toInt() >= 0);
+    } else {
+        QVERIFY2(nvml[QStringLiteral("reason")].toString().contains(
+                     QRegularExpression(QStringLiteral("nvidia-ml|nvml"))),
+                 qPrintable(nvml[QStringLiteral("reason")].toString()));
+    }
 
     const QJsonObject cpu = devices[0].toObject();
     const int cores = cpu[QStringLiteral("cores")].toInt();

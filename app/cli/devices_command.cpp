@@ -5,6 +5,7 @@
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "device/micro_benchmark.h"
+#include "device/nvml_energy.h"
 #include "paretune/config.h"
 #include "store/benchmark_drift.h"
 #include "store/graph_records.h"
@@ -186,6 +187,16 @@ void runDevices(const DevicesArguments& args) {
         rows.push_back(std::move(row));
     }
 
+    // GPU energy counters: NVML when the driver provides it (loaded at run time).
+    std::string nvmlWhy;
+    const std::unique_ptr<NvmlEnergy> nvml = NvmlEnergy::open(&nvmlWhy);
+    nlohmann::json nvmlJson = {{"available", nvml != nullptr}};
+    if (nvml) {
+        nvmlJson["gpus"] = nvml->deviceCount();
+    } else {
+        nvmlJson["reason"] = nvmlWhy;
+    }
+
     if (args.json) {
         nlohmann::json devices = nlohmann::json::array();
         for (const Row& row : rows) {
@@ -213,6 +224,8 @@ void runDevices(const DevicesArguments& args) {
                 entry["compute_capability"] =
                     std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor);
                 entry["clock_mhz"] = d.clockMhz;
+                const auto energy = nvml ? nvml->totalEnergyMj(d.cudaIndex) : std::nullopt;
+                entry["energy_counter"] = energy ? nlohmann::json("nvml") : nlohmann::json(nullptr);
             }
             if (row.bench) {
                 entry["benchmark"] = {{"gemm_gflops", row.bench->gemmGflops},
@@ -246,6 +259,7 @@ void runDevices(const DevicesArguments& args) {
                                       {"cuda_runtime", software.cudaRuntime},
                                       {"cuda_driver", software.cudaDriver}}},
                                     {"devices", devices},
+                                    {"nvml", nvmlJson},
                                     {"notes", notes}};
         std::cout << doc.dump(2) << "\n";
         return;
@@ -286,6 +300,9 @@ void runDevices(const DevicesArguments& args) {
                 software.torchVersion.empty() ? "-" : software.torchVersion.c_str(),
                 software.blas.empty() ? "-" : software.blas.c_str(), software.cudaRuntime,
                 software.cudaDriver);
+    std::printf("GPU energy: %s\n",
+                nvml ? ("NVML (" + std::to_string(nvml->deviceCount()) + " GPUs)").c_str()
+                     : ("no NVML: " + nvmlWhy).c_str());
     for (const std::string& note : notes) {
         std::printf("note: %s\n", note.c_str());
     }
