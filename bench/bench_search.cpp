@@ -1,11 +1,15 @@
 // Simulator and NSGA-II speed on real models with the example three-device catalog.
-// Usage: bench_search MODEL_DIR [CATALOG]   (one thread; prints one JSON object)
+// Usage: bench_search MODEL_DIR [CATALOG] [--reference]   (one thread; prints one JSON object)
 // Figures: simulator ns per compute node and per graph node (random support-feasible plans,
 // and single-device plans), search time for population 200 × 300 generations, final
 // normalised hypervolume, and the same search in coarse-to-fine mode (its front's hypervolume
 // on the flat search's reference point). Models: resnet50, bert_base, and swin_t when it is
 // there. Times are this thread's CPU time (wall time is given for the search too), so that
 // other processes on the machine distort them less.
+// --reference also runs the Python reference (tools/reference_search.py: a Python simulator of
+// the same problem + DEAP's NSGA-II, the seed's approach) on the same cost table, evaluates its
+// final front with this simulator and reports its times, its hypervolume on the same reference
+// point, and the speed-up (minutes per model: the Python search is slow).
 #include "common/input_error.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
@@ -18,9 +22,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace {
@@ -38,7 +45,113 @@ double threadSeconds() {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
-nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog& catalog) {
+/// The problem as the Python reference reads it: per compute node (genome order) its costs,
+/// compute predecessors, output and weight bytes; devices; transfer paths; the priority order.
+nlohmann::json problemJson(const paretune::Simulator& sim, const paretune::SearchOptions& options) {
+    using namespace paretune;
+    const Graph& g = sim.graph();
+    const CostTable& table = sim.costs();
+    const std::int32_t D = sim.deviceCount();
+    nlohmann::json nodes = nlohmann::json::array();
+    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+        const NodeId node = sim.computeNode(ci);
+        nlohmann::json latency = nlohmann::json::array();
+        nlohmann::json energy = nlohmann::json::array();
+        nlohmann::json supported = nlohmann::json::array();
+        for (std::int32_t d = 0; d < D; ++d) {
+            latency.push_back(sim.latencyUs(ci, d));
+            energy.push_back(table.cell(node, d).energyUj);
+            supported.push_back(sim.supported(ci, d) ? 1 : 0);
+        }
+        double graphInputBytes = 0.0;
+        for (const TensorId t : g.nodeInputs.row(node)) {
+            if (t != kNone &&
+                g.tensors[static_cast<std::size_t>(t)].role == TensorRole::GraphInput) {
+                graphInputBytes +=
+                    static_cast<double>(g.tensors[static_cast<std::size_t>(t)].byteSize());
+            }
+        }
+        bool isOutput = false;
+        for (const TensorId t : g.nodeOutputs.row(node)) {
+            isOutput =
+                isOutput || (t != kNone && g.tensors[static_cast<std::size_t>(t)].graphOutput);
+        }
+        const auto preds = sim.computePredecessors(ci);
+        nodes.push_back({{"latency_us", latency},
+                         {"energy_uj", energy},
+                         {"supported", supported},
+                         {"preds", std::vector<std::int32_t>(preds.begin(), preds.end())},
+                         {"out_bytes", sim.outputBytes(ci)},
+                         {"weight_bytes", g.metrics[static_cast<std::size_t>(node)].paramBytes},
+                         {"graph_input_bytes", graphInputBytes},
+                         {"is_output", isOutput}});
+    }
+    nlohmann::json devices = nlohmann::json::array();
+    for (const CostDevice& d : table.devices()) {
+        devices.push_back({{"id", d.id},
+                           {"active_w", d.activeW},
+                           {"idle_w", d.idleW},
+                           {"memory_bytes", d.memoryBytes}});
+    }
+    nlohmann::json paths = nlohmann::json::object();
+    for (std::int32_t s = 0; s < D; ++s) {
+        for (std::int32_t d = 0; d < D; ++d) {
+            nlohmann::json hops = nlohmann::json::array();
+            for (const TransferHop& h : table.path(s, d)) {
+                hops.push_back({h.queue, h.latencyUs, h.bytesPerUs});
+            }
+            paths[std::to_string(s) + "," + std::to_string(d)] = hops;
+        }
+    }
+    const auto priority = sim.priority();
+    return {{"devices", devices},
+            {"host", table.host()},
+            {"queues", table.queueCount()},
+            {"paths", paths},
+            {"nodes", nodes},
+            {"priority", std::vector<std::int32_t>(priority.begin(), priority.end())},
+            {"population", options.population},
+            {"generations", options.generations},
+            {"seed", 1}};
+}
+
+/// Runs tools/reference_search.py on the problem; its front is evaluated with `sim` and its
+/// hypervolume computed on `reference` (the C++ search's point).
+nlohmann::json runReference(paretune::Simulator& sim, const paretune::SearchOptions& options,
+                            std::span<const double> reference, const std::string& name) {
+    using namespace paretune;
+    const std::filesystem::path dir = std::filesystem::temp_directory_path();
+    const std::filesystem::path problem = dir / ("paretune_reference_" + name + ".json");
+    const std::filesystem::path result = dir / ("paretune_reference_" + name + "_out.json");
+    std::ofstream(problem) << problemJson(sim, options).dump();
+    const std::string command = std::string("/usr/bin/python3 ") + PARETUNE_REFERENCE_SCRIPT + " " +
+                                problem.string() + " " + result.string();
+    if (std::system(command.c_str()) != 0) {
+        return {{"error", "reference failed (is python3-deap installed? scripts/install-deps)"}};
+    }
+    nlohmann::json out;
+    std::ifstream(result) >> out;
+    std::vector<Solution> front;
+    for (const auto& genome : out["front"]) {
+        Solution s;
+        s.genome = genome.get<std::vector<std::uint8_t>>();
+        s.objectives = sim.evaluate(s.genome);
+        if (s.objectives.feasible()) {
+            front.push_back(std::move(s));
+        }
+    }
+    out["front_size"] = out["front"].size();
+    out["feasible_front_size"] = front.size();
+    out.erase("front");
+    out["hypervolume_front_on_cpp_reference"] =
+        normalisedHypervolume(front, options.objectives, reference);
+    std::filesystem::remove(problem);
+    std::filesystem::remove(result);
+    return out;
+}
+
+nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog& catalog,
+                          bool reference) {
     using namespace paretune;
     const ImportResult imported = importOnnxFile(path);
     const Graph& g = imported.graph;
@@ -121,6 +234,18 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
     const double stagedHypervolume =
         normalisedHypervolume(stagedResult.front, options.objectives, result.reference);
 
+    nlohmann::json referenceRun = nullptr;
+    if (reference) {
+        referenceRun = runReference(sim, options, result.reference,
+                                    std::filesystem::path(path).stem().string());
+        if (referenceRun.contains("search_cpu_seconds")) { // CPU time against CPU time
+            referenceRun["speedup_search"] =
+                referenceRun["search_cpu_seconds"].get<double>() / searchCpuSeconds;
+            referenceRun["speedup_simulator"] =
+                referenceRun["simulator_us_per_evaluation"].get<double>() * 1e3 / nsPerEvaluation;
+        }
+    }
+
     nlohmann::json baselines = nlohmann::json::object();
     for (const Solution& b : result.baselines) {
         bool covered = false;
@@ -158,18 +283,25 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
               {"cpu_seconds", stagedCpuSeconds},
               {"front_size", stagedResult.front.size()},
               {"hypervolume_front_on_flat_reference", stagedHypervolume}}},
-            {"baselines", baselines}};
+            {"baselines", baselines},
+            {"python_deap_reference", referenceRun}};
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::cerr << "usage: bench_search MODEL_DIR [CATALOG]\n";
+    std::vector<std::string> args(argv + 1, argv + argc);
+    const auto flag = std::find(args.begin(), args.end(), "--reference");
+    const bool reference = flag != args.end();
+    if (reference) {
+        args.erase(flag);
+    }
+    if (args.empty() || args.size() > 2) {
+        std::cerr << "usage: bench_search MODEL_DIR [CATALOG] [--reference]\n";
         return 2;
     }
-    const std::filesystem::path folder = argv[1];
-    const std::string catalogPath = argc > 2 ? argv[2] : PARETUNE_EXAMPLE_CATALOG;
+    const std::filesystem::path folder = args[0];
+    const std::string catalogPath = args.size() > 1 ? args[1] : PARETUNE_EXAMPLE_CATALOG;
     nlohmann::json out = {{"benchmark", "search"},
                           {"catalog", catalogPath},
                           {"objectives", {"latency", "energy", "memory"}},
@@ -185,7 +317,8 @@ int main(int argc, char** argv) {
                 out["models"][name] = {{"error", "missing: " + path.string()}};
                 continue;
             }
-            out["models"][name] = benchModel(path.string(), catalog);
+            out["models"][name] =
+                benchModel(path.string(), catalog, reference && std::string(name) != "swin_t");
         }
     } catch (const std::exception& e) {
         out["error"] = e.what();
