@@ -100,19 +100,7 @@ void runProfile(const ProfileArguments& args) {
 
     SampleLibrary library = SampleLibrary::open(args.db.empty() ? defaultSampleLibraryPath()
                                                                 : std::filesystem::path(args.db));
-    DeviceRecord record;
-    record.fingerprint = fingerprint;
-    record.kind = device->kind;
-    record.name = device->name;
-    const nlohmann::json identity = deviceIdentity(*device, softwareStack());
-    record.specJson = identity.dump();
-    const SoftwareStack& software = softwareStack();
-    record.softwareJson = nlohmann::json{
-        {"compiler", software.compiler},
-        {"torch", software.torchVersion},
-        {"blas",
-         software.blas}}.dump();
-    library.upsertDevice(record);
+    library.upsertDevice(deviceRecordOf(*device));
     library.upsertGraph(graph);
 
     // Reuse: a signature already measured on this device fingerprint is not measured again.

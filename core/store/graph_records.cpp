@@ -1,5 +1,7 @@
 #include "graph_records.h"
 
+#include "device/device.h"
+#include "device/device_fingerprint.h"
 #include "graph/graph.h"
 
 #include <nlohmann/json.hpp>
@@ -119,6 +121,21 @@ Sample sampleFor(const Graph& graph, std::int32_t node) {
     sample.shapeTuple = shapeTupleOf(graph, node);
     sample.opType = n.opType;
     return sample;
+}
+
+DeviceRecord deviceRecordOf(const Device& device) {
+    DeviceRecord record;
+    record.fingerprint = deviceFingerprint(device);
+    record.kind = device.kind;
+    record.name = device.name;
+    const SoftwareStack& software = softwareStack();
+    record.specJson = deviceIdentity(device, software).dump();
+    record.softwareJson = nlohmann::json{
+        {"compiler", software.compiler},
+        {"torch", software.torchVersion},
+        {"blas",
+         software.blas}}.dump();
+    return record;
 }
 
 } // namespace paretune

@@ -9,6 +9,7 @@
 namespace paretune {
 
 struct Graph;
+struct Device;
 
 /// The models row of an imported graph: fingerprint, name (the graph's, or the file's stem
 /// when the graph has none), source path, node count; importedAt is left empty (now).
@@ -25,5 +26,9 @@ std::string shapeTupleOf(const Graph& graph, std::int32_t node);
 /// A sample of `node` with its keys filled (model fingerprint, signature, op_meta with the
 /// node's name and op type, shape tuple, opType); the profiler adds the device and the figures.
 Sample sampleFor(const Graph& graph, std::int32_t node);
+
+/// The devices row of a real device: its fingerprint (deviceFingerprint), kind, name, identity
+/// as spec_json and this process's software stack (compiler, torch, BLAS) as software_json.
+DeviceRecord deviceRecordOf(const Device& device);
 
 } // namespace paretune

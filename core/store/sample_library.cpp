@@ -665,6 +665,47 @@ constexpr const char* kModelColumns =
 
 } // namespace
 
+std::int64_t SampleLibrary::addPlan(const PlanRecord& plan) {
+    requireKey(plan.modelFingerprint, kFingerprintLength, "plan: model fingerprint");
+    const std::string devices = jsonText(plan.deviceSetJson, "plan device_set_json");
+    const std::string objectives = jsonText(plan.objectivesJson, "plan objectives_json");
+    const std::string assignment = jsonText(plan.assignmentJson, "plan assignment_json");
+    if (plan.source.empty()) {
+        throw InputError("plan: the source is empty");
+    }
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO plans(model_fingerprint, device_set_json, "
+                              "objectives_json, assignment_json, source, created_at) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"),
+            "store a plan");
+    q.bind(1, plan.modelFingerprint)
+        .bind(2, devices)
+        .bind(3, objectives)
+        .bind(4, assignment)
+        .bind(5, plan.source)
+        .bind(6, orNow(plan.createdAt));
+    if (q.run() != SQLITE_OK) {
+        throw InputError("plan: model " + plan.modelFingerprint + " is not stored in the library " +
+                         m_impl->path.string());
+    }
+    return sqlite3_last_insert_rowid(m_impl->db);
+}
+
+std::vector<PlanRecord> SampleLibrary::plans(std::string_view modelFingerprint) const {
+    Query q(*m_impl,
+            m_impl->statement("SELECT id, model_fingerprint, device_set_json, objectives_json, "
+                              "assignment_json, source, created_at FROM plans WHERE ?1 = '' OR "
+                              "model_fingerprint = ?1 ORDER BY id"),
+            "read plans");
+    q.bind(1, modelFingerprint);
+    std::vector<PlanRecord> result;
+    while (q.step()) {
+        result.push_back(
+            {q.integer(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6)});
+    }
+    return result;
+}
+
 std::optional<DeviceRecord> SampleLibrary::device(std::string_view fingerprint) const {
     Query q(*m_impl, m_impl->statement(std::string(kDeviceColumns) + "WHERE fingerprint = ?1"),
             "read a device");

@@ -92,6 +92,8 @@ public:
     /// Flags every sample of the device taken so far as stale (its micro-benchmarks drifted).
     /// Samples are kept. Records the event with `reason`; returns how many samples it flagged.
     std::int64_t markDeviceStale(std::string_view deviceFingerprint, std::string_view reason);
+    /// Inserts a plan (its model must be stored) and returns its id. Plans are only added.
+    std::int64_t addPlan(const PlanRecord& plan);
 
     // Reads.
 
@@ -108,6 +110,8 @@ public:
     /// Samples matching the filter, in insertion order.
     std::vector<Sample> samples(const SampleFilter& filter = {}) const;
     std::int64_t sampleCount() const;
+    /// The plans stored for a model (every model when the fingerprint is empty), oldest first.
+    std::vector<PlanRecord> plans(std::string_view modelFingerprint = {}) const;
     /// PRAGMA integrity_check: empty when the file is sound, else SQLite's messages.
     std::vector<std::string> integrityProblems() const;
 
