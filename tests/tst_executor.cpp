@@ -4,6 +4,7 @@
 #include "device/device.h"
 #include "graph/onnx_importer.h"
 #include "graph_executor.h"
+#include "onnx_fixture.h"
 #include "testpaths.h"
 
 #include <QtTest>
@@ -14,18 +15,6 @@
 using namespace paretune;
 
 namespace {
-
-QString modelsDir() {
-    const QByteArray env = qgetenv("PARETUNE_TEST_MODELS");
-    return env.isEmpty() ? QStringLiteral(PARETUNE_TEST_MODELS_DIR) : QString::fromLocal8Bit(env);
-}
-
-Graph fixture(const std::string& body, int opset = 13) {
-    return importOnnxText("<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) +
-                              "]>\ng " + body,
-                          {}, "fixture")
-        .graph;
-}
 
 HostTensor floats(std::vector<std::int64_t> dims, std::vector<double> values) {
     return {DType::Float32, std::move(dims), std::move(values), {}};
@@ -95,11 +84,12 @@ private Q_SLOTS:
 
 void TestExecutor::tinyGraphComputesTheOnnxSemantics() {
     // y = relu(x · w + b), z = reshape(y) : hand-checked values.
-    const Graph g = fixture("(float[2,2] x) => (float[4] z) { "
-                            "w = Constant<value = float[2,2] {1.0, -1.0, 2.0, 0.5}>() "
-                            "b = Constant<value = float[2] {0.5, -3.0}>() "
-                            "s = Constant<value = int64[1] {4}>() "
-                            "m = MatMul(x, w)  a = Add(m, b)  y = Relu(a)  z = Reshape(y, s) }");
+    const Graph g =
+        onnxFixture("(float[2,2] x) => (float[4] z) { "
+                    "w = Constant<value = float[2,2] {1.0, -1.0, 2.0, 0.5}>() "
+                    "b = Constant<value = float[2] {0.5, -3.0}>() "
+                    "s = Constant<value = int64[1] {4}>() "
+                    "m = MatMul(x, w)  a = Add(m, b)  y = Relu(a)  z = Reshape(y, s) }");
     const NamedTensors out = executeGraph(g, {{"x", floats({2, 2}, {1, 2, 3, 4})}});
     QCOMPARE(out.size(), std::size_t{1});
     const HostTensor& z = out.at("z");
@@ -121,8 +111,8 @@ void TestExecutor::tinyGraphComputesTheOnnxSemantics() {
 }
 
 void TestExecutor::givenInitializerReplacesTheGraphsValue() {
-    const Graph g = fixture("(float[1,2] x) => (float[1,2] y) "
-                            "{ w = Constant<value = float[1,2] {1.0, 1.0}>()  y = Mul(x, w) }");
+    const Graph g = onnxFixture("(float[1,2] x) => (float[1,2] y) "
+                                "{ w = Constant<value = float[1,2] {1.0, 1.0}>()  y = Mul(x, w) }");
     const NamedTensors out =
         executeGraph(g, {{"x", floats({1, 2}, {2, 3})}, {"w", floats({1, 2}, {10, -1})}});
     QCOMPARE(out.at("y").values, (std::vector<double>{20, -3}));
@@ -136,7 +126,7 @@ void TestExecutor::givenInitializerReplacesTheGraphsValue() {
 }
 
 void TestExecutor::badInputsAreRefusedByName() {
-    const Graph g = fixture("(float[1,2] x) => (float[1,2] y) { h = Relu(x)  y = Neg(h) }");
+    const Graph g = onnxFixture("(float[1,2] x) => (float[1,2] y) { h = Relu(x)  y = Neg(h) }");
     try {
         executeGraph(g, {{"nope", floats({1}, {1})}});
         QFAIL("an unknown input name was accepted");
@@ -154,7 +144,7 @@ void TestExecutor::badInputsAreRefusedByName() {
 }
 
 void TestExecutor::unsupportedOperatorNamesTheNode() {
-    const Graph g = fixture("(float[3,3] x) => (float y) { r = Relu(x)  y = Det(r) }");
+    const Graph g = onnxFixture("(float[3,3] x) => (float y) { r = Relu(x)  y = Det(r) }");
     try {
         executeGraph(g);
         QFAIL("an unsupported operator ran");
@@ -182,7 +172,7 @@ void TestExecutor::splitPlanEqualsSingleDevice_data() {
 void TestExecutor::splitPlanEqualsSingleDevice() {
     QFETCH(QString, model);
     QFETCH(int, run);
-    const QString path = modelsDir() + QLatin1Char('/') + model;
+    const QString path = testModelsDir() + QLatin1Char('/') + model;
     if (!QFile::exists(path)) {
         QSKIP(qPrintable(model + QStringLiteral(" is not in the test models folder")));
     }
@@ -210,7 +200,7 @@ void TestExecutor::splitPlanEqualsSingleDevice() {
 }
 
 void TestExecutor::timingsRespectDependenciesAndDevices() {
-    const QString path = modelsDir() + QStringLiteral("/tiny_cnn.onnx");
+    const QString path = testModelsDir() + QStringLiteral("/tiny_cnn.onnx");
     if (!QFile::exists(path)) {
         QSKIP("tiny_cnn.onnx is not in the test models folder");
     }
@@ -245,7 +235,7 @@ void TestExecutor::timingsRespectDependenciesAndDevices() {
 }
 
 void TestExecutor::planMustFitTheGraph() {
-    const Graph g = fixture("(float[1,2] x) => (float[1,2] y) { h = Relu(x)  y = Neg(h) }");
+    const Graph g = onnxFixture("(float[1,2] x) => (float[1,2] y) { h = Relu(x)  y = Neg(h) }");
     QVERIFY_EXCEPTION_THROWN(PlanExecutor(g, twoDevices(), {0}), InputError);
     QVERIFY_EXCEPTION_THROWN(PlanExecutor(g, twoDevices(), {0, 2}), InputError);
     QVERIFY_EXCEPTION_THROWN(PlanExecutor(g, twoDevices(), {0, -1}), InputError);
@@ -276,7 +266,7 @@ void TestExecutor::cudaAndModelledDevicesAreRefused() {
     } catch (const InputError& e) {
         QVERIFY2(std::string(e.what()).find("no CUDA support") != std::string::npos, e.what());
     }
-    const Graph g = fixture("(float[1,2] x) => (float[1,2] y) { y = Relu(x) }");
+    const Graph g = onnxFixture("(float[1,2] x) => (float[1,2] y) { y = Relu(x) }");
     QVERIFY_EXCEPTION_THROWN(executeGraph(g, {}, ExecutionDevice{"cuda:0", {}, 1, 0}), InputError);
 }
 
