@@ -162,6 +162,21 @@ void TestValidateCli::searchedPlanIsMeasuredAndStored() {
         QCOMPARE(after[i].latencyUs, before[i].latencyUs);
     }
     QVERIFY(after.back().configJson.find("\"residual_us\"") != std::string::npos);
+
+    // The in-plan samples do not replace the operators' own samples in the cost table: a
+    // second validation predicts the same as the search.
+    const CliRun again = runParetune(
+        {QStringLiteral("validate"), model("tiny_cnn"), QStringLiteral("--plans"), m_plans,
+         QStringLiteral("--plan"), QString::number(chosen), QStringLiteral("--db"), m_db,
+         QStringLiteral("--repeats"), QStringLiteral("2"), QStringLiteral("--json")});
+    QVERIFY2(again.exitCode == 0, again.err.constData());
+    const QJsonObject latencyAgain = QJsonDocument::fromJson(again.out)
+                                         .object()[QStringLiteral("objectives")]
+                                         .toObject()[QStringLiteral("latency_us")]
+                                         .toObject();
+    QVERIFY(qFuzzyCompare(latencyAgain[QStringLiteral("predicted")].toDouble(),
+                          latency[QStringLiteral("predicted")].toDouble()));
+    QCOMPARE(SampleLibrary::open(m_db.toStdString()).plans(g.fingerprint).size(), std::size_t{2});
 }
 
 void TestValidateCli::badInputExitsWithTwo_data() {

@@ -764,7 +764,9 @@ std::optional<Sample> SampleLibrary::findSample(std::string_view signature,
     Query q(*m_impl,
             m_impl->statement(std::string(kSampleColumns) +
                               "WHERE s.op_signature = ?1 AND s.device_fingerprint = ?2 AND "
-                              "s.stale = 0 AND (?3 IS NULL OR s.config_json = ?3) "
+                              "s.stale = 0 AND (?3 IS NULL OR s.config_json = ?3) AND "
+                              "(?3 IS NOT NULL OR "
+                              "json_extract(s.config_json, '$.context') IS NOT 'plan') "
                               "ORDER BY s.id DESC LIMIT 1"),
             "look up a sample");
     q.bind(1, signature).bind(2, deviceFingerprint);

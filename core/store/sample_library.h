@@ -104,7 +104,9 @@ public:
     std::optional<SignatureRecord> signature(std::string_view signature) const;
     /// Reuse lookup, "already measured on this device?": the newest sample that is not stale
     /// for this signature on this device, from any model; with `configJson`, only a sample
-    /// measured with exactly that configuration text.
+    /// measured with exactly that configuration text. Without it, samples measured inside a
+    /// plan (config {"context": "plan"}, added by paretune validate) are not considered: they
+    /// record in-plan residuals, not the operator measured alone.
     std::optional<Sample> findSample(std::string_view signature, std::string_view deviceFingerprint,
                                      std::optional<std::string_view> configJson = {}) const;
     /// Samples matching the filter, in insertion order.
