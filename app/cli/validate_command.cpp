@@ -81,6 +81,12 @@ std::optional<double> relativeError(const std::optional<double>& predicted,
     return (*predicted - *measured) / *measured;
 }
 
+std::string fixed(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", value);
+    return text;
+}
+
 std::string percentText(const std::optional<double>& error) {
     if (!error) {
         return "-";
@@ -460,7 +466,7 @@ void runValidate(const ValidateArguments& args) {
     std::printf("Plan       %lld of %s on %s\n", static_cast<long long>(args.planId),
                 args.plans.c_str(), devicesText.c_str());
     std::printf("Runs       %d timed after %d warm-up\n\n", args.repeats, args.warmup);
-    std::printf("%-10s %-34s %-40s %s\n", "Objective", "Measured", "Predicted", "Error");
+    std::printf("%-10s %-42s %-48s %s\n", "Objective", "Measured", "Predicted", "Error");
     char measuredText[64];
     std::snprintf(measuredText, sizeof measuredText, "%.3f ms (p10 %.3f, p90 %.3f)", medianUs / 1e3,
                   p10Us / 1e3, p90Us / 1e3);
@@ -469,22 +475,21 @@ void runValidate(const ValidateArguments& args) {
         std::snprintf(predictedText, sizeof predictedText, "%.3f ms (%s)",
                       *predictedLatencyUs / 1e3, predictionSource.c_str());
     }
-    std::printf("%-10s %-34s %-40s %s\n", "Latency", measuredText, predictedText,
+    std::printf("%-10s %-42s %-48s %s\n", "Latency", measuredText, predictedText,
                 percentText(latencyError).c_str());
     std::snprintf(measuredText, sizeof measuredText, "%s",
-                  measuredEnergyMj ? (std::to_string(*measuredEnergyMj) + " mJ (RAPL)").c_str()
+                  measuredEnergyMj ? (fixed(*measuredEnergyMj) + " mJ (RAPL package)").c_str()
                                    : "not measured (no RAPL counter)");
-    std::snprintf(
-        predictedText, sizeof predictedText, "%s",
-        predictedEnergyMj
-            ? (std::to_string(*predictedEnergyMj) + " mJ (simulated, power modelled)").c_str()
-            : "-");
-    std::printf("%-10s %-34s %-40s %s\n", "Energy", measuredText, predictedText,
+    std::snprintf(predictedText, sizeof predictedText, "%s",
+                  predictedEnergyMj
+                      ? (fixed(*predictedEnergyMj) + " mJ (simulated, power modelled)").c_str()
+                      : "-");
+    std::printf("%-10s %-42s %-48s %s\n", "Energy", measuredText, predictedText,
                 percentText(energyError).c_str());
-    std::snprintf(
-        predictedText, sizeof predictedText, "%s",
-        predictedMemoryMb ? (std::to_string(*predictedMemoryMb) + " MB (simulated)").c_str() : "-");
-    std::printf("%-10s %-34s %-40s %s\n\n", "Memory", "not measured", predictedText, "-");
+    std::snprintf(predictedText, sizeof predictedText, "%s",
+                  predictedMemoryMb ? (fixed(*predictedMemoryMb) + " MB (simulated)").c_str()
+                                    : "-");
+    std::printf("%-10s %-42s %-48s %s\n\n", "Memory", "not measured", predictedText, "-");
     if (!predictionNote.empty()) {
         std::printf("Note: %s\n\n", predictionNote.c_str());
     }
