@@ -6,6 +6,7 @@
 #include "cpu_affinity.h"
 #include "graph/onnx_importer.h"
 #include "measurement.h"
+#include "onnx_fixture.h"
 #include "op_runner.h"
 #include "profile_model.h"
 #include "rapl_energy.h"
@@ -22,18 +23,6 @@
 using namespace paretune;
 
 namespace {
-
-QString modelsDir() {
-    const QByteArray env = qgetenv("PARETUNE_TEST_MODELS");
-    return env.isEmpty() ? QStringLiteral(PARETUNE_TEST_MODELS_DIR) : QString::fromLocal8Bit(env);
-}
-
-Graph fixture(const std::string& body, int opset = 13) {
-    return importOnnxText("<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) +
-                              "]>\ng " + body,
-                          {}, "fixture")
-        .graph;
-}
 
 /// The one compute node of a fixture.
 NodeId computeNode(const Graph& g, const std::string& opType) {
@@ -152,7 +141,7 @@ void TestOpRunner::supportsTheRequiredOps() {
 }
 
 void TestOpRunner::unsupportedOpIsReportedByName() {
-    const Graph g = fixture("(float[3,3] x) => (float y) { y = Det(x) }");
+    const Graph g = onnxFixture("(float[3,3] x) => (float y) { y = Det(x) }");
     OpRunner runner(g, computeNode(g, "Det"));
     QCOMPARE(runner.status(), ProfileStatus::Unsupported);
     QVERIFY2(runner.message().find("'Det'") != std::string::npos, runner.message().c_str());
@@ -164,8 +153,8 @@ void TestOpRunner::unsupportedOpIsReportedByName() {
 }
 
 void TestOpRunner::gemmTransBMatchesHandProduct() {
-    const Graph g = fixture("(float[2,3] a, float[4,3] b, float[4] c) => (float[2,4] y) "
-                            "{ y = Gemm<transB = 1, alpha = 2.0, beta = 0.5>(a, b, c) }");
+    const Graph g = onnxFixture("(float[2,3] a, float[4,3] b, float[4] c) => (float[2,4] y) "
+                                "{ y = Gemm<transB = 1, alpha = 2.0, beta = 0.5>(a, b, c) }");
     OpRunner runner(g, computeNode(g, "Gemm"));
     const OpRunner::Execution e = runner.runOnce();
     QCOMPARE(e.status, ProfileStatus::Ok);
@@ -192,7 +181,7 @@ void TestOpRunner::gemmTransBMatchesHandProduct() {
 }
 
 void TestOpRunner::softmaxRowsSumToOne() {
-    const Graph g = fixture("(float[4,7] x) => (float[4,7] y) { y = Softmax<axis = 1>(x) }");
+    const Graph g = onnxFixture("(float[4,7] x) => (float[4,7] y) { y = Softmax<axis = 1>(x) }");
     OpRunner runner(g, computeNode(g, "Softmax"));
     const OpRunner::Execution e = runner.runOnce();
     QCOMPARE(e.status, ProfileStatus::Ok);
@@ -210,9 +199,9 @@ void TestOpRunner::softmaxRowsSumToOne() {
 }
 
 void TestOpRunner::gatherNegativeIndices() {
-    const Graph g = fixture("(float[5,3] x) => (float[3,3] y) {\n"
-                            "  i = Constant<value = int64[3] {-1, 0, -5}>()\n"
-                            "  y = Gather<axis = 0>(x, i)\n}");
+    const Graph g = onnxFixture("(float[5,3] x) => (float[3,3] y) {\n"
+                                "  i = Constant<value = int64[3] {-1, 0, -5}>()\n"
+                                "  y = Gather<axis = 0>(x, i)\n}");
     OpRunner runner(g, computeNode(g, "Gather"));
     const OpRunner::Execution e = runner.runOnce();
     QCOMPARE(e.status, ProfileStatus::Ok);
@@ -229,12 +218,12 @@ void TestOpRunner::gatherNegativeIndices() {
 
 void TestOpRunner::sliceWithNegativeAndPositiveSteps() {
     // Rows 8, 5, 2 (step -3 from 8 down to, not including, 1); columns 0, 2, 4.
-    const Graph g = fixture("(float[10,6] x) => (float[3,3] y) {\n"
-                            "  s = Constant<value = int64[2] {8, 0}>()\n"
-                            "  e = Constant<value = int64[2] {1, 6}>()\n"
-                            "  a = Constant<value = int64[2] {0, 1}>()\n"
-                            "  p = Constant<value = int64[2] {-3, 2}>()\n"
-                            "  y = Slice(x, s, e, a, p)\n}");
+    const Graph g = onnxFixture("(float[10,6] x) => (float[3,3] y) {\n"
+                                "  s = Constant<value = int64[2] {8, 0}>()\n"
+                                "  e = Constant<value = int64[2] {1, 6}>()\n"
+                                "  a = Constant<value = int64[2] {0, 1}>()\n"
+                                "  p = Constant<value = int64[2] {-3, 2}>()\n"
+                                "  y = Slice(x, s, e, a, p)\n}");
     OpRunner runner(g, computeNode(g, "Slice"));
     const OpRunner::Execution e = runner.runOnce();
     QCOMPARE(e.status, ProfileStatus::Ok);
@@ -253,7 +242,7 @@ void TestOpRunner::sliceWithNegativeAndPositiveSteps() {
 void TestOpRunner::convPadsStridesDilationsGroups() {
     // Asymmetric pads (top 1, right 1), stride 2, dilation 2 (effective kernel 5), 2 groups:
     // H = (9 + 1 - 5) / 2 + 1 = 3, W = (11 + 1 - 5) / 2 + 1 = 4.
-    const Graph g = fixture(
+    const Graph g = onnxFixture(
         "(float[1,4,9,11] x, float[4,2,3,3] w, float[4] b) => (float[1,4,3,4] y) "
         "{ y = Conv<pads = [1,0,0,1], strides = [2,2], dilations = [2,2], group = 2>(x, w, b) }");
     QCOMPARE(g.unknownShapeCount(), 0);
@@ -281,9 +270,9 @@ void TestOpRunner::convPadsStridesDilationsGroups() {
 }
 
 void TestOpRunner::reshapeTargetComesFromTheGraph() {
-    const Graph g = fixture("(float[2,3,4] x) => (float[4,6] y) {\n"
-                            "  s = Constant<value = int64[2] {-1, 6}>()\n"
-                            "  y = Reshape(x, s)\n}");
+    const Graph g = onnxFixture("(float[2,3,4] x) => (float[4,6] y) {\n"
+                                "  s = Constant<value = int64[2] {-1, 6}>()\n"
+                                "  y = Reshape(x, s)\n}");
     OpRunner runner(g, computeNode(g, "Reshape"));
     const OpRunner::Execution e = runner.runOnce();
     QCOMPARE(e.status, ProfileStatus::Ok);
@@ -293,7 +282,7 @@ void TestOpRunner::reshapeTargetComesFromTheGraph() {
 }
 
 void TestOpRunner::everyResnet18ConvHasTheGraphShape() {
-    const QString path = modelsDir() + QStringLiteral("/resnet18.onnx");
+    const QString path = testModelsDir() + QStringLiteral("/resnet18.onnx");
     if (!QFile::exists(path)) {
         QSKIP("resnet18.onnx is not in the test models folder");
     }
@@ -318,7 +307,7 @@ void TestOpRunner::everyComputeNodeHasTheGraphShape_data() {
     QTest::addColumn<QString>("path");
     QTest::newRow("sample") << QStringLiteral(PARETUNE_SAMPLE_MODEL);
     for (const char* name : {"tiny_mlp", "tiny_cnn", "resnet18", "bert_base"}) {
-        QTest::newRow(name) << modelsDir() + QLatin1Char('/') + QLatin1String(name) +
+        QTest::newRow(name) << testModelsDir() + QLatin1Char('/') + QLatin1String(name) +
                                    QStringLiteral(".onnx");
     }
 }
@@ -393,8 +382,8 @@ void TestOpRunner::adaptiveRepeats() {
 }
 
 void TestOpRunner::measureFollowsTheDiscipline() {
-    const Graph g =
-        fixture("(float[64,256] a, float[256,128] b) => (float[64,128] y) { y = MatMul(a, b) }");
+    const Graph g = onnxFixture(
+        "(float[64,256] a, float[256,128] b) => (float[64,128] y) { y = MatMul(a, b) }");
     OpRunner runner(g, computeNode(g, "MatMul"));
     MeasureOptions o = quickOptions();
     o.threads = 2;
@@ -413,8 +402,8 @@ void TestOpRunner::measureFollowsTheDiscipline() {
     QVERIFY(!p.energyUj);
 
     // A view costs no output memory.
-    const Graph v = fixture("(float[2,3,4] x) => (float[24] y) {\n"
-                            "  s = Constant<value = int64[1] {24}>()\n  y = Reshape(x, s)\n}");
+    const Graph v = onnxFixture("(float[2,3,4] x) => (float[24] y) {\n"
+                                "  s = Constant<value = int64[1] {24}>()\n  y = Reshape(x, s)\n}");
     OpRunner viewRunner(v, computeNode(v, "Reshape"));
     const OpProfile vp = viewRunner.measure(quickOptions());
     QCOMPARE(vp.status, ProfileStatus::Ok);
@@ -424,7 +413,7 @@ void TestOpRunner::measureFollowsTheDiscipline() {
 void TestOpRunner::measureSeesConvWorkspace() {
     // ResNet-18's first convolution goes through oneDNN, which allocates with raw_allocate():
     // the memory probe must see it without breaking the op.
-    const QString path = modelsDir() + QStringLiteral("/resnet18.onnx");
+    const QString path = testModelsDir() + QStringLiteral("/resnet18.onnx");
     if (!QFile::exists(path)) {
         QSKIP("resnet18.onnx is not in the test models folder");
     }
@@ -443,7 +432,7 @@ void TestOpRunner::measureSeesConvWorkspace() {
 }
 
 void TestOpRunner::profileModelReportsPerNodeAndWholeModel() {
-    const QString path = modelsDir() + QStringLiteral("/tiny_cnn.onnx");
+    const QString path = testModelsDir() + QStringLiteral("/tiny_cnn.onnx");
     if (!QFile::exists(path)) {
         QSKIP("tiny_cnn.onnx is not in the test models folder");
     }
@@ -478,7 +467,7 @@ void TestOpRunner::profileModelReportsPerNodeAndWholeModel() {
 }
 
 void TestOpRunner::profileModelCancelsBetweenNodes() {
-    const QString path = modelsDir() + QStringLiteral("/tiny_cnn.onnx");
+    const QString path = testModelsDir() + QStringLiteral("/tiny_cnn.onnx");
     if (!QFile::exists(path)) {
         QSKIP("tiny_cnn.onnx is not in the test models folder");
     }
@@ -494,7 +483,8 @@ void TestOpRunner::profileModelCancelsBetweenNodes() {
 }
 
 void TestOpRunner::wholeModelWithUnsupportedOp() {
-    const Graph g = fixture("(float[3,3] x) => (float[3,3] y) {\n  d = Det(x)\n  y = Relu(x)\n}");
+    const Graph g =
+        onnxFixture("(float[3,3] x) => (float[3,3] y) {\n  d = Det(x)\n  y = Relu(x)\n}");
     ProfileOptions options;
     options.measure = quickOptions();
     const ProfileResult r = profileModel(g, options);

@@ -8,6 +8,9 @@
 #if PARETUNE_WITH_TORCH
 #include "profile_command.h"
 #endif
+#if PARETUNE_WITH_TORCH
+#include "validate_command.h"
+#endif
 #include "search_command.h"
 
 #include <CLI/CLI.hpp>
@@ -40,6 +43,9 @@ int main(int argc, char** argv) {
     paretune::cli::addSamplesCommand(app);
 #if PARETUNE_WITH_TORCH
     paretune::cli::addProfileCommand(app);
+#endif
+#if PARETUNE_WITH_TORCH
+    paretune::cli::addValidateCommand(app);
 #endif
     try {
         app.parse(argc, argv);

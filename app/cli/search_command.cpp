@@ -4,10 +4,13 @@
 #include "common/progress.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
+#include "cost/measured_costs.h"
+#include "device/device.h"
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
 #include "plan/simulator.h"
 #include "search/pareto_search.h"
+#include "store/sample_library.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -16,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <unistd.h>
 
@@ -94,11 +98,6 @@ void writeAtomically(const std::string& path, const std::string& text) {
 } // namespace
 
 void runSearch(const SearchArguments& args) {
-    if (!args.db.empty()) {
-        throw InputError("--db " + args.db +
-                         ": searching with measured or predicted costs from the sample library "
-                         "is not available yet; use --catalog for modelled costs");
-    }
     if (args.catalog.empty()) {
         throw InputError("--catalog is required: costs are modelled from a device catalog "
                          "(e.g. resources/catalogs/example.json)");
@@ -130,13 +129,28 @@ void runSearch(const SearchArguments& args) {
     const DeviceCatalog catalog = loadDeviceCatalog(args.catalog);
     const ImportResult imported = importOnnxFile(args.model);
     const Graph& g = imported.graph;
-    const CostTable table = buildCostTable(g, catalog, deviceIds);
+    CostTable table = buildCostTable(g, catalog, deviceIds);
     for (const Diagnostic& d : imported.diagnostics) {
         std::fprintf(stderr, "warning: %s: %s\n", g.sourcePath.c_str(), d.message.c_str());
     }
+    // Real devices take their latencies from the measured samples of the library (--db).
+    std::map<std::string, int> missingSamples;
+    if (!args.db.empty()) {
+        const SampleLibrary library =
+            SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
+        const DeviceInventory inventory = discoverDevices(&catalog);
+        for (const MeasuredDevice& m :
+             applyMeasuredSamples(table, g, library, realDeviceFingerprints(table, inventory))) {
+            missingSamples[m.id] = m.missing;
+            std::fprintf(stderr, "note: device '%s': %d operators measured, %d without samples%s\n",
+                         m.id.c_str(), m.measured, m.missing,
+                         m.missing > 0 ? " (they count as unsupported there)" : "");
+        }
+    }
     for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
         const int index = catalog.findDevice(table.device(d).id);
-        if (!catalog.devices[static_cast<std::size_t>(index)].modelled) {
+        if (!catalog.devices[static_cast<std::size_t>(index)].modelled &&
+            !missingSamples.count(table.device(d).id)) {
             std::fprintf(stderr,
                          "warning: device '%s' is a measured device without samples here; its "
                          "operators count as unsupported\n",
@@ -248,7 +262,7 @@ void runSearch(const SearchArguments& args) {
 
     std::printf("Model        %s\n", g.sourcePath.c_str());
     std::printf(
-        "Devices      %s (host %s; costs modelled from %s)\n",
+        "Devices      %s (host %s; costs modelled from %s%s)\n",
         [&] {
             std::string text;
             for (const CostDevice& d : table.devices()) {
@@ -257,7 +271,8 @@ void runSearch(const SearchArguments& args) {
             return text;
         }()
             .c_str(),
-        catalog.host.c_str(), args.catalog.c_str());
+        catalog.host.c_str(), args.catalog.c_str(),
+        args.db.empty() ? "" : (", measured from " + args.db).c_str());
     std::printf(
         "Search       population %d, %d generations%s, seed %llu, %lld plans evaluated\n",
         options.population, result.generationsRun, options.coarseToFine ? " (coarse-to-fine)" : "",
@@ -301,7 +316,9 @@ void addSearchCommand(CLI::App& app) {
     cmd->add_option("--devices", args->devices, "Devices to place on, e.g. cpu,gpu,npu")
         ->required();
     cmd->add_option("--catalog", args->catalog, "Device catalog (paretune.devices/1 JSON)");
-    cmd->add_option("--db", args->db, "Sample library (not available yet)");
+    cmd->add_option("--db", args->db,
+                    "Sample library: real devices of the catalog take measured latencies from "
+                    "it (paretune profile)");
     cmd->add_option("--objectives", args->objectives,
                     "Two or three of latency, energy, power, memory (default "
                     "latency,energy,memory)");

@@ -38,6 +38,8 @@ struct Context {
 
 using Kernel = std::function<Tensors(const Context&)>;
 
+at::Tensor longTensor(const Ints& values);
+
 Ints toInts(const at::Tensor& t) {
     const at::Tensor c = t.to(at::kLong).contiguous();
     const auto* p = c.data_ptr<std::int64_t>();
@@ -148,7 +150,7 @@ at::Tensor conv(const Context& c) {
 
 enum class PoolKind { Max, Average };
 
-at::Tensor pool(const Context& c, PoolKind kind) {
+Tensors pool(const Context& c, PoolKind kind) {
     const at::Tensor& x = c.input(0);
     const std::size_t k = static_cast<std::size_t>(x.dim() - 2);
     if (k < 1 || k > 3) {
@@ -168,21 +170,43 @@ at::Tensor pool(const Context& c, PoolKind kind) {
         native = pads.begin[i] <= kernel[i] / 2;
     }
     if (kind == PoolKind::Max) {
-        at::Tensor input = x;
+        // LibTorch pools floating point only; 8-bit integers go through float and back (exact).
+        const bool integral = at::isIntegralType(x.scalar_type(), true);
+        at::Tensor input = integral ? x.to(at::kFloat) : x;
         Ints padding = pads.begin;
         if (!native) {
-            input = at::constant_pad_nd(x, torchPadList(pads.begin, pads.end),
+            input = at::constant_pad_nd(input, torchPadList(pads.begin, pads.end),
                                         -std::numeric_limits<double>::infinity());
             padding.assign(k, 0);
         }
+        if (c.wantsOutput(1)) {
+            // Indices: ONNX counts over the whole flattened tensor (storage_order 0), LibTorch
+            // within each N·C plane.
+            if (k != 2 || !native || c.node.attrInt("storage_order", 0) != 0) {
+                throw UnsupportedOp("MaxPool indices other than 2-D, row-major, without "
+                                    "asymmetric padding");
+            }
+            auto [y, index] =
+                at::max_pool2d_with_indices(input, kernel, strides, padding, dilations, ceil);
+            const std::int64_t plane = x.size(2) * x.size(3);
+            const at::Tensor offset = at::arange(x.size(0) * x.size(1), index.options())
+                                          .reshape({x.size(0), x.size(1), 1, 1}) *
+                                      plane;
+            return {integral ? y.to(x.scalar_type()) : y, index + offset};
+        }
+        at::Tensor y;
         switch (k) {
         case 1:
-            return at::max_pool1d(input, kernel, strides, padding, dilations, ceil);
+            y = at::max_pool1d(input, kernel, strides, padding, dilations, ceil);
+            break;
         case 2:
-            return at::max_pool2d(input, kernel, strides, padding, dilations, ceil);
+            y = at::max_pool2d(input, kernel, strides, padding, dilations, ceil);
+            break;
         default:
-            return at::max_pool3d(input, kernel, strides, padding, dilations, ceil);
+            y = at::max_pool3d(input, kernel, strides, padding, dilations, ceil);
+            break;
         }
+        return {integral ? y.to(x.scalar_type()) : y};
     }
     if (std::any_of(dilations.begin(), dilations.end(), [](std::int64_t d) { return d != 1; })) {
         throw UnsupportedOp("AveragePool with dilations");
@@ -199,20 +223,20 @@ at::Tensor pool(const Context& c, PoolKind kind) {
         }
     };
     if (native) {
-        return avg(x, pads.begin, includePad);
+        return {avg(x, pads.begin, includePad)};
     }
     const Ints padList = torchPadList(pads.begin, pads.end);
     const at::Tensor padded = at::constant_pad_nd(x, padList, 0);
     const at::Tensor sums = avg(padded, Ints(k, 0), true);
     if (includePad) {
-        return sums;
+        return {sums};
     }
     // Average over the real elements only: divide by the share of each window inside x.
     Ints onesShape(x.dim(), 1);
     std::copy(x.sizes().begin() + 2, x.sizes().end(), onesShape.begin() + 2);
     const at::Tensor share =
         avg(at::constant_pad_nd(at::ones(onesShape, x.options()), padList, 0), Ints(k, 0), true);
-    return sums / share;
+    return {sums / share};
 }
 
 // ---- shape-changing ops -------------------------------------------------------------------
@@ -477,7 +501,10 @@ at::Tensor pad(const Context& c) {
     Ints inner(x.sizes().begin() + first, x.sizes().end());
     Ints batched{-1};
     batched.insert(batched.end(), inner.begin(), inner.end());
-    const at::Tensor xb = x.reshape(batched);
+    // The reflection and replication kernels take floating point only; integers go through
+    // double and back (exact up to 2^53).
+    const bool integral = at::isIntegralType(x.scalar_type(), true);
+    const at::Tensor xb = (integral ? x.to(at::kDouble) : x).reshape(batched);
     const Ints list = torchPadList(Ints(begin.begin() + first, begin.end()),
                                    Ints(end.begin() + first, end.end()));
     at::Tensor yb;
@@ -495,21 +522,23 @@ at::Tensor pad(const Context& c) {
     }
     Ints outShape(x.sizes().begin(), x.sizes().begin() + first);
     outShape.insert(outShape.end(), yb.sizes().begin() + 1, yb.sizes().end());
-    return yb.reshape(outShape);
+    return integral ? yb.reshape(outShape).to(x.scalar_type()) : yb.reshape(outShape);
 }
 
 at::Tensor resize(const Context& c) {
     const at::Tensor& x = c.input(0);
     const std::int64_t rank = x.dim();
     Ints out;
+    std::vector<double> scales; // per dimension, when given instead of sizes
     const std::size_t scalesIndex = c.opset() < 11 ? 1 : 2;
     if (c.opset() >= 11 && c.has(3) && c.in[3].numel() > 0) {
         out = toInts(c.in[3]);
     } else if (c.has(scalesIndex) && c.in[scalesIndex].numel() > 0) {
-        const at::Tensor scales = c.in[scalesIndex].to(at::kDouble).contiguous();
-        for (std::int64_t i = 0; i < scales.numel(); ++i) {
+        const at::Tensor given = c.in[scalesIndex].to(at::kDouble).contiguous();
+        scales.assign(given.data_ptr<double>(), given.data_ptr<double>() + given.numel());
+        for (std::size_t i = 0; i < scales.size(); ++i) {
             out.push_back(static_cast<std::int64_t>(
-                std::floor(static_cast<double>(x.size(i)) * scales.data_ptr<double>()[i])));
+                std::floor(static_cast<double>(x.size(static_cast<std::int64_t>(i))) * scales[i])));
         }
     } else {
         throw OpFailure("Resize has neither scales nor sizes");
@@ -520,41 +549,88 @@ at::Tensor resize(const Context& c) {
     }
     const Ints spatialOut(out.begin() + 2, out.end());
     const at::IntArrayRef size(spatialOut);
-    const c10::optional<double> none;
+    // With scales given, LibTorch maps coordinates with them as ONNX does (not with in/out).
+    auto scale = [&](std::size_t spatial) -> c10::optional<double> {
+        return scales.empty() ? c10::optional<double>()
+                              : c10::optional<double>(scales[spatial + 2]);
+    };
     const std::string mode = c.node.attrString("mode", "nearest");
-    const std::string transform = c.node.attrString("coordinate_transformation_mode",
-                                                    c.opset() < 11 ? "asymmetric" : "half_pixel");
+    std::string transform = c.node.attrString("coordinate_transformation_mode",
+                                              c.opset() < 11 ? "asymmetric" : "half_pixel");
+    if (transform == "pytorch_half_pixel" &&
+        std::all_of(spatialOut.begin(), spatialOut.end(), [](std::int64_t d) { return d > 1; })) {
+        transform = "half_pixel";
+    }
     const std::int64_t k = rank - 2;
     if (mode == "nearest") {
-        const bool legacy = transform == "asymmetric";
-        switch (k) {
-        case 1:
-            return legacy ? at::upsample_nearest1d(x, size, none)
-                          : at::_upsample_nearest_exact1d(x, size, none);
-        case 2:
-            return legacy ? at::upsample_nearest2d(x, size, none, none)
-                          : at::_upsample_nearest_exact2d(x, size, none, none);
-        default:
-            return legacy ? at::upsample_nearest3d(x, size, none, none, none)
-                          : at::_upsample_nearest_exact3d(x, size, none, none, none);
+        // Nearest: ONNX's coordinate transform and rounding per output index, then a gather
+        // along each spatial dimension (LibTorch's nearest kernels round ties differently).
+        const std::string rounding = c.node.attrString("nearest_mode", "round_prefer_floor");
+        at::Tensor y = x;
+        for (std::int64_t i = 0; i < k; ++i) {
+            const std::int64_t in = x.size(i + 2);
+            const std::int64_t outSize = spatialOut[static_cast<std::size_t>(i)];
+            const double factor = scales.empty() ? static_cast<double>(outSize) / in
+                                                 : scales[static_cast<std::size_t>(i) + 2];
+            std::vector<std::int64_t> index(static_cast<std::size_t>(outSize));
+            for (std::int64_t o = 0; o < outSize; ++o) {
+                const double r = static_cast<double>(o);
+                double src = 0.0;
+                if (transform == "half_pixel") {
+                    src = (r + 0.5) / factor - 0.5;
+                } else if (transform == "pytorch_half_pixel") {
+                    src = outSize > 1 ? (r + 0.5) / factor - 0.5 : 0.0;
+                } else if (transform == "align_corners") {
+                    src = outSize == 1 ? 0.0
+                                       : r * static_cast<double>(in - 1) /
+                                             static_cast<double>(outSize - 1);
+                } else if (transform == "asymmetric") {
+                    src = r / factor;
+                } else if (transform == "tf_half_pixel_for_nn") {
+                    src = (r + 0.5) / factor;
+                } else {
+                    throw UnsupportedOp("Resize nearest with " + transform + " coordinates");
+                }
+                const bool tie = std::abs(src - std::floor(src) - 0.5) < 1e-9;
+                double rounded = 0.0;
+                if (rounding == "round_prefer_floor") {
+                    rounded = tie ? std::floor(src) : std::round(src);
+                } else if (rounding == "round_prefer_ceil") {
+                    rounded = tie ? std::ceil(src) : std::round(src);
+                } else if (rounding == "floor") {
+                    rounded = std::floor(src);
+                } else if (rounding == "ceil") {
+                    rounded = std::ceil(src);
+                } else {
+                    throw UnsupportedOp("Resize nearest_mode '" + rounding + "'");
+                }
+                index[static_cast<std::size_t>(o)] =
+                    std::clamp<std::int64_t>(static_cast<std::int64_t>(rounded), 0, in - 1);
+            }
+            y = y.index_select(i + 2, longTensor(index));
         }
+        return y;
+    }
+    if (transform != "half_pixel" && transform != "align_corners") {
+        throw UnsupportedOp("Resize " + mode + " with " + transform + " coordinates");
     }
     const bool alignCorners = transform == "align_corners";
     if (mode == "linear") {
         switch (k) {
         case 1:
-            return at::upsample_linear1d(x, size, alignCorners, none);
+            return at::upsample_linear1d(x, size, alignCorners, scale(0));
         case 2:
-            return at::upsample_bilinear2d(x, size, alignCorners, none, none);
+            return at::upsample_bilinear2d(x, size, alignCorners, scale(0), scale(1));
         default:
-            return at::upsample_trilinear3d(x, size, alignCorners, none, none, none);
+            return at::upsample_trilinear3d(x, size, alignCorners, scale(0), scale(1), scale(2));
         }
     }
-    if (mode == "cubic" && k == 2) {
-        return at::upsample_bicubic2d(x, size, alignCorners, none, none);
+    if (mode == "cubic" && k == 2 && c.node.attrInt("exclude_outside", 0) == 0 &&
+        std::abs(c.node.attrFloat("cubic_coeff_a", -0.75) + 0.75) < 1e-9) {
+        return at::upsample_bicubic2d(x, size, alignCorners, scale(0), scale(1));
     }
     throw UnsupportedOp("Resize mode '" + mode + "' on " + std::to_string(k) +
-                        " spatial dimensions");
+                        " spatial dimensions with these attributes");
 }
 
 // ---- reductions and normalisations --------------------------------------------------------
@@ -641,6 +717,9 @@ at::Tensor clip(const Context& c) {
         if (c.has(2)) {
             hi = c.in[2].reshape({-1})[0].item();
         }
+    }
+    if (!lo && !hi) {
+        return x.clone();
     }
     return at::clamp(x, lo, hi);
 }
@@ -803,8 +882,8 @@ const std::unordered_map<std::string, Kernel>& kernels() {
             at::Tensor y = at::mm(a, b);
             return Tensors{alpha == 1.0 ? y : y * alpha};
         };
-        t["MaxPool"] = [](const Context& c) { return Tensors{pool(c, PoolKind::Max)}; };
-        t["AveragePool"] = [](const Context& c) { return Tensors{pool(c, PoolKind::Average)}; };
+        t["MaxPool"] = [](const Context& c) { return pool(c, PoolKind::Max); };
+        t["AveragePool"] = [](const Context& c) { return pool(c, PoolKind::Average); };
         t["GlobalAveragePool"] = [](const Context& c) {
             const at::Tensor& x = c.input(0);
             Ints dims(static_cast<std::size_t>(std::max<std::int64_t>(x.dim() - 2, 0)));
@@ -818,6 +897,9 @@ const std::unordered_map<std::string, Kernel>& kernels() {
             return Tensors{at::amax(x, dims, true)};
         };
         t["BatchNormalization"] = [](const Context& c) {
+            if (c.node.attrInt("training_mode", 0) != 0) {
+                throw UnsupportedOp("BatchNormalization in training mode");
+            }
             return Tensors{at::batch_norm(c.input(0), c.input(1), c.input(2), c.input(3),
                                           c.input(4), false, 0.0, c.node.attrFloat("epsilon", 1e-5),
                                           false)};
@@ -864,6 +946,9 @@ const std::unordered_map<std::string, Kernel>& kernels() {
         t["ScatterND"] = [](const Context& c) { return Tensors{scatterNd(c)}; };
         t["Identity"] = [](const Context& c) { return Tensors{c.input(0)}; };
         t["Dropout"] = [](const Context& c) {
+            if (c.has(2) && c.in[2].numel() > 0 && c.in[2].to(at::kBool).item<bool>()) {
+                throw UnsupportedOp("Dropout in training mode (random)");
+            }
             // Inference: the output is the input; the mask, when asked for, keeps everything.
             Tensors outs{c.input(0)};
             if (c.wantsOutput(1)) {
@@ -1012,6 +1097,44 @@ at::Tensor randomTensor(const Ints& dims, at::ScalarType type, double lo, double
 }
 
 } // namespace
+
+HostTensor toHost(const at::Tensor& t) {
+    HostTensor h;
+    if (!t.defined()) {
+        return h;
+    }
+    h.dtype = dtypeOf(t.scalar_type());
+    h.dims.assign(t.sizes().begin(), t.sizes().end());
+    const at::Tensor cpu = t.to(at::kCPU);
+    const at::Tensor d = cpu.to(at::kDouble).contiguous();
+    h.values.assign(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+    if (at::isIntegralType(t.scalar_type(), true)) {
+        const at::Tensor i = cpu.to(at::kLong).contiguous();
+        h.ints.assign(i.data_ptr<std::int64_t>(), i.data_ptr<std::int64_t>() + i.numel());
+    }
+    return h;
+}
+
+at::Tensor fromHost(const HostTensor& h) {
+    const at::ScalarType type = scalarTypeOf(h.dtype);
+    const std::int64_t count = h.elementCount();
+    const bool exact = at::isIntegralType(type, true) && !h.ints.empty();
+    const auto given = static_cast<std::int64_t>(exact ? h.ints.size() : h.values.size());
+    if (given != count) {
+        throw OpFailure("a host tensor of shape " + dimsText(h.dims) + " holds " +
+                        std::to_string(given) + " values, expected " + std::to_string(count));
+    }
+    const at::Tensor flat =
+        exact ? at::tensor(at::ArrayRef<std::int64_t>(h.ints), at::TensorOptions().dtype(at::kLong))
+              : at::tensor(at::ArrayRef<double>(h.values), at::TensorOptions().dtype(at::kDouble));
+    return flat.reshape(h.dims).to(type);
+}
+
+std::string torchMessage(const c10::Error& e) {
+    std::string text = e.what_without_backtrace();
+    const auto cut = text.find("\nException raised from");
+    return cut == std::string::npos ? text : text.substr(0, cut);
+}
 
 std::string dimsText(at::IntArrayRef dims) {
     std::string text = "[";

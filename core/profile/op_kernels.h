@@ -2,6 +2,7 @@
 // Private to paretune_profile: includes ATen. Only op_kernels.cpp and op_runner.cpp see it.
 
 #include "graph/graph.h"
+#include "op_profile.h"
 
 #include <ATen/ATen.h>
 
@@ -40,6 +41,13 @@ std::vector<at::Tensor> makeInputs(const Graph& graph, NodeId node, at::Generato
 /// an omitted output). Throws UnsupportedOp, OpFailure or c10::Error.
 std::vector<at::Tensor> executeNode(const Graph& graph, NodeId node,
                                     const std::vector<at::Tensor>& inputs);
+
+/// Host copy of a tensor (any device); an empty HostTensor for an undefined one.
+HostTensor toHost(const at::Tensor& t);
+/// CPU tensor of a host tensor. Throws OpFailure when values and dims disagree.
+at::Tensor fromHost(const HostTensor& h);
+/// c10 error text without the C++ backtrace LibTorch appends.
+std::string torchMessage(const c10::Error& e);
 
 /// "[1,3,224,224]".
 std::string dimsText(at::IntArrayRef dims);

@@ -44,11 +44,15 @@ struct OpProfile {
     std::string energySource = "none";
 };
 
-/// A tensor copied out of LibTorch for inspection (tests, diagnostics): values as doubles.
+/// A tensor on the host, in and out of LibTorch (executor I/O, tests, diagnostics): values as
+/// doubles; integer and bool tensors also keep their exact values in `ints` (an int64 beyond
+/// 2^53, e.g. a Slice end of INT64_MAX, does not survive a double). On the way in, `ints` wins
+/// for an integer or bool dtype when it is filled, else `values` is used.
 struct HostTensor {
     DType dtype = DType::Undefined;
     std::vector<std::int64_t> dims;
     std::vector<double> values;
+    std::vector<std::int64_t> ints;
 
     std::int64_t elementCount() const;
 };

@@ -4,6 +4,7 @@
 #include "common/input_error.h"
 #include "common/progress.h"
 #include "cpu_affinity.h"
+#include "graph_program.h"
 #include "op_kernels.h"
 #include "profile_model.h"
 #include "rapl_energy.h"
@@ -51,24 +52,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// c10 error text without the C++ backtrace LibTorch appends.
-std::string torchMessage(const c10::Error& e) {
-    std::string text = e.what_without_backtrace();
-    const auto cut = text.find("\nException raised from");
-    return cut == std::string::npos ? text : text.substr(0, cut);
-}
-
-HostTensor toHost(const at::Tensor& t) {
-    HostTensor h;
-    if (!t.defined()) {
-        return h;
-    }
-    h.dtype = detail::dtypeOf(t.scalar_type());
-    h.dims.assign(t.sizes().begin(), t.sizes().end());
-    const at::Tensor d = t.to(at::kDouble).contiguous();
-    h.values.assign(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
-    return h;
-}
+using detail::toHost;
+using detail::torchMessage;
 
 std::int64_t bytesOf(const at::Tensor& t) {
     return t.defined()
@@ -183,23 +168,7 @@ std::int64_t probeAllocations(const std::function<void()>& run) {
     return ran ? counting.peak() : -1;
 }
 
-/// Intra-op threads and pinning for the lifetime of a measurement; restored afterwards.
-class ThreadScope {
-public:
-    ThreadScope(int threads, const std::vector<int>& cpus) : m_affinity(cpus) {
-        if (threads < 1) {
-            throw InputError("profiling: thread count " + std::to_string(threads) +
-                             " is not positive");
-        }
-        m_previous = at::get_num_threads();
-        at::set_num_threads(threads);
-    }
-    ~ThreadScope() { at::set_num_threads(m_previous); }
-
-private:
-    ScopedCpuAffinity m_affinity;
-    int m_previous = 1;
-};
+using detail::ThreadScope;
 
 /// Energy of one call of `run` from RAPL: runs it for at least `windowMs`, subtracts the idle
 /// power over the same time, divides by the number of runs.
@@ -418,87 +387,6 @@ OpProfile OpRunner::measure(const MeasureOptions& options) {
     return p;
 }
 
-// ---- whole model --------------------------------------------------------------------------
-
-namespace {
-
-class WholeModelExecutor {
-public:
-    WholeModelExecutor(const Graph& g, std::uint64_t seed) : m_graph(g) {
-        at::Generator generator = at::detail::createCPUGenerator(seed);
-        m_values.resize(g.tensors.size());
-        // Per tensor, the last step that reads it: intermediates are freed after it.
-        std::vector<int> lastUse(g.tensors.size(), -1);
-        for (NodeId id : g.topologicalOrder) {
-            const Node& n = g.nodes[static_cast<std::size_t>(id)];
-            if (n.kind == NodeKind::Compute || n.kind == NodeKind::PassThrough) {
-                m_steps.push_back(id);
-            }
-        }
-        for (std::size_t step = 0; step < m_steps.size(); ++step) {
-            const NodeId id = m_steps[step];
-            const auto ins = g.nodeInputs.row(id);
-            for (std::size_t i = 0; i < ins.size(); ++i) {
-                const TensorId t = ins[i];
-                if (t == kNone) {
-                    continue;
-                }
-                lastUse[static_cast<std::size_t>(t)] = static_cast<int>(step);
-                const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
-                const bool computed =
-                    tensor.producer != kNone && !tensor.value &&
-                    (g.nodes[static_cast<std::size_t>(tensor.producer)].kind == NodeKind::Compute ||
-                     g.nodes[static_cast<std::size_t>(tensor.producer)].kind ==
-                         NodeKind::PassThrough);
-                if (!computed && !m_values[static_cast<std::size_t>(t)].defined()) {
-                    // Graph constant, folded value, graph input or large weight: made once, the
-                    // first consumer decides the valid range (indices, divisors).
-                    m_values[static_cast<std::size_t>(t)] =
-                        detail::makeInput(g, id, static_cast<int>(i), generator);
-                }
-            }
-        }
-        m_release.resize(m_steps.size());
-        for (std::size_t t = 0; t < g.tensors.size(); ++t) {
-            if (lastUse[t] >= 0 && !m_values[t].defined() && !g.tensors[t].graphOutput) {
-                m_release[static_cast<std::size_t>(lastUse[t])].push_back(static_cast<TensorId>(t));
-            }
-        }
-    }
-
-    int steps() const { return static_cast<int>(m_steps.size()); }
-
-    void run() {
-        std::vector<at::Tensor> live = m_values;
-        std::vector<at::Tensor> inputs;
-        for (std::size_t step = 0; step < m_steps.size(); ++step) {
-            const NodeId id = m_steps[step];
-            inputs.clear();
-            for (TensorId t : m_graph.nodeInputs.row(id)) {
-                inputs.push_back(t == kNone ? at::Tensor() : live[static_cast<std::size_t>(t)]);
-            }
-            std::vector<at::Tensor> outs = detail::executeNode(m_graph, id, inputs);
-            const auto ids = m_graph.nodeOutputs.row(id);
-            for (std::size_t i = 0; i < ids.size() && i < outs.size(); ++i) {
-                if (ids[i] != kNone) {
-                    live[static_cast<std::size_t>(ids[i])] = std::move(outs[i]);
-                }
-            }
-            for (TensorId t : m_release[step]) {
-                live[static_cast<std::size_t>(t)].reset();
-            }
-        }
-    }
-
-private:
-    const Graph& m_graph;
-    std::vector<NodeId> m_steps;
-    std::vector<at::Tensor> m_values;             ///< constants and inputs, made once
-    std::vector<std::vector<TensorId>> m_release; ///< per step, tensors dead after it
-};
-
-} // namespace
-
 ProfileResult profileModel(const Graph& graph, const ProfileOptions& options, Progress* progress) {
     const auto start = Clock::now();
     ProfileResult result;
@@ -610,20 +498,21 @@ ProfileResult profileModel(const Graph& graph, const ProfileOptions& options, Pr
             }
             const int unsupported = result.count(ProfileStatus::Unsupported);
             try {
-                WholeModelExecutor executor(graph, options.measure.seed);
-                whole.nodesExecuted = executor.steps();
-                executor.run();
-                whole.endToEnd = measureLatency([&executor] { executor.run(); }, options.measure);
+                const detail::GraphProgram program(graph, {}, options.measure.seed);
+                whole.nodesExecuted = static_cast<int>(program.steps().size());
+                program.runSequential();
+                whole.endToEnd =
+                    measureLatency([&program] { program.runSequential(); }, options.measure);
                 whole.status = ProfileStatus::Ok;
                 if (whole.endToEnd.medianUs > 0) {
                     whole.ratio = whole.sumOfOpsUs / whole.endToEnd.medianUs;
                 }
-            } catch (const detail::UnsupportedOp& e) {
-                whole.status = ProfileStatus::Unsupported;
-                whole.message = "whole model: " + std::string(e.what()) + " is not supported (" +
-                                std::to_string(unsupported) + " unsupported nodes)";
-            } catch (const detail::OpFailure& e) {
-                whole.message = std::string("whole model: ") + e.what();
+            } catch (const ExecutionError& e) {
+                whole.status = e.unsupported() ? ProfileStatus::Unsupported : ProfileStatus::Failed;
+                whole.message =
+                    "whole model: " + std::string(e.what()) +
+                    (e.unsupported() ? " (" + std::to_string(unsupported) + " unsupported nodes)"
+                                     : std::string());
             } catch (const c10::Error& e) {
                 whole.message = "whole model: " + torchMessage(e);
             }

@@ -10,6 +10,7 @@ namespace paretune {
 
 struct Device;
 struct Graph;
+struct Device;
 
 /// The devices row of a real device of this machine: fingerprint, kind, name, its identity
 /// (hardware and software stack) as spec_json and the software versions as software_json.
@@ -30,5 +31,9 @@ std::string shapeTupleOf(const Graph& graph, std::int32_t node);
 /// A sample of `node` with its keys filled (model fingerprint, signature, op_meta with the
 /// node's name and op type, shape tuple, opType); the profiler adds the device and the figures.
 Sample sampleFor(const Graph& graph, std::int32_t node);
+
+/// The devices row of a real device: its fingerprint (deviceFingerprint), kind, name, identity
+/// as spec_json and this process's software stack (compiler, torch, BLAS) as software_json.
+DeviceRecord deviceRecordOf(const Device& device);
 
 } // namespace paretune

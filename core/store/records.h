@@ -81,4 +81,17 @@ struct Sample {
     std::string opType;
 };
 
+/// A placement plan and its objectives: a row of plans. `source` says where the objectives came
+/// from ("validated": measured on the hardware by paretune validate, with the prediction beside
+/// them; "searched": simulated).
+struct PlanRecord {
+    std::int64_t id = 0; ///< assigned by SampleLibrary::addPlan; ignored on the way in
+    std::string modelFingerprint;
+    std::string deviceSetJson;  ///< JSON: the devices (ids and fingerprints)
+    std::string objectivesJson; ///< JSON: objectives with their sources
+    std::string assignmentJson; ///< JSON: {node name: device id}
+    std::string source;
+    std::string createdAt;
+};
+
 } // namespace paretune

@@ -733,6 +733,47 @@ std::vector<BenchmarkRecord> SampleLibrary::benchmarks(std::string_view deviceFi
     return result;
 }
 
+std::int64_t SampleLibrary::addPlan(const PlanRecord& plan) {
+    requireKey(plan.modelFingerprint, kFingerprintLength, "plan: model fingerprint");
+    const std::string devices = jsonText(plan.deviceSetJson, "plan device_set_json");
+    const std::string objectives = jsonText(plan.objectivesJson, "plan objectives_json");
+    const std::string assignment = jsonText(plan.assignmentJson, "plan assignment_json");
+    if (plan.source.empty()) {
+        throw InputError("plan: the source is empty");
+    }
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO plans(model_fingerprint, device_set_json, "
+                              "objectives_json, assignment_json, source, created_at) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"),
+            "store a plan");
+    q.bind(1, plan.modelFingerprint)
+        .bind(2, devices)
+        .bind(3, objectives)
+        .bind(4, assignment)
+        .bind(5, plan.source)
+        .bind(6, orNow(plan.createdAt));
+    if (q.run() != SQLITE_OK) {
+        throw InputError("plan: model " + plan.modelFingerprint + " is not stored in the library " +
+                         m_impl->path.string());
+    }
+    return sqlite3_last_insert_rowid(m_impl->db);
+}
+
+std::vector<PlanRecord> SampleLibrary::plans(std::string_view modelFingerprint) const {
+    Query q(*m_impl,
+            m_impl->statement("SELECT id, model_fingerprint, device_set_json, objectives_json, "
+                              "assignment_json, source, created_at FROM plans WHERE ?1 = '' OR "
+                              "model_fingerprint = ?1 ORDER BY id"),
+            "read plans");
+    q.bind(1, modelFingerprint);
+    std::vector<PlanRecord> result;
+    while (q.step()) {
+        result.push_back(
+            {q.integer(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6)});
+    }
+    return result;
+}
+
 std::optional<DeviceRecord> SampleLibrary::device(std::string_view fingerprint) const {
     Query q(*m_impl, m_impl->statement(std::string(kDeviceColumns) + "WHERE fingerprint = ?1"),
             "read a device");
@@ -791,7 +832,9 @@ std::optional<Sample> SampleLibrary::findSample(std::string_view signature,
     Query q(*m_impl,
             m_impl->statement(std::string(kSampleColumns) +
                               "WHERE s.op_signature = ?1 AND s.device_fingerprint = ?2 AND "
-                              "s.stale = 0 AND (?3 IS NULL OR s.config_json = ?3) "
+                              "s.stale = 0 AND (?3 IS NULL OR s.config_json = ?3) AND "
+                              "(?3 IS NOT NULL OR "
+                              "json_extract(s.config_json, '$.context') IS NOT 'plan') "
                               "ORDER BY s.id DESC LIMIT 1"),
             "look up a sample");
     q.bind(1, signature).bind(2, deviceFingerprint);

@@ -99,6 +99,8 @@ public:
     std::vector<BenchmarkRecord> benchmarks(std::string_view deviceFingerprint) const;
 
     std::int64_t markDeviceStale(std::string_view deviceFingerprint, std::string_view reason);
+    /// Inserts a plan (its model must be stored) and returns its id. Plans are only added.
+    std::int64_t addPlan(const PlanRecord& plan);
 
     // Reads.
 
@@ -109,12 +111,16 @@ public:
     std::optional<SignatureRecord> signature(std::string_view signature) const;
     /// Reuse lookup, "already measured on this device?": the newest sample that is not stale
     /// for this signature on this device, from any model; with `configJson`, only a sample
-    /// measured with exactly that configuration text.
+    /// measured with exactly that configuration text. Without it, samples measured inside a
+    /// plan (config {"context": "plan"}, added by paretune validate) are not considered: they
+    /// record in-plan residuals, not the operator measured alone.
     std::optional<Sample> findSample(std::string_view signature, std::string_view deviceFingerprint,
                                      std::optional<std::string_view> configJson = {}) const;
     /// Samples matching the filter, in insertion order.
     std::vector<Sample> samples(const SampleFilter& filter = {}) const;
     std::int64_t sampleCount() const;
+    /// The plans stored for a model (every model when the fingerprint is empty), oldest first.
+    std::vector<PlanRecord> plans(std::string_view modelFingerprint = {}) const;
     /// PRAGMA integrity_check: empty when the file is sound, else SQLite's messages.
     std::vector<std::string> integrityProblems() const;
 

@@ -1,0 +1,59 @@
+#include "measured_costs.h"
+
+#include "device/device.h"
+#include "device/device_fingerprint.h"
+#include "store/sample_library.h"
+
+namespace paretune {
+
+std::map<std::string, std::string> realDeviceFingerprints(const CostTable& table,
+                                                          const DeviceInventory& inventory) {
+    std::map<std::string, std::string> fingerprints;
+    for (const CostDevice& d : table.devices()) {
+        const Device* device = inventory.find(d.id);
+        if (device && device->tag == DeviceTag::Real) {
+            fingerprints[d.id] = deviceFingerprint(*device);
+        }
+    }
+    return fingerprints;
+}
+
+std::vector<MeasuredDevice>
+applyMeasuredSamples(CostTable& table, const Graph& graph, const SampleLibrary& library,
+                     const std::map<std::string, std::string>& fingerprints) {
+    std::vector<MeasuredDevice> filled;
+    for (const auto& [id, fingerprint] : fingerprints) {
+        const std::int32_t d = table.findDevice(id);
+        if (d < 0) {
+            continue;
+        }
+        MeasuredDevice report{id, fingerprint, 0, 0};
+        std::map<std::string, std::optional<Sample>> bySignature; // one lookup per signature
+        for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+            if (graph.nodes[n].kind != NodeKind::Compute) {
+                continue;
+            }
+            const std::string& signature = graph.signatures[n];
+            auto it = bySignature.find(signature);
+            if (it == bySignature.end()) {
+                it = bySignature.emplace(signature, library.findSample(signature, fingerprint))
+                         .first;
+            }
+            if (!it->second) {
+                ++report.missing;
+                continue;
+            }
+            const Sample& s = *it->second;
+            CostCell cell;
+            cell.latencyUs = s.latencyUs;
+            cell.energyUj = s.energyUj ? *s.energyUj : s.latencyUs * table.device(d).activeW;
+            cell.source = CostSource::Measured;
+            table.setCell(static_cast<NodeId>(n), d, cell);
+            ++report.measured;
+        }
+        filled.push_back(report);
+    }
+    return filled;
+}
+
+} // namespace paretune

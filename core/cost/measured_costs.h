@@ -1,0 +1,38 @@
+#pragma once
+
+#include "cost/cost_table.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+class SampleLibrary;
+struct DeviceInventory;
+
+/// What applyMeasuredSamples found for one device of a cost table.
+struct MeasuredDevice {
+    std::string id;
+    std::string fingerprint;
+    int measured = 0; ///< compute nodes whose cell now holds a measured sample
+    int missing = 0;  ///< compute nodes without a sample that is not stale on this device
+};
+
+/// Fingerprints of the table's devices that are real devices of this machine (by id); modelled
+/// devices and ids the inventory does not know are left out.
+std::map<std::string, std::string> realDeviceFingerprints(const CostTable& table,
+                                                          const DeviceInventory& inventory);
+
+/// Sets measured cells from the sample library: for each table device named in `fingerprints`
+/// (device id → device fingerprint) and each compute node, the newest sample that is not stale
+/// of the node's operator signature on that fingerprint (from any model) becomes a Measured
+/// cell: latency = the sample's median, energy = the sample's energy (measured, or modelled at
+/// profiling time) or latency × the device's active power when it has none. Samples record
+/// peak memory, not workspace: the workspace stays 0. Other cells are left as they are (a real
+/// device's cell without a sample stays unsupported). Returns one entry per device filled.
+std::vector<MeasuredDevice>
+applyMeasuredSamples(CostTable& table, const Graph& graph, const SampleLibrary& library,
+                     const std::map<std::string, std::string>& fingerprints);
+
+} // namespace paretune

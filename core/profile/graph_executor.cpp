@@ -1,0 +1,625 @@
+// The graph executor on LibTorch: one device in the calling thread, or a placement plan over
+// several devices, each on its own pinned thread.
+#include "graph_executor.h"
+
+#include "common/input_error.h"
+#include "cpu_affinity.h"
+#include "device/device.h"
+#include "graph_program.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <queue>
+#include <thread>
+
+namespace paretune {
+
+namespace detail {
+
+namespace {
+
+std::string nodeLabel(const Graph& g, NodeId id) {
+    const Node& n = g.nodes[static_cast<std::size_t>(id)];
+    return "node '" + n.name + "' (" + n.opType + ")";
+}
+
+/// FNV-1a of a tensor name: each made-up tensor gets its own stream of random values.
+std::uint64_t nameHash(const std::string& name) {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const char c : name) {
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    }
+    return h;
+}
+
+bool runsAtRunTime(const Node& n) {
+    return n.kind == NodeKind::Compute || n.kind == NodeKind::PassThrough;
+}
+
+} // namespace
+
+std::vector<at::Tensor> runStep(const Graph& graph, NodeId node,
+                                const std::vector<at::Tensor>& inputs) {
+    try {
+        return executeNode(graph, node, inputs);
+    } catch (const UnsupportedOp& e) {
+        throw ExecutionError(nodeLabel(graph, node) + ": " + e.what() + " is not supported", true);
+    } catch (const OpFailure& e) {
+        throw ExecutionError(nodeLabel(graph, node) + ": " + e.what(), false);
+    } catch (const c10::Error& e) {
+        throw ExecutionError(nodeLabel(graph, node) + ": " + torchMessage(e), false);
+    }
+}
+
+GraphProgram::GraphProgram(const Graph& g, const NamedTensors& given, std::uint64_t seed)
+    : m_graph(g) {
+    const std::size_t tensorCount = g.tensors.size();
+    m_stepOf.assign(g.nodes.size(), -1);
+    for (NodeId id : g.topologicalOrder) {
+        if (runsAtRunTime(g.nodes[static_cast<std::size_t>(id)])) {
+            m_stepOf[static_cast<std::size_t>(id)] = static_cast<int>(m_steps.size());
+            m_steps.push_back(id);
+        }
+    }
+    m_computed.assign(tensorCount, 0);
+    for (std::size_t t = 0; t < tensorCount; ++t) {
+        const Tensor& tensor = g.tensors[t];
+        m_computed[t] = tensor.producer != kNone && !tensor.value &&
+                        m_stepOf[static_cast<std::size_t>(tensor.producer)] >= 0;
+    }
+
+    m_fixed.resize(tensorCount);
+    for (const auto& [name, value] : given) {
+        const TensorId t = g.findTensor(name);
+        if (t == kNone) {
+            throw InputError("input '" + name + "': the graph has no tensor of that name");
+        }
+        if (m_computed[static_cast<std::size_t>(t)]) {
+            throw InputError("input '" + name +
+                             "' is computed by the graph; only graph inputs, initializers and "
+                             "constants can be given");
+        }
+        const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
+        if (tensor.shapeKnown() && !tensor.sequence && tensor.dims != value.dims) {
+            throw InputError("input '" + name + "' has shape " + dimsText(value.dims) +
+                             ", the graph says " + dimsText(tensor.dims));
+        }
+        try {
+            HostTensor typed = value;
+            if (tensor.dtype != DType::Undefined) {
+                m_fixed[static_cast<std::size_t>(t)] =
+                    fromHost(typed).to(scalarTypeOf(tensor.dtype));
+            } else {
+                m_fixed[static_cast<std::size_t>(t)] = fromHost(typed);
+            }
+        } catch (const UnsupportedOp& e) {
+            throw InputError("input '" + name + "': " + e.what() + " is not supported");
+        } catch (const OpFailure& e) {
+            throw InputError("input '" + name + "': " + e.what());
+        }
+    }
+
+    m_consumers.resize(tensorCount);
+    m_computedInputs.assign(m_steps.size(), 0);
+    std::vector<int> lastUse(tensorCount, -1);
+    for (std::size_t step = 0; step < m_steps.size(); ++step) {
+        const NodeId id = m_steps[step];
+        const auto ins = g.nodeInputs.row(id);
+        for (std::size_t i = 0; i < ins.size(); ++i) {
+            const TensorId t = ins[i];
+            if (t == kNone) {
+                continue;
+            }
+            const auto ti = static_cast<std::size_t>(t);
+            lastUse[ti] = static_cast<int>(step);
+            auto& readers = m_consumers[ti];
+            if (readers.empty() || readers.back() != static_cast<int>(step)) {
+                readers.push_back(static_cast<int>(step));
+                m_computedInputs[step] += m_computed[ti];
+            }
+            if (!m_computed[ti] && !m_fixed[ti].defined()) {
+                // A constant, a graph input or a large weight: made once; the first reader
+                // decides the valid range (indices, divisors).
+                try {
+                    at::Generator generator =
+                        at::detail::createCPUGenerator(seed ^ nameHash(g.tensors[ti].name));
+                    m_fixed[ti] = makeInput(g, id, static_cast<int>(i), generator);
+                } catch (const UnsupportedOp& e) {
+                    throw ExecutionError(nodeLabel(g, id) + ": " + e.what() + " is not supported",
+                                         true);
+                } catch (const OpFailure& e) {
+                    throw ExecutionError(nodeLabel(g, id) + ": " + e.what(), false);
+                }
+            }
+        }
+    }
+    for (TensorId t : g.outputs) {
+        const auto ti = static_cast<std::size_t>(t);
+        if (m_computed[ti] || m_fixed[ti].defined()) {
+            continue;
+        }
+        if (g.tensors[ti].value) {
+            m_fixed[ti] = tensorFromConstant(*g.tensors[ti].value);
+        } else {
+            throw ExecutionError(
+                "graph output '" + g.tensors[ti].name + "' is neither computed nor given", false);
+        }
+    }
+    m_release.resize(m_steps.size());
+    for (std::size_t t = 0; t < tensorCount; ++t) {
+        if (lastUse[t] >= 0 && m_computed[t] && !g.tensors[t].graphOutput) {
+            m_release[static_cast<std::size_t>(lastUse[t])].push_back(static_cast<TensorId>(t));
+        }
+    }
+}
+
+std::vector<at::Tensor> GraphProgram::runSequential() const {
+    std::vector<at::Tensor> live = m_fixed;
+    std::vector<at::Tensor> inputs;
+    for (std::size_t step = 0; step < m_steps.size(); ++step) {
+        const NodeId id = m_steps[step];
+        inputs.clear();
+        for (TensorId t : m_graph.nodeInputs.row(id)) {
+            inputs.push_back(t == kNone ? at::Tensor() : live[static_cast<std::size_t>(t)]);
+        }
+        std::vector<at::Tensor> outs = runStep(m_graph, id, inputs);
+        const auto ids = m_graph.nodeOutputs.row(id);
+        for (std::size_t i = 0; i < ids.size() && i < outs.size(); ++i) {
+            if (ids[i] != kNone && computed(ids[i])) {
+                live[static_cast<std::size_t>(ids[i])] = std::move(outs[i]);
+            }
+        }
+        for (TensorId t : m_release[step]) {
+            live[static_cast<std::size_t>(t)].reset();
+        }
+    }
+    std::vector<at::Tensor> outputs;
+    for (TensorId t : m_graph.outputs) {
+        outputs.push_back(live[static_cast<std::size_t>(t)]);
+    }
+    return outputs;
+}
+
+NamedTensors GraphProgram::outputsByName(const std::vector<at::Tensor>& values) const {
+    NamedTensors named;
+    for (std::size_t i = 0; i < m_graph.outputs.size() && i < values.size(); ++i) {
+        named[m_graph.tensors[static_cast<std::size_t>(m_graph.outputs[i])].name] =
+            toHost(values[i]);
+    }
+    return named;
+}
+
+ThreadScope::ThreadScope(int threads, const std::vector<int>& cpus) : m_affinity(cpus) {
+    if (threads < 1) {
+        throw InputError("profiling: thread count " + std::to_string(threads) + " is not positive");
+    }
+    m_previous = at::get_num_threads();
+    at::set_num_threads(threads);
+}
+
+ThreadScope::~ThreadScope() {
+    at::set_num_threads(m_previous);
+}
+
+} // namespace detail
+
+bool torchHasCuda() {
+    return at::hasCUDA();
+}
+
+namespace {
+
+void requireCuda(const ExecutionDevice& device) {
+    if (device.isCuda() && !torchHasCuda()) {
+        throw InputError("device " + device.id +
+                         ": this build's LibTorch has no CUDA support, so CUDA devices cannot "
+                         "execute plans here (CPU devices can)");
+    }
+}
+
+c10::Device torchDevice(const ExecutionDevice& device) {
+    return device.isCuda()
+               ? c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(device.cudaIndex))
+               : c10::Device(c10::DeviceType::CPU);
+}
+
+} // namespace
+
+ExecutionDevice executionDeviceFor(const Device& device) {
+    ExecutionDevice e;
+    e.id = device.id;
+    if (device.tag != DeviceTag::Real) {
+        throw InputError("device " + device.id + " is modelled: it exists only in a catalog and " +
+                         "cannot execute anything");
+    }
+    if (device.isCpu()) {
+        e.cpus.assign(device.cpus.begin(), device.cpus.end());
+        e.threads = std::max<int>(1, static_cast<int>(device.cpus.size()));
+        return e;
+    }
+    if (device.cudaIndex >= 0) {
+        e.cudaIndex = device.cudaIndex;
+        requireCuda(e);
+        return e;
+    }
+    throw InputError("device " + device.id + " (" + device.kind + ") cannot execute plans");
+}
+
+NamedTensors executeGraph(const Graph& graph, const NamedTensors& inputs,
+                          const ExecutionDevice& device, const ExecuteOptions& options) {
+    requireCuda(device);
+    if (device.isCuda()) {
+        std::vector<std::int32_t> placement(graph.nodes.size(), 0);
+        PlanExecutor executor(graph, {device}, placement, {}, inputs, options);
+        return executor.run(true).outputs;
+    }
+    detail::ThreadScope scope(device.threads, device.cpus);
+    const detail::GraphProgram program(graph, inputs, options.seed);
+    return program.outputsByName(program.runSequential());
+}
+
+// ---- PlanExecutor -------------------------------------------------------------------------
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microsecondsBetween(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+} // namespace
+
+struct PlanExecutor::Impl {
+    const Graph& graph;
+    std::vector<ExecutionDevice> devices;
+    std::unique_ptr<detail::GraphProgram> program;
+    std::vector<std::int32_t> stepDevice;         ///< per step
+    std::vector<int> priority;                    ///< per step: rank in the order
+    std::vector<std::vector<at::Tensor>> fixedOn; ///< per device: fixed values there
+    std::vector<int> stepsOn;                     ///< per device: number of steps
+
+    // Per run.
+    std::vector<at::Tensor> values;           ///< tensor · D + device
+    std::vector<std::int32_t> home;           ///< per tensor: device that produced it
+    std::unique_ptr<std::atomic<int>[]> uses; ///< per tensor: readers still to run
+    std::vector<int> waiting;                 ///< per step: computed inputs not ready yet
+    using ReadyQueue =
+        std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>>;
+    std::vector<ReadyQueue> ready; ///< per device: (priority, step)
+    std::vector<int> done;         ///< per device: steps finished this run
+    std::vector<NodeRun> runs;
+    std::exception_ptr error;
+    Clock::time_point start;
+
+    std::mutex mutex;
+    std::condition_variable wake;     ///< workers wait for work or a new run
+    std::condition_variable finished; ///< run() waits for the workers
+    std::uint64_t generation = 0;
+    int busyWorkers = 0;
+    bool stopping = false;
+    std::vector<std::thread> workers;
+
+    Impl(const Graph& g) : graph(g) {}
+
+    void worker(std::int32_t device) {
+        const ExecutionDevice& dev = devices[static_cast<std::size_t>(device)];
+        std::unique_ptr<detail::ThreadScope> scope;
+        std::exception_ptr setupError;
+        try {
+            scope = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus);
+        } catch (...) {
+            setupError = std::current_exception();
+        }
+        std::uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(mutex);
+        for (;;) {
+            wake.wait(lock, [&] { return stopping || generation != seen; });
+            if (stopping) {
+                return;
+            }
+            seen = generation;
+            if (setupError && !error) {
+                error = setupError;
+            }
+            runDevice(device, lock);
+            if (--busyWorkers == 0) {
+                finished.notify_all();
+            }
+        }
+    }
+
+    /// Runs the device's steps of this run; called and returns with the lock held.
+    void runDevice(std::int32_t device, std::unique_lock<std::mutex>& lock) {
+        const auto dv = static_cast<std::size_t>(device);
+        const std::size_t D = devices.size();
+        const c10::Device target = torchDevice(devices[dv]);
+        std::vector<at::Tensor> inputs;
+        while (!error && done[dv] < stepsOn[dv]) {
+            if (ready[dv].empty()) {
+                wake.wait(lock, [&] { return error || !ready[dv].empty(); });
+                continue;
+            }
+            const int step = ready[dv].top().second;
+            ready[dv].pop();
+            lock.unlock();
+            const NodeId id = program->steps()[static_cast<std::size_t>(step)];
+            NodeRun record;
+            record.node = id;
+            record.device = device;
+            try {
+                const auto copyBegin = Clock::now();
+                inputs.clear();
+                for (TensorId t : graph.nodeInputs.row(id)) {
+                    inputs.push_back(t == kNone ? at::Tensor() : valueOn(t, device, target));
+                }
+                const auto begin = Clock::now();
+                std::vector<at::Tensor> outs = detail::runStep(graph, id, inputs);
+                if (devices[dv].isCuda()) {
+                    at::detail::getCUDAHooks().deviceSynchronize(devices[dv].cudaIndex);
+                }
+                const auto end = Clock::now();
+                record.copyUs = microsecondsBetween(copyBegin, begin);
+                record.beginUs = microsecondsBetween(start, begin);
+                record.endUs = microsecondsBetween(start, end);
+                const auto ids = graph.nodeOutputs.row(id);
+                for (std::size_t i = 0; i < ids.size() && i < outs.size(); ++i) {
+                    if (ids[i] != kNone && program->computed(ids[i])) {
+                        const auto ti = static_cast<std::size_t>(ids[i]);
+                        values[ti * D + dv] = std::move(outs[i]);
+                        home[ti] = device;
+                    }
+                }
+                inputs.clear();
+                release(id);
+            } catch (...) {
+                lock.lock();
+                if (!error) {
+                    error = std::current_exception();
+                }
+                wake.notify_all();
+                return;
+            }
+            lock.lock();
+            runs.push_back(record);
+            ++done[dv];
+            bool others = false;
+            for (TensorId t : graph.nodeOutputs.row(id)) {
+                if (t == kNone || !program->computed(t)) {
+                    continue;
+                }
+                for (int reader : program->consumers()[static_cast<std::size_t>(t)]) {
+                    if (--waiting[static_cast<std::size_t>(reader)] == 0) {
+                        const std::int32_t rd = stepDevice[static_cast<std::size_t>(reader)];
+                        ready[static_cast<std::size_t>(rd)].emplace(
+                            priority[static_cast<std::size_t>(reader)], reader);
+                        others = others || rd != device;
+                    }
+                }
+            }
+            if (others) {
+                wake.notify_all();
+            }
+        }
+    }
+
+    /// The value of tensor t on `device`, copied from its producer's device on first use.
+    /// Only the device's own thread writes its slot, after the producer published its value.
+    at::Tensor valueOn(TensorId t, std::int32_t device, const c10::Device& target) {
+        const auto ti = static_cast<std::size_t>(t);
+        if (!program->computed(t)) {
+            return fixedOn[static_cast<std::size_t>(device)][ti];
+        }
+        const std::size_t D = devices.size();
+        at::Tensor& slot = values[ti * D + static_cast<std::size_t>(device)];
+        if (!slot.defined()) {
+            const at::Tensor& source = values[ti * D + static_cast<std::size_t>(home[ti])];
+            // Across devices the tensor is copied, as a runtime would: to the other device's
+            // memory, or for two CPU core sets into a buffer the consumer owns.
+            slot = source.device() == target ? source.clone() : source.to(target);
+        }
+        return slot;
+    }
+
+    /// After a step: tensors it was the last reader of are freed on every device.
+    void release(NodeId id) {
+        const std::size_t D = devices.size();
+        const auto ins = graph.nodeInputs.row(id);
+        for (std::size_t i = 0; i < ins.size(); ++i) {
+            const TensorId t = ins[i];
+            if (t == kNone || !program->computed(t) ||
+                std::find(ins.begin(), ins.begin() + static_cast<std::ptrdiff_t>(i), t) !=
+                    ins.begin() + static_cast<std::ptrdiff_t>(i)) {
+                continue;
+            }
+            const auto ti = static_cast<std::size_t>(t);
+            if (uses[ti].fetch_sub(1) == 1 && !graph.tensors[ti].graphOutput) {
+                for (std::size_t dv = 0; dv < D; ++dv) {
+                    values[ti * D + dv].reset();
+                }
+            }
+        }
+    }
+};
+
+PlanExecutor::PlanExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
+                           std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
+                           const NamedTensors& inputs, const ExecuteOptions& options)
+    : d(std::make_unique<Impl>(graph)) {
+    if (devices.empty()) {
+        throw InputError("plan executor: no devices");
+    }
+    for (const ExecutionDevice& dev : devices) {
+        requireCuda(dev);
+        if (dev.threads < 1) {
+            throw InputError("device " + dev.id + ": thread count " + std::to_string(dev.threads) +
+                             " is not positive");
+        }
+    }
+    if (nodeDevice.size() != graph.nodes.size()) {
+        throw InputError("plan executor: the plan places " + std::to_string(nodeDevice.size()) +
+                         " nodes, the graph has " + std::to_string(graph.nodes.size()));
+    }
+    const auto D = static_cast<std::int32_t>(devices.size());
+    d->devices = std::move(devices);
+    d->program = std::make_unique<detail::GraphProgram>(graph, inputs, options.seed);
+    const detail::GraphProgram& program = *d->program;
+    const std::size_t S = program.steps().size();
+
+    // Devices per step; a pass-through node without one runs with its input's producer.
+    d->stepDevice.assign(S, -1);
+    for (std::size_t s = 0; s < S; ++s) {
+        const NodeId id = program.steps()[s];
+        const Node& n = graph.nodes[static_cast<std::size_t>(id)];
+        std::int32_t dev = nodeDevice[static_cast<std::size_t>(id)];
+        if (dev < 0 && n.kind == NodeKind::PassThrough) {
+            dev = 0;
+            const auto ins = graph.nodeInputs.row(id);
+            if (!ins.empty() && ins[0] != kNone) {
+                const NodeId producer = graph.tensors[static_cast<std::size_t>(ins[0])].producer;
+                if (producer != kNone && program.stepOf(producer) >= 0) {
+                    dev = d->stepDevice[static_cast<std::size_t>(program.stepOf(producer))];
+                }
+            }
+        }
+        if (dev < 0 || dev >= D) {
+            throw InputError("plan executor: node '" + n.name + "' (" + n.opType +
+                             ") has device index " + std::to_string(dev) + ", expected 0.." +
+                             std::to_string(D - 1));
+        }
+        d->stepDevice[s] = dev;
+    }
+
+    // Priority: the given order of compute nodes; pass-through nodes and anything the order
+    // leaves out follow in topological order.
+    d->priority.assign(S, 0);
+    std::vector<int> rank(graph.nodes.size(), -1);
+    int next = 0;
+    for (NodeId id : order) {
+        if (id < 0 || id >= static_cast<NodeId>(graph.nodes.size())) {
+            throw InputError("plan executor: order names node id " + std::to_string(id) +
+                             " outside the graph");
+        }
+        if (rank[static_cast<std::size_t>(id)] < 0) {
+            rank[static_cast<std::size_t>(id)] = next++;
+        }
+    }
+    for (std::size_t s = 0; s < S; ++s) {
+        const int r = rank[static_cast<std::size_t>(program.steps()[s])];
+        d->priority[s] = r >= 0 ? r : next + static_cast<int>(s);
+    }
+
+    d->stepsOn.assign(static_cast<std::size_t>(D), 0);
+    for (std::int32_t dev : d->stepDevice) {
+        ++d->stepsOn[static_cast<std::size_t>(dev)];
+    }
+    // Weights and graph inputs are resident on every device.
+    d->fixedOn.resize(static_cast<std::size_t>(D));
+    for (std::int32_t dev = 0; dev < D; ++dev) {
+        const ExecutionDevice& ed = d->devices[static_cast<std::size_t>(dev)];
+        auto& fixed = d->fixedOn[static_cast<std::size_t>(dev)];
+        fixed = program.fixed();
+        if (ed.isCuda()) {
+            for (at::Tensor& t : fixed) {
+                if (t.defined()) {
+                    t = t.to(torchDevice(ed));
+                }
+            }
+        }
+    }
+    d->values.resize(graph.tensors.size() * static_cast<std::size_t>(D));
+    d->home.assign(graph.tensors.size(), 0);
+    d->uses = std::make_unique<std::atomic<int>[]>(graph.tensors.size());
+    d->ready.resize(static_cast<std::size_t>(D));
+    d->done.assign(static_cast<std::size_t>(D), 0);
+    for (std::int32_t dev = 0; dev < D; ++dev) {
+        d->workers.emplace_back([this, dev] { d->worker(dev); });
+    }
+}
+
+PlanExecutor::~PlanExecutor() {
+    {
+        std::lock_guard<std::mutex> lock(d->mutex);
+        d->stopping = true;
+    }
+    d->wake.notify_all();
+    for (std::thread& t : d->workers) {
+        t.join();
+    }
+}
+
+const std::vector<ExecutionDevice>& PlanExecutor::devices() const {
+    return d->devices;
+}
+
+PlanRun PlanExecutor::run(bool collectOutputs) {
+    const detail::GraphProgram& program = *d->program;
+    const std::size_t S = program.steps().size();
+    const std::size_t D = d->devices.size();
+    PlanRun result;
+    {
+        std::unique_lock<std::mutex> lock(d->mutex);
+        std::fill(d->values.begin(), d->values.end(), at::Tensor());
+        for (std::size_t t = 0; t < d->graph.tensors.size(); ++t) {
+            d->uses[t].store(static_cast<int>(program.consumers()[t].size()));
+        }
+        d->waiting = program.computedInputs();
+        for (auto& q : d->ready) {
+            q = Impl::ReadyQueue();
+        }
+        for (std::size_t s = 0; s < S; ++s) {
+            if (d->waiting[s] == 0) {
+                d->ready[static_cast<std::size_t>(d->stepDevice[s])].emplace(d->priority[s],
+                                                                             static_cast<int>(s));
+            }
+        }
+        std::fill(d->done.begin(), d->done.end(), 0);
+        d->runs.clear();
+        d->runs.reserve(S);
+        d->error = nullptr;
+        d->busyWorkers = static_cast<int>(D);
+        d->start = Clock::now();
+        ++d->generation;
+        d->wake.notify_all();
+        d->finished.wait(lock, [&] { return d->busyWorkers == 0; });
+        const auto end = Clock::now();
+        result.wallUs = microsecondsBetween(d->start, end);
+        if (d->error) {
+            std::exception_ptr e = d->error;
+            d->error = nullptr;
+            std::fill(d->values.begin(), d->values.end(), at::Tensor());
+            std::rethrow_exception(e);
+        }
+        result.nodes = std::move(d->runs);
+        d->runs = {};
+    }
+    if (!result.nodes.empty()) {
+        result.wallUs =
+            std::max_element(result.nodes.begin(), result.nodes.end(),
+                             [](const NodeRun& a, const NodeRun& b) { return a.endUs < b.endUs; })
+                ->endUs;
+    }
+    if (collectOutputs) {
+        std::vector<at::Tensor> outputs;
+        for (TensorId t : d->graph.outputs) {
+            const auto ti = static_cast<std::size_t>(t);
+            outputs.push_back(program.computed(t)
+                                  ? d->values[ti * D + static_cast<std::size_t>(d->home[ti])]
+                                  : program.fixed()[ti]);
+        }
+        result.outputs = program.outputsByName(outputs);
+    }
+    std::fill(d->values.begin(), d->values.end(), at::Tensor());
+    return result;
+}
+
+} // namespace paretune

@@ -1,0 +1,72 @@
+#pragma once
+// Private to paretune_profile: includes ATen.
+
+#include "cpu_affinity.h"
+#include "graph_executor.h"
+#include "op_kernels.h"
+
+#include <vector>
+
+namespace paretune::detail {
+
+/// What executing a graph needs, prepared once: the steps (compute and pass-through nodes in
+/// topological order), the values of every tensor that is not computed at run time (given
+/// inputs, the graph's constants, made-up graph inputs and large weights), and who consumes
+/// what. Shared by the single-device run (profileModel, executeGraph) and PlanExecutor.
+class GraphProgram {
+public:
+    /// Throws InputError for a given tensor that is not an input, initializer or constant of the
+    /// graph, or whose shape disagrees with the graph; ExecutionError when a value cannot be
+    /// made (unsupported element type, unknown shape).
+    GraphProgram(const Graph& graph, const NamedTensors& given, std::uint64_t seed);
+
+    const Graph& graph() const { return m_graph; }
+    const std::vector<NodeId>& steps() const { return m_steps; }
+    /// Step index of a node, or -1 for a node that does not run.
+    int stepOf(NodeId node) const { return m_stepOf[static_cast<std::size_t>(node)]; }
+    /// Whether a tensor is produced by a step at run time (else fixed() holds it).
+    bool computed(TensorId t) const { return m_computed[static_cast<std::size_t>(t)] != 0; }
+    /// Values of the tensors that are not computed (undefined for the others).
+    const std::vector<at::Tensor>& fixed() const { return m_fixed; }
+    /// Per tensor, the steps reading it (each once).
+    const std::vector<std::vector<int>>& consumers() const { return m_consumers; }
+    /// Per step, how many distinct computed tensors it reads.
+    const std::vector<int>& computedInputs() const { return m_computedInputs; }
+
+    /// One run in the calling thread, in step order; intermediates are freed after their last
+    /// reader. Returns the values of graph.outputs (in that order).
+    std::vector<at::Tensor> runSequential() const;
+    /// Host copies of graph outputs by name.
+    NamedTensors outputsByName(const std::vector<at::Tensor>& values) const;
+
+private:
+    const Graph& m_graph;
+    std::vector<NodeId> m_steps;
+    std::vector<int> m_stepOf;
+    std::vector<std::uint8_t> m_computed;
+    std::vector<at::Tensor> m_fixed;
+    std::vector<std::vector<int>> m_consumers;
+    std::vector<int> m_computedInputs;
+    std::vector<std::vector<TensorId>> m_release; ///< per step, tensors dead after it
+};
+
+/// Intra-op threads and pinning of the calling thread for the scope's lifetime; restored
+/// afterwards. Throws InputError for threads < 1 or a CPU set the kernel refuses.
+class ThreadScope {
+public:
+    ThreadScope(int threads, const std::vector<int>& cpus);
+    ~ThreadScope();
+    ThreadScope(const ThreadScope&) = delete;
+    ThreadScope& operator=(const ThreadScope&) = delete;
+
+private:
+    ScopedCpuAffinity m_affinity;
+    int m_previous = 1;
+};
+
+/// Runs one node with its inputs, turning the kernels' exceptions into ExecutionError naming
+/// the node.
+std::vector<at::Tensor> runStep(const Graph& graph, NodeId node,
+                                const std::vector<at::Tensor>& inputs);
+
+} // namespace paretune::detail

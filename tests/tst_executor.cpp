@@ -1,0 +1,274 @@
+// The graph executor: one device, and plans split over several devices running concurrently,
+// whose outputs must equal the single-device outputs.
+#include "common/input_error.h"
+#include "device/device.h"
+#include "graph/onnx_importer.h"
+#include "graph_executor.h"
+#include "onnx_fixture.h"
+#include "testpaths.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+
+using namespace paretune;
+
+namespace {
+
+HostTensor floats(std::vector<std::int64_t> dims, std::vector<double> values) {
+    return {DType::Float32, std::move(dims), std::move(values), {}};
+}
+
+/// Two devices for split plans: cpu:0 and cpu:1 when the machine has two cores, else two
+/// unpinned devices (still two threads running concurrently).
+std::vector<ExecutionDevice> twoDevices() {
+    const DeviceInventory inventory = discoverDevices();
+    const Device* a = inventory.find("cpu:0");
+    const Device* b = inventory.find("cpu:1");
+    if (a && b) {
+        return {executionDeviceFor(*a), executionDeviceFor(*b)};
+    }
+    return {ExecutionDevice{"a", {}, 1, -1}, ExecutionDevice{"b", {}, 1, -1}};
+}
+
+/// Compute nodes alternate between the two devices in runs of `run` nodes (topological order);
+/// everything else is left to the executor (pass-through nodes follow their input).
+std::vector<std::int32_t> alternatingPlan(const Graph& g, int run) {
+    std::vector<std::int32_t> device(g.nodes.size(), -1);
+    int k = 0;
+    for (NodeId id : g.topologicalOrder) {
+        if (g.nodes[static_cast<std::size_t>(id)].kind == NodeKind::Compute) {
+            device[static_cast<std::size_t>(id)] = (k++ / run) % 2;
+        }
+    }
+    return device;
+}
+
+/// allclose: |a - b| <= atol + rtol |b| element-wise, same dtype and shape; empty when equal,
+/// else what differs.
+std::string compareTensors(const std::string& name, const HostTensor& a, const HostTensor& b,
+                           double rtol = 1e-4, double atol = 1e-5) {
+    if (a.dtype != b.dtype || a.dims != b.dims || a.values.size() != b.values.size()) {
+        return name + ": dtype or shape differs";
+    }
+    for (std::size_t i = 0; i < a.values.size(); ++i) {
+        const double x = a.values[i];
+        const double y = b.values[i];
+        if (std::isnan(x) && std::isnan(y)) {
+            continue;
+        }
+        if (!(std::abs(x - y) <= atol + rtol * std::abs(y))) {
+            return name + "[" + std::to_string(i) + "]: " + std::to_string(x) + " vs " +
+                   std::to_string(y);
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+class TestExecutor : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void tinyGraphComputesTheOnnxSemantics();
+    void givenInitializerReplacesTheGraphsValue();
+    void badInputsAreRefusedByName();
+    void unsupportedOperatorNamesTheNode();
+    void splitPlanEqualsSingleDevice_data();
+    void splitPlanEqualsSingleDevice();
+    void timingsRespectDependenciesAndDevices();
+    void planMustFitTheGraph();
+    void cudaAndModelledDevicesAreRefused();
+};
+
+void TestExecutor::tinyGraphComputesTheOnnxSemantics() {
+    // y = relu(x · w + b), z = reshape(y) : hand-checked values.
+    const Graph g =
+        onnxFixture("(float[2,2] x) => (float[4] z) { "
+                    "w = Constant<value = float[2,2] {1.0, -1.0, 2.0, 0.5}>() "
+                    "b = Constant<value = float[2] {0.5, -3.0}>() "
+                    "s = Constant<value = int64[1] {4}>() "
+                    "m = MatMul(x, w)  a = Add(m, b)  y = Relu(a)  z = Reshape(y, s) }");
+    const NamedTensors out = executeGraph(g, {{"x", floats({2, 2}, {1, 2, 3, 4})}});
+    QCOMPARE(out.size(), std::size_t{1});
+    const HostTensor& z = out.at("z");
+    QCOMPARE(z.dims, (std::vector<std::int64_t>{4}));
+    // [1,2]·w = [5, 0] + b = [5.5, -3] -> [5.5, 0]; [3,4]·w = [11, -1] + b = [11.5, -4] -> [11.5,
+    // 0]
+    QCOMPARE(z.values, (std::vector<double>{5.5, 0, 11.5, 0}));
+    QCOMPARE(z.dtype, DType::Float32);
+
+    // The same graph placed over two devices gives the same values.
+    std::vector<std::int32_t> device(g.nodes.size(), -1);
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        device[n] = static_cast<std::int32_t>(n % 2);
+    }
+    PlanExecutor executor(g, twoDevices(), device, {}, {{"x", floats({2, 2}, {1, 2, 3, 4})}});
+    const PlanRun run = executor.run(true);
+    QCOMPARE(run.outputs.at("z").values, z.values);
+    QCOMPARE(run.nodes.size(), std::size_t{4}); // MatMul, Add, Relu, Reshape
+}
+
+void TestExecutor::givenInitializerReplacesTheGraphsValue() {
+    const Graph g = onnxFixture("(float[1,2] x) => (float[1,2] y) "
+                                "{ w = Constant<value = float[1,2] {1.0, 1.0}>()  y = Mul(x, w) }");
+    const NamedTensors out =
+        executeGraph(g, {{"x", floats({1, 2}, {2, 3})}, {"w", floats({1, 2}, {10, -1})}});
+    QCOMPARE(out.at("y").values, (std::vector<double>{20, -3}));
+    // Inputs not given are made up reproducibly: same seed, same outputs.
+    const NamedTensors a = executeGraph(g);
+    const NamedTensors b = executeGraph(g);
+    QCOMPARE(a.at("y").values, b.at("y").values);
+    ExecuteOptions other;
+    other.seed = 99;
+    QVERIFY(executeGraph(g, {}, {}, other).at("y").values != a.at("y").values);
+}
+
+void TestExecutor::badInputsAreRefusedByName() {
+    const Graph g = onnxFixture("(float[1,2] x) => (float[1,2] y) { h = Relu(x)  y = Neg(h) }");
+    try {
+        executeGraph(g, {{"nope", floats({1}, {1})}});
+        QFAIL("an unknown input name was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("'nope'") != std::string::npos, e.what());
+    }
+    try {
+        executeGraph(g, {{"x", floats({2, 1}, {1, 2})}});
+        QFAIL("a wrong shape was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("[1,2]") != std::string::npos, e.what());
+    }
+    QVERIFY_EXCEPTION_THROWN(executeGraph(g, {{"h", floats({1, 2}, {1, 2})}}), InputError);
+    QVERIFY_EXCEPTION_THROWN(executeGraph(g, {{"x", floats({1, 2}, {1})}}), InputError);
+}
+
+void TestExecutor::unsupportedOperatorNamesTheNode() {
+    const Graph g = onnxFixture("(float[3,3] x) => (float y) { r = Relu(x)  y = Det(r) }");
+    try {
+        executeGraph(g);
+        QFAIL("an unsupported operator ran");
+    } catch (const ExecutionError& e) {
+        QVERIFY(e.unsupported());
+        QVERIFY2(std::string(e.what()).find("(Det)") != std::string::npos, e.what());
+    }
+    // In a plan the failure stops every device and reaches run(); the executor stays usable.
+    std::vector<std::int32_t> device(g.nodes.size(), 0);
+    device[1] = 1;
+    PlanExecutor executor(g, twoDevices(), device);
+    QVERIFY_EXCEPTION_THROWN(executor.run(), ExecutionError);
+    QVERIFY_EXCEPTION_THROWN(executor.run(), ExecutionError);
+}
+
+void TestExecutor::splitPlanEqualsSingleDevice_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("run");
+    QTest::newRow("tiny_mlp") << QStringLiteral("tiny_mlp.onnx") << 1;
+    QTest::newRow("tiny_cnn") << QStringLiteral("tiny_cnn.onnx") << 1;
+    QTest::newRow("resnet18") << QStringLiteral("resnet18.onnx") << 3;
+    QTest::newRow("bert_base") << QStringLiteral("bert_base.onnx") << 5;
+}
+
+void TestExecutor::splitPlanEqualsSingleDevice() {
+    QFETCH(QString, model);
+    QFETCH(int, run);
+    const QString path = testModelsDir() + QLatin1Char('/') + model;
+    if (!QFile::exists(path)) {
+        QSKIP(qPrintable(model + QStringLiteral(" is not in the test models folder")));
+    }
+    const Graph g = importOnnxFile(path.toStdString()).graph;
+    const NamedTensors single = executeGraph(g);
+    QVERIFY(!single.empty());
+
+    const std::vector<std::int32_t> device = alternatingPlan(g, run);
+    PlanExecutor executor(g, twoDevices(), device);
+    const PlanRun first = executor.run(true);
+    const PlanRun second = executor.run(true); // a second run on the same executor too
+    int onSecond = 0;
+    for (const NodeRun& r : first.nodes) {
+        onSecond += r.device == 1;
+    }
+    QVERIFY(onSecond > 0 && onSecond < static_cast<int>(first.nodes.size()));
+    QCOMPARE(first.outputs.size(), single.size());
+    for (const auto& [name, expected] : single) {
+        QVERIFY2(first.outputs.count(name), name.c_str());
+        const std::string a = compareTensors(name, first.outputs.at(name), expected);
+        QVERIFY2(a.empty(), a.c_str());
+        const std::string b = compareTensors(name, second.outputs.at(name), expected);
+        QVERIFY2(b.empty(), b.c_str());
+    }
+}
+
+void TestExecutor::timingsRespectDependenciesAndDevices() {
+    const QString path = testModelsDir() + QStringLiteral("/tiny_cnn.onnx");
+    if (!QFile::exists(path)) {
+        QSKIP("tiny_cnn.onnx is not in the test models folder");
+    }
+    const Graph g = importOnnxFile(path.toStdString()).graph;
+    PlanExecutor executor(g, twoDevices(), alternatingPlan(g, 1));
+    const PlanRun run = executor.run();
+    std::map<NodeId, NodeRun> byNode;
+    for (const NodeRun& r : run.nodes) {
+        QVERIFY(r.beginUs >= 0 && r.endUs >= r.beginUs && r.copyUs >= 0);
+        QVERIFY(r.endUs <= run.wallUs);
+        byNode[r.node] = r;
+    }
+    int steps = 0;
+    for (const Node& n : g.nodes) {
+        steps += n.kind == NodeKind::Compute || n.kind == NodeKind::PassThrough;
+    }
+    QCOMPARE(static_cast<int>(byNode.size()), steps);
+    for (const auto& [id, r] : byNode) {
+        // A node starts after every producer of its inputs ended.
+        for (NodeId p : g.predecessors.row(id)) {
+            if (byNode.count(p)) {
+                QVERIFY(r.beginUs >= byNode.at(p).endUs);
+            }
+        }
+        // A device runs one node at a time.
+        for (const auto& [other, o] : byNode) {
+            if (other != id && o.device == r.device) {
+                QVERIFY(o.endUs <= r.beginUs || r.endUs <= o.beginUs);
+            }
+        }
+    }
+}
+
+void TestExecutor::planMustFitTheGraph() {
+    const Graph g = onnxFixture("(float[1,2] x) => (float[1,2] y) { h = Relu(x)  y = Neg(h) }");
+    QVERIFY_EXCEPTION_THROWN(PlanExecutor(g, twoDevices(), {0}), InputError);
+    QVERIFY_EXCEPTION_THROWN(PlanExecutor(g, twoDevices(), {0, 2}), InputError);
+    QVERIFY_EXCEPTION_THROWN(PlanExecutor(g, twoDevices(), {0, -1}), InputError);
+    QVERIFY_EXCEPTION_THROWN(PlanExecutor(g, {}, {0, 0}), InputError);
+}
+
+void TestExecutor::cudaAndModelledDevicesAreRefused() {
+    Device modelled;
+    modelled.id = "npu";
+    modelled.kind = "npu";
+    modelled.tag = DeviceTag::Modelled;
+    try {
+        executionDeviceFor(modelled);
+        QFAIL("a modelled device was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("npu") != std::string::npos, e.what());
+    }
+    if (torchHasCuda()) {
+        QSKIP("LibTorch has CUDA here: the refusal applies to CPU-only builds");
+    }
+    Device gpu;
+    gpu.id = "cuda:0";
+    gpu.kind = "gpu";
+    gpu.cudaIndex = 0;
+    try {
+        executionDeviceFor(gpu);
+        QFAIL("a CUDA device was accepted by a LibTorch without CUDA");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("no CUDA support") != std::string::npos, e.what());
+    }
+    const Graph g = onnxFixture("(float[1,2] x) => (float[1,2] y) { y = Relu(x) }");
+    QVERIFY_EXCEPTION_THROWN(executeGraph(g, {}, ExecutionDevice{"cuda:0", {}, 1, 0}), InputError);
+}
+
+QTEST_GUILESS_MAIN(TestExecutor)
+#include "tst_executor.moc"
