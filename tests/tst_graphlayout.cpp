@@ -40,6 +40,7 @@ private Q_SLOTS:
     void constantsAreHidden();
     void layoutFollowsTopologicalOrder_data();
     void layoutFollowsTopologicalOrder();
+    void longEdgesAreDrawnDirectly();
     void chainIsFolded();
     void foldedChainExpandsWhenToggled();
     void scopesAreFoldedLargestExpandedFirst();
@@ -101,6 +102,7 @@ void TestGraphLayout::layoutFollowsTopologicalOrder_data() {
     QTest::newRow("diamond") << "a->b; a->c; b,c->d";
     QTest::newRow("skip") << "a->b->c->d->e; a->e; b->d";
     QTest::newRow("two inputs") << "x->y; p->q; y,q->z->w";
+    QTest::newRow("long skip") << "a0->a1->a2->a3->a4->a5->a6->a7->a8->a9->a10->a11; a0,a10->a11";
 }
 
 void TestGraphLayout::layoutFollowsTopologicalOrder() {
@@ -128,6 +130,28 @@ void TestGraphLayout::layoutFollowsTopologicalOrder() {
         QVERIFY(std::abs(layout.itemRects[i].width() - wanted.width()) < 0.5);
         QVERIFY(std::abs(layout.itemRects[i].height() - wanted.height()) < 0.5);
     }
+}
+
+void TestGraphLayout::longEdgesAreDrawnDirectly() {
+    const Graph g = fixtureGraph("a0->a1->a2->a3->a4->a5->a6->a7->a8->a9->a10->a11; a0,a10->a11; "
+                                 "a2,a1->a3");
+    const auto outline = std::make_shared<const GraphOutline>(buildOutline(g, {}));
+    const GraphLayout layout = layOutGraph(outline);
+    int long_ = 0;
+    for (std::size_t e = 0; e < outline->edges.size(); ++e) {
+        const OutlineEdge& edge = outline->edges[e];
+        const bool skip =
+            edge.from == itemOf(g, *outline, "a0") && edge.to == itemOf(g, *outline, "a11");
+        QCOMPARE(static_cast<bool>(layout.longEdges[e]), skip);
+        long_ += skip ? 1 : 0;
+        if (skip) {
+            // Straight down from a0 to a11, bowed to the side, inside the bounds.
+            const QRectF to = layout.itemRects[static_cast<std::size_t>(edge.to)];
+            QCOMPARE(layout.arrowHeads[e].first(), QPointF(to.center().x(), to.top()));
+            QVERIFY(layout.bounds.contains(layout.edgePaths[e].boundingRect()));
+        }
+    }
+    QCOMPARE(long_, 1);
 }
 
 void TestGraphLayout::chainIsFolded() {

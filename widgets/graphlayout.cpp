@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -52,6 +53,49 @@ QPointF toScene(pointf p, double top) {
     return {p.x, top - p.y};
 }
 
+/// Per edge: whether it spans more than kLongEdgeSpan ranks of the longest-path layering, or
+/// runs backwards (folded groups can make a cycle). Items are in topological order of their
+/// first member, so forward edges go to later items.
+std::vector<bool> longEdges(const GraphOutline& o) {
+    std::vector<std::vector<std::size_t>> outgoing(o.items.size());
+    for (std::size_t e = 0; e < o.edges.size(); ++e) {
+        outgoing[static_cast<std::size_t>(o.edges[e].from)].push_back(e);
+    }
+    std::vector<int> rank(o.items.size(), 0);
+    for (std::size_t i = 0; i < o.items.size(); ++i) {
+        for (const std::size_t e : outgoing[i]) {
+            const auto to = static_cast<std::size_t>(o.edges[e].to);
+            if (to > i) {
+                rank[to] = std::max(rank[to], rank[i] + 1);
+            }
+        }
+    }
+    std::vector<bool> result(o.edges.size(), false);
+    for (std::size_t e = 0; e < o.edges.size(); ++e) {
+        const auto from = static_cast<std::size_t>(o.edges[e].from);
+        const auto to = static_cast<std::size_t>(o.edges[e].to);
+        result[e] = to <= from || rank[to] - rank[from] > kLongEdgeSpan;
+    }
+    return result;
+}
+
+/// A curve from the bottom of the producer's box to the top of the consumer's, bowed to the
+/// side so that it does not run along the boxes between them.
+void directCurve(GraphLayout& layout, std::size_t e) {
+    const OutlineEdge& edge = layout.outline->edges[e];
+    const QRectF from = layout.itemRects[static_cast<std::size_t>(edge.from)];
+    const QRectF to = layout.itemRects[static_cast<std::size_t>(edge.to)];
+    const QPointF start(from.center().x(), from.bottom());
+    const QPointF tip(to.center().x(), to.top());
+    const QPointF end = tip - QPointF(0.0, 8.0);
+    const double bow = 40.0 + std::min(300.0, std::abs(end.y() - start.y()) * 0.08);
+    const double side = std::max(start.x(), end.x()) + bow;
+    QPainterPath path(start);
+    path.cubicTo(QPointF(side, start.y() + 60.0), QPointF(side, end.y() - 60.0), end);
+    layout.edgePaths[e] = path;
+    layout.arrowHeads[e] = QPolygonF({tip, end + QPointF(-4.0, 0.0), end + QPointF(4.0, 0.0)});
+}
+
 } // namespace
 
 QSizeF outlineItemSize(const OutlineItem& item) {
@@ -68,6 +112,7 @@ GraphLayout layOutGraph(std::shared_ptr<const GraphOutline> outline) {
     layout.itemRects.resize(o.items.size());
     layout.edgePaths.resize(o.edges.size());
     layout.arrowHeads.resize(o.edges.size());
+    layout.longEdges = longEdges(o);
     if (o.items.empty()) {
         return layout;
     }
@@ -96,8 +141,11 @@ GraphLayout layOutGraph(std::shared_ptr<const GraphOutline> outline) {
         agxset(nodes[i], width, text(std::to_string(size.width() / kPointsPerInch).c_str()));
         agxset(nodes[i], height, text(std::to_string(size.height() / kPointsPerInch).c_str()));
     }
-    std::vector<Agedge_t*> edges(o.edges.size());
+    std::vector<Agedge_t*> edges(o.edges.size(), nullptr);
     for (std::size_t e = 0; e < o.edges.size(); ++e) {
+        if (layout.longEdges[e]) {
+            continue;
+        }
         edges[e] = agedge(g.graph, nodes[static_cast<std::size_t>(o.edges[e].from)],
                           nodes[static_cast<std::size_t>(o.edges[e].to)], nullptr, 1);
     }
@@ -116,6 +164,10 @@ GraphLayout layOutGraph(std::shared_ptr<const GraphOutline> outline) {
         layout.itemRects[i] = QRectF(centre - QPointF(size.width(), size.height()) / 2.0, size);
     }
     for (std::size_t e = 0; e < edges.size(); ++e) {
+        if (!edges[e]) {
+            directCurve(layout, e);
+            continue;
+        }
         const splines* spl = ED_spl(edges[e]);
         if (!spl) {
             continue;
@@ -141,6 +193,11 @@ GraphLayout layOutGraph(std::shared_ptr<const GraphOutline> outline) {
             }
         }
         layout.edgePaths[e] = path;
+    }
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+        if (!edges[e]) {
+            layout.bounds = layout.bounds.united(layout.edgePaths[e].boundingRect());
+        }
     }
     layout.layoutMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
