@@ -1,5 +1,6 @@
 // Time from opening a model in the workbench to its graph laid out and painted (offscreen).
-// Usage: bench_graphview MODEL_DIR [REPEATS]   (MODEL_DIR from tools/export_models.py)
+// Usage: bench_graphview MODEL_DIR [REPEATS [FRAME_DIR]]   (MODEL_DIR from tools/export_models.py;
+// FRAME_DIR: save the painted frames there as <model>.png and <model>_fit.png)
 // Prints one JSON object; per model the median over REPEATS fresh windows of:
 //   open_to_painted_ms  openModel() until the graph view's first frame is painted (the figure
 //                       issue 6 targets at < 3000 ms for bert_base)
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
     }
     const std::filesystem::path folder = argv[1];
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+    const QString frames = argc > 3 ? QString::fromLocal8Bit(argv[3]) : QString();
     nlohmann::json out = {{"benchmark", "graphview"},
                           {"repeats", repeats},
                           {"unit", "ms"},
@@ -97,6 +99,12 @@ int main(int argc, char** argv) {
             fitClock.start();
             const QImage fitted = view->grab().toImage();
             fitPaint.push_back(static_cast<double>(fitClock.nsecsElapsed()) / 1e6);
+            if (!frames.isEmpty()) {
+                const QString base = frames + QLatin1Char('/') + QString::fromLatin1(name);
+                frame.save(base + QStringLiteral(".png"));
+                fitted.save(base + QStringLiteral("_fit.png"));
+                window.grab().save(base + QStringLiteral("_window.png"));
+            }
             shape = {{"nodes", window.currentModel()->graph.nodes.size()},
                      {"drawn_nodes", layout->outline->drawnNodeCount},
                      {"items", layout->outline->items.size()},

@@ -43,7 +43,7 @@ private Q_SLOTS:
     void longEdgesAreDrawnDirectly();
     void chainIsFolded();
     void foldedChainExpandsWhenToggled();
-    void scopesAreFoldedLargestExpandedFirst();
+    void scopesAreExpandedByLevel();
     void emptyOutlineLaysOut();
     void swinIsGroupedAndLaidOut();
 };
@@ -188,15 +188,15 @@ void TestGraphLayout::foldedChainExpandsWhenToggled() {
     QCOMPARE(o.items.size(), std::size_t{7});
 }
 
-void TestGraphLayout::scopesAreFoldedLargestExpandedFirst() {
+void TestGraphLayout::scopesAreExpandedByLevel() {
     // /enc holds two blocks of three nodes each; /head has two nodes.
     const Graph g = fixtureGraph("/enc/b0/q->/enc/b0/k->/enc/b0/v->/enc/b1/q->/enc/b1/k->"
                                  "/enc/b1/v->/head/fc->/head/out");
     OutlineOptions options;
     options.fullLimit = 4;
     options.budget = 4;
-    // Root: /enc (6) and /head (2) = 2 items; expanding /enc gives b0, b1, /head = 3 items;
-    // expanding b0 would give 5 > 4, /head gives 4.
+    // Root: /enc (6) and /head (2) = 2 items; expanding that level gives b0, b1, fc, out = 4
+    // items; the next level (b0 and b1) would give 8 > 4.
     const GraphOutline o = buildOutline(g, options);
     QCOMPARE(titles(o), (std::vector<std::string>{"scope:/enc/b0", "scope:/enc/b1", "Op", "Op"}));
     QCOMPARE(o.items[0].title, std::string("b0"));

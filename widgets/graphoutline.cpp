@@ -1,7 +1,6 @@
 #include "graphoutline.h"
 
 #include <map>
-#include <queue>
 #include <utility>
 
 namespace paretune {
@@ -42,33 +41,34 @@ struct ScopeTree {
     }
 };
 
-/// Scopes expanded automatically: the largest first, while the drawn items stay within budget.
+/// Scopes expanded automatically: whole levels of the scope tree (all stages, then all blocks,
+/// ...) while the drawn items stay within budget, so that repeated blocks look alike.
 std::set<std::string> autoExpandedScopes(const ScopeTree& tree, std::int32_t budget) {
     std::set<std::string> expanded{""};
     std::int32_t count = tree.units("");
-    using Entry = std::pair<std::int32_t, std::string>;
-    auto larger = [](const Entry& a, const Entry& b) {
-        return a.first != b.first ? a.first < b.first : a.second > b.second;
-    };
-    std::priority_queue<Entry, std::vector<Entry>, decltype(larger)> queue(larger);
-    auto pushChildren = [&](const std::string& scope) {
+    std::vector<std::string> level;
+    auto addChildren = [&tree](const std::string& scope, std::vector<std::string>& into) {
         const auto c = tree.children.find(scope);
         if (c != tree.children.end()) {
-            for (const std::string& child : c->second) {
-                queue.emplace(tree.members.at(child), child);
-            }
+            into.insert(into.end(), c->second.begin(), c->second.end());
         }
     };
-    pushChildren("");
-    while (!queue.empty()) {
-        const std::string scope = queue.top().second;
-        queue.pop();
-        const std::int32_t grown = count + tree.units(scope) - 1;
-        if (grown <= budget) {
-            count = grown;
-            expanded.insert(scope);
-            pushChildren(scope);
+    addChildren("", level);
+    while (!level.empty()) {
+        std::int32_t grown = count;
+        for (const std::string& scope : level) {
+            grown += tree.units(scope) - 1;
         }
+        if (grown > budget) {
+            break;
+        }
+        count = grown;
+        std::vector<std::string> next;
+        for (const std::string& scope : level) {
+            expanded.insert(scope);
+            addChildren(scope, next);
+        }
+        level = std::move(next);
     }
     return expanded;
 }

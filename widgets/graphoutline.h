@@ -14,9 +14,9 @@ struct OutlineOptions {
     /// Graphs with at most this many drawn nodes are laid out fully, without groups.
     std::int32_t fullLimit = 2000;
     /// Above fullLimit, name scopes ("/encoder/layer.3/attn") are folded into groups, expanding
-    /// the largest ones while the number of drawn items stays within this budget; when the
-    /// scopes alone do not get there, chains of three or more single-input single-output items
-    /// are folded as well.
+    /// whole levels of scopes (all stages, then all blocks, ...) while the number of drawn items
+    /// stays within this budget; when the scopes alone do not get there, chains of three or
+    /// more single-input single-output items are folded as well.
     std::int32_t budget = 600;
     /// Constant nodes produce values known in advance; they are drawn only on request.
     bool showConstants = false;

@@ -17,7 +17,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
-#include <QScrollBar>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -607,10 +606,12 @@ void GraphView::initialView() {
         fit();
         return;
     }
-    // Too big to read when fitted: start readable at the inputs, the overview shows the rest.
+    // Too big to read when fitted: start readable at the first node, the overview shows the
+    // rest.
     m_canvas->resetTransform();
     m_canvas->scale(0.8, 0.8);
-    m_canvas->centerOn(all.center().x(), all.top() + port.height() / 1.6);
+    const QRectF first = m_layout->itemRects.front();
+    m_canvas->centerOn(first.center().x(), first.top() - 100.0 + port.height() / 1.6);
     updateOverviewRect();
 }
 
@@ -621,7 +622,7 @@ void GraphView::resizeEvent(QResizeEvent* event) {
 }
 
 void GraphView::placeOverlays() {
-    const QRect area = m_canvas->geometry();
+    const QRect area(m_canvas->viewport()->mapTo(this, QPoint(0, 0)), m_canvas->viewport()->size());
     m_legend->move(area.topLeft() + QPoint(8, 8));
     m_legend->raise();
     if (!m_layout || m_scene->sceneRect().isEmpty()) {
@@ -636,8 +637,7 @@ void GraphView::placeOverlays() {
     const QSize size(std::max(24, static_cast<int>(scene.width() * s)),
                      std::max(24, static_cast<int>(scene.height() * s)));
     m_overview->setGeometry(
-        QRect(area.right() - size.width() - 12 - m_canvas->verticalScrollBar()->width(),
-              area.top() + 8, size.width(), size.height()));
+        QRect(area.right() - size.width() - 8, area.top() + 8, size.width(), size.height()));
     m_overview->show();
     m_overview->raise();
 }
