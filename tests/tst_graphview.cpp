@@ -341,6 +341,7 @@ void TestGraphView::zoomAndOverview() {
     QVERIFY(canvas->zoom() > fitted);
     QTest::keyClick(canvas, Qt::Key_0);
     QVERIFY(std::abs(canvas->zoom() - fitted) < 1e-9);
+    QVERIFY(!w.view->overview()->isVisible()); // everything is in sight
     canvas->zoomBy(1e-6);
     QVERIFY(canvas->zoom() > 0.0);
     canvas->zoomBy(1e9);

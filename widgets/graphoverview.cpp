@@ -16,8 +16,9 @@ void GraphOverview::setPicture(const QImage& picture, const QRectF& sceneRect) {
     update();
 }
 
-void GraphOverview::setVisibleRect(const QRectF& sceneRect) {
-    m_visible = sceneRect;
+void GraphOverview::setVisibleRect(const QRectF& visible, const QRectF& sceneRect) {
+    m_visible = visible;
+    m_scene = sceneRect;
     update();
 }
 

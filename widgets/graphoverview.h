@@ -16,7 +16,8 @@ public:
 
     /// The scene rendered into `picture`, which stands for `sceneRect`.
     void setPicture(const QImage& picture, const QRectF& sceneRect);
-    void setVisibleRect(const QRectF& sceneRect);
+    /// The part of the scene the view shows, and the whole scene.
+    void setVisibleRect(const QRectF& visible, const QRectF& sceneRect);
     QRectF visibleRect() const { return m_visible; }
     /// The widget point that stands for a scene point, and back.
     QPointF toWidget(const QPointF& scenePoint) const;

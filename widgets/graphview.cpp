@@ -638,12 +638,12 @@ void GraphView::placeOverlays() {
                      std::max(24, static_cast<int>(scene.height() * s)));
     m_overview->setGeometry(
         QRect(area.right() - size.width() - 8, area.top() + 8, size.width(), size.height()));
-    m_overview->show();
     m_overview->raise();
+    updateOverviewRect();
 }
 
 void GraphView::refreshOverview() {
-    if (!m_layout || m_overview->isHidden()) {
+    if (!m_layout || !m_overview->isVisibleTo(this)) {
         return;
     }
     QImage picture(m_overview->size() * 2, QImage::Format_ARGB32_Premultiplied);
@@ -656,7 +656,17 @@ void GraphView::refreshOverview() {
 }
 
 void GraphView::updateOverviewRect() {
-    m_overview->setVisibleRect(m_canvas->visibleSceneRect());
+    const QRectF visible = m_canvas->visibleSceneRect();
+    m_overview->setVisibleRect(visible, m_scene->sceneRect());
+    // Only needed while part of the graph is out of sight.
+    const bool needed =
+        m_layout && !visible.contains(m_scene->sceneRect().adjusted(30.0, 30.0, -30.0, -30.0));
+    if (needed != m_overview->isVisibleTo(this)) {
+        m_overview->setVisible(needed);
+        if (needed) {
+            m_overviewTimer->start();
+        }
+    }
 }
 
 } // namespace paretune
