@@ -96,6 +96,7 @@ private Q_SLOTS:
     void propertiesShowCostsWithSources();
     void zoomAndOverview();
     void swinIsGroupedAndFindExpands();
+    void latestLayoutWins();
     void heatScale_data();
     void heatScale();
     void formatMicroseconds_data();
@@ -190,6 +191,12 @@ void TestGraphView::choosingAPlanColoursNodesByDevice() {
                      deviceColour(devices[static_cast<std::size_t>(n)]));
         }
         QVERIFY(w.view->legendText().contains(QStringLiteral("plan %1").arg(plan)));
+        const NodeId conv = w.graph().findNode("/stem/stem.0/Conv");
+        const QString device = QString::fromStdString(
+            outcome->deviceIds[static_cast<std::size_t>(devices[static_cast<std::size_t>(conv)])]);
+        QVERIFY(w.view->nodeItem(conv)->toolTip().contains(
+            QStringLiteral("Plan %1: %2, ").arg(plan).arg(device)));
+        QVERIFY(w.view->nodeItem(conv)->toolTip().contains(QStringLiteral("(modelled)")));
         for (const std::string& id : outcome->deviceIds) {
             QVERIFY(w.view->legendText().contains(QString::fromStdString(id)));
         }
@@ -404,6 +411,29 @@ void TestGraphView::swinIsGroupedAndFindExpands() {
     for (const OutlineItem& item : expanded->outline->items) {
         QVERIFY(item.key != folded.key);
     }
+}
+
+void TestGraphView::latestLayoutWins() {
+    const std::filesystem::path file =
+        std::filesystem::path(PARETUNE_TEST_MODELS_DIR) / "bert_base.onnx";
+    if (!std::filesystem::exists(file)) {
+        QSKIP("bert_base.onnx is not exported (tools/export_models.py)");
+    }
+    auto big = std::make_shared<const ImportResult>(importOnnxFile(file.string()));
+    auto small = std::make_shared<const ImportResult>(importOnnxFile(PARETUNE_SAMPLE_MODEL));
+    GraphView view;
+    QSignalSpy laidOut(&view, &GraphView::layoutShown);
+    view.setModel(big);
+    // The layout runs on the worker: setModel returned before it was done.
+    QVERIFY(view.isLayingOut());
+    QVERIFY(view.scene()->items().isEmpty());
+    view.setModel(small);
+    QVERIFY(laidOut.wait(120000));
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayingOut(), 120000);
+    QTest::qWait(100); // a stale result would arrive now
+    QCOMPARE(laidOut.count(), 1);
+    QCOMPARE(view.currentLayout()->outline->drawnNodeCount,
+             static_cast<std::int32_t>(small->graph.nodes.size()));
 }
 
 void TestGraphView::heatScale_data() {

@@ -12,6 +12,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QGraphicsScene>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -118,7 +119,7 @@ const Graph* GraphView::graph() const {
 }
 
 bool GraphView::isLayingOut() const {
-    return m_watcher.isRunning();
+    return !m_watcher.isFinished();
 }
 
 void GraphView::setModel(std::shared_ptr<const ImportResult> model) {
@@ -176,6 +177,8 @@ void GraphView::applyLayout() {
         Q_EMIT layoutFailed(result.error);
         return;
     }
+    QElapsedTimer sceneClock;
+    sceneClock.start();
     m_layout = result.layout;
     buildScene();
     recolour();
@@ -207,6 +210,7 @@ void GraphView::applyLayout() {
     m_status->setText(status);
     placeOverlays();
     refreshOverview();
+    m_sceneMs = static_cast<double>(sceneClock.nsecsElapsed()) / 1e6;
     Q_EMIT layoutShown();
 }
 
@@ -232,6 +236,7 @@ void GraphView::buildScene() {
     m_scene->clear();
     m_nodeItems.clear();
     m_edgeItems.clear();
+    m_itemToolTips.clear();
     const GraphOutline& outline = *m_layout->outline;
     const Graph& g = *graph();
     m_nodeItems.reserve(outline.items.size());
@@ -259,6 +264,7 @@ void GraphView::buildScene() {
         auto* box = new GraphNodeItem(static_cast<int>(i), m_layout->itemRects[i],
                                       QString::fromStdString(item.title), subtitle, item.isGroup());
         box->setToolTip(tip);
+        m_itemToolTips.push_back(tip);
         m_scene->addItem(box);
         m_nodeItems.push_back(box);
     }
@@ -313,6 +319,7 @@ void GraphView::recolour() {
         colourByLatency(legend);
     }
     markTransfers();
+    planToolTips();
     m_legend->setText(legend);
     m_legend->adjustSize();
     m_legend->show();
@@ -449,6 +456,51 @@ void GraphView::markTransfers() {
         transfers.removeDuplicates();
         m_edgeItems[e]->setTransfer(!transfers.isEmpty());
         m_edgeItems[e]->setToolTip((lines + transfers).join(QLatin1Char('\n')));
+    }
+}
+
+void GraphView::planToolTips() {
+    const GraphOutline& outline = *m_layout->outline;
+    for (std::size_t i = 0; i < outline.items.size(); ++i) {
+        if (m_planDevice.empty()) {
+            m_nodeItems[i]->setToolTip(m_itemToolTips[i]);
+            continue;
+        }
+        std::map<std::int32_t, int> placed;
+        double latencyUs = 0.0;
+        std::set<std::string_view> sources;
+        for (const NodeId n : outline.items[i].members) {
+            const std::int32_t d = m_planDevice[static_cast<std::size_t>(n)];
+            if (d < 0) {
+                continue;
+            }
+            ++placed[d];
+            const CostCell& cell = m_search->costs.cell(n, d);
+            if (cell.supported() && cell.latencyUs > 0.0) {
+                latencyUs += cell.latencyUs;
+                sources.insert(costSourceName(cell.source));
+            }
+        }
+        QStringList devices;
+        for (const auto& [d, count] : placed) {
+            const QString id =
+                QString::fromStdString(m_search->deviceIds[static_cast<std::size_t>(d)]);
+            devices << (outline.items[i].isGroup() ? QStringLiteral("%1 ×%2").arg(id).arg(count)
+                                                   : id);
+        }
+        QStringList sourceNames;
+        for (const std::string_view source : sources) {
+            sourceNames << QString::fromStdString(std::string(source));
+        }
+        QString line =
+            tr("Plan %1: %2")
+                .arg(m_plan)
+                .arg(devices.isEmpty() ? tr("not placed") : devices.join(QStringLiteral(", ")));
+        if (!sources.empty()) {
+            line += tr(", %1 (%2)")
+                        .arg(formatMicroseconds(latencyUs), sourceNames.join(QStringLiteral(", ")));
+        }
+        m_nodeItems[i]->setToolTip(m_itemToolTips[i] + QLatin1Char('\n') + line);
     }
 }
 

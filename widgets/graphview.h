@@ -56,7 +56,10 @@ public:
     void toggleGroup(const std::string& key);
     void fit();
 
+    /// Whether a layout is queued or running on the worker.
     bool isLayingOut() const;
+    /// Time the GUI thread spent turning the last layout into coloured scene items.
+    double sceneBuildMs() const { return m_sceneMs; }
     std::shared_ptr<const GraphLayout> currentLayout() const { return m_layout; }
     GraphCanvas* canvas() const { return m_canvas; }
     QGraphicsScene* scene() const { return m_scene; }
@@ -91,6 +94,7 @@ private:
     void colourByDevice(QString& legend);
     void colourByLatency(QString& legend);
     void markTransfers();
+    void planToolTips();
     void clickItem(GraphNodeItem* item);
     void activateItem(GraphNodeItem* item);
     void highlightSelection();
@@ -118,6 +122,8 @@ private:
     std::shared_ptr<const GraphLayout> m_layout;
     std::vector<GraphNodeItem*> m_nodeItems; ///< per outline item
     std::vector<GraphEdgeItem*> m_edgeItems; ///< per outline edge
+    std::vector<QString> m_itemToolTips;     ///< per outline item, without the plan's line
+    double m_sceneMs = 0.0;
     std::shared_ptr<const SearchOutcome> m_search;
     int m_plan = -1;
     std::vector<std::int32_t> m_planDevice; ///< per graph node, the plan's device; empty: none
