@@ -285,6 +285,8 @@ void TestGraphView::findJumpsToTheNode() {
     const QPointF centre = w.view->canvas()->visibleSceneRect().center();
     const QRectF box = w.view->nodeItem(add)->sceneBoundingRect();
     QVERIFY(QLineF(centre, box.center()).length() < 5.0);
+    QTest::keyClick(find, Qt::Key_Escape);
+    QVERIFY(w.view->canvas()->hasFocus());
     QVERIFY(!w.view->find(QStringLiteral("no such node")));
     QCOMPARE(w.window.selectedNode(), add);
 }

@@ -32,7 +32,7 @@ namespace paretune {
 namespace {
 
 const QColor kComputeFill(0xdc, 0xe6, 0xf2);
-const QColor kPassiveFill(0xf2, 0xf2, 0xf2);
+const QColor kPassiveFill(0xea, 0xea, 0xea);
 const QColor kGroupFill(0xe4, 0xdd, 0xf0);
 const QColor kNoDataFill(0xe8, 0xe8, 0xe8);
 
@@ -95,6 +95,11 @@ GraphView::GraphView(QWidget* parent)
         m_find->setFocus(Qt::ShortcutFocusReason);
         m_find->selectAll();
     });
+    auto* leaveFind = new QAction(m_find);
+    leaveFind->setShortcut(Qt::Key_Escape);
+    leaveFind->setShortcutContext(Qt::WidgetShortcut);
+    m_find->addAction(leaveFind);
+    connect(leaveFind, &QAction::triggered, this, [this] { m_canvas->setFocus(); });
     connect(m_find, &QLineEdit::returnPressed, this, [this] { find(m_find->text()); });
     connect(m_find, &QLineEdit::textEdited, this, [this] { m_findCursor = -1; });
     connect(fitButton, &QToolButton::clicked, this, &GraphView::fit);
