@@ -521,7 +521,9 @@ GraphNodeItem* GraphView::nodeItem(int nodeId) const {
 void GraphView::showNode(int nodeId) {
     m_selected = nodeId;
     highlightSelection();
-    centreOnNode(nodeId, false);
+    if (!m_clicking) {
+        centreOnNode(nodeId, false);
+    }
 }
 
 void GraphView::highlightSelection() {
@@ -544,7 +546,8 @@ void GraphView::centreOnNode(int nodeId, bool always) {
         return;
     }
     const QRectF box = item->sceneBoundingRect();
-    if (always || !m_canvas->visibleSceneRect().contains(box)) {
+    // Selected elsewhere: bring it into sight, readable.
+    if (always || m_canvas->zoom() < 0.3 || !m_canvas->visibleSceneRect().contains(box)) {
         if (m_canvas->zoom() < 0.6) {
             m_canvas->zoomBy(0.9 / m_canvas->zoom()); // close enough to read the node
         }
@@ -564,7 +567,10 @@ void GraphView::clickItem(GraphNodeItem* item) {
         item->setHighlighted(true);
         return;
     }
+    // The view stays where the user clicked when the selection comes back through showNode.
+    m_clicking = true;
     Q_EMIT nodeClicked(clicked.members[0]);
+    m_clicking = false;
 }
 
 void GraphView::activateItem(GraphNodeItem* item) {

@@ -46,8 +46,9 @@ public:
     void setColouring(Colouring colouring);
     Colouring colouring() const;
 
-    /// Highlights the item that draws graph node `nodeId` (its group when folded) and scrolls
-    /// to it when it is out of sight; -1 clears.
+    /// Highlights the item that draws graph node `nodeId` (its group when folded) and, unless
+    /// the node was clicked here, scrolls to it when it is out of sight or too small to read;
+    /// -1 clears.
     void showNode(int nodeId);
     /// Finds the next node whose name contains `text` or whose op type is `text` (ignoring
     /// case), expands the groups hiding it, centres it and reports it with nodeClicked.
@@ -132,6 +133,7 @@ private:
     int m_focusAfterLayout = -1; ///< node to centre once the running layout is shown
     bool m_freshModel = true;    ///< the next layout is the model's first
     int m_findCursor = -1;
+    bool m_clicking = false; ///< a click in this view is being reported
 };
 
 } // namespace paretune

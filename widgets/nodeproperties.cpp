@@ -104,7 +104,8 @@ QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome
     page += row(tr("Kind"), html(std::string(nodeKindName(node.kind))) +
                                 (node.knownOperator ? QString() : tr(" (unknown operator)")));
     for (const Attribute& a : node.attributes) {
-        QString value = QString::fromStdString(a.canonical);
+        // canonical reads "name=value"; the name is in the label already.
+        QString value = QString::fromStdString(a.canonical.substr(a.canonical.find('=') + 1));
         if (value.size() > 160) {
             value = value.left(160) + QStringLiteral("\u2026");
         }
