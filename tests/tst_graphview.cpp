@@ -404,6 +404,15 @@ void TestGraphView::swinIsGroupedAndFindExpands() {
     QVERIFY(view.nodeItem(softmax)->isHighlighted());
     QVERIFY(view.canvas()->visibleSceneRect().contains(
         view.nodeItem(softmax)->sceneBoundingRect().center()));
+    // Double-clicking a revealed node folds its scope again.
+    QTest::mouseDClick(
+        view.canvas()->viewport(), Qt::LeftButton, Qt::NoModifier,
+        view.canvas()->mapFromScene(view.nodeItem(softmax)->sceneBoundingRect().center()));
+    QVERIFY(laidOut.wait(120000));
+    QVERIFY(view.nodeItem(softmax)->isGroup());
+    QVERIFY(view.find(QStringLiteral("features.5.3/attn/Softmax")));
+    QVERIFY(laidOut.wait(120000));
+    QVERIFY(!view.nodeItem(softmax)->isGroup());
     // Double-clicking a folded group expands it.
     GraphNodeItem* group = nullptr;
     for (QGraphicsItem* item : view.scene()->items()) {
