@@ -73,6 +73,13 @@ struct SampleWindow {
     }
 };
 
+/// An exported test model, or an empty path when tools/export_models.py did not make it.
+std::filesystem::path exportedModel(const char* name) {
+    const auto file =
+        std::filesystem::path(PARETUNE_TEST_MODELS_DIR) / (std::string(name) + ".onnx");
+    return std::filesystem::exists(file) ? file : std::filesystem::path();
+}
+
 void clickOn(GraphView* view, const QGraphicsItem* item) {
     QWidget* viewport = view->canvas()->viewport();
     const QPoint at = view->canvas()->mapFromScene(item->sceneBoundingRect().center());
@@ -378,9 +385,8 @@ void TestGraphView::zoomAndOverview() {
 }
 
 void TestGraphView::swinIsGroupedAndFindExpands() {
-    const std::filesystem::path file =
-        std::filesystem::path(PARETUNE_TEST_MODELS_DIR) / "swin_t.onnx";
-    if (!std::filesystem::exists(file)) {
+    const std::filesystem::path file = exportedModel("swin_t");
+    if (file.empty()) {
         QSKIP("swin_t.onnx is not exported (tools/export_models.py)");
     }
     auto model = std::make_shared<const ImportResult>(importOnnxFile(file.string()));
@@ -436,9 +442,8 @@ void TestGraphView::swinIsGroupedAndFindExpands() {
 }
 
 void TestGraphView::latestLayoutWins() {
-    const std::filesystem::path file =
-        std::filesystem::path(PARETUNE_TEST_MODELS_DIR) / "bert_base.onnx";
-    if (!std::filesystem::exists(file)) {
+    const std::filesystem::path file = exportedModel("bert_base");
+    if (file.empty()) {
         QSKIP("bert_base.onnx is not exported (tools/export_models.py)");
     }
     auto big = std::make_shared<const ImportResult>(importOnnxFile(file.string()));
