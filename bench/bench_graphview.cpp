@@ -10,6 +10,8 @@
 //   scene_ms            the GUI thread's share: scene items built and coloured
 //   paint_ms            one offscreen grab of the graph view at its initial zoom
 //   fit_paint_ms        one grab with the whole graph fitted (lowest level of detail)
+//   ungrouped_*         for a graph shown with folded groups: Graphviz on every drawn node,
+//                       what expanding all groups would cost (once, on the worker thread)
 #include "graph/onnx_importer.h"
 #include "graphlayout.h"
 #include "graphview.h"
@@ -25,6 +27,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <vector>
 
 namespace {
@@ -127,6 +130,16 @@ int main(int argc, char** argv) {
         figures["scene_ms"] = median(scene);
         figures["paint_ms"] = median(paint);
         figures["fit_paint_ms"] = median(fitPaint);
+        if (shape.value("grouped", false)) {
+            const auto model = std::make_shared<const paretune::ImportResult>(
+                paretune::importOnnxFile(path.string()));
+            paretune::OutlineOptions all;
+            all.fullLimit = std::numeric_limits<std::int32_t>::max();
+            const auto outline = std::make_shared<const paretune::GraphOutline>(
+                paretune::buildOutline(model->graph, all));
+            figures["ungrouped_items"] = outline->items.size();
+            figures["ungrouped_graphviz_ms"] = paretune::layOutGraph(outline).layoutMs;
+        }
         out["models"][name] = figures;
     }
     std::cout << out.dump(2) << "\n";
