@@ -334,4 +334,297 @@
         <translation type="unfinished"></translation>
     </message>
 </context>
+<context>
+    <name>paretune::GraphOverview</name>
+    <message>
+        <location filename="../widgets/graphoverview.cpp" line="10"/>
+        <source>Overview: click or drag to move the view</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::GraphView</name>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="56"/>
+        <source>Colour by:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="58"/>
+        <source>Device of the selected plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="59"/>
+        <source>Latency on the plan&apos;s devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="63"/>
+        <source>Find node by name or op type (Ctrl+F, Enter for next)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="68"/>
+        <source>Fit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="69"/>
+        <source>Show the whole graph (0)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="74"/>
+        <location filename="../widgets/graphview.cpp" line="149"/>
+        <source>No model open.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="88"/>
+        <source>Find node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="157"/>
+        <source>Laying out the graph...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="181"/>
+        <source>Layout failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="202"/>
+        <source>%1 nodes laid out in %2 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="206"/>
+        <source>; %1 items, %2 of them folded groups (double-click a group to expand it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="213"/>
+        <source>; %1 constant nodes not drawn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="235"/>
+        <source>%1FLOPs (computed from shapes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/graphview.cpp" line="253"/>
+        <source>%n ops</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="262"/>
+        <source>%1: %2 (%3)
+Double-click to expand</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="346"/>
+        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="370"/>
+        <source>&lt;b&gt;Device in plan %1&lt;/b&gt;&lt;br&gt;%2 &amp;nbsp; %3 not placed&lt;br&gt;&lt;span style=&quot;color:#d62728&quot;&gt;- - -&lt;/span&gt; transfer between devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="410"/>
+        <source>&lt;b&gt;No latency data&lt;/b&gt;&lt;br&gt;&lt;i&gt;Search placements and pick a plan: its devices&apos; costs colour the nodes.&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="422"/>
+        <source>&lt;b&gt;Latency on the device of plan %1&lt;/b&gt; (%2, log scale)&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 no cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="447"/>
+        <source>transfer %1 → %2: %3, %4 (modelled link)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/graphview.cpp" line="459"/>
+        <source>and %n more tensors</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="501"/>
+        <source>Plan %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="503"/>
+        <source>not placed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="505"/>
+        <source>, %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="647"/>
+        <source>Found %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="652"/>
+        <source>No drawn node matches &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::NodeProperties</name>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="34"/>
+        <source>weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="36"/>
+        <source>graph input</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="38"/>
+        <source>graph output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="86"/>
+        <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="102"/>
+        <source>Op type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="104"/>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="105"/>
+        <source> (unknown operator)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="112"/>
+        <source>attribute %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="116"/>
+        <source>Inputs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="118"/>
+        <source>Outputs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="120"/>
+        <source>Work (computed from shapes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="121"/>
+        <source>FLOPs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="122"/>
+        <source>Bytes read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="123"/>
+        <source>Bytes written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="124"/>
+        <source>Weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="125"/>
+        <source>Cost per device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="127"/>
+        <source>&lt;i&gt;No costs available: no search has run on this model. Search placements to see this node&apos;s modelled, predicted or measured cost on each device.&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="132"/>
+        <source>From the current search&apos;s cost table (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Energy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="141"/>
+        <source> (plan)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="146"/>
+        <source>not supported on this device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphdock.cpp" line="16"/>
+        <source>Node properties</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::MainWindow</name>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="66"/>
+        <source>Per-layer profile</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
 </TS>

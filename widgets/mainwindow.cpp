@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "graph/onnx_importer.h"
+#include "graphdock.h"
 #include "modelloader.h"
 #include "nodetablemodel.h"
 #include "paretoplot.h"
@@ -61,14 +62,19 @@ MainWindow::MainWindow(QWidget* parent)
     layout->addWidget(m_summary);
     layout->addWidget(m_filter);
     layout->addWidget(m_table, 1);
-    setCentralWidget(central);
+    m_table->setObjectName(QStringLiteral("nodeTable"));
+    auto* profileDock = new QDockWidget(tr("Per-layer profile"), this);
+    profileDock->setObjectName(QStringLiteral("profileDock"));
+    profileDock->setWidget(central);
+    addDockWidget(Qt::BottomDockWidgetArea, profileDock);
+    addGraphView(*this);
 
     m_diagnostics = new QListWidget(this);
     auto* dock = new QDockWidget(tr("Diagnostics"), this);
     dock->setObjectName(QStringLiteral("diagnosticsDock"));
     dock->setWidget(m_diagnostics);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
-    resizeDocks({dock}, {140}, Qt::Vertical);
+    resizeDocks({profileDock, dock}, {260, 140}, Qt::Vertical);
 
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
     QAction* open = fileMenu->addAction(tr("&Open model..."), this, &MainWindow::chooseModelFile);

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <QGraphicsPathItem>
+#include <QGraphicsRectItem>
+#include <QPolygonF>
+#include <QString>
+
+namespace paretune {
+
+/// A node or a folded group of the graph view: a box filled with its colour (brush()), its op
+/// type and name written inside when zoomed in far enough to read them.
+class GraphNodeItem : public QGraphicsRectItem {
+public:
+    enum { Type = UserType + 1 };
+
+    GraphNodeItem(int outlineItem, const QRectF& rect, QString title, QString subtitle, bool group);
+
+    int type() const override { return Type; }
+    /// Index into the outline's items.
+    int outlineItem() const { return m_outlineItem; }
+    bool isGroup() const { return m_group; }
+    void setHighlighted(bool highlighted);
+    bool isHighlighted() const { return m_highlighted; }
+
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    int m_outlineItem;
+    QString m_title;
+    QString m_subtitle;
+    bool m_group;
+    bool m_highlighted = false;
+};
+
+/// An edge of the graph view: the spline Graphviz routed and its arrow head. Its hover area is
+/// wider than the line so that the tensor tooltip is easy to reach; a transfer between two
+/// devices is drawn thick and dashed.
+class GraphEdgeItem : public QGraphicsPathItem {
+public:
+    enum { Type = UserType + 2 };
+
+    GraphEdgeItem(int outlineEdge, const QPainterPath& path, const QPolygonF& arrow);
+
+    int type() const override { return Type; }
+    int outlineEdge() const { return m_outlineEdge; }
+    void setTransfer(bool transfer);
+    bool isTransfer() const { return m_transfer; }
+
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    int m_outlineEdge;
+    QPolygonF m_arrow;
+    bool m_transfer = false;
+    mutable QPainterPath m_shape;
+};
+
+} // namespace paretune

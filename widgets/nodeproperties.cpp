@@ -1,0 +1,159 @@
+#include "nodeproperties.h"
+
+#include "graph/onnx_importer.h"
+#include "graphpalette.h"
+#include "nodetablemodel.h"
+#include "placementsearch.h"
+#include "plan/simulator.h"
+
+namespace paretune {
+
+namespace {
+
+QString html(const std::string& text) {
+    return QString::fromStdString(text).toHtmlEscaped();
+}
+
+QString sourceName(CostSource source) {
+    return QString::fromStdString(std::string(costSourceName(source)));
+}
+
+QString row(const QString& label, const QString& value) {
+    return QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(label, value);
+}
+
+QString tensorRows(const Graph& g, std::span<const TensorId> tensors) {
+    QString rows;
+    for (const TensorId t : tensors) {
+        if (t == kNone) {
+            continue;
+        }
+        const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
+        QString role;
+        if (tensor.role == TensorRole::Initializer) {
+            role = NodeProperties::tr("weight");
+        } else if (tensor.role == TensorRole::GraphInput) {
+            role = NodeProperties::tr("graph input");
+        } else if (tensor.graphOutput) {
+            role = NodeProperties::tr("graph output");
+        }
+        rows += QStringLiteral("<tr><td>%1</td><td><tt>%2</tt></td><td><i>%3</i></td></tr>")
+                    .arg(html(tensor.name), html(tensor.typeString()), role);
+    }
+    return rows;
+}
+
+} // namespace
+
+NodeProperties::NodeProperties(QWidget* parent) : QTextBrowser(parent) {
+    setObjectName(QStringLiteral("nodeProperties"));
+    setOpenLinks(false);
+    refresh();
+}
+
+void NodeProperties::setModel(std::shared_ptr<const ImportResult> model) {
+    m_model = std::move(model);
+    m_search.reset();
+    m_planDevice.clear();
+    m_node = -1;
+    refresh();
+}
+
+void NodeProperties::setSearch(std::shared_ptr<const SearchOutcome> search) {
+    m_search = std::move(search);
+    m_planDevice.clear();
+    refresh();
+}
+
+void NodeProperties::setPlan(int index) {
+    m_planDevice.clear();
+    if (m_search && m_search->model == m_model && index >= 0 &&
+        index < static_cast<int>(m_search->result.front.size())) {
+        const Simulator simulator(m_model->graph, m_search->costs);
+        m_planDevice =
+            simulator.planOf(m_search->result.front[static_cast<std::size_t>(index)].genome).device;
+    }
+    refresh();
+}
+
+void NodeProperties::showNode(int nodeId) {
+    m_node = nodeId;
+    refresh();
+}
+
+void NodeProperties::refresh() {
+    if (!m_model || m_node < 0 || m_node >= static_cast<int>(m_model->graph.nodes.size())) {
+        setHtml(tr("<i>Select a node in the graph or the per-layer profile to see its "
+                   "properties.</i>"));
+        return;
+    }
+    const bool searchFits = m_search && m_search->model == m_model;
+    const int planDevice =
+        m_planDevice.empty() ? -1 : m_planDevice[static_cast<std::size_t>(m_node)];
+    setHtml(describe(m_model->graph, m_node, searchFits ? m_search.get() : nullptr, planDevice));
+}
+
+QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome* search,
+                                 int planDevice) {
+    const auto n = static_cast<std::size_t>(nodeId);
+    const Node& node = g.nodes[n];
+    const OpMetrics& m = g.metrics[n];
+    QString page = QStringLiteral("<h3>%1</h3><table cellspacing=\"2\">").arg(html(node.name));
+    page += row(tr("Op type"),
+                html(node.domain.empty() ? node.opType : node.domain + "." + node.opType));
+    page += row(tr("Kind"), html(std::string(nodeKindName(node.kind))) +
+                                (node.knownOperator ? QString() : tr(" (unknown operator)")));
+    for (const Attribute& a : node.attributes) {
+        // canonical reads "name=value"; the name is in the label already.
+        QString value = QString::fromStdString(a.canonical.substr(a.canonical.find('=') + 1));
+        if (value.size() > 160) {
+            value = value.left(160) + QStringLiteral("\u2026");
+        }
+        page += row(tr("attribute %1").arg(html(a.name)),
+                    QStringLiteral("<tt>%1</tt>").arg(value.toHtmlEscaped()));
+    }
+    page += QStringLiteral("</table><h4>%1</h4><table cellspacing=\"2\">%2</table>")
+                .arg(tr("Inputs"), tensorRows(g, g.nodeInputs.row(nodeId)));
+    page += QStringLiteral("<h4>%1</h4><table cellspacing=\"2\">%2</table>")
+                .arg(tr("Outputs"), tensorRows(g, g.nodeOutputs.row(nodeId)));
+    page += QStringLiteral("<h4>%1</h4><table cellspacing=\"2\">")
+                .arg(tr("Work (computed from shapes)"));
+    page += row(tr("FLOPs"), NodeTableModel::formatCount(m.flops));
+    page += row(tr("Bytes read"), NodeTableModel::formatBytes(m.bytesRead));
+    page += row(tr("Bytes written"), NodeTableModel::formatBytes(m.bytesWritten));
+    page += row(tr("Weights"), NodeTableModel::formatBytes(m.paramBytes));
+    page += QStringLiteral("</table><h4>%1</h4>").arg(tr("Cost per device"));
+    if (!search) {
+        page += tr("<i>No costs available: no search has run on this model. Search placements "
+                   "to see this node's modelled, predicted or measured cost on each device.</i>");
+        return page;
+    }
+    page +=
+        tr("From the current search's cost table (%1).").arg(search->costSource.toHtmlEscaped());
+    page += QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\"><tr><th>%1</th>"
+                           "<th>%2</th><th>%3</th><th>%4</th><th>%5</th></tr>")
+                .arg(tr("Device"), tr("Latency"), tr("Energy"), tr("Workspace"), tr("Source"));
+    for (std::int32_t d = 0; d < search->costs.deviceCount(); ++d) {
+        const CostCell& cell = search->costs.cell(nodeId, d);
+        QString device = QStringLiteral("<span style=\"color:%1\">&#9632;</span> %2")
+                             .arg(deviceColour(d).name(), html(search->costs.device(d).id));
+        if (d == planDevice) {
+            device += tr(" (plan)");
+        }
+        if (!cell.supported()) {
+            page +=
+                QStringLiteral("<tr><td>%1</td><td colspan=\"3\"><i>%2</i></td><td>%3</td></tr>")
+                    .arg(device, tr("not supported on this device"), sourceName(cell.source));
+            continue;
+        }
+        page += QStringLiteral(
+                    "<tr><td>%1</td><td>%2</td><td>%3 \u00b5J</td><td>%4</td><td>%5</td></tr>")
+                    .arg(device, formatMicroseconds(cell.latencyUs))
+                    .arg(cell.energyUj, 0, 'f', 2)
+                    .arg(NodeTableModel::formatBytes(cell.workspaceBytes), sourceName(cell.source));
+    }
+    page += QStringLiteral("</table>");
+    return page;
+}
+
+} // namespace paretune

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <QTextBrowser>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace paretune {
+
+struct Graph;
+struct ImportResult;
+struct SearchOutcome;
+
+/// The selected node's properties: op type, attributes, input and output tensors with their
+/// shapes, FLOPs and bytes (computed from shapes), and its cost on every device of the current
+/// search with the source of each figure (measured, predicted or modelled). Without a search it
+/// says that no costs are available rather than showing any.
+class NodeProperties : public QTextBrowser {
+    Q_OBJECT
+public:
+    explicit NodeProperties(QWidget* parent = nullptr);
+
+    void setModel(std::shared_ptr<const ImportResult> model);
+    void setSearch(std::shared_ptr<const SearchOutcome> search);
+    /// The front plan whose device is marked in the cost table; -1 for none.
+    void setPlan(int index);
+    /// Shows graph node `nodeId`; -1 shows a hint.
+    void showNode(int nodeId);
+    int shownNode() const { return m_node; }
+
+    /// The page for one node, as rich text. `search` may be null or belong to another model
+    /// (then no costs are shown); `planDevice` is the plan's device index for the node or -1.
+    static QString describe(const Graph& graph, int nodeId, const SearchOutcome* search,
+                            int planDevice);
+
+private:
+    void refresh();
+
+    std::shared_ptr<const ImportResult> m_model;
+    std::shared_ptr<const SearchOutcome> m_search;
+    std::vector<std::int32_t> m_planDevice; ///< per graph node; empty without a plan
+    int m_node = -1;
+};
+
+} // namespace paretune
