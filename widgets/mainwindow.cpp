@@ -6,6 +6,8 @@
 #include "paretoplot.h"
 #include "placementsearch.h"
 #include "plan/simulator.h"
+#include "planschedule.h"
+#include "timelineview.h"
 
 #include <QAction>
 #include <QApplication>
@@ -130,6 +132,7 @@ MainWindow::MainWindow(QWidget* parent)
         showError(message);
     });
     connect(m_pareto, &ParetoPlot::planSelected, this, &MainWindow::showPlan);
+    setupTimelineDock();
     statusBar()->showMessage(tr("Ready"));
 }
 
@@ -159,6 +162,7 @@ void MainWindow::cancelSearch() {
 
 void MainWindow::showSearch(std::shared_ptr<const SearchOutcome> outcome) {
     m_search = std::move(outcome);
+    clearPlan();
     m_progress->hide();
     m_cancel->hide();
     m_pareto->setOutcome(m_search);
@@ -179,8 +183,9 @@ void MainWindow::showPlan(int index) {
         return;
     }
     const Solution& chosen = m_search->result.front[static_cast<std::size_t>(index)];
-    const Simulator simulator(m_model->graph, m_search->costs);
-    const Plan plan = simulator.planOf(chosen.genome);
+    auto schedule = std::make_shared<PlanSchedule>(simulateFrontPlan(*m_search, index));
+    m_schedule = schedule;
+    const Plan& plan = schedule->plan;
     std::vector<QString> devices;
     for (const std::int32_t d : plan.device) {
         devices.push_back(
@@ -188,6 +193,8 @@ void MainWindow::showPlan(int index) {
                   : QString::fromStdString(m_search->deviceIds[static_cast<std::size_t>(d)]));
     }
     m_nodeModel->setPlacement(std::move(devices));
+    m_timeline->setData(timelineData(m_model->graph, m_search->costs, schedule->simulation,
+                                     tr("simulated; costs %1").arg(m_search->costSource)));
     const Objectives& o = chosen.objectives;
     statusBar()->showMessage(
         tr("Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB")
@@ -239,6 +246,7 @@ void MainWindow::chooseModelFile() {
 void MainWindow::showModel(std::shared_ptr<const ImportResult> result, const QString& displayName) {
     m_model = std::move(result);
     m_nodeModel->setModel(m_model);
+    clearPlan();
     m_selectedNode = -1;
     Q_EMIT nodeSelected(-1);
     m_searchAction->setEnabled(true);

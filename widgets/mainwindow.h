@@ -19,6 +19,8 @@ class ModelLoader;
 class NodeTableModel;
 class ParetoPlot;
 class PlacementSearch;
+struct PlanSchedule;
+class TimelineView;
 struct SearchOptions;
 struct SearchOutcome;
 
@@ -49,6 +51,9 @@ public:
     ParetoPlot* paretoPlot() const { return m_pareto; }
     NodeTableModel* nodeTableModel() const { return m_nodeModel; }
     ModelLoader* loader() const { return m_loader; }
+    TimelineView* timelineView() const { return m_timeline; }
+    /// The simulated schedule of the plan shown (null before a plan is chosen).
+    std::shared_ptr<const PlanSchedule> currentSchedule() const { return m_schedule; }
 
 Q_SIGNALS:
     void modelShown(const QString& displayName);
@@ -78,6 +83,14 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QAction* m_searchAction = nullptr;
+    // Docks and actions beyond the node table, one setup helper each (mainwindow_docks.cpp).
+    void setupTimelineDock();
+    /// Forgets the shown plan (a new model or a new search).
+    void clearPlan();
+
+    TimelineView* m_timeline = nullptr;
+    std::shared_ptr<const PlanSchedule> m_schedule;
+
     std::shared_ptr<const ImportResult> m_model;
     std::shared_ptr<const SearchOutcome> m_search;
     int m_selectedNode = -1;

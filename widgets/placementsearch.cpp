@@ -77,6 +77,7 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
             outcome->costSource = QStringLiteral("modelled from %1").arg(catalogName);
             Simulator simulator(model->graph, outcome->costs);
             outcome->result = searchPareto(simulator, options, progress.get());
+            outcome->priority.assign(simulator.priority().begin(), simulator.priority().end());
             r.outcome = std::move(outcome);
         } catch (const InputError& e) {
             r.error = QString::fromStdString(e.what());

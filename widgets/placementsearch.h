@@ -23,6 +23,9 @@ struct SearchOutcome {
     CostTable costs;
     SearchResult result;
     QString costSource; ///< where the costs came from, e.g. "modelled from example.json"
+    /// The simulator's priority when the search ended (compact compute indices): the front's
+    /// genomes evaluate to their objectives with it (see simulateFrontPlan).
+    std::vector<std::int32_t> priority;
 };
 
 /// Runs searchPareto on a worker thread. Settings are snapshot when start() is called; the
