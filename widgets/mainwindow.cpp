@@ -185,14 +185,7 @@ void MainWindow::showPlan(int index) {
     const Solution& chosen = m_search->result.front[static_cast<std::size_t>(index)];
     auto schedule = std::make_shared<PlanSchedule>(simulateFrontPlan(*m_search, index));
     m_schedule = schedule;
-    const Plan& plan = schedule->plan;
-    std::vector<QString> devices;
-    for (const std::int32_t d : plan.device) {
-        devices.push_back(
-            d < 0 ? QString()
-                  : QString::fromStdString(m_search->deviceIds[static_cast<std::size_t>(d)]));
-    }
-    m_nodeModel->setPlacement(std::move(devices));
+    m_nodeModel->setPlan(m_search, m_schedule);
     m_timeline->setData(timelineData(m_model->graph, m_search->costs, schedule->simulation,
                                      tr("simulated; costs %1").arg(m_search->costSource)));
     const Objectives& o = chosen.objectives;

@@ -2,6 +2,7 @@
 // its own helper, and the window's persistence.
 #include "mainwindow.h"
 
+#include "nodetablemodel.h"
 #include "planschedule.h"
 #include "timelineview.h"
 
@@ -27,6 +28,7 @@ void MainWindow::setupTimelineDock() {
 void MainWindow::clearPlan() {
     m_schedule.reset();
     m_timeline->clear();
+    m_nodeModel->setPlan(nullptr, nullptr);
 }
 
 } // namespace paretune
