@@ -133,6 +133,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_pareto, &ParetoPlot::planSelected, this, &MainWindow::showPlan);
     setupTimelineDock();
+    setupParetoLive();
     statusBar()->showMessage(tr("Ready"));
 }
 

@@ -85,6 +85,7 @@ private:
     QAction* m_searchAction = nullptr;
     // Docks and actions beyond the node table, one setup helper each (mainwindow_docks.cpp).
     void setupTimelineDock();
+    void setupParetoLive();
     /// Forgets the shown plan (a new model or a new search).
     void clearPlan();
 

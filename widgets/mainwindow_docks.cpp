@@ -3,6 +3,8 @@
 #include "mainwindow.h"
 
 #include "nodetablemodel.h"
+#include "paretoplot.h"
+#include "placementsearch.h"
 #include "planschedule.h"
 #include "timelineview.h"
 
@@ -23,6 +25,12 @@ void MainWindow::setupTimelineDock() {
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     connect(m_timeline, &TimelineView::nodeClicked, this, &MainWindow::selectNode);
     connect(this, &MainWindow::nodeSelected, m_timeline, &TimelineView::setSelectedNode);
+}
+
+void MainWindow::setupParetoLive() {
+    connect(m_searcher, &PlacementSearch::searchStarted, m_pareto, &ParetoPlot::startHypervolume);
+    connect(m_searcher, &PlacementSearch::hypervolumeReported, m_pareto,
+            &ParetoPlot::addHypervolume);
 }
 
 void MainWindow::clearPlan() {

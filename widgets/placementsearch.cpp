@@ -6,6 +6,7 @@
 #include "jobprogress.h"
 #include "plan/simulator.h"
 
+#include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace paretune {
@@ -45,6 +46,9 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
         [this, job](double fraction, const QString& message) {
             if (job == m_latestJob) {
                 Q_EMIT searchProgressed(fraction, message);
+                if (const auto hypervolume = hypervolumeOf(message)) {
+                    Q_EMIT hypervolumeReported(*hypervolume);
+                }
             }
         },
         Qt::QueuedConnection);
@@ -86,6 +90,15 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
         }
         return r;
     }));
+}
+
+std::optional<double> PlacementSearch::hypervolumeOf(const QString& progressMessage) {
+    static const QRegularExpression pattern(
+        QStringLiteral("^(?:coarse |fine )?generation \\d+/\\d+, hypervolume ([0-9.eE+-]+)$"));
+    const QRegularExpressionMatch match = pattern.match(progressMessage);
+    bool ok = false;
+    const double value = match.hasMatch() ? match.captured(1).toDouble(&ok) : 0.0;
+    return ok ? std::optional<double>(value) : std::nullopt;
 }
 
 void PlacementSearch::deliver(QFutureWatcher<Result>* watcher) {

@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,9 +44,15 @@ public:
     void cancel();
     bool isRunning() const;
 
+    /// The hypervolume in a progress message of searchPareto ("[coarse |fine ]generation g/n,
+    /// hypervolume h"), or nothing for another message.
+    static std::optional<double> hypervolumeOf(const QString& progressMessage);
+
 Q_SIGNALS:
     void searchStarted();
     void searchProgressed(double fraction, const QString& message);
+    /// One generation's hypervolume (normalised), in generation order, while the search runs.
+    void hypervolumeReported(double hypervolume);
     void searchFinished(std::shared_ptr<const paretune::SearchOutcome> outcome);
     void searchFailed(const QString& message);
 
