@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "common/input_error.h"
+#include "cost/device_catalog.h"
 #include "graph/onnx_importer.h"
 #include "modelloader.h"
 #include "nodetablemodel.h"
@@ -134,6 +136,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_pareto, &ParetoPlot::planSelected, this, &MainWindow::showPlan);
     setupTimelineDock();
     setupParetoLive();
+    setupDevicesDock();
+    setupLogDock();
+    setupPredictorDock();
+    setupToolBar();
     statusBar()->showMessage(tr("Ready"));
 }
 
@@ -148,13 +154,30 @@ void MainWindow::searchPlacements(const SearchOptions& options) {
         showError(tr("Open a model before searching placements."));
         return;
     }
-    QFile catalog(QStringLiteral(":/catalogs/example.json"));
-    if (!catalog.open(QIODevice::ReadOnly)) {
-        showError(tr("The bundled example catalog is missing from the resources."));
+    QByteArray catalog;
+    QString catalogName;
+    if (!readCatalog(&catalog, &catalogName)) {
         return;
     }
-    m_searcher->start(m_model, catalog.readAll(), QStringLiteral("example.json"),
-                      {"cpu", "gpu", "npu"}, options);
+    std::vector<std::string> ids;
+    for (const QString& id : m_searchDevices) {
+        ids.push_back(id.toStdString());
+    }
+    if (ids.empty() && m_catalogPath.isEmpty()) {
+        ids = {"cpu", "gpu", "npu"};
+    }
+    if (ids.empty()) {
+        try {
+            for (const DeviceSpec& d :
+                 parseDeviceCatalogText(catalog.toStdString(), catalogName.toStdString()).devices) {
+                ids.push_back(d.id);
+            }
+        } catch (const InputError& e) {
+            showError(QString::fromStdString(e.what()));
+            return;
+        }
+    }
+    m_searcher->start(m_model, catalog, catalogName, ids, options);
 }
 
 void MainWindow::cancelSearch() {

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+class QFutureWatcherBase;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -14,7 +15,9 @@ class QTableView;
 
 namespace paretune {
 
+class DeviceListModel;
 struct ImportResult;
+class PredictorPanel;
 class ModelLoader;
 class NodeTableModel;
 class ParetoPlot;
@@ -54,6 +57,22 @@ public:
     TimelineView* timelineView() const { return m_timeline; }
     /// The simulated schedule of the plan shown (null before a plan is chosen).
     std::shared_ptr<const PlanSchedule> currentSchedule() const { return m_schedule; }
+    DeviceListModel* deviceListModel() const { return m_devices; }
+    PredictorPanel* predictorPanel() const { return m_predictor; }
+
+    /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
+    void setDatabasePath(const QString& path);
+    QString databasePath() const { return m_dbPath; }
+    /// The device catalog for modelled devices and searches; empty: the bundled example.
+    /// Rediscovers the devices. Returns false (and shows the error) for a bad catalog.
+    bool setCatalogPath(const QString& path);
+    QString catalogPath() const { return m_catalogPath; }
+    /// Catalog device ids the search places on; empty: the bundled example's cpu, gpu, npu,
+    /// or every device of another catalog.
+    void setSearchDevices(const QStringList& ids) { m_searchDevices = ids; }
+    QStringList searchDevices() const { return m_searchDevices; }
+    /// Adds a line to the Log / Issues dock.
+    void logMessage(const QString& text);
 
 Q_SIGNALS:
     void modelShown(const QString& displayName);
@@ -86,11 +105,26 @@ private:
     // Docks and actions beyond the node table, one setup helper each (mainwindow_docks.cpp).
     void setupTimelineDock();
     void setupParetoLive();
+    void setupDevicesDock();
+    void setupLogDock();
+    void setupPredictorDock();
+    void setupToolBar();
+    void discoverDevices();
+    /// The catalog's JSON text and its display name; false (error shown) when unreadable.
+    bool readCatalog(QByteArray* json, QString* name);
     /// Forgets the shown plan (a new model or a new search).
     void clearPlan();
 
     TimelineView* m_timeline = nullptr;
     std::shared_ptr<const PlanSchedule> m_schedule;
+    DeviceListModel* m_devices = nullptr;
+    QLabel* m_deviceNotes = nullptr;
+    QFutureWatcherBase* m_discovery = nullptr;
+    PredictorPanel* m_predictor = nullptr;
+    QAction* m_profileAction = nullptr;
+    QString m_dbPath;
+    QString m_catalogPath;
+    QStringList m_searchDevices;
 
     std::shared_ptr<const ImportResult> m_model;
     std::shared_ptr<const SearchOutcome> m_search;

@@ -2,14 +2,38 @@
 // its own helper, and the window's persistence.
 #include "mainwindow.h"
 
+#include "modelloader.h"
 #include "nodetablemodel.h"
 #include "paretoplot.h"
 #include "placementsearch.h"
 #include "planschedule.h"
 #include "timelineview.h"
 
+#include "common/input_error.h"
+#include "cost/device_catalog.h"
+#include "devicelistmodel.h"
+#include "predictorpanel.h"
+#include "store/sample_library.h"
+
+#include <QAction>
+#include <QDateTime>
 #include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QPushButton>
 #include <QScrollArea>
+#include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <optional>
 
 namespace paretune {
 
@@ -31,6 +55,189 @@ void MainWindow::setupParetoLive() {
     connect(m_searcher, &PlacementSearch::searchStarted, m_pareto, &ParetoPlot::startHypervolume);
     connect(m_searcher, &PlacementSearch::hypervolumeReported, m_pareto,
             &ParetoPlot::addHypervolume);
+}
+
+void MainWindow::setupDevicesDock() {
+    m_devices = new DeviceListModel(this);
+    auto* panel = new QWidget(this);
+    auto* layout = new QVBoxLayout(panel);
+    auto* table = new QTableView(panel);
+    table->setModel(m_devices);
+    table->verticalHeader()->setVisible(false);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_deviceNotes = new QLabel(tr("Discovering devices..."), panel);
+    m_deviceNotes->setWordWrap(true);
+    auto* refresh = new QPushButton(tr("Discover again"), panel);
+    layout->addWidget(table, 1);
+    layout->addWidget(m_deviceNotes);
+    layout->addWidget(refresh, 0, Qt::AlignRight);
+    auto* dock = new QDockWidget(tr("Devices"), this);
+    dock->setObjectName(QStringLiteral("devicesDock"));
+    dock->setWidget(panel);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    connect(refresh, &QPushButton::clicked, this, &MainWindow::discoverDevices);
+    discoverDevices();
+}
+
+bool MainWindow::readCatalog(QByteArray* json, QString* name) {
+    const QString path =
+        m_catalogPath.isEmpty() ? QStringLiteral(":/catalogs/example.json") : m_catalogPath;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        showError(m_catalogPath.isEmpty()
+                      ? tr("The bundled example catalog is missing from the resources.")
+                      : tr("Cannot read the device catalog %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    *json = file.readAll();
+    *name = m_catalogPath.isEmpty() ? QStringLiteral("example.json") : m_catalogPath;
+    return true;
+}
+
+void MainWindow::discoverDevices() {
+    QByteArray json;
+    QString name;
+    std::optional<DeviceCatalog> catalog;
+    QString catalogError;
+    if (readCatalog(&json, &name)) {
+        try {
+            catalog = parseDeviceCatalogText(json.toStdString(), name.toStdString());
+        } catch (const InputError& e) {
+            catalogError = QString::fromStdString(e.what());
+        }
+    }
+    // The latest discovery wins; an older one finishes on its own and is dropped.
+    if (m_discovery) {
+        m_discovery->disconnect(this);
+        connect(m_discovery, &QFutureWatcherBase::finished, m_discovery, &QObject::deleteLater);
+    }
+    auto* watcher = new QFutureWatcher<DeviceInventory>(this);
+    m_discovery = watcher;
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, catalogError] {
+        DeviceInventory inventory = watcher->result();
+        QStringList notes;
+        if (!catalogError.isEmpty()) {
+            notes << catalogError;
+        }
+        for (const std::string& note : inventory.notes) {
+            notes << QString::fromStdString(note);
+        }
+        m_devices->setInventory(std::move(inventory));
+        m_deviceNotes->setText(notes.join(QLatin1Char('\n')));
+        if (m_profileAction) {
+            m_profileAction->setEnabled(m_profileAction->data().toBool() &&
+                                        !m_devices->profilableDevices().isEmpty());
+        }
+        watcher->deleteLater();
+        m_discovery = nullptr;
+    });
+    watcher->setFuture(QtConcurrent::run([catalog] {
+        try {
+            return paretune::discoverDevices(catalog ? &*catalog : nullptr);
+        } catch (const std::exception& e) {
+            DeviceInventory failed;
+            failed.notes.push_back(std::string("device discovery failed: ") + e.what());
+            return failed;
+        }
+    }));
+}
+
+bool MainWindow::setCatalogPath(const QString& path) {
+    const QString previous = m_catalogPath;
+    m_catalogPath = path;
+    QByteArray json;
+    QString name;
+    if (!readCatalog(&json, &name)) {
+        m_catalogPath = previous;
+        return false;
+    }
+    try {
+        parseDeviceCatalogText(json.toStdString(), name.toStdString());
+    } catch (const InputError& e) {
+        m_catalogPath = previous;
+        showError(QString::fromStdString(e.what()));
+        return false;
+    }
+    logMessage(tr("Device catalog: %1").arg(name));
+    discoverDevices();
+    return true;
+}
+
+void MainWindow::setupLogDock() {
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("diagnosticsDock"))) {
+        dock->setWindowTitle(tr("Log / Issues"));
+    }
+    connect(m_loader, &ModelLoader::loadStarted, this,
+            [this](const QString& name) { logMessage(tr("Importing %1").arg(name)); });
+    connect(m_searcher, &PlacementSearch::searchStarted, this,
+            [this] { logMessage(tr("Placement search started")); });
+    connect(this, &MainWindow::searchShown, this, [this] {
+        const SearchResult& r = m_search->result;
+        logMessage(tr("Placement search %1 after %2 generations: %3 plans on the front "
+                      "(costs %4)")
+                       .arg(r.cancelled ? tr("cancelled") : tr("finished"))
+                       .arg(r.generationsRun)
+                       .arg(r.front.size())
+                       .arg(m_search->costSource));
+    });
+}
+
+void MainWindow::logMessage(const QString& text) {
+    m_diagnostics->addItem(QTime::currentTime().toString(QStringLiteral("HH:mm:ss  ")) + text);
+    m_diagnostics->scrollToBottom();
+}
+
+void MainWindow::setupPredictorDock() {
+    m_predictor = new PredictorPanel(this);
+    auto* dock = new QDockWidget(tr("Predictor"), this);
+    dock->setObjectName(QStringLiteral("predictorDock"));
+    dock->setWidget(m_predictor);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    setDatabasePath(QString::fromStdString(defaultSampleLibraryPath().string()));
+}
+
+void MainWindow::setDatabasePath(const QString& path) {
+    m_dbPath = path;
+    m_predictor->showLibrary(path);
+}
+
+void MainWindow::setupToolBar() {
+    QToolBar* bar = addToolBar(tr("Workflow"));
+    bar->setObjectName(QStringLiteral("workflowToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    QMenu* jobs = menuBar()->addMenu(tr("&Workflow"));
+    auto add = [&](const QString& text, const QString& objectName, const QString& tooltip) {
+        auto* action = new QAction(text, this);
+        action->setObjectName(objectName);
+        action->setToolTip(tooltip);
+        action->setStatusTip(tooltip);
+        bar->addAction(action);
+        jobs->addAction(action);
+        return action;
+    };
+    QAction* open = add(tr("Open"), QStringLiteral("openAction"), tr("Open an ONNX model"));
+    connect(open, &QAction::triggered, this, &MainWindow::chooseModelFile);
+    m_profileAction = add(tr("Profile"), QStringLiteral("profileAction"),
+                          tr("Profile the model's operators on a real device of this machine "
+                             "into the sample library"));
+    m_profileAction->setEnabled(false);
+    QAction* train = add(tr("Train"), QStringLiteral("trainAction"),
+                         tr("Train the predictor: not available yet (the predictor part of the "
+                            "engine is not in this build)"));
+    train->setEnabled(false);
+    m_searchAction->setObjectName(QStringLiteral("searchAction"));
+    bar->addAction(m_searchAction);
+    jobs->addAction(m_searchAction);
+    QAction* validate = add(tr("Validate"), QStringLiteral("validateAction"),
+                            tr("Validate the chosen plan on the hardware: not available yet (the "
+                               "validation part of the engine is not in this build)"));
+    validate->setEnabled(false);
+    QAction* exportBundle =
+        add(tr("Export bundle"), QStringLiteral("exportAction"),
+            tr("Export a deployment bundle: not available yet (the bundle part of the engine is "
+               "not in this build)"));
+    exportBundle->setEnabled(false);
 }
 
 void MainWindow::clearPlan() {
