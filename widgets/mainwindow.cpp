@@ -75,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent)
     resizeDocks({dock}, {140}, Qt::Vertical);
 
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+    fileMenu->setObjectName(QStringLiteral("fileMenu"));
     QAction* open = fileMenu->addAction(tr("&Open model..."), this, &MainWindow::chooseModelFile);
     open->setShortcut(QKeySequence::Open);
     fileMenu->addAction(tr("Open &sample model"), this, &MainWindow::openSampleModel);
@@ -140,12 +141,14 @@ MainWindow::MainWindow(QWidget* parent)
     setupLogDock();
     setupPredictorDock();
     setupToolBar();
+    setupPersistence();
     statusBar()->showMessage(tr("Ready"));
 }
 
 MainWindow::~MainWindow() = default;
 
 void MainWindow::openModel(const QString& path) {
+    m_modelPath = QFileInfo(path).absoluteFilePath();
     m_loader->load(path);
 }
 
@@ -177,6 +180,7 @@ void MainWindow::searchPlacements(const SearchOptions& options) {
             return;
         }
     }
+    m_searchOptions = options;
     m_searcher->start(m_model, catalog, catalogName, ids, options);
 }
 
@@ -249,6 +253,7 @@ void MainWindow::openSampleModel() {
         showError(tr("The bundled sample model is missing from the resources."));
         return;
     }
+    m_modelPath = QStringLiteral(":/models/sample.onnx");
     m_loader->loadBytes(file.readAll(), tr("sample.onnx (bundled)"));
 }
 

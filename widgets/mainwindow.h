@@ -1,5 +1,7 @@
 #pragma once
 
+#include "search/pareto_search.h"
+
 #include <QMainWindow>
 
 #include <memory>
@@ -24,7 +26,6 @@ class ParetoPlot;
 class PlacementSearch;
 struct PlanSchedule;
 class TimelineView;
-struct SearchOptions;
 struct SearchOutcome;
 
 /// The workbench's main window: the opened model's summary, its node table and the import
@@ -74,6 +75,21 @@ public:
     /// Adds a line to the Log / Issues dock.
     void logMessage(const QString& text);
 
+    /// Opens a model (.onnx) or a workspace (.paretune) by its suffix.
+    void openPath(const QString& path);
+    /// Restores a workspace: database, catalog, devices, search settings, the model, and (after
+    /// the same search again) the chosen plan. Returns false and shows the error for a bad file.
+    bool openWorkspace(const QString& path);
+    /// Saves the current state as a workspace; false (error shown) when it cannot be written.
+    bool saveWorkspace(const QString& path);
+    /// Files opened recently (models and workspaces), newest first.
+    QStringList recentFiles() const;
+    /// The path of the model shown or being opened (":/models/sample.onnx" for the bundled one).
+    QString modelPath() const { return m_modelPath; }
+    /// The language setting: empty for the system's, else a locale name ("en", "zh_CN").
+    static QString languageSetting();
+    static void setLanguageSetting(const QString& language);
+
 Q_SIGNALS:
     void modelShown(const QString& displayName);
     void errorShown(const QString& message);
@@ -81,6 +97,12 @@ Q_SIGNALS:
     void planShown(int index);
     /// The node selected in any view (table, graph, timeline); -1 when none.
     void nodeSelected(int nodeId);
+    void workspaceOpened(const QString& path);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void showModel(std::shared_ptr<const ImportResult> result, const QString& displayName);
@@ -109,6 +131,11 @@ private:
     void setupLogDock();
     void setupPredictorDock();
     void setupToolBar();
+    void setupPersistence();
+    void addRecentFile(const QString& path);
+    void updateRecentMenu();
+    void chooseWorkspaceToOpen();
+    void chooseWorkspaceToSave();
     void discoverDevices();
     /// The catalog's JSON text and its display name; false (error shown) when unreadable.
     bool readCatalog(QByteArray* json, QString* name);
@@ -123,6 +150,10 @@ private:
     PredictorPanel* m_predictor = nullptr;
     QAction* m_profileAction = nullptr;
     QString m_dbPath;
+    QString m_modelPath;
+    QMenu* m_recentMenu = nullptr;
+    SearchOptions m_searchOptions;
+    int m_pendingPlan = -1; ///< plan to choose once the workspace's search is done
     QString m_catalogPath;
     QStringList m_searchDevices;
 
