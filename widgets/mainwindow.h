@@ -59,6 +59,7 @@ public:
     /// The simulated schedule of the plan shown (null before a plan is chosen).
     std::shared_ptr<const PlanSchedule> currentSchedule() const { return m_schedule; }
     DeviceListModel* deviceListModel() const { return m_devices; }
+    PlacementSearch* placementSearch() const { return m_searcher; }
     PredictorPanel* predictorPanel() const { return m_predictor; }
 
     /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
