@@ -6,6 +6,9 @@
 #include <QString>
 
 #include <atomic>
+#include <memory>
+
+class QFutureWatcherBase;
 
 namespace paretune {
 
@@ -27,5 +30,13 @@ Q_SIGNALS:
 private:
     std::atomic<bool> m_cancelled{false};
 };
+
+/// A JobProgress shared by the GUI-thread object that starts a job and the job's worker; it is
+/// deleted in the GUI thread once both let go.
+std::shared_ptr<JobProgress> makeJobProgress();
+
+/// Lets a superseded job's watcher (may be null) finish on its own: disconnects it from
+/// `receiver` and deletes it once finished, so its result goes nowhere.
+void retireWatcher(QFutureWatcherBase* watcher, QObject* receiver);
 
 } // namespace paretune

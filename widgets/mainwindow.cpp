@@ -141,6 +141,7 @@ MainWindow::MainWindow(QWidget* parent)
     setupLogDock();
     setupPredictorDock();
     setupToolBar();
+    setupProfileJob();
     setupPersistence();
     statusBar()->showMessage(tr("Ready"));
 }

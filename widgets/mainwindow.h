@@ -20,6 +20,7 @@ namespace paretune {
 class DeviceListModel;
 struct ImportResult;
 class PredictorPanel;
+class ProfileJob;
 class ModelLoader;
 class NodeTableModel;
 class ParetoPlot;
@@ -60,6 +61,12 @@ public:
     std::shared_ptr<const PlanSchedule> currentSchedule() const { return m_schedule; }
     DeviceListModel* deviceListModel() const { return m_devices; }
     PlacementSearch* placementSearch() const { return m_searcher; }
+    ProfileJob* profileJob() const { return m_profileJob; }
+
+    /// Profiles the current model's operators on a real device (id from the Devices dock) into
+    /// the sample library, on a worker thread with progress and Cancel in the status bar; the
+    /// latest profiling job wins. `repeats` timed runs per round, 0: adaptive.
+    void profileOnDevice(const QString& deviceId, int repeats = 0);
     PredictorPanel* predictorPanel() const { return m_predictor; }
 
     /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
@@ -132,6 +139,8 @@ private:
     void setupLogDock();
     void setupPredictorDock();
     void setupToolBar();
+    void setupProfileJob();
+    void chooseDeviceToProfile();
     void setupPersistence();
     void addRecentFile(const QString& path);
     void updateRecentMenu();
@@ -150,6 +159,7 @@ private:
     QFutureWatcherBase* m_discovery = nullptr;
     PredictorPanel* m_predictor = nullptr;
     QAction* m_profileAction = nullptr;
+    ProfileJob* m_profileJob = nullptr;
     QString m_dbPath;
     QString m_modelPath;
     QMenu* m_recentMenu = nullptr;

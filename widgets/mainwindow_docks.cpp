@@ -12,7 +12,9 @@
 #include "common/input_error.h"
 #include "cost/device_catalog.h"
 #include "devicelistmodel.h"
+#include "jobprogress.h"
 #include "predictorpanel.h"
+#include "profilejob.h"
 #include "store/sample_library.h"
 
 #include <QAction>
@@ -22,9 +24,11 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QStatusBar>
@@ -108,10 +112,7 @@ void MainWindow::discoverDevices() {
         }
     }
     // The latest discovery wins; an older one finishes on its own and is dropped.
-    if (m_discovery) {
-        m_discovery->disconnect(this);
-        connect(m_discovery, &QFutureWatcherBase::finished, m_discovery, &QObject::deleteLater);
-    }
+    retireWatcher(m_discovery, this);
     auto* watcher = new QFutureWatcher<DeviceInventory>(this);
     m_discovery = watcher;
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, catalogError] {
@@ -221,7 +222,13 @@ void MainWindow::setupToolBar() {
     m_profileAction = add(tr("Profile"), QStringLiteral("profileAction"),
                           tr("Profile the model's operators on a real device of this machine "
                              "into the sample library"));
-    m_profileAction->setEnabled(false);
+    m_profileAction->setEnabled(false); // once a real device is discovered
+    m_profileAction->setData(ProfileJob::available());
+    if (!ProfileJob::available()) {
+        m_profileAction->setToolTip(tr("Profiling needs LibTorch, which this build does not "
+                                       "include"));
+    }
+    connect(m_profileAction, &QAction::triggered, this, &MainWindow::chooseDeviceToProfile);
     QAction* train = add(tr("Train"), QStringLiteral("trainAction"),
                          tr("Train the predictor: not available yet (the predictor part of the "
                             "engine is not in this build)"));
@@ -238,6 +245,76 @@ void MainWindow::setupToolBar() {
             tr("Export a deployment bundle: not available yet (the bundle part of the engine is "
                "not in this build)"));
     exportBundle->setEnabled(false);
+}
+
+void MainWindow::setupProfileJob() {
+    m_profileJob = new ProfileJob(this);
+    connect(m_cancel, &QPushButton::clicked, m_profileJob, &ProfileJob::cancel);
+    connect(m_profileJob, &ProfileJob::profileStarted, this, [this] {
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("Profiling..."));
+        m_progress->show();
+        m_cancel->show();
+    });
+    connect(m_profileJob, &ProfileJob::profileProgressed, this,
+            [this](double fraction, const QString& message) {
+                m_progress->setValue(static_cast<int>(fraction * 1000.0));
+                m_progress->setFormat(message);
+            });
+    connect(m_profileJob, &ProfileJob::profileFinished, this, [this](const ProfileOutcome& o) {
+        m_progress->hide();
+        m_cancel->hide();
+        const QString text =
+            tr("Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not "
+               "run; sum of measured medians %7 (measured), end to end %8; stored in %9")
+                .arg(o.deviceId, o.cancelled ? tr("cancelled") : tr("finished"))
+                .arg(o.measured)
+                .arg(o.reused)
+                .arg(o.failed)
+                .arg(o.notRun)
+                .arg(formatMicroseconds(o.sumOfOpsUs),
+                     o.endToEndUs > 0 ? formatMicroseconds(o.endToEndUs) : tr("not run"), o.dbPath);
+        logMessage(text);
+        statusBar()->showMessage(text);
+        m_predictor->showLibrary(m_dbPath);
+    });
+    connect(m_profileJob, &ProfileJob::profileFailed, this, [this](const QString& message) {
+        m_progress->hide();
+        m_cancel->hide();
+        showError(message);
+    });
+}
+
+void MainWindow::chooseDeviceToProfile() {
+    const QStringList devices = m_devices->profilableDevices();
+    if (devices.isEmpty()) {
+        showError(tr("No real device to profile on was discovered."));
+        return;
+    }
+    bool ok = false;
+    const QString id = QInputDialog::getItem(
+        this, tr("Profile"), tr("Profile the model's operators on:"), devices, 0, false, &ok);
+    if (ok) {
+        profileOnDevice(id);
+    }
+}
+
+void MainWindow::profileOnDevice(const QString& deviceId, int repeats) {
+    if (!m_model) {
+        showError(tr("Open a model before profiling."));
+        return;
+    }
+    const Device* device = m_devices->inventory().find(deviceId.toStdString());
+    if (!device) {
+        showError(tr("No device '%1' (see the Devices dock).").arg(deviceId));
+        return;
+    }
+    if (device->tag != DeviceTag::Real) {
+        showError(tr("%1 is a modelled device: only real devices are profiled.").arg(deviceId));
+        return;
+    }
+    logMessage(tr("Profiling %1 on %2 into %3").arg(m_modelPath, deviceId, m_dbPath));
+    m_profileJob->start(m_model, *device, m_dbPath, repeats);
 }
 
 void MainWindow::clearPlan() {

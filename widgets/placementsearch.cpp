@@ -37,9 +37,7 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
                             const SearchOptions& options) {
     cancel(); // the latest job wins
     const int job = ++m_latestJob;
-    // Shared by this object and the worker; deleted in the GUI thread once both let go.
-    std::shared_ptr<JobProgress> progress(new JobProgress,
-                                          [](JobProgress* p) { p->deleteLater(); });
+    std::shared_ptr<JobProgress> progress = makeJobProgress();
     m_progress = progress;
     connect(
         progress.get(), &JobProgress::progressed, this,
@@ -53,14 +51,7 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
         },
         Qt::QueuedConnection);
     auto* watcher = new QFutureWatcher<Result>(this);
-    if (m_watcher) {
-        m_watcher->disconnect(this);
-        if (m_watcher->isFinished()) {
-            m_watcher->deleteLater();
-        } else {
-            connect(m_watcher, &QFutureWatcher<Result>::finished, m_watcher, &QObject::deleteLater);
-        }
-    }
+    retireWatcher(m_watcher, this);
     m_watcher = watcher;
     connect(watcher, &QFutureWatcher<Result>::finished, this,
             [this, watcher] { deliver(watcher); });

@@ -1,0 +1,118 @@
+#include "profilejob.h"
+
+#include "common/input_error.h"
+#include "graph/onnx_importer.h"
+#include "jobprogress.h"
+#include "paretune/config.h"
+#include "store/sample_library.h"
+
+#if PARETUNE_WITH_TORCH
+#include "library_profile.h"
+#endif
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace paretune {
+
+ProfileJob::ProfileJob(QObject* parent) : QObject(parent) {}
+
+ProfileJob::~ProfileJob() {
+    // A running job finishes on its own (cancelled, its samples stored); its result goes nowhere.
+    cancel();
+    if (m_watcher) {
+        m_watcher->disconnect(this);
+    }
+}
+
+bool ProfileJob::available() {
+    return PARETUNE_WITH_TORCH != 0;
+}
+
+bool ProfileJob::isRunning() const {
+    return m_watcher && m_watcher->isRunning();
+}
+
+void ProfileJob::cancel() {
+    if (m_progress) {
+        m_progress->cancel();
+    }
+}
+
+void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& device,
+                       const QString& dbPath, int repeats, double activeW) {
+    cancel(); // the latest job wins
+    const int job = ++m_latestJob;
+    std::shared_ptr<JobProgress> progress = makeJobProgress();
+    m_progress = progress;
+    connect(
+        progress.get(), &JobProgress::progressed, this,
+        [this, job](double fraction, const QString& message) {
+            if (job == m_latestJob) {
+                Q_EMIT profileProgressed(fraction, message);
+            }
+        },
+        Qt::QueuedConnection);
+    auto* watcher = new QFutureWatcher<Result>(this);
+    retireWatcher(m_watcher, this);
+    m_watcher = watcher;
+    connect(watcher, &QFutureWatcher<Result>::finished, this,
+            [this, watcher] { deliver(watcher); });
+    Q_EMIT profileStarted();
+    watcher->setFuture(QtConcurrent::run([=]() {
+        Result r;
+        r.job = job;
+        r.outcome.deviceId = QString::fromStdString(device.id);
+        r.outcome.dbPath = dbPath;
+#if PARETUNE_WITH_TORCH
+        try {
+            SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
+            LibraryProfileOptions options;
+            options.repeats = repeats;
+            if (activeW > 0.0) {
+                options.activeW = activeW;
+            }
+            const LibraryProfileRun run =
+                profileIntoLibrary(model->graph, device, library, options, progress.get());
+            for (const LibraryProfileRow& row : run.rows) {
+                r.outcome.notRun += row.status == "cancelled" ? 1 : 0;
+                r.outcome.failed += row.status != "ok" && row.status != "cancelled" ? 1 : 0;
+            }
+            r.outcome.measured = run.result.count(ProfileStatus::Ok);
+            r.outcome.reused = run.reusedCount();
+            r.outcome.cancelled = run.result.cancelled;
+            r.outcome.sumOfOpsUs = run.sumOfOpsUs();
+            r.outcome.endToEndUs = run.result.wholeModel.status == ProfileStatus::Ok
+                                       ? run.result.wholeModel.endToEnd.medianUs
+                                       : 0.0;
+        } catch (const InputError& e) {
+            r.error = QString::fromStdString(e.what());
+        } catch (const std::exception& e) {
+            r.error =
+                tr("Internal error while profiling: %1").arg(QString::fromStdString(e.what()));
+        }
+#else
+        (void)model;
+        (void)repeats;
+        (void)activeW;
+        r.error = tr("Profiling needs LibTorch, which this build does not include.");
+#endif
+        return r;
+    }));
+}
+
+void ProfileJob::deliver(QFutureWatcher<Result>* watcher) {
+    if (watcher != m_watcher) {
+        return;
+    }
+    const Result r = watcher->result();
+    if (r.job != m_latestJob) {
+        return;
+    }
+    if (r.error.isEmpty()) {
+        Q_EMIT profileFinished(r.outcome);
+    } else {
+        Q_EMIT profileFailed(r.error);
+    }
+}
+
+} // namespace paretune
