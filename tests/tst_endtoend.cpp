@@ -9,21 +9,13 @@
 #include "placementsearch.h"
 #include "planschedule.h"
 #include "timelineview.h"
+#include "workbench_fixture.h"
 
 #include <QDockWidget>
 #include <QSignalSpy>
 #include <QtTest>
 
-// qcustomplot.h uses the lower-case Qt keywords that QT_NO_KEYWORDS removes.
-#define signals Q_SIGNALS
-#define slots Q_SLOTS
-#define emit Q_EMIT
-#define foreach Q_FOREACH
-#include <qcustomplot.h>
-#undef signals
-#undef slots
-#undef emit
-#undef foreach
+#include "qcustomplot_fenced.h"
 
 using namespace paretune;
 
@@ -34,14 +26,6 @@ private Q_SLOTS:
 };
 
 namespace {
-
-QStringList deviceColumn(const NodeTableModel& table) {
-    QStringList devices;
-    for (int row = 0; row < table.rowCount(); ++row) {
-        devices << table.data(table.index(row, NodeTableModel::Device)).toString();
-    }
-    return devices;
-}
 
 /// The plan each node's device bar sits on, per graph node (-1: no bar).
 std::vector<int> timelineLanes(const TimelineView& view, std::size_t nodes) {
@@ -78,9 +62,7 @@ void TestEndToEnd::clickOnParetoPointShowsThatPlan() {
     window.resize(1400, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy shown(&window, &MainWindow::modelShown);
-    window.openSampleModel();
-    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QVERIFY(openSampleAndWait(window));
     QSignalSpy searched(&window, &MainWindow::searchShown);
     SearchOptions options;
     options.population = 40;

@@ -8,16 +8,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-// qcustomplot.h uses the lower-case Qt keywords that QT_NO_KEYWORDS removes.
-#define signals Q_SIGNALS
-#define slots Q_SLOTS
-#define emit Q_EMIT
-#define foreach Q_FOREACH
-#include <qcustomplot.h>
-#undef signals
-#undef slots
-#undef emit
-#undef foreach
+#include "qcustomplot_fenced.h"
 
 using namespace paretune;
 

@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "profilejob.h"
 #include "store/sample_library.h"
+#include "workbench_fixture.h"
 
 #include <QPushButton>
 #include <QSignalSpy>
@@ -28,9 +29,7 @@ private:
 };
 
 void TestProfileJob::openSample(MainWindow& window) {
-    QSignalSpy shown(&window, &MainWindow::modelShown);
-    window.openSampleModel();
-    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QVERIFY(openSampleAndWait(window));
     QTRY_VERIFY_WITH_TIMEOUT(
         window.deviceListModel()->profilableDevices().contains(QStringLiteral("cpu")), 30000);
 }
@@ -77,12 +76,7 @@ void TestProfileJob::cancelKeepsWhatWasMeasured() {
             [&] { ticksWhileRunning += window.profileJob()->isRunning() ? 1 : 0; });
     timer.start();
     QTRY_VERIFY_WITH_TIMEOUT(ticksWhileRunning >= 20 && progressed.count() >= 1, 60000);
-    QPushButton* cancel = nullptr;
-    for (auto* button : window.findChildren<QPushButton*>()) {
-        if (button->text() == QStringLiteral("Cancel") && button->isVisible()) {
-            cancel = button;
-        }
-    }
+    QPushButton* cancel = visibleCancelButton(window);
     QVERIFY(cancel);
     const bool wasRunning = window.profileJob()->isRunning();
     QTest::mouseClick(cancel, Qt::LeftButton);

@@ -3,6 +3,7 @@
 // bench/bench_gui_responsiveness, never asserted here.)
 #include "mainwindow.h"
 #include "placementsearch.h"
+#include "workbench_fixture.h"
 
 #include <QPushButton>
 #include <QSignalSpy>
@@ -21,9 +22,7 @@ void TestResponsiveness::timerTicksDuringSearchAndCancelWorks() {
     MainWindow window;
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy shown(&window, &MainWindow::modelShown);
-    window.openSampleModel();
-    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QVERIFY(openSampleAndWait(window));
 
     QSignalSpy searched(&window, &MainWindow::searchShown);
     QSignalSpy progressed(window.placementSearch(), &PlacementSearch::searchProgressed);
@@ -47,12 +46,7 @@ void TestResponsiveness::timerTicksDuringSearchAndCancelWorks() {
     QCOMPARE(searched.count(), 0);
 
     // Cancel through the status bar's button, as a user does.
-    QPushButton* cancel = nullptr;
-    for (auto* button : window.findChildren<QPushButton*>()) {
-        if (button->text() == QStringLiteral("Cancel") && button->isVisible()) {
-            cancel = button;
-        }
-    }
+    QPushButton* cancel = visibleCancelButton(window);
     QVERIFY(cancel);
     QTest::mouseClick(cancel, Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(searched.count(), 1, 30000);

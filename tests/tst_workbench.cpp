@@ -8,6 +8,7 @@
 #include "paretoplot.h"
 #include "placementsearch.h"
 #include "testpaths.h"
+#include "workbench_fixture.h"
 
 #include <QAbstractItemModelTester>
 #include <QLabel>
@@ -138,13 +139,7 @@ void TestWorkbench::searchSelectPlanUpdatesTable() {
 
     // Choosing two different plans changes the table's device column accordingly.
     const NodeTableModel* table = window.nodeTableModel();
-    auto deviceColumn = [table] {
-        QStringList devices;
-        for (int row = 0; row < table->rowCount(); ++row) {
-            devices << table->data(table->index(row, NodeTableModel::Device)).toString();
-        }
-        return devices;
-    };
+    auto deviceColumn = [table] { return ::deviceColumn(*table); };
     QVERIFY(deviceColumn().join(QString()).isEmpty());
     QSignalSpy planShown(&window, &MainWindow::planShown);
     const int last = static_cast<int>(outcome->result.front.size()) - 1;

@@ -9,10 +9,6 @@ void JobProgress::report(double fraction, const std::string& message) {
     Q_EMIT progressed(fraction, QString::fromStdString(message));
 }
 
-std::shared_ptr<JobProgress> makeJobProgress() {
-    return {new JobProgress, [](JobProgress* p) { p->deleteLater(); }};
-}
-
 void retireWatcher(QFutureWatcherBase* watcher, QObject* receiver) {
     if (!watcher) {
         return;
@@ -22,6 +18,31 @@ void retireWatcher(QFutureWatcherBase* watcher, QObject* receiver) {
         watcher->deleteLater();
     } else {
         QObject::connect(watcher, &QFutureWatcherBase::finished, watcher, &QObject::deleteLater);
+    }
+}
+
+int LatestJob::begin(QFutureWatcherBase* watcher, QObject* owner) {
+    cancel();
+    retireWatcher(m_watcher, owner);
+    m_watcher = watcher;
+    m_progress.reset(new JobProgress, [](JobProgress* p) { p->deleteLater(); });
+    return ++m_latest;
+}
+
+void LatestJob::cancel() {
+    if (m_progress) {
+        m_progress->cancel();
+    }
+}
+
+bool LatestJob::isRunning() const {
+    return m_watcher && m_watcher->isRunning();
+}
+
+void LatestJob::abandon(QObject* owner) {
+    cancel();
+    if (m_watcher) {
+        m_watcher->disconnect(owner);
     }
 }
 

@@ -14,35 +14,28 @@ namespace paretune {
 PlacementSearch::PlacementSearch(QObject* parent) : QObject(parent) {}
 
 PlacementSearch::~PlacementSearch() {
-    // A running job finishes on its own (cancelled); its result goes nowhere.
-    cancel();
-    if (m_watcher) {
-        m_watcher->disconnect(this);
-    }
+    m_jobs.abandon(this);
 }
 
 bool PlacementSearch::isRunning() const {
-    return m_watcher && m_watcher->isRunning();
+    return m_jobs.isRunning();
 }
 
 void PlacementSearch::cancel() {
-    if (m_progress) {
-        m_progress->cancel();
-    }
+    m_jobs.cancel();
 }
 
 void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
                             const QByteArray& catalogJson, const QString& catalogName,
                             const std::vector<std::string>& deviceIds,
                             const SearchOptions& options) {
-    cancel(); // the latest job wins
-    const int job = ++m_latestJob;
-    std::shared_ptr<JobProgress> progress = makeJobProgress();
-    m_progress = progress;
+    auto* watcher = new QFutureWatcher<Result>(this);
+    const int job = m_jobs.begin(watcher, this); // the latest job wins
+    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
     connect(
         progress.get(), &JobProgress::progressed, this,
         [this, job](double fraction, const QString& message) {
-            if (job == m_latestJob) {
+            if (m_jobs.isCurrent(job)) {
                 Q_EMIT searchProgressed(fraction, message);
                 if (const auto hypervolume = hypervolumeOf(message)) {
                     Q_EMIT hypervolumeReported(*hypervolume);
@@ -50,9 +43,6 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
             }
         },
         Qt::QueuedConnection);
-    auto* watcher = new QFutureWatcher<Result>(this);
-    retireWatcher(m_watcher, this);
-    m_watcher = watcher;
     connect(watcher, &QFutureWatcher<Result>::finished, this,
             [this, watcher] { deliver(watcher); });
     Q_EMIT searchStarted();
@@ -93,11 +83,8 @@ std::optional<double> PlacementSearch::hypervolumeOf(const QString& progressMess
 }
 
 void PlacementSearch::deliver(QFutureWatcher<Result>* watcher) {
-    if (watcher != m_watcher) {
-        return;
-    }
     const Result r = watcher->result();
-    if (r.job != m_latestJob) {
+    if (!m_jobs.isCurrent(watcher, r.job)) {
         return;
     }
     if (r.outcome) {

@@ -3,6 +3,8 @@
 #include "cost/cost_table.h"
 #include "search/pareto_search.h"
 
+#include "jobprogress.h"
+
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
@@ -15,7 +17,6 @@
 namespace paretune {
 
 struct ImportResult;
-class JobProgress;
 
 /// A finished placement search, as a value the views share.
 struct SearchOutcome {
@@ -64,9 +65,7 @@ private:
     };
     void deliver(QFutureWatcher<Result>* watcher);
 
-    QFutureWatcher<Result>* m_watcher = nullptr;
-    std::shared_ptr<JobProgress> m_progress;
-    int m_latestJob = 0;
+    LatestJob m_jobs;
 };
 
 } // namespace paretune

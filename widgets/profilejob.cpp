@@ -17,11 +17,7 @@ namespace paretune {
 ProfileJob::ProfileJob(QObject* parent) : QObject(parent) {}
 
 ProfileJob::~ProfileJob() {
-    // A running job finishes on its own (cancelled, its samples stored); its result goes nowhere.
-    cancel();
-    if (m_watcher) {
-        m_watcher->disconnect(this);
-    }
+    m_jobs.abandon(this);
 }
 
 bool ProfileJob::available() {
@@ -29,32 +25,26 @@ bool ProfileJob::available() {
 }
 
 bool ProfileJob::isRunning() const {
-    return m_watcher && m_watcher->isRunning();
+    return m_jobs.isRunning();
 }
 
 void ProfileJob::cancel() {
-    if (m_progress) {
-        m_progress->cancel();
-    }
+    m_jobs.cancel();
 }
 
 void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& device,
                        const QString& dbPath, int repeats, double activeW) {
-    cancel(); // the latest job wins
-    const int job = ++m_latestJob;
-    std::shared_ptr<JobProgress> progress = makeJobProgress();
-    m_progress = progress;
+    auto* watcher = new QFutureWatcher<Result>(this);
+    const int job = m_jobs.begin(watcher, this); // the latest job wins
+    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
     connect(
         progress.get(), &JobProgress::progressed, this,
         [this, job](double fraction, const QString& message) {
-            if (job == m_latestJob) {
+            if (m_jobs.isCurrent(job)) {
                 Q_EMIT profileProgressed(fraction, message);
             }
         },
         Qt::QueuedConnection);
-    auto* watcher = new QFutureWatcher<Result>(this);
-    retireWatcher(m_watcher, this);
-    m_watcher = watcher;
     connect(watcher, &QFutureWatcher<Result>::finished, this,
             [this, watcher] { deliver(watcher); });
     Q_EMIT profileStarted();
@@ -101,11 +91,8 @@ void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& 
 }
 
 void ProfileJob::deliver(QFutureWatcher<Result>* watcher) {
-    if (watcher != m_watcher) {
-        return;
-    }
     const Result r = watcher->result();
-    if (r.job != m_latestJob) {
+    if (!m_jobs.isCurrent(watcher, r.job)) {
         return;
     }
     if (r.error.isEmpty()) {

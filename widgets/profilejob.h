@@ -2,6 +2,8 @@
 
 #include "device/device.h"
 
+#include "jobprogress.h"
+
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
@@ -11,7 +13,6 @@
 namespace paretune {
 
 struct ImportResult;
-class JobProgress;
 
 /// What a profiling run stored, as the GUI reports it. Every latency in it is measured.
 struct ProfileOutcome {
@@ -58,9 +59,7 @@ private:
     };
     void deliver(QFutureWatcher<Result>* watcher);
 
-    QFutureWatcher<Result>* m_watcher = nullptr;
-    std::shared_ptr<JobProgress> m_progress;
-    int m_latestJob = 0;
+    LatestJob m_jobs;
 };
 
 } // namespace paretune
