@@ -21,12 +21,23 @@ void retireWatcher(QFutureWatcherBase* watcher, QObject* receiver) {
     }
 }
 
-int LatestJob::begin(QFutureWatcherBase* watcher, QObject* owner) {
+int LatestJob::begin(QFutureWatcherBase* watcher, QObject* owner,
+                     std::function<void(double, const QString&)> onProgress) {
     cancel();
     retireWatcher(m_watcher, owner);
     m_watcher = watcher;
     m_progress.reset(new JobProgress, [](JobProgress* p) { p->deleteLater(); });
-    return ++m_latest;
+    const int job = ++m_latest;
+    // Reports come from the worker thread: queued into the owner's (GUI) thread.
+    QObject::connect(
+        m_progress.get(), &JobProgress::progressed, owner,
+        [this, job, onProgress = std::move(onProgress)](double fraction, const QString& message) {
+            if (isCurrent(job)) {
+                onProgress(fraction, message);
+            }
+        },
+        Qt::QueuedConnection);
+    return job;
 }
 
 void LatestJob::cancel() {

@@ -6,6 +6,7 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 class QFutureWatcherBase;
@@ -40,8 +41,10 @@ void retireWatcher(QFutureWatcherBase* watcher, QObject* receiver);
 class LatestJob {
 public:
     /// Cancels the current job, retires its watcher and makes `watcher` (owned by `owner`) the
-    /// current one, with a new progress(); returns the new job's id.
-    int begin(QFutureWatcherBase* watcher, QObject* owner);
+    /// current one, with a new progress() whose reports reach `onProgress` in the GUI thread
+    /// while the job is current; returns the new job's id.
+    int begin(QFutureWatcherBase* watcher, QObject* owner,
+              std::function<void(double, const QString&)> onProgress);
     /// Whether job `job`, delivered by `watcher`, is the current one (else its result is stale).
     bool isCurrent(const QFutureWatcherBase* watcher, int job) const {
         return watcher == m_watcher && job == m_latest;

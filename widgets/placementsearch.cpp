@@ -30,19 +30,14 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
                             const std::vector<std::string>& deviceIds,
                             const SearchOptions& options) {
     auto* watcher = new QFutureWatcher<Result>(this);
-    const int job = m_jobs.begin(watcher, this); // the latest job wins
+    // The latest job wins.
+    const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
+        Q_EMIT searchProgressed(fraction, message);
+        if (const auto hypervolume = hypervolumeOf(message)) {
+            Q_EMIT hypervolumeReported(*hypervolume);
+        }
+    });
     const std::shared_ptr<JobProgress> progress = m_jobs.progress();
-    connect(
-        progress.get(), &JobProgress::progressed, this,
-        [this, job](double fraction, const QString& message) {
-            if (m_jobs.isCurrent(job)) {
-                Q_EMIT searchProgressed(fraction, message);
-                if (const auto hypervolume = hypervolumeOf(message)) {
-                    Q_EMIT hypervolumeReported(*hypervolume);
-                }
-            }
-        },
-        Qt::QueuedConnection);
     connect(watcher, &QFutureWatcher<Result>::finished, this,
             [this, watcher] { deliver(watcher); });
     Q_EMIT searchStarted();

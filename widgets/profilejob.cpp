@@ -35,16 +35,11 @@ void ProfileJob::cancel() {
 void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& device,
                        const QString& dbPath, int repeats, double activeW) {
     auto* watcher = new QFutureWatcher<Result>(this);
-    const int job = m_jobs.begin(watcher, this); // the latest job wins
+    // The latest job wins.
+    const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
+        Q_EMIT profileProgressed(fraction, message);
+    });
     const std::shared_ptr<JobProgress> progress = m_jobs.progress();
-    connect(
-        progress.get(), &JobProgress::progressed, this,
-        [this, job](double fraction, const QString& message) {
-            if (m_jobs.isCurrent(job)) {
-                Q_EMIT profileProgressed(fraction, message);
-            }
-        },
-        Qt::QueuedConnection);
     connect(watcher, &QFutureWatcher<Result>::finished, this,
             [this, watcher] { deliver(watcher); });
     Q_EMIT profileStarted();
