@@ -171,11 +171,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="102"/>
-        <source>Search &amp;placements (example catalog: cpu, gpu, npu)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <location filename="../widgets/mainwindow.cpp" line="105"/>
         <source>&amp;Help</source>
         <translation type="unfinished"></translation>
@@ -374,6 +369,11 @@
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="316"/>
         <source>Profiling %1 on %2 into %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="102"/>
+        <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -682,167 +682,167 @@
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="39"/>
+        <location filename="../widgets/paretoplot.cpp" line="30"/>
         <source>ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="41"/>
+        <location filename="../widgets/paretoplot.cpp" line="32"/>
         <source>mJ</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="43"/>
+        <location filename="../widgets/paretoplot.cpp" line="34"/>
         <source>W</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="45"/>
+        <location filename="../widgets/paretoplot.cpp" line="36"/>
         <source>MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="53"/>
+        <location filename="../widgets/paretoplot.cpp" line="44"/>
         <source>latency</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="55"/>
+        <location filename="../widgets/paretoplot.cpp" line="46"/>
         <source>energy</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="57"/>
+        <location filename="../widgets/paretoplot.cpp" line="48"/>
         <source>average power</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="59"/>
+        <location filename="../widgets/paretoplot.cpp" line="50"/>
         <source>peak memory</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="96"/>
+        <location filename="../widgets/paretoplot.cpp" line="87"/>
         <source>Latency (ms)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="98"/>
+        <location filename="../widgets/paretoplot.cpp" line="89"/>
         <source>Energy per inference (mJ)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="100"/>
+        <location filename="../widgets/paretoplot.cpp" line="91"/>
         <source>Average power (W)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="102"/>
+        <location filename="../widgets/paretoplot.cpp" line="93"/>
         <source>Peak memory (MiB)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="118"/>
+        <location filename="../widgets/paretoplot.cpp" line="109"/>
         <source>No search yet: run Search &gt; Search placements.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="120"/>
+        <location filename="../widgets/paretoplot.cpp" line="111"/>
         <source>X:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="122"/>
+        <location filename="../widgets/paretoplot.cpp" line="113"/>
         <source>Y:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="151"/>
+        <location filename="../widgets/paretoplot.cpp" line="142"/>
         <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="155"/>
+        <location filename="../widgets/paretoplot.cpp" line="146"/>
         <source>Baselines</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="158"/>
+        <location filename="../widgets/paretoplot.cpp" line="149"/>
         <source>Dominated baselines</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="162"/>
+        <location filename="../widgets/paretoplot.cpp" line="153"/>
         <source>Selected plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="166"/>
+        <location filename="../widgets/paretoplot.cpp" line="157"/>
         <source>Compared plan (Ctrl+click)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="182"/>
+        <location filename="../widgets/paretoplot.cpp" line="173"/>
         <source>Generation</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="183"/>
+        <location filename="../widgets/paretoplot.cpp" line="174"/>
         <source>Hypervolume</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="242"/>
+        <location filename="../widgets/paretoplot.cpp" line="233"/>
         <source>Colour: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="265"/>
+        <location filename="../widgets/paretoplot.cpp" line="256"/>
         <source>%1 plans on the front; costs %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="298"/>
+        <location filename="../widgets/paretoplot.cpp" line="289"/>
         <source> (infeasible)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="371"/>
+        <location filename="../widgets/paretoplot.cpp" line="362"/>
         <source>infeasible (violation %1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="374"/>
+        <location filename="../widgets/paretoplot.cpp" line="365"/>
         <source>simulated; costs %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="386"/>
+        <location filename="../widgets/paretoplot.cpp" line="377"/>
         <source>Baseline %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="391"/>
+        <location filename="../widgets/paretoplot.cpp" line="382"/>
         <source>Plan %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="392"/>
+        <location filename="../widgets/paretoplot.cpp" line="383"/>
         <source>Plan %1 (baseline %2)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="465"/>
+        <location filename="../widgets/paretoplot.cpp" line="456"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="473"/>
+        <location filename="../widgets/paretoplot.cpp" line="464"/>
         <source>%1 %2%3 %4 (%5%6 %)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/paretoplot.cpp" line="486"/>
+        <location filename="../widgets/paretoplot.cpp" line="477"/>
         <source>%n node(s) on different devices</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -850,7 +850,7 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="500"/>
+        <location filename="../widgets/paretoplot.cpp" line="491"/>
         <source>, and %1 more</source>
         <translation type="unfinished"></translation>
     </message>
@@ -858,7 +858,7 @@
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="80"/>
+        <location filename="../widgets/placementsearch.cpp" line="65"/>
         <source>Internal error in the search: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -866,77 +866,77 @@
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="33"/>
+        <location filename="../widgets/predictorpanel.cpp" line="24"/>
         <source>No sample library opened yet.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="41"/>
+        <location filename="../widgets/predictorpanel.cpp" line="32"/>
         <source>training loss</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="44"/>
+        <location filename="../widgets/predictorpanel.cpp" line="35"/>
         <source>validation loss</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="46"/>
+        <location filename="../widgets/predictorpanel.cpp" line="37"/>
         <source>Epoch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="47"/>
+        <location filename="../widgets/predictorpanel.cpp" line="38"/>
         <source>Loss</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <location filename="../widgets/predictorpanel.cpp" line="47"/>
         <source>Measured latency (µs, held-out)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="57"/>
+        <location filename="../widgets/predictorpanel.cpp" line="48"/>
         <source>Predicted latency (µs)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="65"/>
+        <location filename="../widgets/predictorpanel.cpp" line="56"/>
         <source>Metric</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="65"/>
+        <location filename="../widgets/predictorpanel.cpp" line="56"/>
         <source>Predictor</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="65"/>
+        <location filename="../widgets/predictorpanel.cpp" line="56"/>
         <source>Roofline baseline (modelled)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="82"/>
+        <location filename="../widgets/predictorpanel.cpp" line="73"/>
         <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="108"/>
+        <location filename="../widgets/predictorpanel.cpp" line="99"/>
         <source>predictor #%1 trained %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="130"/>
+        <location filename="../widgets/predictorpanel.cpp" line="121"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="132"/>
+        <location filename="../widgets/predictorpanel.cpp" line="123"/>
         <source>No predictor is trained in %1 yet: costs come from measured samples and the catalog (modelled). Train one once samples are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/predictorpanel.cpp" line="137"/>
+        <location filename="../widgets/predictorpanel.cpp" line="128"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -944,7 +944,7 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="146"/>
+        <location filename="../widgets/predictorpanel.cpp" line="137"/>
         <source>Training...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -952,12 +952,12 @@
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="91"/>
+        <location filename="../widgets/profilejob.cpp" line="76"/>
         <source>Internal error while profiling: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="97"/>
+        <location filename="../widgets/profilejob.cpp" line="82"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>

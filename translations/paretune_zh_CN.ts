@@ -173,9 +173,8 @@
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="102"/>
         <source>Search &amp;placements (example catalog: cpu, gpu, npu)</source>
-        <translation>搜索放置方案(&amp;P)（示例目录：cpu、gpu、npu）</translation>
+        <translation type="vanished">搜索放置方案(&amp;P)（示例目录：cpu、gpu、npu）</translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="105"/>
@@ -377,6 +376,11 @@
         <location filename="../widgets/mainwindow_docks.cpp" line="316"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="102"/>
+        <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
+        <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="201"/>
@@ -684,174 +688,174 @@
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="39"/>
+        <location filename="../widgets/paretoplot.cpp" line="30"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="41"/>
+        <location filename="../widgets/paretoplot.cpp" line="32"/>
         <source>mJ</source>
         <translation>mJ</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="43"/>
+        <location filename="../widgets/paretoplot.cpp" line="34"/>
         <source>W</source>
         <translation>W</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="45"/>
+        <location filename="../widgets/paretoplot.cpp" line="36"/>
         <source>MiB</source>
         <translation>MiB</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="53"/>
+        <location filename="../widgets/paretoplot.cpp" line="44"/>
         <source>latency</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="55"/>
+        <location filename="../widgets/paretoplot.cpp" line="46"/>
         <source>energy</source>
         <translation>能耗</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="57"/>
+        <location filename="../widgets/paretoplot.cpp" line="48"/>
         <source>average power</source>
         <translation>平均功率</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="59"/>
+        <location filename="../widgets/paretoplot.cpp" line="50"/>
         <source>peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="96"/>
+        <location filename="../widgets/paretoplot.cpp" line="87"/>
         <source>Latency (ms)</source>
         <translation>延迟（毫秒）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="98"/>
+        <location filename="../widgets/paretoplot.cpp" line="89"/>
         <source>Energy per inference (mJ)</source>
         <translation>每次推理能耗（毫焦）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="100"/>
+        <location filename="../widgets/paretoplot.cpp" line="91"/>
         <source>Average power (W)</source>
         <translation>平均功率（瓦）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="102"/>
+        <location filename="../widgets/paretoplot.cpp" line="93"/>
         <source>Peak memory (MiB)</source>
         <translation>峰值内存（MiB）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="118"/>
+        <location filename="../widgets/paretoplot.cpp" line="109"/>
         <source>No search yet: run Search &gt; Search placements.</source>
         <translation>尚未搜索：请运行“搜索 &gt; 搜索放置方案”。</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="120"/>
+        <location filename="../widgets/paretoplot.cpp" line="111"/>
         <source>X:</source>
         <translation>X：</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="122"/>
+        <location filename="../widgets/paretoplot.cpp" line="113"/>
         <source>Y:</source>
         <translation>Y：</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="151"/>
+        <location filename="../widgets/paretoplot.cpp" line="142"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="155"/>
+        <location filename="../widgets/paretoplot.cpp" line="146"/>
         <source>Baselines</source>
         <translation>基线</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="158"/>
+        <location filename="../widgets/paretoplot.cpp" line="149"/>
         <source>Dominated baselines</source>
         <translation>被支配的基线</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="162"/>
+        <location filename="../widgets/paretoplot.cpp" line="153"/>
         <source>Selected plan</source>
         <translation>所选方案</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="166"/>
+        <location filename="../widgets/paretoplot.cpp" line="157"/>
         <source>Compared plan (Ctrl+click)</source>
         <translation>对比方案（Ctrl+单击）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="182"/>
+        <location filename="../widgets/paretoplot.cpp" line="173"/>
         <source>Generation</source>
         <translation>代数</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="183"/>
+        <location filename="../widgets/paretoplot.cpp" line="174"/>
         <source>Hypervolume</source>
         <translation>超体积</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="242"/>
+        <location filename="../widgets/paretoplot.cpp" line="233"/>
         <source>Colour: %1</source>
         <translation>颜色：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="265"/>
+        <location filename="../widgets/paretoplot.cpp" line="256"/>
         <source>%1 plans on the front; costs %2</source>
         <translation>前沿上有 %1 个方案；开销%2</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="298"/>
+        <location filename="../widgets/paretoplot.cpp" line="289"/>
         <source> (infeasible)</source>
         <translation>（不可行）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="371"/>
+        <location filename="../widgets/paretoplot.cpp" line="362"/>
         <source>infeasible (violation %1)</source>
         <translation>不可行（违反量 %1）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="374"/>
+        <location filename="../widgets/paretoplot.cpp" line="365"/>
         <source>simulated; costs %1</source>
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="386"/>
+        <location filename="../widgets/paretoplot.cpp" line="377"/>
         <source>Baseline %1</source>
         <translation>基线 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="391"/>
+        <location filename="../widgets/paretoplot.cpp" line="382"/>
         <source>Plan %1</source>
         <translation>方案 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="392"/>
+        <location filename="../widgets/paretoplot.cpp" line="383"/>
         <source>Plan %1 (baseline %2)</source>
         <translation>方案 %1（基线 %2）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="465"/>
+        <location filename="../widgets/paretoplot.cpp" line="456"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation>&lt;b&gt;方案 %1 对比方案 %2&lt;/b&gt;（模拟；开销%3）：</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="473"/>
+        <location filename="../widgets/paretoplot.cpp" line="464"/>
         <source>%1 %2%3 %4 (%5%6 %)</source>
         <translation>%1 %2%3 %4（%5%6 %）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/paretoplot.cpp" line="486"/>
+        <location filename="../widgets/paretoplot.cpp" line="477"/>
         <source>%n node(s) on different devices</source>
         <translation>
             <numerusform>%n 个节点位于不同设备上</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="500"/>
+        <location filename="../widgets/paretoplot.cpp" line="491"/>
         <source>, and %1 more</source>
         <translation>，以及另外 %1 个</translation>
     </message>
@@ -859,7 +863,7 @@
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="80"/>
+        <location filename="../widgets/placementsearch.cpp" line="65"/>
         <source>Internal error in the search: %1</source>
         <translation>搜索中发生内部错误：%1</translation>
     </message>
@@ -867,84 +871,84 @@
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="33"/>
+        <location filename="../widgets/predictorpanel.cpp" line="24"/>
         <source>No sample library opened yet.</source>
         <translation>尚未打开样本库。</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="41"/>
+        <location filename="../widgets/predictorpanel.cpp" line="32"/>
         <source>training loss</source>
         <translation>训练损失</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="44"/>
+        <location filename="../widgets/predictorpanel.cpp" line="35"/>
         <source>validation loss</source>
         <translation>验证损失</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="46"/>
+        <location filename="../widgets/predictorpanel.cpp" line="37"/>
         <source>Epoch</source>
         <translation>轮次</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="47"/>
+        <location filename="../widgets/predictorpanel.cpp" line="38"/>
         <source>Loss</source>
         <translation>损失</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <location filename="../widgets/predictorpanel.cpp" line="47"/>
         <source>Measured latency (µs, held-out)</source>
         <translation>实测延迟（µs，留出集）</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="57"/>
+        <location filename="../widgets/predictorpanel.cpp" line="48"/>
         <source>Predicted latency (µs)</source>
         <translation>预测延迟（µs）</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="65"/>
+        <location filename="../widgets/predictorpanel.cpp" line="56"/>
         <source>Metric</source>
         <translation>指标</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="65"/>
+        <location filename="../widgets/predictorpanel.cpp" line="56"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="65"/>
+        <location filename="../widgets/predictorpanel.cpp" line="56"/>
         <source>Roofline baseline (modelled)</source>
         <translation>Roofline 基线（建模）</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="82"/>
+        <location filename="../widgets/predictorpanel.cpp" line="73"/>
         <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
         <translation>%1 处尚无样本库：在真实设备上分析一个模型即可创建。尚未训练预测器；开销为建模值。</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="108"/>
+        <location filename="../widgets/predictorpanel.cpp" line="99"/>
         <source>predictor #%1 trained %2</source>
         <translation>预测器 #%1，训练于 %2</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="130"/>
+        <location filename="../widgets/predictorpanel.cpp" line="121"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation>无法读取 %1 中的预测器：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="132"/>
+        <location filename="../widgets/predictorpanel.cpp" line="123"/>
         <source>No predictor is trained in %1 yet: costs come from measured samples and the catalog (modelled). Train one once samples are profiled.</source>
         <translation>%1 中尚未训练预测器：开销来自实测样本和目录（建模）。完成样本分析后即可训练。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/predictorpanel.cpp" line="137"/>
+        <location filename="../widgets/predictorpanel.cpp" line="128"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation>
             <numerusform>%1 中有 %n 个预测器；最新的：%2（指标为存储值）。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="146"/>
+        <location filename="../widgets/predictorpanel.cpp" line="137"/>
         <source>Training...</source>
         <translation>正在训练...</translation>
     </message>
@@ -952,12 +956,12 @@
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="91"/>
+        <location filename="../widgets/profilejob.cpp" line="76"/>
         <source>Internal error while profiling: %1</source>
         <translation>性能分析时发生内部错误：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="97"/>
+        <location filename="../widgets/profilejob.cpp" line="82"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它。</translation>
     </message>

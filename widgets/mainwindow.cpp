@@ -99,7 +99,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     QMenu* searchMenu = menuBar()->addMenu(tr("&Search"));
     m_searchAction =
-        searchMenu->addAction(tr("Search &placements (example catalog: cpu, gpu, npu)"), this,
+        searchMenu->addAction(tr("Search &placements on the catalog's modelled devices"), this,
                               [this] { searchPlacements(SearchOptions{}); });
     m_searchAction->setEnabled(false);
     QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
