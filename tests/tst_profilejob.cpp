@@ -4,6 +4,7 @@
 #include "devicelistmodel.h"
 #include "graph/onnx_importer.h"
 #include "mainwindow.h"
+#include "nodetablemodel.h"
 #include "profilejob.h"
 #include "store/sample_library.h"
 #include "workbench_fixture.h"
@@ -13,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
+
+#include <cmath>
 
 using namespace paretune;
 
@@ -50,6 +53,25 @@ void TestProfileJob::profilesIntoLibraryThenReuses() {
     QCOMPARE(first.dbPath, db);
     const std::int64_t stored = SampleLibrary::open(db.toStdString()).sampleCount();
     QCOMPARE(stored, static_cast<std::int64_t>(first.measured));
+    // The node table shows the measured latencies, marked measured.
+    const NodeTableModel* table = window.nodeTableModel();
+    const int column = table->measuredColumn();
+    QVERIFY(column >= NodeTableModel::ColumnCount);
+    QCOMPARE(table->headerData(column, Qt::Horizontal).toString(),
+             QStringLiteral("Measured on cpu"));
+    int shown = 0;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const double us = first.nodeLatencyUs[static_cast<std::size_t>(row)];
+        const QModelIndex i = table->index(row, column);
+        if (std::isnan(us)) {
+            QVERIFY(!table->data(i, NodeTableModel::SourceRole).isValid());
+            continue;
+        }
+        QCOMPARE(table->data(i, NodeTableModel::SortRole).toDouble(), us);
+        QCOMPARE(table->data(i, NodeTableModel::SourceRole).toString(), QStringLiteral("measured"));
+        ++shown;
+    }
+    QCOMPARE(shown, first.measured + first.reused);
 
     window.profileOnDevice(QStringLiteral("cpu"), 2);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 120000);

@@ -9,6 +9,8 @@
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
+#include <limits>
+
 using namespace paretune;
 
 class TestProfileTable : public QObject {
@@ -46,9 +48,30 @@ void TestProfileTable::modelStaysConsistentAcrossPlans() {
     model.setPlan(nullptr, nullptr);
     QCOMPARE(model.columnCount(), int(NodeTableModel::ColumnCount));
     QVERIFY(!model.data(model.index(0, NodeTableModel::PlanLatency)).isValid());
+    // A measured column after the per-device ones, kept while plans come and go.
+    std::vector<double> measured(m_outcome->model->graph.nodes.size(),
+                                 std::numeric_limits<double>::quiet_NaN());
+    measured[0] = 12.5;
+    model.setMeasurements(QStringLiteral("cpu"), measured);
+    QCOMPARE(model.measuredColumn(), int(NodeTableModel::ColumnCount));
+    model.setPlan(m_outcome, first);
+    QCOMPARE(model.measuredColumn(), NodeTableModel::ColumnCount + 3);
+    QCOMPARE(
+        model.data(model.index(0, model.measuredColumn()), NodeTableModel::SortRole).toDouble(),
+        12.5);
+    QCOMPARE(model.headerData(model.measuredColumn(), Qt::Horizontal).toString(),
+             QStringLiteral("Measured on cpu"));
+    model.setPlan(nullptr, nullptr);
+    QCOMPARE(model.measuredColumn(), int(NodeTableModel::ColumnCount));
+    model.setMeasurements(QStringLiteral("cpu"), {});
+    QCOMPARE(model.measuredColumn(), -1);
+    model.setMeasurements(QStringLiteral("cpu"), {1.0}); // not one per node: refused
+    QCOMPARE(model.measuredColumn(), -1);
+    model.setMeasurements(QStringLiteral("cpu"), measured);
     model.setPlan(m_outcome, first);
     model.setModel(nullptr);
     QCOMPARE(model.columnCount(), int(NodeTableModel::ColumnCount));
+    QCOMPARE(model.measuredColumn(), -1);
     // A plan of another model is refused.
     model.setModel(std::make_shared<const ImportResult>(importOnnxFile(PARETUNE_SAMPLE_MODEL)));
     model.setPlan(m_outcome, first);

@@ -282,7 +282,7 @@
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="222"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="296"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
@@ -342,32 +342,32 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
         <source>No real device to profile on was discovered.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="296"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="304"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="307"/>
         <source>Open a model before profiling.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="309"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="312"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="316"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="316"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="319"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation type="unfinished"></translation>
     </message>
@@ -553,128 +553,141 @@
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="78"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="20"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="100"/>
         <source>measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="80"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="22"/>
         <source>predicted</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="82"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="24"/>
         <source>modelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="86"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="123"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="28"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="174"/>
         <source>unsupported</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="114"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="165"/>
         <source>%1 on %2: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="118"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="169"/>
         <source> (%1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="135"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="186"/>
         <source>%1 µJ</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="139"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="190"/>
         <source>%1 %</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="149"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="200"/>
         <source>%1 · %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="241"/>
-        <source> (unknown op)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="280"/>
-        <source>Latency on %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="286"/>
-        <source>Node</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="288"/>
-        <source>Op type</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="290"/>
-        <source>Kind</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="292"/>
-        <source>Device (selected plan)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="294"/>
-        <source>Output</source>
+        <location filename="../widgets/nodetablemodel.cpp" line="104"/>
+        <source>Median latency measured on %1 (sample library)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../widgets/nodetablemodel.cpp" line="296"/>
+        <source> (unknown op)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="335"/>
+        <source>Measured on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="338"/>
+        <source>Latency on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="344"/>
+        <source>Node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="346"/>
+        <source>Op type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="348"/>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="350"/>
+        <source>Device (selected plan)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="352"/>
+        <source>Output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="354"/>
         <source>FLOPs (from shapes)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="298"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="356"/>
         <source>Read</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="300"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="358"/>
         <source>Written</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="302"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="360"/>
         <source>Weights</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="304"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="362"/>
         <source>Signature</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="306"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="364"/>
         <source>Latency (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="308"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="366"/>
         <source>Memory (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="310"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="368"/>
         <source>Energy (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="312"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="370"/>
         <source>Share of device time</source>
         <translation type="unfinished"></translation>
     </message>
@@ -952,12 +965,12 @@
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="76"/>
+        <location filename="../widgets/profilejob.cpp" line="85"/>
         <source>Internal error while profiling: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="82"/>
+        <location filename="../widgets/profilejob.cpp" line="91"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -288,7 +288,7 @@
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="222"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="296"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
@@ -348,32 +348,32 @@
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
         <source>No real device to profile on was discovered.</source>
         <translation>未发现可用于性能分析的真实设备。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="296"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation>在以下设备上分析模型的算子：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="304"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="307"/>
         <source>Open a model before profiling.</source>
         <translation>请先打开模型再进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="309"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="312"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation>没有设备“%1”（见“设备”面板）。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="316"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="316"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="319"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>
@@ -559,128 +559,141 @@
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="78"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="20"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="100"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="80"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="22"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="82"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="24"/>
         <source>modelled</source>
         <translation>建模</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="86"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="123"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="28"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="174"/>
         <source>unsupported</source>
         <translation>不支持</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="114"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="165"/>
         <source>%1 on %2: %3</source>
         <translation>%1（%2）：%3</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="118"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="169"/>
         <source> (%1)</source>
         <translation>（%1）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="135"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="186"/>
         <source>%1 µJ</source>
         <translation>%1 µJ</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="139"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="190"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="149"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="200"/>
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="241"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="104"/>
+        <source>Median latency measured on %1 (sample library)</source>
+        <translation>在 %1 上实测的延迟中位数（样本库）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="296"/>
         <source> (unknown op)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="280"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="335"/>
+        <source>Measured on %1</source>
+        <translation>在 %1 上实测</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="338"/>
         <source>Latency on %1</source>
         <translation>%1 上的延迟</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="286"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="344"/>
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="288"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="346"/>
         <source>Op type</source>
         <translation>算子类型</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="290"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="348"/>
         <source>Kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="292"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="350"/>
         <source>Device (selected plan)</source>
         <translation>设备（所选方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="294"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="352"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="296"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="354"/>
         <source>FLOPs (from shapes)</source>
         <translation>FLOPs（由形状计算）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="298"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="356"/>
         <source>Read</source>
         <translation>读取</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="300"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="358"/>
         <source>Written</source>
         <translation>写入</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="302"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="360"/>
         <source>Weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="304"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="362"/>
         <source>Signature</source>
         <translation>签名</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="306"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="364"/>
         <source>Latency (plan)</source>
         <translation>延迟（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="308"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="366"/>
         <source>Memory (plan)</source>
         <translation>内存（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="310"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="368"/>
         <source>Energy (plan)</source>
         <translation>能耗（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="312"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="370"/>
         <source>Share of device time</source>
         <translation>占设备时间比例</translation>
     </message>
@@ -956,12 +969,12 @@
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="76"/>
+        <location filename="../widgets/profilejob.cpp" line="85"/>
         <source>Internal error while profiling: %1</source>
         <translation>性能分析时发生内部错误：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="82"/>
+        <location filename="../widgets/profilejob.cpp" line="91"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它。</translation>
     </message>

@@ -277,6 +277,9 @@ void MainWindow::setupProfileJob() {
         logMessage(text);
         statusBar()->showMessage(text);
         m_predictor->showLibrary(m_dbPath);
+        if (o.model == m_model) {
+            m_nodeModel->setMeasurements(o.deviceId, o.nodeLatencyUs);
+        }
     });
     connect(m_profileJob, &ProfileJob::profileFailed, this, [this](const QString& message) {
         m_progress->hide();

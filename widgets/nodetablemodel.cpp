@@ -7,9 +7,42 @@
 
 #include <QColor>
 
+#include <cmath>
 #include <limits>
 
 namespace paretune {
+
+namespace {
+
+QString sourceText(CostSource source) {
+    switch (source) {
+    case CostSource::Measured:
+        return NodeTableModel::tr("measured");
+    case CostSource::Predicted:
+        return NodeTableModel::tr("predicted");
+    case CostSource::Modelled:
+        return NodeTableModel::tr("modelled");
+    case CostSource::Unsupported:
+        break;
+    }
+    return NodeTableModel::tr("unsupported");
+}
+
+QColor sourceColor(CostSource source) {
+    switch (source) {
+    case CostSource::Measured:
+        return {0, 110, 40};
+    case CostSource::Predicted:
+        return {30, 80, 170};
+    case CostSource::Modelled:
+        return {110, 110, 110};
+    case CostSource::Unsupported:
+        break;
+    }
+    return {180, 40, 40};
+}
+
+} // namespace
 
 NodeTableModel::NodeTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -22,7 +55,57 @@ void NodeTableModel::setModel(std::shared_ptr<const ImportResult> model) {
     m_outcome.reset();
     m_schedule.reset();
     m_planBusyUs = 0.0;
+    m_measuredDevice.clear();
+    m_measuredUs.clear();
     endResetModel();
+}
+
+int NodeTableModel::measuredColumn() const {
+    return m_measuredUs.empty() ? -1 : ColumnCount + deviceColumnCount();
+}
+
+void NodeTableModel::setMeasurements(const QString& deviceId, std::vector<double> latencyUs) {
+    if (!m_model || latencyUs.size() != m_model->graph.nodes.size()) {
+        latencyUs.clear();
+    }
+    const int column = ColumnCount + deviceColumnCount();
+    const bool had = !m_measuredUs.empty();
+    const bool has = !latencyUs.empty();
+    if (had && !has) {
+        beginRemoveColumns({}, column, column);
+    } else if (!had && has) {
+        beginInsertColumns({}, column, column);
+    }
+    m_measuredDevice = deviceId;
+    m_measuredUs = std::move(latencyUs);
+    if (had && !has) {
+        endRemoveColumns();
+    } else if (!had && has) {
+        endInsertColumns();
+    } else if (has && rowCount() > 0) {
+        Q_EMIT dataChanged(index(0, column), index(rowCount() - 1, column));
+        Q_EMIT headerDataChanged(Qt::Horizontal, column, column);
+    }
+}
+
+QVariant NodeTableModel::measuredData(std::size_t row, int role) const {
+    const double us = m_measuredUs[row];
+    const bool known = !std::isnan(us);
+    switch (role) {
+    case Qt::DisplayRole:
+        return known ? tr("%1 · %2").arg(formatMicroseconds(us), tr("measured")) : QVariant();
+    case SortRole:
+        return known ? us : std::numeric_limits<double>::infinity();
+    case SourceRole:
+        return known ? QVariant(tr("measured")) : QVariant();
+    case Qt::ForegroundRole:
+        return known ? QVariant(sourceColor(CostSource::Measured)) : QVariant();
+    case Qt::ToolTipRole:
+        return known ? tr("Median latency measured on %1 (sample library)").arg(m_measuredDevice)
+                     : QVariant();
+    default:
+        return {};
+    }
 }
 
 int NodeTableModel::deviceColumnCount() const {
@@ -69,38 +152,6 @@ void NodeTableModel::setPlan(std::shared_ptr<const SearchOutcome> outcome,
     }
     Q_EMIT headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
 }
-
-namespace {
-
-QString sourceText(CostSource source) {
-    switch (source) {
-    case CostSource::Measured:
-        return NodeTableModel::tr("measured");
-    case CostSource::Predicted:
-        return NodeTableModel::tr("predicted");
-    case CostSource::Modelled:
-        return NodeTableModel::tr("modelled");
-    case CostSource::Unsupported:
-        break;
-    }
-    return NodeTableModel::tr("unsupported");
-}
-
-QColor sourceColor(CostSource source) {
-    switch (source) {
-    case CostSource::Measured:
-        return {0, 110, 40};
-    case CostSource::Predicted:
-        return {30, 80, 170};
-    case CostSource::Modelled:
-        return {110, 110, 110};
-    case CostSource::Unsupported:
-        break;
-    }
-    return {180, 40, 40};
-}
-
-} // namespace
 
 QVariant NodeTableModel::costData(std::size_t row, int device, int column, int role) const {
     const CostCell& cell = m_outcome->costs.cell(static_cast<NodeId>(row), device);
@@ -179,7 +230,8 @@ int NodeTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int NodeTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount + deviceColumnCount();
+    return parent.isValid() ? 0
+                            : ColumnCount + deviceColumnCount() + (m_measuredUs.empty() ? 0 : 1);
 }
 
 QString NodeTableModel::formatCount(double value) {
@@ -208,6 +260,9 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     if (index.column() >= PlanLatency) {
         if (role == Qt::TextAlignmentRole) {
             return int(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        if (index.column() == measuredColumn()) {
+            return measuredData(row, role);
         }
         return role == Qt::DisplayRole || role == SortRole || role == SourceRole ||
                        role == Qt::ForegroundRole || role == Qt::ToolTipRole
@@ -275,6 +330,9 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
 QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
         return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    if (section == measuredColumn()) {
+        return tr("Measured on %1").arg(m_measuredDevice);
     }
     if (section >= ColumnCount && section < columnCount()) {
         return tr("Latency on %1")

@@ -54,6 +54,12 @@ public:
     void setPlan(std::shared_ptr<const SearchOutcome> outcome,
                  std::shared_ptr<const PlanSchedule> schedule);
     int deviceColumnCount() const;
+    /// Latencies measured on a real device (µs per graph node, NaN where none), e.g. from a
+    /// profiling run: one more column, "Measured on <device>", after the per-device ones. An
+    /// empty vector removes it; a new model clears it.
+    void setMeasurements(const QString& deviceId, std::vector<double> latencyUs);
+    /// Index of the measured column, or -1.
+    int measuredColumn() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -70,11 +76,14 @@ private:
     std::shared_ptr<const ImportResult> m_model;
     QVariant planData(std::size_t row, int column, int role) const;
     QVariant costData(std::size_t row, int device, int column, int role) const;
+    QVariant measuredData(std::size_t row, int role) const;
 
     std::vector<QString> m_placement;
     std::shared_ptr<const SearchOutcome> m_outcome;
     std::shared_ptr<const PlanSchedule> m_schedule;
     double m_planBusyUs = 0.0; ///< Σ latency of the plan's nodes on their devices
+    QString m_measuredDevice;
+    std::vector<double> m_measuredUs;
 };
 
 } // namespace paretune

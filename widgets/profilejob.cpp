@@ -12,6 +12,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <limits>
+
 namespace paretune {
 
 ProfileJob::ProfileJob(QObject* parent) : QObject(parent) {}
@@ -58,7 +60,14 @@ void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& 
             }
             const LibraryProfileRun run =
                 profileIntoLibrary(model->graph, device, library, options, progress.get());
+            r.outcome.model = model;
+            r.outcome.nodeLatencyUs.assign(model->graph.nodes.size(),
+                                           std::numeric_limits<double>::quiet_NaN());
             for (const LibraryProfileRow& row : run.rows) {
+                if (row.status == "ok") {
+                    r.outcome.nodeLatencyUs[static_cast<std::size_t>(row.node)] =
+                        row.sample.latencyUs;
+                }
                 r.outcome.notRun += row.status == "cancelled" ? 1 : 0;
                 r.outcome.failed += row.status != "ok" && row.status != "cancelled" ? 1 : 0;
             }

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <memory>
+#include <vector>
 
 namespace paretune {
 
@@ -24,7 +25,10 @@ struct ProfileOutcome {
     int notRun = 0;   ///< left unmeasured by Cancel
     bool cancelled = false;
     double sumOfOpsUs = 0.0;
-    double endToEndUs = 0.0; ///< 0 when the whole-model run did not happen
+    double endToEndUs = 0.0;                   ///< 0 when the whole-model run did not happen
+    std::shared_ptr<const ImportResult> model; ///< the model profiled
+    /// Measured (or reused) median latency per graph node, µs; NaN where none.
+    std::vector<double> nodeLatencyUs;
 };
 
 /// Profiles a model's operators on a real CPU device into the sample library, on a worker
