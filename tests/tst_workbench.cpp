@@ -60,7 +60,7 @@ void TestWorkbench::selectNodeSyncsTable() {
     window.selectNode(3);
     QCOMPARE(selected.count(), 1);
     QCOMPARE(selected.at(0).at(0).toInt(), 3);
-    auto* table = window.findChild<QTableView*>();
+    auto* table = nodeTableView(window);
     QVERIFY(table);
     const auto* proxy = qobject_cast<const QSortFilterProxyModel*>(table->model());
     QCOMPARE(proxy->mapToSource(table->currentIndex()).row(), 3);

@@ -3,9 +3,11 @@
 #include "mainwindow.h"
 #include "nodetablemodel.h"
 
+#include <QAbstractProxyModel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStringList>
+#include <QTableView>
 
 /// Opens the bundled sample model in `window` and waits until it is shown (false after 30 s).
 inline bool openSampleAndWait(paretune::MainWindow& window) {
@@ -28,6 +30,17 @@ inline QPushButton* visibleCancelButton(paretune::MainWindow& window) {
     for (auto* button : window.findChildren<QPushButton*>()) {
         if (button->text() == QStringLiteral("Cancel") && button->isVisible()) {
             return button;
+        }
+    }
+    return nullptr;
+}
+
+/// The view that shows the node table (through its sort/filter proxy); null when none.
+inline QTableView* nodeTableView(paretune::MainWindow& window) {
+    for (auto* view : window.findChildren<QTableView*>()) {
+        const auto* proxy = qobject_cast<const QAbstractProxyModel*>(view->model());
+        if (proxy && proxy->sourceModel() == window.nodeTableModel()) {
+            return view;
         }
     }
     return nullptr;

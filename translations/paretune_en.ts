@@ -261,113 +261,113 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="207"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="218"/>
         <source>Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="210"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="221"/>
         <source>&amp;Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="220"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
         <source>Open</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="220"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
         <source>Open an ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="222"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="233"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="310"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="223"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="234"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="228"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="239"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="232"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="243"/>
         <source>Train</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="233"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="244"/>
         <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="239"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="250"/>
         <source>Validate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="240"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="251"/>
         <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="244"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="255"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="245"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="256"/>
         <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="255"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="266"/>
         <source>Profiling...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="268"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="279"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="276"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
         <source>not run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="305"/>
         <source>No real device to profile on was discovered.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="310"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="307"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="318"/>
         <source>Open a model before profiling.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="312"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="323"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="316"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="327"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="319"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="330"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation type="unfinished"></translation>
     </message>
@@ -384,14 +384,14 @@
     <message>
         <location filename="../widgets/mainwindow.cpp" line="202"/>
         <location filename="../widgets/mainwindow_docks.cpp" line="180"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="270"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="202"/>
         <location filename="../widgets/mainwindow_docks.cpp" line="180"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="270"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
@@ -430,33 +430,41 @@
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <location filename="../widgets/mainwindow.cpp" line="304"/>
+        <source>Imported %1: %n warning(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="309"/>
+        <location filename="../widgets/mainwindow.cpp" line="310"/>
         <source>%1 - Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="310"/>
+        <location filename="../widgets/mainwindow.cpp" line="311"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="318"/>
+        <location filename="../widgets/mainwindow.cpp" line="319"/>
         <source>Import failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="322"/>
+        <location filename="../widgets/mainwindow.cpp" line="323"/>
         <source>Cannot open model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="327"/>
+        <location filename="../widgets/mainwindow.cpp" line="328"/>
         <source>About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="328"/>
+        <location filename="../widgets/mainwindow.cpp" line="329"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -267,113 +267,113 @@
         <translation>预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="207"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="218"/>
         <source>Workflow</source>
         <translation>工作流程</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="210"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="221"/>
         <source>&amp;Workflow</source>
         <translation>工作流程(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="220"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="220"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
         <source>Open an ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="222"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="233"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="310"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="223"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="234"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="228"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="239"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="232"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="243"/>
         <source>Train</source>
         <translation>训练</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="233"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="244"/>
         <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
         <translation>训练预测器：尚不可用（此构建中没有引擎的预测器部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="239"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="250"/>
         <source>Validate</source>
         <translation>验证</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="240"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="251"/>
         <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
         <translation>在硬件上验证所选方案：尚不可用（此构建中没有引擎的验证部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="244"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="255"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="245"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="256"/>
         <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
         <translation>导出部署包：尚不可用（此构建中没有引擎的部署包部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="255"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="266"/>
         <source>Profiling...</source>
         <translation>正在进行性能分析...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="268"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="279"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation>在 %1 上的性能分析%2：实测 %3 个算子，复用 %4 个，失败 %5 个，未运行 %6 个；实测中位数之和 %7（实测），端到端 %8；已存入 %9</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="276"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
         <source>not run</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="305"/>
         <source>No real device to profile on was discovered.</source>
         <translation>未发现可用于性能分析的真实设备。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="310"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation>在以下设备上分析模型的算子：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="307"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="318"/>
         <source>Open a model before profiling.</source>
         <translation>请先打开模型再进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="312"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="323"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation>没有设备“%1”（见“设备”面板）。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="316"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="327"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="319"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="330"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>
@@ -390,14 +390,14 @@
     <message>
         <location filename="../widgets/mainwindow.cpp" line="202"/>
         <location filename="../widgets/mainwindow_docks.cpp" line="180"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="270"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="202"/>
         <location filename="../widgets/mainwindow_docks.cpp" line="180"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="270"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
@@ -436,33 +436,40 @@
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; 指纹 &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;输入：%4&lt;br&gt;%5 个节点（%6 个计算，%7 个直通，%8 个常量，%9 个已折叠的形状运算） &amp;nbsp; %10 个参数 &amp;nbsp; %11FLOPs &lt;i&gt;（由形状计算）&lt;/i&gt; &amp;nbsp; %12 个未知形状</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../widgets/mainwindow.cpp" line="304"/>
+        <source>Imported %1: %n warning(s)</source>
+        <translation>
+            <numerusform>已导入 %1：%n 条警告</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="309"/>
+        <location filename="../widgets/mainwindow.cpp" line="310"/>
         <source>%1 - Paretune Workbench</source>
         <translation>%1 - Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="310"/>
+        <location filename="../widgets/mainwindow.cpp" line="311"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation>已导入 %1：%2 个节点，%3 条警告</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="318"/>
+        <location filename="../widgets/mainwindow.cpp" line="319"/>
         <source>Import failed</source>
         <translation>导入失败</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="322"/>
+        <location filename="../widgets/mainwindow.cpp" line="323"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="327"/>
+        <location filename="../widgets/mainwindow.cpp" line="328"/>
         <source>About Paretune</source>
         <translation>关于 Paretune</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="328"/>
+        <location filename="../widgets/mainwindow.cpp" line="329"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>

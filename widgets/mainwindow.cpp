@@ -301,7 +301,8 @@ void MainWindow::showModel(std::shared_ptr<const ImportResult> result, const QSt
             .arg(NodeTableModel::formatCount(static_cast<double>(g.parameterCount())))
             .arg(NodeTableModel::formatCount(g.totalFlops()))
             .arg(g.unknownShapeCount()));
-    m_diagnostics->clear();
+    logMessage(tr("Imported %1: %n warning(s)", "", static_cast<int>(m_model->diagnostics.size()))
+                   .arg(displayName));
     for (const Diagnostic& d : m_model->diagnostics) {
         m_diagnostics->addItem(QString::fromStdString(d.message));
     }

@@ -79,7 +79,7 @@ void MainWindow::setupDevicesDock() {
     auto* dock = new QDockWidget(tr("Devices"), this);
     dock->setObjectName(QStringLiteral("devicesDock"));
     dock->setWidget(panel);
-    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
     connect(refresh, &QPushButton::clicked, this, &MainWindow::discoverDevices);
     discoverDevices();
 }
@@ -195,6 +195,17 @@ void MainWindow::setupPredictorDock() {
     dock->setObjectName(QStringLiteral("predictorDock"));
     dock->setWidget(m_predictor);
     addDockWidget(Qt::RightDockWidgetArea, dock);
+    // Below the Pareto front, the devices and the predictor share a tabbed dock area.
+    if (auto* devices = findChild<QDockWidget*>(QStringLiteral("devicesDock"))) {
+        tabifyDockWidget(devices, dock);
+        devices->raise();
+    }
+    // The timeline gets most of the bottom row, beside the log.
+    if (auto* log = findChild<QDockWidget*>(QStringLiteral("diagnosticsDock"))) {
+        if (auto* timeline = findChild<QDockWidget*>(QStringLiteral("timelineDock"))) {
+            resizeDocks({log, timeline}, {1, 2}, Qt::Horizontal);
+        }
+    }
     setDatabasePath(QString::fromStdString(defaultSampleLibraryPath().string()));
 }
 
