@@ -4,10 +4,8 @@
 #include "common/progress.h"
 #include "cost/device_catalog.h"
 #include "device/device.h"
-#include "device/device_fingerprint.h"
 #include "graph/onnx_importer.h"
 #include "profile/library_profile.h"
-#include "store/graph_records.h"
 #include "store/sample_library.h"
 
 #include <CLI/CLI.hpp>
@@ -15,7 +13,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <unistd.h>
