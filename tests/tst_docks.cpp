@@ -2,9 +2,11 @@
 // panel's report of the sample library, the log, and the actions whose engine part is missing.
 #include "devicelistmodel.h"
 #include "mainwindow.h"
+#include "placementsearch.h"
 #include "predictorpanel.h"
 #include "store/sample_library.h"
 #include "testpaths.h"
+#include "workbench_fixture.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -29,6 +31,7 @@ private Q_SLOTS:
     void predictorWithStoredPredictor();
     void predictorCurvesApi();
     void badCatalogIsRefused();
+    void searchDevicesAreTicked();
 };
 
 void TestDocks::devicesRealAndModelled() {
@@ -60,7 +63,7 @@ void TestDocks::docksExist() {
     QCOMPARE(window.findChild<QDockWidget*>(QStringLiteral("diagnosticsDock"))->windowTitle(),
              QStringLiteral("Log / Issues"));
     window.logMessage(QStringLiteral("hello"));
-    auto* log = window.findChild<QListWidget*>();
+    auto* log = window.findChild<QListWidget*>(QStringLiteral("log"));
     QVERIFY(log->item(log->count() - 1)->text().endsWith(QStringLiteral("hello")));
 }
 
@@ -140,6 +143,32 @@ void TestDocks::badCatalogIsRefused() {
     QVERIFY(window.catalogPath().isEmpty());
     QVERIFY(window.setCatalogPath(QStringLiteral(PARETUNE_TEST_DATA_DIR "/devices/catalog.json")));
     QCOMPARE(window.catalogPath(), QStringLiteral(PARETUNE_TEST_DATA_DIR "/devices/catalog.json"));
+}
+
+void TestDocks::searchDevicesAreTicked() {
+    MainWindow window;
+    QVERIFY(openSampleAndWait(window));
+    auto* list = window.findChild<QListWidget*>(QStringLiteral("searchDevices"));
+    QVERIFY(list);
+    QCOMPARE(list->count(), 3); // the example catalog: cpu, gpu, npu, all ticked
+    for (int i = 0; i < list->count(); ++i) {
+        QCOMPARE(list->item(i)->checkState(), Qt::Checked);
+    }
+    QVERIFY(window.searchDevices().isEmpty());
+    list->findItems(QStringLiteral("gpu"), Qt::MatchExactly).first()->setCheckState(Qt::Unchecked);
+    QCOMPARE(window.searchDevices(), QStringList({QStringLiteral("cpu"), QStringLiteral("npu")}));
+    QSignalSpy searched(&window, &MainWindow::searchShown);
+    SearchOptions options;
+    options.population = 12;
+    options.generations = 3;
+    window.searchPlacements(options);
+    QTRY_COMPARE_WITH_TIMEOUT(searched.count(), 1, 60000);
+    QCOMPARE(window.currentSearch()->deviceIds, (std::vector<std::string>{"cpu", "npu"}));
+    window.setSearchDevices({QStringLiteral("npu")});
+    QCOMPARE(list->findItems(QStringLiteral("cpu"), Qt::MatchExactly).first()->checkState(),
+             Qt::Unchecked);
+    QCOMPARE(list->findItems(QStringLiteral("npu"), Qt::MatchExactly).first()->checkState(),
+             Qt::Checked);
 }
 
 QTEST_MAIN(TestDocks)

@@ -201,173 +201,183 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="50"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="51"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="73"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="74"/>
         <source>Discovering devices...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="75"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="76"/>
         <source>Discover again</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="79"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="81"/>
+        <source>The catalog devices the placement search uses</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="83"/>
+        <source>Search places operators on:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="87"/>
         <source>Devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="93"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="141"/>
         <source>The bundled example catalog is missing from the resources.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="94"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="142"/>
         <source>Cannot read the device catalog %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="163"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="212"/>
         <source>Device catalog: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="170"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="221"/>
         <source>Log / Issues</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="173"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="224"/>
         <source>Importing %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="175"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="226"/>
         <source>Placement search started</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="178"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="229"/>
         <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="194"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="245"/>
         <source>Predictor</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="218"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="269"/>
         <source>Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="221"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="272"/>
         <source>&amp;Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
         <source>Open</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
         <source>Open an ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="233"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="310"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="284"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="234"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="285"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="239"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="290"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="243"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
         <source>Train</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="244"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="295"/>
         <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="250"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="301"/>
         <source>Validate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="251"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="302"/>
         <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="255"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="306"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="256"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="307"/>
         <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="266"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="317"/>
         <source>Profiling...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="279"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="330"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="338"/>
         <source>not run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="305"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="356"/>
         <source>No real device to profile on was discovered.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="310"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="318"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="369"/>
         <source>Open a model before profiling.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="323"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="327"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="378"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="330"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="381"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation type="unfinished"></translation>
     </message>
@@ -377,61 +387,61 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="201"/>
+        <location filename="../widgets/mainwindow.cpp" line="198"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="202"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="180"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
+        <location filename="../widgets/mainwindow.cpp" line="199"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="202"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="180"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
+        <location filename="../widgets/mainwindow.cpp" line="199"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="219"/>
+        <location filename="../widgets/mainwindow.cpp" line="216"/>
         <source>simulated; costs %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="222"/>
+        <location filename="../widgets/mainwindow.cpp" line="219"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="254"/>
+        <location filename="../widgets/mainwindow.cpp" line="251"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="258"/>
+        <location filename="../widgets/mainwindow.cpp" line="255"/>
         <source>sample.onnx (bundled)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="262"/>
+        <location filename="../widgets/mainwindow.cpp" line="259"/>
         <source>Open ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="263"/>
+        <location filename="../widgets/mainwindow.cpp" line="260"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="288"/>
+        <location filename="../widgets/mainwindow.cpp" line="285"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="304"/>
+        <location filename="../widgets/mainwindow.cpp" line="301"/>
         <source>Imported %1: %n warning(s)</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -439,32 +449,32 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="310"/>
+        <location filename="../widgets/mainwindow.cpp" line="307"/>
         <source>%1 - Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="311"/>
+        <location filename="../widgets/mainwindow.cpp" line="308"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="319"/>
+        <location filename="../widgets/mainwindow.cpp" line="316"/>
         <source>Import failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="323"/>
+        <location filename="../widgets/mainwindow.cpp" line="320"/>
         <source>Cannot open model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="328"/>
+        <location filename="../widgets/mainwindow.cpp" line="325"/>
         <source>About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="329"/>
+        <location filename="../widgets/mainwindow.cpp" line="326"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -207,173 +207,183 @@
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="50"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="51"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="73"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="74"/>
         <source>Discovering devices...</source>
         <translation>正在发现设备...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="75"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="76"/>
         <source>Discover again</source>
         <translation>重新发现</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="79"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="81"/>
+        <source>The catalog devices the placement search uses</source>
+        <translation>放置搜索使用的目录设备</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="83"/>
+        <source>Search places operators on:</source>
+        <translation>搜索将算子放置到：</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="87"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="93"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="141"/>
         <source>The bundled example catalog is missing from the resources.</source>
         <translation>资源中缺少内置的示例目录。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="94"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="142"/>
         <source>Cannot read the device catalog %1: %2</source>
         <translation>无法读取设备目录 %1：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="163"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="212"/>
         <source>Device catalog: %1</source>
         <translation>设备目录：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="170"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="221"/>
         <source>Log / Issues</source>
         <translation>日志 / 问题</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="173"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="224"/>
         <source>Importing %1</source>
         <translation>正在导入 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="175"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="226"/>
         <source>Placement search started</source>
         <translation>放置搜索已开始</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="178"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="229"/>
         <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
         <translation>放置搜索在 %2 代后%1：前沿上有 %3 个方案（开销%4）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="194"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="245"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="218"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="269"/>
         <source>Workflow</source>
         <translation>工作流程</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="221"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="272"/>
         <source>&amp;Workflow</source>
         <translation>工作流程(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
         <source>Open an ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="233"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="310"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="284"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="234"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="285"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="239"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="290"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="243"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
         <source>Train</source>
         <translation>训练</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="244"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="295"/>
         <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
         <translation>训练预测器：尚不可用（此构建中没有引擎的预测器部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="250"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="301"/>
         <source>Validate</source>
         <translation>验证</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="251"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="302"/>
         <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
         <translation>在硬件上验证所选方案：尚不可用（此构建中没有引擎的验证部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="255"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="306"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="256"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="307"/>
         <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
         <translation>导出部署包：尚不可用（此构建中没有引擎的部署包部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="266"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="317"/>
         <source>Profiling...</source>
         <translation>正在进行性能分析...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="279"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="330"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation>在 %1 上的性能分析%2：实测 %3 个算子，复用 %4 个，失败 %5 个，未运行 %6 个；实测中位数之和 %7（实测），端到端 %8；已存入 %9</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="338"/>
         <source>not run</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="305"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="356"/>
         <source>No real device to profile on was discovered.</source>
         <translation>未发现可用于性能分析的真实设备。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="310"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation>在以下设备上分析模型的算子：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="318"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="369"/>
         <source>Open a model before profiling.</source>
         <translation>请先打开模型再进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="323"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation>没有设备“%1”（见“设备”面板）。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="327"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="378"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="330"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="381"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>
@@ -383,93 +393,93 @@
         <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="201"/>
+        <location filename="../widgets/mainwindow.cpp" line="198"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="202"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="180"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
+        <location filename="../widgets/mainwindow.cpp" line="199"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="202"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="180"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
+        <location filename="../widgets/mainwindow.cpp" line="199"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="219"/>
+        <location filename="../widgets/mainwindow.cpp" line="216"/>
         <source>simulated; costs %1</source>
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="222"/>
+        <location filename="../widgets/mainwindow.cpp" line="219"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation>方案 %1（开销%2）：延迟 %3 ms，能耗 %4 mJ，峰值内存 %5 MiB</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="254"/>
+        <location filename="../widgets/mainwindow.cpp" line="251"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation>资源中缺少内置的示例模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="258"/>
+        <location filename="../widgets/mainwindow.cpp" line="255"/>
         <source>sample.onnx (bundled)</source>
         <translation>sample.onnx（内置）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="262"/>
+        <location filename="../widgets/mainwindow.cpp" line="259"/>
         <source>Open ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="263"/>
+        <location filename="../widgets/mainwindow.cpp" line="260"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="288"/>
+        <location filename="../widgets/mainwindow.cpp" line="285"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; 指纹 &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;输入：%4&lt;br&gt;%5 个节点（%6 个计算，%7 个直通，%8 个常量，%9 个已折叠的形状运算） &amp;nbsp; %10 个参数 &amp;nbsp; %11FLOPs &lt;i&gt;（由形状计算）&lt;/i&gt; &amp;nbsp; %12 个未知形状</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="304"/>
+        <location filename="../widgets/mainwindow.cpp" line="301"/>
         <source>Imported %1: %n warning(s)</source>
         <translation>
             <numerusform>已导入 %1：%n 条警告</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="310"/>
+        <location filename="../widgets/mainwindow.cpp" line="307"/>
         <source>%1 - Paretune Workbench</source>
         <translation>%1 - Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="311"/>
+        <location filename="../widgets/mainwindow.cpp" line="308"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation>已导入 %1：%2 个节点，%3 条警告</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="319"/>
+        <location filename="../widgets/mainwindow.cpp" line="316"/>
         <source>Import failed</source>
         <translation>导入失败</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="323"/>
+        <location filename="../widgets/mainwindow.cpp" line="320"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="328"/>
+        <location filename="../widgets/mainwindow.cpp" line="325"/>
         <source>About Paretune</source>
         <translation>关于 Paretune</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="329"/>
+        <location filename="../widgets/mainwindow.cpp" line="326"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>

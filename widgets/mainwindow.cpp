@@ -167,9 +167,6 @@ void MainWindow::searchPlacements(const SearchOptions& options) {
     for (const QString& id : m_searchDevices) {
         ids.push_back(id.toStdString());
     }
-    if (ids.empty() && m_catalogPath.isEmpty()) {
-        ids = {"cpu", "gpu", "npu"};
-    }
     if (ids.empty()) {
         try {
             for (const DeviceSpec& d :

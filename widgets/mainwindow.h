@@ -76,9 +76,9 @@ public:
     /// Rediscovers the devices. Returns false (and shows the error) for a bad catalog.
     bool setCatalogPath(const QString& path);
     QString catalogPath() const { return m_catalogPath; }
-    /// Catalog device ids the search places on; empty: the bundled example's cpu, gpu, npu,
-    /// or every device of another catalog.
-    void setSearchDevices(const QStringList& ids) { m_searchDevices = ids; }
+    /// Catalog device ids the search places on (ticked in the Devices dock); empty: every
+    /// device of the catalog.
+    void setSearchDevices(const QStringList& ids);
     QStringList searchDevices() const { return m_searchDevices; }
     /// Adds a line to the Log / Issues dock.
     void logMessage(const QString& text);
@@ -156,6 +156,8 @@ private:
     std::shared_ptr<const PlanSchedule> m_schedule;
     DeviceListModel* m_devices = nullptr;
     QLabel* m_deviceNotes = nullptr;
+    QListWidget* m_searchDeviceList = nullptr; ///< catalog devices, ticked: searched on
+    void fillSearchDeviceList();
     QFutureWatcherBase* m_discovery = nullptr;
     PredictorPanel* m_predictor = nullptr;
     QAction* m_profileAction = nullptr;

@@ -31,6 +31,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
@@ -73,7 +74,14 @@ void MainWindow::setupDevicesDock() {
     m_deviceNotes = new QLabel(tr("Discovering devices..."), panel);
     m_deviceNotes->setWordWrap(true);
     auto* refresh = new QPushButton(tr("Discover again"), panel);
+    m_searchDeviceList = new QListWidget(panel);
+    m_searchDeviceList->setObjectName(QStringLiteral("searchDevices"));
+    m_searchDeviceList->setFlow(QListView::LeftToRight);
+    m_searchDeviceList->setMaximumHeight(m_searchDeviceList->fontMetrics().height() * 2 + 8);
+    m_searchDeviceList->setToolTip(tr("The catalog devices the placement search uses"));
     layout->addWidget(table, 1);
+    layout->addWidget(new QLabel(tr("Search places operators on:"), panel));
+    layout->addWidget(m_searchDeviceList);
     layout->addWidget(m_deviceNotes);
     layout->addWidget(refresh, 0, Qt::AlignRight);
     auto* dock = new QDockWidget(tr("Devices"), this);
@@ -81,7 +89,47 @@ void MainWindow::setupDevicesDock() {
     dock->setWidget(panel);
     addDockWidget(Qt::RightDockWidgetArea, dock);
     connect(refresh, &QPushButton::clicked, this, &MainWindow::discoverDevices);
+    connect(m_searchDeviceList, &QListWidget::itemChanged, this, [this] {
+        QStringList ticked;
+        for (int i = 0; i < m_searchDeviceList->count(); ++i) {
+            if (m_searchDeviceList->item(i)->checkState() == Qt::Checked) {
+                ticked << m_searchDeviceList->item(i)->text();
+            }
+        }
+        m_searchDevices = ticked.size() == m_searchDeviceList->count() ? QStringList() : ticked;
+        m_searchAction->setEnabled(m_model && !ticked.isEmpty());
+    });
     discoverDevices();
+}
+
+void MainWindow::setSearchDevices(const QStringList& ids) {
+    m_searchDevices = ids;
+    fillSearchDeviceList();
+}
+
+void MainWindow::fillSearchDeviceList() {
+    QByteArray json;
+    QString name;
+    QStringList catalogIds;
+    if (readCatalog(&json, &name)) {
+        try {
+            for (const DeviceSpec& d :
+                 parseDeviceCatalogText(json.toStdString(), name.toStdString()).devices) {
+                catalogIds << QString::fromStdString(d.id);
+            }
+        } catch (const InputError&) {
+            // discoverDevices() reports the catalog's problem in the dock.
+        }
+    }
+    const QSignalBlocker blocker(m_searchDeviceList);
+    m_searchDeviceList->clear();
+    for (const QString& id : catalogIds) {
+        auto* item = new QListWidgetItem(id, m_searchDeviceList);
+        item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled);
+        item->setCheckState(m_searchDevices.isEmpty() || m_searchDevices.contains(id)
+                                ? Qt::Checked
+                                : Qt::Unchecked);
+    }
 }
 
 bool MainWindow::readCatalog(QByteArray* json, QString* name) {
@@ -100,6 +148,7 @@ bool MainWindow::readCatalog(QByteArray* json, QString* name) {
 }
 
 void MainWindow::discoverDevices() {
+    fillSearchDeviceList();
     QByteArray json;
     QString name;
     std::optional<DeviceCatalog> catalog;
@@ -161,11 +210,13 @@ bool MainWindow::setCatalogPath(const QString& path) {
         return false;
     }
     logMessage(tr("Device catalog: %1").arg(name));
+    m_searchDevices.clear(); // the new catalog's devices, all of them
     discoverDevices();
     return true;
 }
 
 void MainWindow::setupLogDock() {
+    m_diagnostics->setObjectName(QStringLiteral("log"));
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("diagnosticsDock"))) {
         dock->setWindowTitle(tr("Log / Issues"));
     }

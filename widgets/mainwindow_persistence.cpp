@@ -174,7 +174,7 @@ bool MainWindow::openWorkspace(const QString& path) {
     if (!w.dbPath.isEmpty()) {
         setDatabasePath(w.dbPath);
     }
-    m_searchDevices = w.devices;
+    setSearchDevices(w.devices);
     m_searchOptions = w.search;
     m_pendingPlan = w.chosenPlan;
     addRecentFile(path);
