@@ -8,6 +8,7 @@
 #include "paretoplot.h"
 #include "placementsearch.h"
 #include "testpaths.h"
+#include "workbench_fixture.h"
 
 #include <QAbstractItemModelTester>
 #include <QLabel>
@@ -59,7 +60,7 @@ void TestWorkbench::selectNodeSyncsTable() {
     window.selectNode(3);
     QCOMPARE(selected.count(), 1);
     QCOMPARE(selected.at(0).at(0).toInt(), 3);
-    auto* table = window.findChild<QTableView*>();
+    auto* table = nodeTableView(window);
     QVERIFY(table);
     const auto* proxy = qobject_cast<const QSortFilterProxyModel*>(table->model());
     QCOMPARE(proxy->mapToSource(table->currentIndex()).row(), 3);
@@ -138,13 +139,7 @@ void TestWorkbench::searchSelectPlanUpdatesTable() {
 
     // Choosing two different plans changes the table's device column accordingly.
     const NodeTableModel* table = window.nodeTableModel();
-    auto deviceColumn = [table] {
-        QStringList devices;
-        for (int row = 0; row < table->rowCount(); ++row) {
-            devices << table->data(table->index(row, NodeTableModel::Device)).toString();
-        }
-        return devices;
-    };
+    auto deviceColumn = [table] { return ::deviceColumn(*table); };
     QVERIFY(deviceColumn().join(QString()).isEmpty());
     QSignalSpy planShown(&window, &MainWindow::planShown);
     const int last = static_cast<int>(outcome->result.front.size()) - 1;

@@ -4,197 +4,565 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="35"/>
+        <location filename="../app/workbench/main.cpp" line="42"/>
         <source>Place neural-network operators on the devices of this machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>将神经网络算子放置到本机的设备上。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="40"/>
         <source>ONNX model to open</source>
-        <translation>要打开的 ONNX 模型</translation>
+        <translation type="vanished">要打开的 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="43"/>
+        <location filename="../app/workbench/main.cpp" line="48"/>
+        <source>ONNX model or .paretune workspace to open</source>
+        <translation>要打开的 ONNX 模型或 .paretune 工作区</translation>
+    </message>
+    <message>
+        <location filename="../app/workbench/main.cpp" line="51"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
-        <translation type="unfinished"></translation>
+        <translation>模型显示后保存窗口截图，然后退出。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="49"/>
+        <location filename="../app/workbench/main.cpp" line="57"/>
+        <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
+        <translation>--screenshot 显示的内容：graph、pareto、timeline 或 profile（后三者会先在目录的建模设备上快速搜索）。</translation>
+    </message>
+    <message>
+        <location filename="../app/workbench/main.cpp" line="63"/>
+        <source>Sample library (SQLite file).</source>
+        <translation>样本库（SQLite 文件）。</translation>
+    </message>
+    <message>
+        <location filename="../app/workbench/main.cpp" line="68"/>
+        <source>Device catalog (JSON) for modelled devices.</source>
+        <translation>建模设备的设备目录（JSON）。</translation>
+    </message>
+    <message>
+        <location filename="../app/workbench/main.cpp" line="73"/>
         <source>After loading, search placements on the example catalog&apos;s modelled devices and select the fastest plan.</source>
-        <translation type="unfinished"></translation>
+        <translation>加载后，在示例目录的建模设备上搜索放置方案，并选择最快的方案。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::DeviceListModel</name>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="45"/>
+        <source>Discovered on this machine: can be profiled (CPU devices in this version); its samples are measured.</source>
+        <translation>在本机上发现：可以进行性能分析（本版本仅限 CPU 设备）；其样本为实测值。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="47"/>
+        <source>From the device catalog: its costs are modelled from the catalog&apos;s figures, never measured.</source>
+        <translation>来自设备目录：其开销根据目录中的数据建模，从未实测。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="57"/>
+        <source>real</source>
+        <translation>真实</translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="57"/>
+        <source>modelled</source>
+        <translation>建模</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/devicelistmodel.cpp" line="64"/>
+        <source>%n core(s)</source>
+        <translation>
+            <numerusform>%n 个核心</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/devicelistmodel.cpp" line="67"/>
+        <source>%n SM(s), %1 MHz</source>
+        <translation>
+            <numerusform>%n 个 SM，%1 MHz</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="69"/>
+        <source>%1 GFLOP/s, %2 GB/s (catalog)</source>
+        <translation>%1 GFLOP/s，%2 GB/s（目录）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="84"/>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="86"/>
+        <source>Real / modelled</source>
+        <translation>真实 / 建模</translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="88"/>
+        <source>Kind</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="90"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="92"/>
+        <source>Compute</source>
+        <translation>计算能力</translation>
+    </message>
+    <message>
+        <location filename="../widgets/devicelistmodel.cpp" line="94"/>
+        <source>Memory</source>
+        <translation>内存</translation>
     </message>
 </context>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="36"/>
+        <location filename="../widgets/mainwindow.cpp" line="41"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="46"/>
+        <location filename="../widgets/mainwindow.cpp" line="51"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
-        <translation type="unfinished"></translation>
+        <translation>未打开模型。请使用“文件 &gt; 打开”导入 ONNX 模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="50"/>
+        <location filename="../widgets/mainwindow.cpp" line="55"/>
         <source>Filter nodes by name, op type, kind or shape</source>
         <translation>按名称、算子类型、类别或形状筛选节点</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="66"/>
+        <location filename="../widgets/mainwindow.cpp" line="71"/>
         <source>Diagnostics</source>
         <translation>诊断信息</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="72"/>
+        <location filename="../widgets/mainwindow.cpp" line="77"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="73"/>
+        <location filename="../widgets/mainwindow.cpp" line="79"/>
         <source>&amp;Open model...</source>
         <translation>打开模型(&amp;O)...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="75"/>
+        <location filename="../widgets/mainwindow.cpp" line="81"/>
         <source>Open &amp;sample model</source>
         <translation>打开示例模型(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="77"/>
+        <location filename="../widgets/mainwindow.cpp" line="83"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="80"/>
+        <location filename="../widgets/mainwindow.cpp" line="86"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="89"/>
+        <location filename="../widgets/mainwindow.cpp" line="95"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="94"/>
+        <location filename="../widgets/mainwindow.cpp" line="100"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="96"/>
         <source>Search &amp;placements (example catalog: cpu, gpu, npu)</source>
-        <translation>搜索放置方案(&amp;P)（示例目录：cpu、gpu、npu）</translation>
+        <translation type="vanished">搜索放置方案(&amp;P)（示例目录：cpu、gpu、npu）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="99"/>
+        <location filename="../widgets/mainwindow.cpp" line="105"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="100"/>
+        <location filename="../widgets/mainwindow.cpp" line="106"/>
         <source>&amp;About Paretune</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="105"/>
+        <location filename="../widgets/mainwindow.cpp" line="111"/>
         <source>Importing %1...</source>
         <translation>正在导入 %1...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="114"/>
+        <location filename="../widgets/mainwindow.cpp" line="124"/>
         <source>Searching placements...</source>
         <translation>正在搜索放置方案...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="128"/>
+        <location filename="../widgets/mainwindow.cpp" line="146"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="139"/>
+        <location filename="../widgets/mainwindow.cpp" line="158"/>
         <source>Open a model before searching placements.</source>
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="144"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="51"/>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="74"/>
+        <source>Discovering devices...</source>
+        <translation>正在发现设备...</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="76"/>
+        <source>Discover again</source>
+        <translation>重新发现</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="81"/>
+        <source>The catalog devices the placement search uses</source>
+        <translation>放置搜索使用的目录设备</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="83"/>
+        <source>Search places operators on:</source>
+        <translation>搜索将算子放置到：</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="87"/>
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="141"/>
         <source>The bundled example catalog is missing from the resources.</source>
-        <translation type="unfinished"></translation>
+        <translation>资源中缺少内置的示例目录。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="163"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="142"/>
+        <source>Cannot read the device catalog %1: %2</source>
+        <translation>无法读取设备目录 %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="212"/>
+        <source>Device catalog: %1</source>
+        <translation>设备目录：%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="221"/>
+        <source>Log / Issues</source>
+        <translation>日志 / 问题</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="224"/>
+        <source>Importing %1</source>
+        <translation>正在导入 %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="226"/>
+        <source>Placement search started</source>
+        <translation>放置搜索已开始</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="229"/>
+        <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
+        <translation>放置搜索在 %2 代后%1：前沿上有 %3 个方案（开销%4）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="245"/>
+        <source>Predictor</source>
+        <translation>预测器</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="269"/>
+        <source>Workflow</source>
+        <translation>工作流程</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="272"/>
+        <source>&amp;Workflow</source>
+        <translation>工作流程(&amp;W)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
+        <source>Open an ONNX model</source>
+        <translation>打开 ONNX 模型</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="284"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
+        <source>Profile</source>
+        <translation>性能分析</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="285"/>
+        <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
+        <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="290"/>
+        <source>Profiling needs LibTorch, which this build does not include</source>
+        <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="295"/>
+        <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
+        <translation>训练预测器：尚不可用（此构建中没有引擎的预测器部分）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="301"/>
+        <source>Validate</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="302"/>
+        <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
+        <translation>在硬件上验证所选方案：尚不可用（此构建中没有引擎的验证部分）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="306"/>
+        <source>Export bundle</source>
+        <translation>导出部署包</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="307"/>
+        <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
+        <translation>导出部署包：尚不可用（此构建中没有引擎的部署包部分）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="317"/>
+        <source>Profiling...</source>
+        <translation>正在进行性能分析...</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="330"/>
+        <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
+        <translation>在 %1 上的性能分析%2：实测 %3 个算子，复用 %4 个，失败 %5 个，未运行 %6 个；实测中位数之和 %7（实测），端到端 %8；已存入 %9</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="338"/>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="356"/>
+        <source>No real device to profile on was discovered.</source>
+        <translation>未发现可用于性能分析的真实设备。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
+        <source>Profile the model&apos;s operators on:</source>
+        <translation>在以下设备上分析模型的算子：</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="369"/>
+        <source>Open a model before profiling.</source>
+        <translation>请先打开模型再进行性能分析。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
+        <source>No device &apos;%1&apos; (see the Devices dock).</source>
+        <translation>没有设备“%1”（见“设备”面板）。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="378"/>
+        <source>%1 is a modelled device: only real devices are profiled.</source>
+        <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="381"/>
+        <source>Profiling %1 on %2 into %3</source>
+        <translation>正在 %2 上分析 %1，写入 %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="102"/>
+        <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
+        <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="198"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
-        <translation type="unfinished"></translation>
+        <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="164"/>
+        <location filename="../widgets/mainwindow.cpp" line="199"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="164"/>
+        <location filename="../widgets/mainwindow.cpp" line="199"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="188"/>
+        <location filename="../widgets/mainwindow.cpp" line="216"/>
+        <source>simulated; costs %1</source>
+        <translation>模拟；开销%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="219"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
-        <translation type="unfinished"></translation>
+        <translation>方案 %1（开销%2）：延迟 %3 ms，能耗 %4 mJ，峰值内存 %5 MiB</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="200"/>
+        <location filename="../widgets/mainwindow.cpp" line="251"/>
         <source>The bundled sample model is missing from the resources.</source>
-        <translation type="unfinished"></translation>
+        <translation>资源中缺少内置的示例模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="203"/>
+        <location filename="../widgets/mainwindow.cpp" line="255"/>
         <source>sample.onnx (bundled)</source>
-        <translation type="unfinished"></translation>
+        <translation>sample.onnx（内置）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="207"/>
+        <location filename="../widgets/mainwindow.cpp" line="259"/>
         <source>Open ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="208"/>
+        <location filename="../widgets/mainwindow.cpp" line="260"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="230"/>
+        <location filename="../widgets/mainwindow.cpp" line="285"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; 指纹 &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;输入：%4&lt;br&gt;%5 个节点（%6 个计算，%7 个直通，%8 个常量，%9 个已折叠的形状运算） &amp;nbsp; %10 个参数 &amp;nbsp; %11FLOPs &lt;i&gt;（由形状计算）&lt;/i&gt; &amp;nbsp; %12 个未知形状</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/mainwindow.cpp" line="301"/>
+        <source>Imported %1: %n warning(s)</source>
+        <translation>
+            <numerusform>已导入 %1：%n 条警告</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="251"/>
+        <location filename="../widgets/mainwindow.cpp" line="307"/>
         <source>%1 - Paretune Workbench</source>
         <translation>%1 - Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="252"/>
+        <location filename="../widgets/mainwindow.cpp" line="308"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation>已导入 %1：%2 个节点，%3 条警告</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="260"/>
+        <location filename="../widgets/mainwindow.cpp" line="316"/>
         <source>Import failed</source>
         <translation>导入失败</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="264"/>
+        <location filename="../widgets/mainwindow.cpp" line="320"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="269"/>
+        <location filename="../widgets/mainwindow.cpp" line="325"/>
         <source>About Paretune</source>
         <translation>关于 Paretune</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="270"/>
+        <location filename="../widgets/mainwindow.cpp" line="326"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="54"/>
+        <source>Open &amp;workspace...</source>
+        <translation>打开工作区(&amp;W)...</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="56"/>
+        <source>Save workspace &amp;as...</source>
+        <translation>工作区另存为(&amp;A)...</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="59"/>
+        <source>Open &amp;recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="67"/>
+        <source>S&amp;ettings</source>
+        <translation>设置(&amp;E)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="68"/>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="72"/>
+        <source>System default</source>
+        <translation>系统默认</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="73"/>
+        <source>English</source>
+        <translation>English</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="82"/>
+        <source>The language changes when the workbench restarts.</source>
+        <translation>语言将在工作台重新启动后更改。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="142"/>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="145"/>
+        <source>Clear the list</source>
+        <translation>清除列表</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="181"/>
+        <source>Workspace %1</source>
+        <translation>工作区 %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="193"/>
+        <source>Open a model before saving a workspace.</source>
+        <translation>请先打开模型再保存工作区。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="210"/>
+        <source>Saved workspace %1</source>
+        <translation>已保存工作区 %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="215"/>
+        <source>Open workspace</source>
+        <translation>打开工作区</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="216"/>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="224"/>
+        <source>Paretune workspaces (*.paretune)</source>
+        <translation>Paretune 工作区 (*.paretune)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="223"/>
+        <source>Save workspace</source>
+        <translation>保存工作区</translation>
     </message>
 </context>
 <context>
@@ -202,136 +570,463 @@
     <message>
         <location filename="../widgets/modelloader.cpp" line="52"/>
         <source>Internal error while importing %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>导入 %1 时发生内部错误：%2</translation>
     </message>
 </context>
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="82"/>
-        <source> (unknown op)</source>
-        <translation type="unfinished"></translation>
+        <location filename="../widgets/nodetablemodel.cpp" line="20"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="100"/>
+        <source>measured</source>
+        <translation>实测</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="118"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="22"/>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="24"/>
+        <source>modelled</source>
+        <translation>建模</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="28"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="174"/>
+        <source>unsupported</source>
+        <translation>不支持</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="165"/>
+        <source>%1 on %2: %3</source>
+        <translation>%1（%2）：%3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="169"/>
+        <source> (%1)</source>
+        <translation>（%1）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="186"/>
+        <source>%1 µJ</source>
+        <translation>%1 µJ</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="190"/>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="200"/>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="104"/>
+        <source>Median latency measured on %1 (sample library)</source>
+        <translation>在 %1 上实测的延迟中位数（样本库）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="296"/>
+        <source> (unknown op)</source>
+        <translation>（未知算子）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="335"/>
+        <source>Measured on %1</source>
+        <translation>在 %1 上实测</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="338"/>
+        <source>Latency on %1</source>
+        <translation>%1 上的延迟</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="344"/>
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="120"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="346"/>
         <source>Op type</source>
         <translation>算子类型</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="122"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="348"/>
         <source>Kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="124"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="350"/>
         <source>Device (selected plan)</source>
         <translation>设备（所选方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="126"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="352"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="128"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="354"/>
         <source>FLOPs (from shapes)</source>
         <translation>FLOPs（由形状计算）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="130"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="356"/>
         <source>Read</source>
         <translation>读取</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="132"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="358"/>
         <source>Written</source>
         <translation>写入</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="134"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="360"/>
         <source>Weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="136"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="362"/>
         <source>Signature</source>
         <translation>签名</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="364"/>
+        <source>Latency (plan)</source>
+        <translation>延迟（方案）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="366"/>
+        <source>Memory (plan)</source>
+        <translation>内存（方案）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="368"/>
+        <source>Energy (plan)</source>
+        <translation>能耗（方案）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="370"/>
+        <source>Share of device time</source>
+        <translation>占设备时间比例</translation>
     </message>
 </context>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
+        <location filename="../widgets/paretoplot.cpp" line="30"/>
+        <source>ms</source>
+        <translation>ms</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="32"/>
+        <source>mJ</source>
+        <translation>mJ</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="34"/>
+        <source>W</source>
+        <translation>W</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="36"/>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="44"/>
+        <source>latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="46"/>
+        <source>energy</source>
+        <translation>能耗</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="48"/>
+        <source>average power</source>
+        <translation>平均功率</translation>
+    </message>
+    <message>
         <location filename="../widgets/paretoplot.cpp" line="50"/>
+        <source>peak memory</source>
+        <translation>峰值内存</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="87"/>
         <source>Latency (ms)</source>
         <translation>延迟（毫秒）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="52"/>
+        <location filename="../widgets/paretoplot.cpp" line="89"/>
         <source>Energy per inference (mJ)</source>
         <translation>每次推理能耗（毫焦）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="54"/>
+        <location filename="../widgets/paretoplot.cpp" line="91"/>
         <source>Average power (W)</source>
         <translation>平均功率（瓦）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="56"/>
+        <location filename="../widgets/paretoplot.cpp" line="93"/>
         <source>Peak memory (MiB)</source>
         <translation>峰值内存（MiB）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="71"/>
+        <location filename="../widgets/paretoplot.cpp" line="109"/>
         <source>No search yet: run Search &gt; Search placements.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚未搜索：请运行“搜索 &gt; 搜索放置方案”。</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="72"/>
+        <location filename="../widgets/paretoplot.cpp" line="111"/>
         <source>X:</source>
-        <translation type="unfinished"></translation>
+        <translation>X：</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="74"/>
+        <location filename="../widgets/paretoplot.cpp" line="113"/>
         <source>Y:</source>
-        <translation type="unfinished"></translation>
+        <translation>Y：</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="85"/>
+        <location filename="../widgets/paretoplot.cpp" line="142"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="90"/>
+        <location filename="../widgets/paretoplot.cpp" line="146"/>
         <source>Baselines</source>
         <translation>基线</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="95"/>
+        <location filename="../widgets/paretoplot.cpp" line="149"/>
+        <source>Dominated baselines</source>
+        <translation>被支配的基线</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="153"/>
         <source>Selected plan</source>
         <translation>所选方案</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="140"/>
-        <source>%1 plans on the front; costs %2</source>
-        <translation type="unfinished"></translation>
+        <location filename="../widgets/paretoplot.cpp" line="157"/>
+        <source>Compared plan (Ctrl+click)</source>
+        <translation>对比方案（Ctrl+单击）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="163"/>
+        <location filename="../widgets/paretoplot.cpp" line="173"/>
+        <source>Generation</source>
+        <translation>代数</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="174"/>
+        <source>Hypervolume</source>
+        <translation>超体积</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="233"/>
+        <source>Colour: %1</source>
+        <translation>颜色：%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="256"/>
+        <source>%1 plans on the front; costs %2</source>
+        <translation>前沿上有 %1 个方案；开销%2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="289"/>
         <source> (infeasible)</source>
-        <translation type="unfinished"></translation>
+        <translation>（不可行）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="362"/>
+        <source>infeasible (violation %1)</source>
+        <translation>不可行（违反量 %1）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="365"/>
+        <source>simulated; costs %1</source>
+        <translation>模拟；开销%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="377"/>
+        <source>Baseline %1</source>
+        <translation>基线 %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="382"/>
+        <source>Plan %1</source>
+        <translation>方案 %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="383"/>
+        <source>Plan %1 (baseline %2)</source>
+        <translation>方案 %1（基线 %2）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="456"/>
+        <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
+        <translation>&lt;b&gt;方案 %1 对比方案 %2&lt;/b&gt;（模拟；开销%3）：</translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="464"/>
+        <source>%1 %2%3 %4 (%5%6 %)</source>
+        <translation>%1 %2%3 %4（%5%6 %）</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/paretoplot.cpp" line="477"/>
+        <source>%n node(s) on different devices</source>
+        <translation>
+            <numerusform>%n 个节点位于不同设备上</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/paretoplot.cpp" line="491"/>
+        <source>, and %1 more</source>
+        <translation>，以及另外 %1 个</translation>
     </message>
 </context>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="84"/>
+        <location filename="../widgets/placementsearch.cpp" line="65"/>
         <source>Internal error in the search: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>搜索中发生内部错误：%1</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::PredictorPanel</name>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="24"/>
+        <source>No sample library opened yet.</source>
+        <translation>尚未打开样本库。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="32"/>
+        <source>training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="35"/>
+        <source>validation loss</source>
+        <translation>验证损失</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="37"/>
+        <source>Epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="38"/>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="47"/>
+        <source>Measured latency (µs, held-out)</source>
+        <translation>实测延迟（µs，留出集）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="48"/>
+        <source>Predicted latency (µs)</source>
+        <translation>预测延迟（µs）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <source>Predictor</source>
+        <translation>预测器</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <source>Roofline baseline (modelled)</source>
+        <translation>Roofline 基线（建模）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="73"/>
+        <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
+        <translation>%1 处尚无样本库：在真实设备上分析一个模型即可创建。尚未训练预测器；开销为建模值。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="99"/>
+        <source>predictor #%1 trained %2</source>
+        <translation>预测器 #%1，训练于 %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="121"/>
+        <source>Cannot read the predictors of %1: %2</source>
+        <translation>无法读取 %1 中的预测器：%2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="123"/>
+        <source>No predictor is trained in %1 yet: costs come from measured samples and the catalog (modelled). Train one once samples are profiled.</source>
+        <translation>%1 中尚未训练预测器：开销来自实测样本和目录（建模）。完成样本分析后即可训练。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/predictorpanel.cpp" line="128"/>
+        <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
+        <translation>
+            <numerusform>%1 中有 %n 个预测器；最新的：%2（指标为存储值）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/predictorpanel.cpp" line="137"/>
+        <source>Training...</source>
+        <translation>正在训练...</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::ProfileJob</name>
+    <message>
+        <location filename="../widgets/profilejob.cpp" line="85"/>
+        <source>Internal error while profiling: %1</source>
+        <translation>性能分析时发生内部错误：%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/profilejob.cpp" line="91"/>
+        <source>Profiling needs LibTorch, which this build does not include.</source>
+        <translation>性能分析需要 LibTorch，而此构建不包含它。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TimelineView</name>
+    <message>
+        <location filename="../widgets/timelineview.cpp" line="23"/>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <location filename="../widgets/timelineview.cpp" line="26"/>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <location filename="../widgets/timelineview.cpp" line="28"/>
+        <source>%1 µs</source>
+        <translation>%1 微秒</translation>
+    </message>
+    <message>
+        <location filename="../widgets/timelineview.cpp" line="65"/>
+        <source>transfer</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <location filename="../widgets/timelineview.cpp" line="156"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; (%2) on %3&lt;br&gt;start %4, end %5, duration %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;（%2）位于 %3&lt;br&gt;开始 %4，结束 %5，时长 %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/timelineview.cpp" line="169"/>
+        <source>No plan selected: search placements and pick a plan on the Pareto front.</source>
+        <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "common/input_error.h"
+#include "cost/device_catalog.h"
 #include "graph/onnx_importer.h"
 #include "graphdock.h"
 #include "modelloader.h"
@@ -7,6 +9,8 @@
 #include "paretoplot.h"
 #include "placementsearch.h"
 #include "plan/simulator.h"
+#include "planschedule.h"
+#include "timelineview.h"
 
 #include <QAction>
 #include <QApplication>
@@ -77,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent)
     resizeDocks({profileDock, dock}, {260, 140}, Qt::Vertical);
 
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+    fileMenu->setObjectName(QStringLiteral("fileMenu"));
     QAction* open = fileMenu->addAction(tr("&Open model..."), this, &MainWindow::chooseModelFile);
     open->setShortcut(QKeySequence::Open);
     fileMenu->addAction(tr("Open &sample model"), this, &MainWindow::openSampleModel);
@@ -100,7 +105,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     QMenu* searchMenu = menuBar()->addMenu(tr("&Search"));
     m_searchAction =
-        searchMenu->addAction(tr("Search &placements (example catalog: cpu, gpu, npu)"), this,
+        searchMenu->addAction(tr("Search &placements on the catalog's modelled devices"), this,
                               [this] { searchPlacements(SearchOptions{}); });
     m_searchAction->setEnabled(false);
     QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
@@ -136,12 +141,21 @@ MainWindow::MainWindow(QWidget* parent)
         showError(message);
     });
     connect(m_pareto, &ParetoPlot::planSelected, this, &MainWindow::showPlan);
+    setupTimelineDock();
+    setupParetoLive();
+    setupDevicesDock();
+    setupLogDock();
+    setupPredictorDock();
+    setupToolBar();
+    setupProfileJob();
+    setupPersistence();
     statusBar()->showMessage(tr("Ready"));
 }
 
 MainWindow::~MainWindow() = default;
 
 void MainWindow::openModel(const QString& path) {
+    m_modelPath = QFileInfo(path).absoluteFilePath();
     m_loader->load(path);
 }
 
@@ -150,13 +164,28 @@ void MainWindow::searchPlacements(const SearchOptions& options) {
         showError(tr("Open a model before searching placements."));
         return;
     }
-    QFile catalog(QStringLiteral(":/catalogs/example.json"));
-    if (!catalog.open(QIODevice::ReadOnly)) {
-        showError(tr("The bundled example catalog is missing from the resources."));
+    QByteArray catalog;
+    QString catalogName;
+    if (!readCatalog(&catalog, &catalogName)) {
         return;
     }
-    m_searcher->start(m_model, catalog.readAll(), QStringLiteral("example.json"),
-                      {"cpu", "gpu", "npu"}, options);
+    std::vector<std::string> ids;
+    for (const QString& id : m_searchDevices) {
+        ids.push_back(id.toStdString());
+    }
+    if (ids.empty()) {
+        try {
+            for (const DeviceSpec& d :
+                 parseDeviceCatalogText(catalog.toStdString(), catalogName.toStdString()).devices) {
+                ids.push_back(d.id);
+            }
+        } catch (const InputError& e) {
+            showError(QString::fromStdString(e.what()));
+            return;
+        }
+    }
+    m_searchOptions = options;
+    m_searcher->start(m_model, catalog, catalogName, ids, options);
 }
 
 void MainWindow::cancelSearch() {
@@ -165,6 +194,7 @@ void MainWindow::cancelSearch() {
 
 void MainWindow::showSearch(std::shared_ptr<const SearchOutcome> outcome) {
     m_search = std::move(outcome);
+    clearPlan();
     m_progress->hide();
     m_cancel->hide();
     m_pareto->setOutcome(m_search);
@@ -185,15 +215,11 @@ void MainWindow::showPlan(int index) {
         return;
     }
     const Solution& chosen = m_search->result.front[static_cast<std::size_t>(index)];
-    const Simulator simulator(m_model->graph, m_search->costs);
-    const Plan plan = simulator.planOf(chosen.genome);
-    std::vector<QString> devices;
-    for (const std::int32_t d : plan.device) {
-        devices.push_back(
-            d < 0 ? QString()
-                  : QString::fromStdString(m_search->deviceIds[static_cast<std::size_t>(d)]));
-    }
-    m_nodeModel->setPlacement(std::move(devices));
+    auto schedule = std::make_shared<PlanSchedule>(simulateFrontPlan(*m_search, index));
+    m_schedule = schedule;
+    m_nodeModel->setPlan(m_search, m_schedule);
+    m_timeline->setData(timelineData(m_model->graph, m_search->costs, schedule->simulation,
+                                     tr("simulated; costs %1").arg(m_search->costSource)));
     const Objectives& o = chosen.objectives;
     statusBar()->showMessage(
         tr("Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB")
@@ -231,6 +257,7 @@ void MainWindow::openSampleModel() {
         showError(tr("The bundled sample model is missing from the resources."));
         return;
     }
+    m_modelPath = QStringLiteral(":/models/sample.onnx");
     m_loader->loadBytes(file.readAll(), tr("sample.onnx (bundled)"));
 }
 
@@ -245,6 +272,7 @@ void MainWindow::chooseModelFile() {
 void MainWindow::showModel(std::shared_ptr<const ImportResult> result, const QString& displayName) {
     m_model = std::move(result);
     m_nodeModel->setModel(m_model);
+    clearPlan();
     m_selectedNode = -1;
     Q_EMIT nodeSelected(-1);
     m_searchAction->setEnabled(true);
@@ -276,7 +304,8 @@ void MainWindow::showModel(std::shared_ptr<const ImportResult> result, const QSt
             .arg(NodeTableModel::formatCount(static_cast<double>(g.parameterCount())))
             .arg(NodeTableModel::formatCount(g.totalFlops()))
             .arg(g.unknownShapeCount()));
-    m_diagnostics->clear();
+    logMessage(tr("Imported %1: %n warning(s)", "", static_cast<int>(m_model->diagnostics.size()))
+                   .arg(displayName));
     for (const Diagnostic& d : m_model->diagnostics) {
         m_diagnostics->addItem(QString::fromStdString(d.message));
     }

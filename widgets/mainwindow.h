@@ -1,9 +1,12 @@
 #pragma once
 
+#include "search/pareto_search.h"
+
 #include <QMainWindow>
 
 #include <memory>
 
+class QFutureWatcherBase;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -14,12 +17,16 @@ class QTableView;
 
 namespace paretune {
 
+class DeviceListModel;
 struct ImportResult;
+class PredictorPanel;
+class ProfileJob;
 class ModelLoader;
 class NodeTableModel;
 class ParetoPlot;
 class PlacementSearch;
-struct SearchOptions;
+struct PlanSchedule;
+class TimelineView;
 struct SearchOutcome;
 
 /// The workbench's main window: the opened model's summary, its node table and the import
@@ -49,6 +56,47 @@ public:
     ParetoPlot* paretoPlot() const { return m_pareto; }
     NodeTableModel* nodeTableModel() const { return m_nodeModel; }
     ModelLoader* loader() const { return m_loader; }
+    TimelineView* timelineView() const { return m_timeline; }
+    /// The simulated schedule of the plan shown (null before a plan is chosen).
+    std::shared_ptr<const PlanSchedule> currentSchedule() const { return m_schedule; }
+    DeviceListModel* deviceListModel() const { return m_devices; }
+    PlacementSearch* placementSearch() const { return m_searcher; }
+    ProfileJob* profileJob() const { return m_profileJob; }
+
+    /// Profiles the current model's operators on a real device (id from the Devices dock) into
+    /// the sample library, on a worker thread with progress and Cancel in the status bar; the
+    /// latest profiling job wins. `repeats` timed runs per round, 0: adaptive.
+    void profileOnDevice(const QString& deviceId, int repeats = 0);
+    PredictorPanel* predictorPanel() const { return m_predictor; }
+
+    /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
+    void setDatabasePath(const QString& path);
+    QString databasePath() const { return m_dbPath; }
+    /// The device catalog for modelled devices and searches; empty: the bundled example.
+    /// Rediscovers the devices. Returns false (and shows the error) for a bad catalog.
+    bool setCatalogPath(const QString& path);
+    QString catalogPath() const { return m_catalogPath; }
+    /// Catalog device ids the search places on (ticked in the Devices dock); empty: every
+    /// device of the catalog.
+    void setSearchDevices(const QStringList& ids);
+    QStringList searchDevices() const { return m_searchDevices; }
+    /// Adds a line to the Log / Issues dock.
+    void logMessage(const QString& text);
+
+    /// Opens a model (.onnx) or a workspace (.paretune) by its suffix.
+    void openPath(const QString& path);
+    /// Restores a workspace: database, catalog, devices, search settings, the model, and (after
+    /// the same search again) the chosen plan. Returns false and shows the error for a bad file.
+    bool openWorkspace(const QString& path);
+    /// Saves the current state as a workspace; false (error shown) when it cannot be written.
+    bool saveWorkspace(const QString& path);
+    /// Files opened recently (models and workspaces), newest first.
+    QStringList recentFiles() const;
+    /// The path of the model shown or being opened (":/models/sample.onnx" for the bundled one).
+    QString modelPath() const { return m_modelPath; }
+    /// The language setting: empty for the system's, else a locale name ("en", "zh_CN").
+    static QString languageSetting();
+    static void setLanguageSetting(const QString& language);
 
 Q_SIGNALS:
     void modelShown(const QString& displayName);
@@ -57,6 +105,12 @@ Q_SIGNALS:
     void planShown(int index);
     /// The node selected in any view (table, graph, timeline); -1 when none.
     void nodeSelected(int nodeId);
+    void workspaceOpened(const QString& path);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void showModel(std::shared_ptr<const ImportResult> result, const QString& displayName);
@@ -78,6 +132,44 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QAction* m_searchAction = nullptr;
+    // Docks and actions beyond the node table, one setup helper each (mainwindow_docks.cpp).
+    void setupTimelineDock();
+    void setupParetoLive();
+    void setupDevicesDock();
+    void setupLogDock();
+    void setupPredictorDock();
+    void setupToolBar();
+    void setupProfileJob();
+    void chooseDeviceToProfile();
+    void setupPersistence();
+    void addRecentFile(const QString& path);
+    void updateRecentMenu();
+    void chooseWorkspaceToOpen();
+    void chooseWorkspaceToSave();
+    void discoverDevices();
+    /// The catalog's JSON text and its display name; false (error shown) when unreadable.
+    bool readCatalog(QByteArray* json, QString* name);
+    /// Forgets the shown plan (a new model or a new search).
+    void clearPlan();
+
+    TimelineView* m_timeline = nullptr;
+    std::shared_ptr<const PlanSchedule> m_schedule;
+    DeviceListModel* m_devices = nullptr;
+    QLabel* m_deviceNotes = nullptr;
+    QListWidget* m_searchDeviceList = nullptr; ///< catalog devices, ticked: searched on
+    void fillSearchDeviceList();
+    QFutureWatcherBase* m_discovery = nullptr;
+    PredictorPanel* m_predictor = nullptr;
+    QAction* m_profileAction = nullptr;
+    ProfileJob* m_profileJob = nullptr;
+    QString m_dbPath;
+    QString m_modelPath;
+    QMenu* m_recentMenu = nullptr;
+    SearchOptions m_searchOptions;
+    int m_pendingPlan = -1; ///< plan to choose once the workspace's search is done
+    QString m_catalogPath;
+    QStringList m_searchDevices;
+
     std::shared_ptr<const ImportResult> m_model;
     std::shared_ptr<const SearchOutcome> m_search;
     int m_selectedNode = -1;

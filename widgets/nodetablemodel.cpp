@@ -1,10 +1,49 @@
 #include "nodetablemodel.h"
 
 #include "graph/onnx_importer.h"
+#include "graphpalette.h"
+#include "placementsearch.h"
+#include "planschedule.h"
+#include "timelineview.h"
 
 #include <QColor>
 
+#include <cmath>
+#include <limits>
+
 namespace paretune {
+
+namespace {
+
+QString sourceText(CostSource source) {
+    switch (source) {
+    case CostSource::Measured:
+        return NodeTableModel::tr("measured");
+    case CostSource::Predicted:
+        return NodeTableModel::tr("predicted");
+    case CostSource::Modelled:
+        return NodeTableModel::tr("modelled");
+    case CostSource::Unsupported:
+        break;
+    }
+    return NodeTableModel::tr("unsupported");
+}
+
+QColor sourceColor(CostSource source) {
+    switch (source) {
+    case CostSource::Measured:
+        return {0, 110, 40};
+    case CostSource::Predicted:
+        return {30, 80, 170};
+    case CostSource::Modelled:
+        return {110, 110, 110};
+    case CostSource::Unsupported:
+        break;
+    }
+    return {180, 40, 40};
+}
+
+} // namespace
 
 NodeTableModel::NodeTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -14,7 +53,170 @@ void NodeTableModel::setModel(std::shared_ptr<const ImportResult> model) {
     beginResetModel();
     m_model = std::move(model);
     m_placement.clear();
+    m_outcome.reset();
+    m_schedule.reset();
+    m_planBusyUs = 0.0;
+    m_measuredDevice.clear();
+    m_measuredUs.clear();
     endResetModel();
+}
+
+int NodeTableModel::measuredColumn() const {
+    return m_measuredUs.empty() ? -1 : ColumnCount + deviceColumnCount();
+}
+
+void NodeTableModel::setMeasurements(const QString& deviceId, std::vector<double> latencyUs) {
+    if (!m_model || latencyUs.size() != m_model->graph.nodes.size()) {
+        latencyUs.clear();
+    }
+    const int column = ColumnCount + deviceColumnCount();
+    const bool had = !m_measuredUs.empty();
+    const bool has = !latencyUs.empty();
+    if (had && !has) {
+        beginRemoveColumns({}, column, column);
+    } else if (!had && has) {
+        beginInsertColumns({}, column, column);
+    }
+    m_measuredDevice = deviceId;
+    m_measuredUs = std::move(latencyUs);
+    if (had && !has) {
+        endRemoveColumns();
+    } else if (!had && has) {
+        endInsertColumns();
+    } else if (has && rowCount() > 0) {
+        Q_EMIT dataChanged(index(0, column), index(rowCount() - 1, column));
+        Q_EMIT headerDataChanged(Qt::Horizontal, column, column);
+    }
+}
+
+QVariant NodeTableModel::measuredData(std::size_t row, int role) const {
+    const double us = m_measuredUs[row];
+    const bool known = !std::isnan(us);
+    switch (role) {
+    case Qt::DisplayRole:
+        return known ? tr("%1 · %2").arg(formatMicroseconds(us), tr("measured")) : QVariant();
+    case SortRole:
+        return known ? us : std::numeric_limits<double>::infinity();
+    case SourceRole:
+        return known ? QVariant(tr("measured")) : QVariant();
+    case Qt::ForegroundRole:
+        return known ? QVariant(sourceColor(CostSource::Measured)) : QVariant();
+    case Qt::ToolTipRole:
+        return known ? tr("Median latency measured on %1 (sample library)").arg(m_measuredDevice)
+                     : QVariant();
+    default:
+        return {};
+    }
+}
+
+int NodeTableModel::deviceColumnCount() const {
+    return m_outcome && m_schedule ? m_outcome->costs.deviceCount() : 0;
+}
+
+void NodeTableModel::setPlan(std::shared_ptr<const SearchOutcome> outcome,
+                             std::shared_ptr<const PlanSchedule> schedule) {
+    if (!outcome || !schedule || !m_model || outcome->model != m_model) {
+        outcome.reset();
+        schedule.reset();
+    }
+    const int before = deviceColumnCount();
+    const int after = outcome && schedule ? outcome->costs.deviceCount() : 0;
+    if (after < before) {
+        beginRemoveColumns({}, ColumnCount + after, ColumnCount + before - 1);
+    } else if (after > before) {
+        beginInsertColumns({}, ColumnCount + before, ColumnCount + after - 1);
+    }
+    m_outcome = std::move(outcome);
+    m_schedule = std::move(schedule);
+    if (after < before) {
+        endRemoveColumns();
+    } else if (after > before) {
+        endInsertColumns();
+    }
+    m_planBusyUs = 0.0;
+    std::vector<QString> devices;
+    if (m_schedule) {
+        const std::vector<std::int32_t>& placed = m_schedule->plan.device;
+        for (std::size_t n = 0; n < placed.size(); ++n) {
+            const std::int32_t d = placed[n];
+            devices.push_back(
+                d < 0 ? QString()
+                      : QString::fromStdString(m_outcome->deviceIds[static_cast<std::size_t>(d)]));
+            if (d >= 0 && m_model->graph.nodes[n].kind == NodeKind::Compute) {
+                m_planBusyUs += m_outcome->costs.cell(static_cast<NodeId>(n), d).latencyUs;
+            }
+        }
+    }
+    m_placement = std::move(devices);
+    if (rowCount() > 0) {
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+    }
+    Q_EMIT headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
+}
+
+QVariant NodeTableModel::costData(std::size_t row, int device, int column, int role) const {
+    const CostCell& cell = m_outcome->costs.cell(static_cast<NodeId>(row), device);
+    if (role == SourceRole) {
+        return cell.supported() ? sourceText(cell.source) : QVariant();
+    }
+    if (role == Qt::ForegroundRole) {
+        return sourceColor(cell.source);
+    }
+    if (role == Qt::ToolTipRole) {
+        return tr("%1 on %2: %3")
+            .arg(headerData(column, Qt::Horizontal).toString(),
+                 QString::fromStdString(m_outcome->deviceIds[static_cast<std::size_t>(device)]),
+                 sourceText(cell.source) + (cell.source == CostSource::Modelled
+                                                ? tr(" (%1)").arg(m_outcome->costSource)
+                                                : QString()));
+    }
+    const bool display = role == Qt::DisplayRole;
+    if (!cell.supported()) {
+        return display ? QVariant(tr("unsupported"))
+                       : QVariant(std::numeric_limits<double>::infinity());
+    }
+    double value = 0.0;
+    QString text;
+    switch (column) {
+    case PlanMemory:
+        value = static_cast<double>(m_model->graph.metrics[row].bytesWritten + cell.workspaceBytes);
+        text = formatBytes(static_cast<std::int64_t>(value));
+        break;
+    case PlanEnergy:
+        value = cell.energyUj;
+        text = tr("%1 µJ").arg(value, 0, 'f', value < 10 ? 2 : 1);
+        break;
+    case PlanShare:
+        value = m_planBusyUs > 0.0 ? cell.latencyUs / m_planBusyUs : 0.0;
+        text = tr("%1 %").arg(value * 100.0, 0, 'f', 1);
+        break;
+    default: // latency
+        value = cell.latencyUs;
+        text = formatMicroseconds(value);
+        break;
+    }
+    if (!display) {
+        return value;
+    }
+    return column == PlanShare ? text : tr("%1 · %2").arg(text, sourceText(cell.source));
+}
+
+QVariant NodeTableModel::planData(std::size_t row, int column, int role) const {
+    if (!m_outcome || !m_schedule) {
+        return {};
+    }
+    if (m_model->graph.nodes[row].kind != NodeKind::Compute) {
+        // Nothing runs for these nodes; they sort as costing nothing.
+        return role == SortRole ? QVariant(0.0) : QVariant();
+    }
+    if (column >= ColumnCount) {
+        return costData(row, column - ColumnCount, PlanLatency, role);
+    }
+    const std::int32_t d = row < m_schedule->plan.device.size() ? m_schedule->plan.device[row] : -1;
+    if (d < 0) {
+        return role == SortRole ? QVariant(0.0) : QVariant();
+    }
+    return costData(row, d, column, role);
 }
 
 void NodeTableModel::setPlacement(std::vector<QString> devicePerNode) {
@@ -29,7 +231,8 @@ int NodeTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int NodeTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0
+                            : ColumnCount + deviceColumnCount() + (m_measuredUs.empty() ? 0 : 1);
 }
 
 QString NodeTableModel::formatCount(double value) {
@@ -50,11 +253,23 @@ QString NodeTableModel::formatBytes(std::int64_t bytes) {
 
 QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     if (!m_model || !index.isValid() || index.row() >= rowCount() ||
-        index.column() >= ColumnCount) {
+        index.column() >= columnCount()) {
         return {};
     }
     const Graph& g = m_model->graph;
     const auto row = static_cast<std::size_t>(index.row());
+    if (index.column() >= PlanLatency) {
+        if (role == Qt::TextAlignmentRole) {
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        if (index.column() == measuredColumn()) {
+            return measuredData(row, role);
+        }
+        return role == Qt::DisplayRole || role == SortRole || role == SourceRole ||
+                       role == Qt::ForegroundRole || role == Qt::ToolTipRole
+                   ? planData(row, index.column(), role)
+                   : QVariant();
+    }
     const Node& node = g.nodes[row];
     const OpMetrics& m = g.metrics[row];
     if (role == Qt::ForegroundRole) {
@@ -103,6 +318,10 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     case Signature:
         return QString::fromStdString(
             g.signatures[row].substr(0, display ? 12 : std::string::npos));
+    case PlanLatency:
+    case PlanMemory:
+    case PlanEnergy:
+    case PlanShare:
     case ColumnCount:
         break;
     }
@@ -112,6 +331,14 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
 QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
         return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    if (section == measuredColumn()) {
+        return tr("Measured on %1").arg(m_measuredDevice);
+    }
+    if (section >= ColumnCount && section < columnCount()) {
+        return tr("Latency on %1")
+            .arg(QString::fromStdString(
+                m_outcome->deviceIds[static_cast<std::size_t>(section - ColumnCount)]));
     }
     switch (static_cast<Column>(section)) {
     case Name:
@@ -134,6 +361,14 @@ QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Weights");
     case Signature:
         return tr("Signature");
+    case PlanLatency:
+        return tr("Latency (plan)");
+    case PlanMemory:
+        return tr("Memory (plan)");
+    case PlanEnergy:
+        return tr("Energy (plan)");
+    case PlanShare:
+        return tr("Share of device time");
     case ColumnCount:
         break;
     }

@@ -9,9 +9,15 @@
 namespace paretune {
 
 struct ImportResult;
+struct PlanSchedule;
+struct SearchOutcome;
 
 /// One row per graph node: name, op type, kind, output type, FLOPs, bytes, parameters and
-/// operator signature. Display role gives formatted text; SortRole gives the raw number or text.
+/// operator signature; with a chosen plan (setPlan) also the per-layer profile: the node's
+/// device, latency, memory, energy and share of the device time there, and its latency on every
+/// device of the cost table (ColumnCount + d). Every figure names its source (measured,
+/// predicted, modelled) in its text and in SourceRole. Display role gives formatted text;
+/// SortRole gives the raw number or text.
 class NodeTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -26,9 +32,15 @@ public:
         BytesWritten,
         Params,
         Signature,
-        ColumnCount
+        PlanLatency,
+        PlanMemory,
+        PlanEnergy,
+        PlanShare,
+        ColumnCount ///< the latency on cost-table device d is column ColumnCount + d
     };
     static constexpr int SortRole = Qt::UserRole + 1;
+    /// "measured", "predicted" or "modelled" for a cost figure; empty otherwise.
+    static constexpr int SourceRole = Qt::UserRole + 2;
 
     explicit NodeTableModel(QObject* parent = nullptr);
     ~NodeTableModel() override;
@@ -37,6 +49,17 @@ public:
     /// Device id per graph node in the selected plan (empty entries for unplaced nodes);
     /// an empty vector clears the column.
     void setPlacement(std::vector<QString> devicePerNode);
+    /// The chosen plan of a search: fills the device column and the per-layer profile columns
+    /// from the search's cost table. Null arguments clear them.
+    void setPlan(std::shared_ptr<const SearchOutcome> outcome,
+                 std::shared_ptr<const PlanSchedule> schedule);
+    int deviceColumnCount() const;
+    /// Latencies measured on a real device (µs per graph node, NaN where none), e.g. from a
+    /// profiling run: one more column, "Measured on <device>", after the per-device ones. An
+    /// empty vector removes it; a new model clears it.
+    void setMeasurements(const QString& deviceId, std::vector<double> latencyUs);
+    /// Index of the measured column, or -1.
+    int measuredColumn() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -51,7 +74,16 @@ public:
 
 private:
     std::shared_ptr<const ImportResult> m_model;
+    QVariant planData(std::size_t row, int column, int role) const;
+    QVariant costData(std::size_t row, int device, int column, int role) const;
+    QVariant measuredData(std::size_t row, int role) const;
+
     std::vector<QString> m_placement;
+    std::shared_ptr<const SearchOutcome> m_outcome;
+    std::shared_ptr<const PlanSchedule> m_schedule;
+    double m_planBusyUs = 0.0; ///< Σ latency of the plan's nodes on their devices
+    QString m_measuredDevice;
+    std::vector<double> m_measuredUs;
 };
 
 } // namespace paretune

@@ -1,25 +1,20 @@
 #include "paretoplot.h"
 
+#include "graph/onnx_importer.h"
 #include "placementsearch.h"
+#include "planschedule.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <numeric>
+#include <cmath>
+#include <limits>
 
-// qcustomplot.h uses the lower-case Qt keywords that QT_NO_KEYWORDS removes.
-#define signals Q_SIGNALS
-#define slots Q_SLOTS
-#define emit Q_EMIT
-#define foreach Q_FOREACH
-#include <qcustomplot.h>
-#undef signals
-#undef slots
-#undef emit
-#undef foreach
+#include "qcustomplot_fenced.h"
 
 namespace paretune {
 
@@ -27,6 +22,48 @@ namespace {
 
 constexpr Objective kChoices[] = {Objective::Latency, Objective::Energy, Objective::AveragePower,
                                   Objective::PeakMemory};
+constexpr int kColourBins = 12;
+
+QString objectiveUnit(Objective objective) {
+    switch (objective) {
+    case Objective::Latency:
+        return ParetoPlot::tr("ms");
+    case Objective::Energy:
+        return ParetoPlot::tr("mJ");
+    case Objective::AveragePower:
+        return ParetoPlot::tr("W");
+    case Objective::PeakMemory:
+        return ParetoPlot::tr("MiB");
+    }
+    return {};
+}
+
+QString objectiveTitle(Objective objective) {
+    switch (objective) {
+    case Objective::Latency:
+        return ParetoPlot::tr("latency");
+    case Objective::Energy:
+        return ParetoPlot::tr("energy");
+    case Objective::AveragePower:
+        return ParetoPlot::tr("average power");
+    case Objective::PeakMemory:
+        return ParetoPlot::tr("peak memory");
+    }
+    return {};
+}
+
+QCPGraph* addScatter(QCustomPlot* plot, const QCPScatterStyle& style, const QString& name,
+                     bool inLegend) {
+    QCPGraph* graph = plot->addGraph();
+    graph->setLineStyle(QCPGraph::lsNone);
+    graph->setScatterStyle(style);
+    graph->setName(name);
+    graph->setSelectable(QCP::stNone);
+    if (!inLegend) {
+        graph->removeFromLegend();
+    }
+    return graph;
+}
 
 } // namespace
 
@@ -68,40 +105,81 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {
         m_yAxis->addItem(objectiveAxisLabel(o), static_cast<int>(o));
     }
     m_yAxis->setCurrentIndex(1);
+    m_colourLabel = new QLabel(this);
     m_source = new QLabel(tr("No search yet: run Search > Search placements."), this);
+    m_source->setWordWrap(true);
     controls->addWidget(new QLabel(tr("X:"), this));
     controls->addWidget(m_xAxis);
     controls->addWidget(new QLabel(tr("Y:"), this));
     controls->addWidget(m_yAxis);
-    controls->addWidget(m_source, 1);
+    controls->addWidget(m_colourLabel);
+    controls->addStretch(1);
     layout->addLayout(controls);
+    layout->addWidget(m_source);
 
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumHeight(220);
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom | QCP::iSelectPlottables);
-    m_front = m_plot->addGraph();
-    m_front->setLineStyle(QCPGraph::lsNone);
-    m_front->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(31, 119, 180), 7));
-    m_front->setName(tr("Pareto front"));
-    m_baselines = m_plot->addGraph();
-    m_baselines->setLineStyle(QCPGraph::lsNone);
-    m_baselines->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCross, QColor(120, 120, 120), 9));
-    m_baselines->setName(tr("Baselines"));
-    m_selection = m_plot->addGraph();
-    m_selection->setLineStyle(QCPGraph::lsNone);
-    m_selection->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(214, 39, 40), 2), Qt::NoBrush, 14));
-    m_selection->setName(tr("Selected plan"));
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_colourScale = new QCPColorScale(m_plot);
+    m_colourScale->setType(QCPAxis::atRight);
+    QCPColorGradient viridis; // perceptually uniform, readable in grey
+    viridis.setColorStopAt(0.0, QColor(68, 1, 84));
+    viridis.setColorStopAt(0.25, QColor(59, 82, 139));
+    viridis.setColorStopAt(0.5, QColor(33, 145, 140));
+    viridis.setColorStopAt(0.75, QColor(94, 201, 98));
+    viridis.setColorStopAt(1.0, QColor(253, 231, 37));
+    m_colourScale->setGradient(viridis);
+    m_plot->plotLayout()->addElement(0, 1, m_colourScale);
+    for (int b = 0; b < kColourBins; ++b) {
+        const double t = (b + 0.5) / kColourBins;
+        m_colourBins.push_back(
+            addScatter(m_plot,
+                       QCPScatterStyle(QCPScatterStyle::ssDisc,
+                                       m_colourScale->gradient().color(t, QCPRange(0.0, 1.0)), 8),
+                       QString(), false));
+    }
+    m_front = addScatter(m_plot, QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(40, 40, 40), 9),
+                         tr("Pareto front"), true);
+    m_baselines = addScatter(
+        m_plot,
+        QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(60, 60, 60), 2), Qt::NoBrush, 10),
+        tr("Baselines"), true);
+    m_faintBaselines =
+        addScatter(m_plot, QCPScatterStyle(QCPScatterStyle::ssCross, QColor(60, 60, 60, 70), 10),
+                   tr("Dominated baselines"), true);
+    m_selection = addScatter(
+        m_plot,
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(214, 39, 40), 2), Qt::NoBrush, 15),
+        tr("Selected plan"), true);
+    m_comparedMark = addScatter(
+        m_plot,
+        QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(QColor(255, 127, 14), 2), Qt::NoBrush, 15),
+        tr("Compared plan (Ctrl+click)"), true);
     m_plot->legend->setVisible(true);
-    layout->addWidget(m_plot, 1);
+    m_plot->legend->setFont(font());
+    layout->addWidget(m_plot, 3);
+
+    m_comparison = new QLabel(this);
+    m_comparison->setWordWrap(true);
+    m_comparison->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_comparison->setObjectName(QStringLiteral("comparison"));
+    m_comparison->hide();
+    layout->addWidget(m_comparison);
+
+    m_hypervolumePlot = new QCustomPlot(this);
+    m_hypervolumePlot->setMinimumHeight(110);
+    m_hypervolume = m_hypervolumePlot->addGraph();
+    m_hypervolume->setPen(QPen(QColor(31, 119, 180), 2));
+    m_hypervolumePlot->xAxis->setLabel(tr("Generation"));
+    m_hypervolumePlot->yAxis->setLabel(tr("Hypervolume"));
+    layout->addWidget(m_hypervolumePlot, 1);
 
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, &ParetoPlot::redraw);
     connect(m_yAxis, &QComboBox::currentIndexChanged, this, &ParetoPlot::redraw);
-    connect(m_plot, &QCustomPlot::plottableClick, this,
-            [this](QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent*) {
-                pointClicked(plottable, dataIndex);
-            });
+    connect(m_plot, &QCustomPlot::mousePress, this, &ParetoPlot::mousePressed);
+    connect(m_plot, &QCustomPlot::mouseRelease, this, &ParetoPlot::mouseReleased);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &ParetoPlot::mouseMoved);
+    chooseColourObjective();
 }
 
 ParetoPlot::~ParetoPlot() = default;
@@ -109,6 +187,14 @@ ParetoPlot::~ParetoPlot() = default;
 void ParetoPlot::setOutcome(std::shared_ptr<const SearchOutcome> outcome) {
     m_outcome = std::move(outcome);
     m_selected = -1;
+    m_compared = -1;
+    startHypervolume();
+    if (m_outcome) {
+        for (const double hv : m_outcome->result.hypervolumeByGeneration) {
+            addHypervolume(hv);
+        }
+    }
+    updateComparison();
     redraw();
 }
 
@@ -117,18 +203,48 @@ void ParetoPlot::setAxes(Objective x, Objective y) {
     m_yAxis->setCurrentIndex(m_yAxis->findData(static_cast<int>(y)));
 }
 
+Objective ParetoPlot::xObjective() const {
+    return static_cast<Objective>(m_xAxis->currentData().toInt());
+}
+
+Objective ParetoPlot::yObjective() const {
+    return static_cast<Objective>(m_yAxis->currentData().toInt());
+}
+
 int ParetoPlot::pointCount() const {
     return m_front->dataCount();
 }
 
+void ParetoPlot::chooseColourObjective() {
+    const Objective x = xObjective();
+    const Objective y = yObjective();
+    // The search's own third objective when there is one, else the first other choice.
+    std::vector<Objective> candidates;
+    if (m_outcome) {
+        candidates = m_outcome->result.objectives;
+    }
+    candidates.insert(candidates.end(), std::begin(kChoices), std::end(kChoices));
+    for (const Objective o : candidates) {
+        if (o != x && o != y) {
+            m_colour = o;
+            break;
+        }
+    }
+    m_colourLabel->setText(tr("Colour: %1").arg(objectiveAxisLabel(m_colour)));
+    m_colourScale->axis()->setLabel(objectiveAxisLabel(m_colour));
+}
+
 void ParetoPlot::redraw() {
-    const auto x = static_cast<Objective>(m_xAxis->currentData().toInt());
-    const auto y = static_cast<Objective>(m_yAxis->currentData().toInt());
+    chooseColourObjective();
+    const Objective x = xObjective();
+    const Objective y = yObjective();
     m_plot->clearItems();
-    m_front->data()->clear();
-    m_baselines->data()->clear();
-    m_selection->data()->clear();
-    m_frontOrder.clear();
+    for (QCPGraph* g : m_colourBins) {
+        g->data()->clear();
+    }
+    for (QCPGraph* g : {m_front, m_baselines, m_faintBaselines, m_selection, m_comparedMark}) {
+        g->data()->clear();
+    }
     m_plot->xAxis->setLabel(objectiveAxisLabel(x));
     m_plot->yAxis->setLabel(objectiveAxisLabel(y));
     if (!m_outcome) {
@@ -138,34 +254,47 @@ void ParetoPlot::redraw() {
     const SearchResult& r = m_outcome->result;
     m_source->setText(
         tr("%1 plans on the front; costs %2").arg(r.front.size()).arg(m_outcome->costSource));
-    // QCPGraph keeps its data sorted by key: add the front sorted by x and remember the order.
-    m_frontOrder.resize(r.front.size());
-    std::iota(m_frontOrder.begin(), m_frontOrder.end(), 0);
-    std::stable_sort(m_frontOrder.begin(), m_frontOrder.end(), [&](int a, int b) {
-        return displayValue(r.front[static_cast<std::size_t>(a)].objectives, x) <
-               displayValue(r.front[static_cast<std::size_t>(b)].objectives, x);
-    });
-    QVector<double> keys;
-    QVector<double> values;
-    for (const int i : m_frontOrder) {
-        keys.push_back(displayValue(r.front[static_cast<std::size_t>(i)].objectives, x));
-        values.push_back(displayValue(r.front[static_cast<std::size_t>(i)].objectives, y));
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -lo;
+    for (const Solution& s : r.front) {
+        lo = std::min(lo, displayValue(s.objectives, m_colour));
+        hi = std::max(hi, displayValue(s.objectives, m_colour));
     }
-    m_front->setData(keys, values, true);
+    if (!(hi > lo)) {
+        hi = lo + 1.0;
+    }
+    m_colourScale->setDataRange(QCPRange(lo, hi));
+    // QCPGraph keeps its data sorted by key; points are found by their pixel (planAt), so the
+    // order inside the graphs does not matter.
+    for (const Solution& s : r.front) {
+        const double px = displayValue(s.objectives, x);
+        const double py = displayValue(s.objectives, y);
+        m_front->addData(px, py);
+        const double t = (displayValue(s.objectives, m_colour) - lo) / (hi - lo);
+        const int bin = std::clamp(static_cast<int>(t * kColourBins), 0, kColourBins - 1);
+        m_colourBins[static_cast<std::size_t>(bin)]->addData(px, py);
+    }
     for (const Solution& b : r.baselines) {
+        bool dominated = !b.objectives.feasible();
+        for (const Solution& f : r.front) {
+            dominated = dominated || constrainedDominates(f.objectives, b.objectives, r.objectives);
+        }
         const double bx = displayValue(b.objectives, x);
         const double by = displayValue(b.objectives, y);
-        m_baselines->addData(bx, by);
+        (dominated ? m_faintBaselines : m_baselines)->addData(bx, by);
         auto* label = new QCPItemText(m_plot);
         label->position->setCoords(bx, by);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
         label->setText(QString::fromStdString(b.baseline) +
                        (b.objectives.feasible() ? QString() : tr(" (infeasible)")));
-        label->setColor(QColor(90, 90, 90));
+        label->setColor(dominated ? QColor(90, 90, 90, 110) : QColor(50, 50, 50));
     }
-    if (m_selected >= 0 && m_selected < static_cast<int>(r.front.size())) {
-        const Objectives& o = r.front[static_cast<std::size_t>(m_selected)].objectives;
-        m_selection->addData(displayValue(o, x), displayValue(o, y));
+    for (const auto& [index, mark] :
+         {std::pair{m_selected, m_selection}, std::pair{m_compared, m_comparedMark}}) {
+        if (index >= 0 && index < static_cast<int>(r.front.size())) {
+            const Objectives& o = r.front[static_cast<std::size_t>(index)].objectives;
+            mark->addData(displayValue(o, x), displayValue(o, y));
+        }
     }
     m_plot->rescaleAxes();
     m_plot->xAxis->scaleRange(1.15, m_plot->xAxis->range().center());
@@ -173,12 +302,117 @@ void ParetoPlot::redraw() {
     m_plot->replot();
 }
 
-void ParetoPlot::pointClicked(QCPAbstractPlottable* plottable, int dataIndex) {
-    if (plottable != m_front || dataIndex < 0 ||
-        dataIndex >= static_cast<int>(m_frontOrder.size())) {
+PlaneMapping ParetoPlot::mapping() const {
+    // QCPAxis::coordToPixel for linear axes: x from the rect's left edge over its width, y from
+    // its bottom edge upwards over its height.
+    const QRect rect = m_plot->axisRect()->rect();
+    const QCPRange xr = m_plot->xAxis->range();
+    const QCPRange yr = m_plot->yAxis->range();
+    return {AxisMapping(xr.lower, xr.upper, rect.left(), rect.left() + rect.width()),
+            AxisMapping(yr.lower, yr.upper, rect.bottom(), rect.bottom() - rect.height())};
+}
+
+QPointF ParetoPlot::pointPixel(int index) const {
+    if (!m_outcome || index < 0 || index >= static_cast<int>(m_outcome->result.front.size())) {
+        return {};
+    }
+    const Objectives& o = m_outcome->result.front[static_cast<std::size_t>(index)].objectives;
+    return mapping().toPixel(QPointF(displayValue(o, xObjective()), displayValue(o, yObjective())));
+}
+
+std::pair<int, bool> ParetoPlot::pointAt(QPointF pixel, double radius) const {
+    if (!m_outcome) {
+        return {-1, false};
+    }
+    const PlaneMapping m = mapping();
+    const Objective x = xObjective();
+    const Objective y = yObjective();
+    std::pair<int, bool> best{-1, false};
+    double bestDistance = radius;
+    auto consider = [&](const std::vector<Solution>& solutions, bool baseline) {
+        for (std::size_t i = 0; i < solutions.size(); ++i) {
+            const QPointF p = m.toPixel(QPointF(displayValue(solutions[i].objectives, x),
+                                                displayValue(solutions[i].objectives, y)));
+            const double distance = std::hypot(p.x() - pixel.x(), p.y() - pixel.y());
+            if (distance <= bestDistance) {
+                best = {static_cast<int>(i), baseline};
+                bestDistance = distance;
+            }
+        }
+    };
+    consider(m_outcome->result.baselines, true);
+    consider(m_outcome->result.front, false); // a front point wins a tie with a baseline
+    return best;
+}
+
+int ParetoPlot::planAt(QPointF pixel, double radius) const {
+    const auto [index, baseline] = pointAt(pixel, radius);
+    return baseline ? -1 : index;
+}
+
+QString ParetoPlot::describe(const Solution& solution, const QString& title) const {
+    QString text = QStringLiteral("<b>") + title.toHtmlEscaped() + QStringLiteral("</b>");
+    for (const Objective o : kChoices) {
+        text += QStringLiteral("<br>") + objectiveTitle(o) + QStringLiteral(": ") +
+                QString::number(displayValue(solution.objectives, o), 'g', 5) +
+                QStringLiteral(" ") + objectiveUnit(o);
+    }
+    if (!solution.objectives.feasible()) {
+        text += QStringLiteral("<br>") +
+                tr("infeasible (violation %1)").arg(solution.objectives.violation, 0, 'g', 3);
+    }
+    return text + QStringLiteral("<br><i>") +
+           tr("simulated; costs %1").arg(m_outcome->costSource).toHtmlEscaped() +
+           QStringLiteral("</i>");
+}
+
+QString ParetoPlot::toolTipAt(QPointF pixel) const {
+    const auto [index, baseline] = pointAt(pixel, 8.0);
+    if (index < 0) {
+        return {};
+    }
+    const SearchResult& r = m_outcome->result;
+    if (baseline) {
+        const Solution& b = r.baselines[static_cast<std::size_t>(index)];
+        return describe(b, tr("Baseline %1").arg(QString::fromStdString(b.baseline)));
+    }
+    const Solution& s = r.front[static_cast<std::size_t>(index)];
+    return describe(
+        s, s.baseline.empty()
+               ? tr("Plan %1").arg(index)
+               : tr("Plan %1 (baseline %2)").arg(index).arg(QString::fromStdString(s.baseline)));
+}
+
+void ParetoPlot::mousePressed(QMouseEvent* event) {
+    m_pressPos = event->position();
+}
+
+void ParetoPlot::mouseReleased(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton ||
+        (event->position() - m_pressPos).manhattanLength() > 4.0) {
+        return; // a drag pans the plot
+    }
+    const int index = planAt(event->position());
+    if (index < 0) {
         return;
     }
-    selectPlan(m_frontOrder[static_cast<std::size_t>(dataIndex)]);
+    if (event->modifiers() & Qt::ControlModifier) {
+        comparePlan(index);
+    } else {
+        selectPlan(index);
+    }
+}
+
+void ParetoPlot::mouseMoved(QMouseEvent* event) {
+    if (event->buttons() != Qt::NoButton) {
+        return;
+    }
+    const QString text = toolTipAt(event->position());
+    if (text.isEmpty()) {
+        QToolTip::hideText();
+    } else {
+        QToolTip::showText(m_plot->mapToGlobal(event->position().toPoint()), text, m_plot);
+    }
 }
 
 void ParetoPlot::selectPlan(int index) {
@@ -186,8 +420,93 @@ void ParetoPlot::selectPlan(int index) {
         return;
     }
     m_selected = index;
+    m_compared = -1;
+    updateComparison();
     redraw();
     Q_EMIT planSelected(index);
+}
+
+void ParetoPlot::comparePlan(int index) {
+    if (!m_outcome || index >= static_cast<int>(m_outcome->result.front.size())) {
+        return;
+    }
+    if (m_selected < 0 && index >= 0) {
+        selectPlan(index); // nothing to compare with yet: this becomes the selected plan
+        return;
+    }
+    m_compared = index < 0 || index == m_selected ? -1 : index;
+    updateComparison();
+    redraw();
+    Q_EMIT comparisonChanged(m_selected, m_compared);
+}
+
+QString ParetoPlot::comparisonText() const {
+    return m_comparison->isHidden() ? QString() : m_comparison->text();
+}
+
+void ParetoPlot::updateComparison() {
+    if (!m_outcome || m_selected < 0 || m_compared < 0) {
+        m_comparison->clear();
+        m_comparison->hide();
+        return;
+    }
+    const SearchResult& r = m_outcome->result;
+    const Objectives& a = r.front[static_cast<std::size_t>(m_selected)].objectives;
+    const Objectives& b = r.front[static_cast<std::size_t>(m_compared)].objectives;
+    QString text = tr("<b>Plan %1 vs plan %2</b> (simulated; costs %3):")
+                       .arg(m_compared)
+                       .arg(m_selected)
+                       .arg(m_outcome->costSource.toHtmlEscaped());
+    for (const Objective o : kChoices) {
+        const double va = displayValue(a, o);
+        const double vb = displayValue(b, o);
+        text += QStringLiteral(" ") +
+                tr("%1 %2%3 %4 (%5%6 %)")
+                    .arg(objectiveTitle(o))
+                    .arg(vb - va >= 0 ? QStringLiteral("+") : QString())
+                    .arg(vb - va, 0, 'g', 4)
+                    .arg(objectiveUnit(o))
+                    .arg(vb - va >= 0 ? QStringLiteral("+") : QString())
+                    .arg(va != 0.0 ? (vb - va) / va * 100.0 : 0.0, 0, 'f', 1) +
+                QStringLiteral(";");
+    }
+    const std::vector<NodeId> moved = nodesOnDifferentDevices(*m_outcome, m_selected, m_compared);
+    const PlanSchedule sa = simulateFrontPlan(*m_outcome, m_selected);
+    const PlanSchedule sb = simulateFrontPlan(*m_outcome, m_compared);
+    text += QStringLiteral("<br>") +
+            tr("%n node(s) on different devices", "", static_cast<int>(moved.size()));
+    constexpr std::size_t kListed = 12;
+    for (std::size_t i = 0; i < moved.size() && i < kListed; ++i) {
+        const auto n = static_cast<std::size_t>(moved[i]);
+        text += (i == 0 ? QStringLiteral(": ") : QStringLiteral(", ")) +
+                QString::fromStdString(m_outcome->model->graph.nodes[n].name).toHtmlEscaped() +
+                QStringLiteral(" ") +
+                QString::fromStdString(
+                    m_outcome->deviceIds[static_cast<std::size_t>(sa.plan.device[n])]) +
+                QStringLiteral("→") +
+                QString::fromStdString(
+                    m_outcome->deviceIds[static_cast<std::size_t>(sb.plan.device[n])]);
+    }
+    if (moved.size() > kListed) {
+        text += tr(", and %1 more").arg(moved.size() - kListed);
+    }
+    m_comparison->setText(text);
+    m_comparison->show();
+}
+
+void ParetoPlot::startHypervolume() {
+    m_hypervolume->data()->clear();
+    m_hypervolumePlot->replot();
+}
+
+void ParetoPlot::addHypervolume(double hypervolume) {
+    m_hypervolume->addData(m_hypervolume->dataCount(), hypervolume);
+    m_hypervolumePlot->rescaleAxes();
+    m_hypervolumePlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int ParetoPlot::hypervolumePointCount() const {
+    return m_hypervolume->dataCount();
 }
 
 } // namespace paretune

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "axismapping.h"
 #include "search/objective.h"
 
 #include <QWidget>
@@ -9,7 +10,7 @@
 
 class QComboBox;
 class QCustomPlot;
-class QCPAbstractPlottable;
+class QCPColorScale;
 class QCPGraph;
 class QLabel;
 class QMouseEvent;
@@ -17,6 +18,7 @@ class QMouseEvent;
 namespace paretune {
 
 struct SearchOutcome;
+struct Solution;
 
 /// Value of an objective in the unit the views show (latency ms, energy mJ, power W,
 /// memory MiB), and that unit's axis label.
@@ -24,8 +26,12 @@ double displayValue(const Objectives& objectives, Objective objective);
 QString objectiveAxisLabel(Objective objective);
 
 /// Scatter of a search's Pareto front (QCustomPlot): X and Y objectives chosen in combo boxes,
-/// baselines drawn and labelled (dominated ones faint), a click on a front point selects that
-/// plan. Every figure is tagged with the source of its costs.
+/// the third objective as the points' colour (with a colour scale), baselines drawn and labelled
+/// (dominated ones faint). Hovering a point shows all its objectives; a click selects that plan,
+/// a Ctrl+click picks a second plan to compare with the selected one (objective deltas and the
+/// nodes whose device differs). Below, the hypervolume by generation, live while a search runs.
+/// Every figure is tagged with the source of its costs. Point positions come from
+/// mapping(), an objective <-> pixel PlaneMapping of the plot's current axes.
 class ParetoPlot : public QWidget {
     Q_OBJECT
 public:
@@ -34,31 +40,72 @@ public:
 
     void setOutcome(std::shared_ptr<const SearchOutcome> outcome);
     void setAxes(Objective x, Objective y);
+    Objective xObjective() const;
+    Objective yObjective() const;
+    /// The objective shown as colour (neither X nor Y).
+    Objective colourObjective() const { return m_colour; }
 
     /// Selects front plan `index` (in SearchResult::front), as a click on it does.
     void selectPlan(int index);
     int selectedPlan() const { return m_selected; }
+    /// Compares the selected plan with front plan `index` (-1 ends the comparison).
+    void comparePlan(int index);
+    int comparedPlan() const { return m_compared; }
+    /// The comparison text (empty without a comparison).
+    QString comparisonText() const;
+
     /// Number of front points drawn.
     int pointCount() const;
     QCustomPlot* plot() const { return m_plot; }
+    /// Objective values <-> pixels of plot() for the axes as drawn now.
+    PlaneMapping mapping() const;
+    /// Where front plan `index` is drawn, in plot() pixels.
+    QPointF pointPixel(int index) const;
+    /// Front plan drawn within `radius` pixels of a plot() point (the nearest), or -1.
+    int planAt(QPointF pixel, double radius = 8.0) const;
+    /// Hover text at a plot() point: all objectives of the plan or baseline there.
+    QString toolTipAt(QPointF pixel) const;
+
+    /// Hypervolume curve: clears it for a new search / appends one generation's value.
+    void startHypervolume();
+    void addHypervolume(double hypervolume);
+    int hypervolumePointCount() const;
 
 Q_SIGNALS:
     void planSelected(int index);
+    void comparisonChanged(int selected, int compared);
 
 private:
     void redraw();
-    void pointClicked(QCPAbstractPlottable* plottable, int dataIndex);
+    void chooseColourObjective();
+    void updateComparison();
+    void mousePressed(QMouseEvent* event);
+    void mouseReleased(QMouseEvent* event);
+    void mouseMoved(QMouseEvent* event);
+    /// Front plan or baseline nearest to a plot() point within radius: (index, isBaseline).
+    std::pair<int, bool> pointAt(QPointF pixel, double radius) const;
+    QString describe(const Solution& solution, const QString& title) const;
 
     QComboBox* m_xAxis = nullptr;
     QComboBox* m_yAxis = nullptr;
+    QLabel* m_colourLabel = nullptr;
     QLabel* m_source = nullptr;
+    QLabel* m_comparison = nullptr;
     QCustomPlot* m_plot = nullptr;
+    QCPColorScale* m_colourScale = nullptr;
     QCPGraph* m_front = nullptr;
     QCPGraph* m_baselines = nullptr;
+    QCPGraph* m_faintBaselines = nullptr;
     QCPGraph* m_selection = nullptr;
+    QCPGraph* m_comparedMark = nullptr;
+    std::vector<QCPGraph*> m_colourBins;
+    QCustomPlot* m_hypervolumePlot = nullptr;
+    QCPGraph* m_hypervolume = nullptr;
     std::shared_ptr<const SearchOutcome> m_outcome;
-    std::vector<int> m_frontOrder; ///< front graph data index -> SearchResult::front index
+    Objective m_colour = Objective::PeakMemory;
     int m_selected = -1;
+    int m_compared = -1;
+    QPointF m_pressPos;
 };
 
 } // namespace paretune

@@ -6,6 +6,7 @@
 #include "jobprogress.h"
 #include "plan/simulator.h"
 
+#include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace paretune {
@@ -13,51 +14,30 @@ namespace paretune {
 PlacementSearch::PlacementSearch(QObject* parent) : QObject(parent) {}
 
 PlacementSearch::~PlacementSearch() {
-    // A running job finishes on its own (cancelled); its result goes nowhere.
-    cancel();
-    if (m_watcher) {
-        m_watcher->disconnect(this);
-    }
+    m_jobs.abandon(this);
 }
 
 bool PlacementSearch::isRunning() const {
-    return m_watcher && m_watcher->isRunning();
+    return m_jobs.isRunning();
 }
 
 void PlacementSearch::cancel() {
-    if (m_progress) {
-        m_progress->cancel();
-    }
+    m_jobs.cancel();
 }
 
 void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
                             const QByteArray& catalogJson, const QString& catalogName,
                             const std::vector<std::string>& deviceIds,
                             const SearchOptions& options) {
-    cancel(); // the latest job wins
-    const int job = ++m_latestJob;
-    // Shared by this object and the worker; deleted in the GUI thread once both let go.
-    std::shared_ptr<JobProgress> progress(new JobProgress,
-                                          [](JobProgress* p) { p->deleteLater(); });
-    m_progress = progress;
-    connect(
-        progress.get(), &JobProgress::progressed, this,
-        [this, job](double fraction, const QString& message) {
-            if (job == m_latestJob) {
-                Q_EMIT searchProgressed(fraction, message);
-            }
-        },
-        Qt::QueuedConnection);
     auto* watcher = new QFutureWatcher<Result>(this);
-    if (m_watcher) {
-        m_watcher->disconnect(this);
-        if (m_watcher->isFinished()) {
-            m_watcher->deleteLater();
-        } else {
-            connect(m_watcher, &QFutureWatcher<Result>::finished, m_watcher, &QObject::deleteLater);
+    // The latest job wins.
+    const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
+        Q_EMIT searchProgressed(fraction, message);
+        if (const auto hypervolume = hypervolumeOf(message)) {
+            Q_EMIT hypervolumeReported(*hypervolume);
         }
-    }
-    m_watcher = watcher;
+    });
+    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
     connect(watcher, &QFutureWatcher<Result>::finished, this,
             [this, watcher] { deliver(watcher); });
     Q_EMIT searchStarted();
@@ -77,6 +57,7 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
             outcome->costSource = QStringLiteral("modelled from %1").arg(catalogName);
             Simulator simulator(model->graph, outcome->costs);
             outcome->result = searchPareto(simulator, options, progress.get());
+            outcome->priority.assign(simulator.priority().begin(), simulator.priority().end());
             r.outcome = std::move(outcome);
         } catch (const InputError& e) {
             r.error = QString::fromStdString(e.what());
@@ -87,12 +68,18 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
     }));
 }
 
+std::optional<double> PlacementSearch::hypervolumeOf(const QString& progressMessage) {
+    static const QRegularExpression pattern(
+        QStringLiteral("^(?:coarse |fine )?generation \\d+/\\d+, hypervolume ([0-9.eE+-]+)$"));
+    const QRegularExpressionMatch match = pattern.match(progressMessage);
+    bool ok = false;
+    const double value = match.hasMatch() ? match.captured(1).toDouble(&ok) : 0.0;
+    return ok ? std::optional<double>(value) : std::nullopt;
+}
+
 void PlacementSearch::deliver(QFutureWatcher<Result>* watcher) {
-    if (watcher != m_watcher) {
-        return;
-    }
     const Result r = watcher->result();
-    if (r.job != m_latestJob) {
+    if (!m_jobs.isCurrent(watcher, r.job)) {
         return;
     }
     if (r.outcome) {

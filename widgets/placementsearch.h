@@ -3,18 +3,20 @@
 #include "cost/cost_table.h"
 #include "search/pareto_search.h"
 
+#include "jobprogress.h"
+
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace paretune {
 
 struct ImportResult;
-class JobProgress;
 
 /// A finished placement search, as a value the views share.
 struct SearchOutcome {
@@ -23,6 +25,9 @@ struct SearchOutcome {
     CostTable costs;
     SearchResult result;
     QString costSource; ///< where the costs came from, e.g. "modelled from example.json"
+    /// The simulator's priority when the search ended (compact compute indices): the front's
+    /// genomes evaluate to their objectives with it (see simulateFrontPlan).
+    std::vector<std::int32_t> priority;
 };
 
 /// Runs searchPareto on a worker thread. Settings are snapshot when start() is called; the
@@ -40,9 +45,15 @@ public:
     void cancel();
     bool isRunning() const;
 
+    /// The hypervolume in a progress message of searchPareto ("[coarse |fine ]generation g/n,
+    /// hypervolume h"), or nothing for another message.
+    static std::optional<double> hypervolumeOf(const QString& progressMessage);
+
 Q_SIGNALS:
     void searchStarted();
     void searchProgressed(double fraction, const QString& message);
+    /// One generation's hypervolume (normalised), in generation order, while the search runs.
+    void hypervolumeReported(double hypervolume);
     void searchFinished(std::shared_ptr<const paretune::SearchOutcome> outcome);
     void searchFailed(const QString& message);
 
@@ -54,9 +65,7 @@ private:
     };
     void deliver(QFutureWatcher<Result>* watcher);
 
-    QFutureWatcher<Result>* m_watcher = nullptr;
-    std::shared_ptr<JobProgress> m_progress;
-    int m_latestJob = 0;
+    LatestJob m_jobs;
 };
 
 } // namespace paretune

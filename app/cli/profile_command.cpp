@@ -4,19 +4,15 @@
 #include "common/progress.h"
 #include "cost/device_catalog.h"
 #include "device/device.h"
-#include "device/device_fingerprint.h"
 #include "graph/onnx_importer.h"
-#include "profile/profile_model.h"
-#include "store/graph_records.h"
+#include "profile/library_profile.h"
 #include "store/sample_library.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <unistd.h>
@@ -24,10 +20,6 @@
 namespace paretune::cli {
 
 namespace {
-
-/// Profiled samples are committed every this many samples or this often, whichever first.
-constexpr std::size_t kSamplesPerBatch = 32;
-constexpr auto kBatchInterval = std::chrono::seconds(2);
 
 struct ProfileArguments {
     std::string model;
@@ -53,14 +45,6 @@ public:
     }
     bool cancelled() const override { return false; }
     ~TerminalProgress() override { std::fputs("\n", stderr); }
-};
-
-struct NodeRow {
-    NodeId node = kNone;
-    bool reused = false;
-    std::string status = "ok";
-    std::string message;
-    Sample sample;
 };
 
 nlohmann::json optionalJson(const std::optional<double>& value) {
@@ -93,148 +77,36 @@ void runProfile(const ProfileArguments& args) {
     if (args.repeats < 0) {
         throw InputError("--repeats must be positive");
     }
-    const std::string fingerprint = deviceFingerprint(*device);
+    LibraryProfileOptions options;
+    options.force = args.force;
+    options.repeats = args.repeats;
     // Power for modelled energy, when the catalog describes this device.
-    std::optional<double> activeW;
     if (catalog) {
         const int index = catalog->findDevice(device->id);
         if (index >= 0) {
-            activeW = catalog->devices[static_cast<std::size_t>(index)].activeW;
+            options.activeW = catalog->devices[static_cast<std::size_t>(index)].activeW;
         }
     }
 
     SampleLibrary library = SampleLibrary::open(args.db.empty() ? defaultSampleLibraryPath()
                                                                 : std::filesystem::path(args.db));
-    library.upsertDevice(deviceRecordOf(*device));
-    library.upsertGraph(graph);
-
-    // Reuse: a signature already measured on this device fingerprint is not measured again.
-    std::vector<NodeRow> rows;
-    std::map<std::string, NodeId> measuredSignature; // first node of each signature to measure
-    ProfileOptions options;
-    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-        if (graph.nodes[i].kind != NodeKind::Compute) {
-            continue;
-        }
-        NodeRow row;
-        row.node = static_cast<NodeId>(i);
-        const std::string& signature = graph.signatures[i];
-        if (!args.force) {
-            if (const auto stored = library.findSample(signature, fingerprint)) {
-                row.reused = true;
-                row.sample = *stored;
-            }
-        }
-        if (!row.reused && measuredSignature.emplace(signature, row.node).second) {
-            options.nodes.push_back(row.node);
-        }
-        rows.push_back(row);
-    }
-    options.measure.threads = static_cast<int>(device->cpus.size());
-    options.measure.cpuSet.assign(device->cpus.begin(), device->cpus.end());
-    if (args.repeats > 0) {
-        options.measure.minRepeats = args.repeats;
-        options.measure.minMeasureMs = 0;
-    }
-    options.wholeModel = true;
-    const nlohmann::json config = {{"threads", options.measure.threads},
-                                   {"cpus", options.measure.cpuSet},
-                                   {"rounds", options.measure.rounds},
-                                   {"warmup_runs", options.measure.warmupRuns},
-                                   {"min_repeats", options.measure.minRepeats},
-                                   {"min_measure_ms", options.measure.minMeasureMs}};
-    const auto toSample = [&](NodeId node, const OpProfile& profile) {
-        Sample s = sampleFor(graph, node);
-        s.deviceFingerprint = fingerprint;
-        s.configJson = config.dump();
-        s.latencyUs = profile.latency.medianUs;
-        s.latencyP10Us = profile.latency.p10Us;
-        s.latencyP90Us = profile.latency.p90Us;
-        s.repeats = profile.latency.repeats;
-        s.peakMemoryMb = static_cast<double>(profile.memory.peakBytes) / (1024.0 * 1024.0);
-        if (profile.energyUj) {
-            s.energyUj = profile.energyUj;
-            s.energySource = profile.energySource;
-        } else if (activeW) {
-            s.energyUj = *activeW * profile.latency.medianUs; // W × µs = µJ
-            s.energySource = "modelled";
-        } else {
-            s.energySource = "none";
-        }
-        return s;
-    };
-    // Samples are committed in batches while the profile runs (one transaction each), so that
-    // an interrupted run keeps everything measured before the last commit.
-    std::map<std::string, Sample> bySignature;
-    std::vector<Sample> pending;
-    auto lastCommit = std::chrono::steady_clock::now();
-    const auto commit = [&] {
-        if (!pending.empty()) {
-            library.addSamples(pending);
-            pending.clear();
-        }
-        lastCommit = std::chrono::steady_clock::now();
-    };
-    options.nodeFinished = [&](NodeId node, const OpProfile& profile) {
-        if (profile.status != ProfileStatus::Ok) {
-            return;
-        }
-        Sample s = toSample(node, profile);
-        bySignature[s.opSignature] = s;
-        pending.push_back(std::move(s));
-        if (pending.size() >= kSamplesPerBatch ||
-            std::chrono::steady_clock::now() - lastCommit >= kBatchInterval) {
-            commit();
-        }
-    };
-
     std::unique_ptr<TerminalProgress> bar;
     if (!args.json && isatty(STDERR_FILENO)) {
         bar = std::make_unique<TerminalProgress>();
     }
-    // An empty node list means "every compute node" to profileModel: with everything reused
-    // there is nothing to run.
-    ProfileResult result;
-    if (!options.nodes.empty()) {
-        result = profileModel(graph, options, bar.get());
-    } else {
-        result.threads = options.measure.threads;
-        result.wholeModel.message = "not run: every operator was reused (use --force to measure)";
-    }
-    commit();
+    const LibraryProfileRun run = profileIntoLibrary(graph, *device, library, options, bar.get());
     bar.reset();
-
-    for (NodeRow& row : rows) {
-        if (row.reused) {
-            continue;
-        }
-        const auto it = result.nodes.find(row.node);
-        const NodeId measured =
-            measuredSignature.at(graph.signatures[static_cast<std::size_t>(row.node)]);
-        const auto& profile = it != result.nodes.end() ? it->second : result.nodes.at(measured);
-        if (profile.status != ProfileStatus::Ok) {
-            row.status = std::string(profileStatusName(profile.status));
-            row.message = profile.message;
-            continue;
-        }
-        row.sample = bySignature.at(graph.signatures[static_cast<std::size_t>(row.node)]);
-        row.reused = row.node != measured; // same signature measured once in this model
-    }
-
-    double sumOfOps = 0.0;
-    int reusedCount = 0;
-    for (const NodeRow& row : rows) {
-        if (row.status == "ok") {
-            sumOfOps += row.sample.latencyUs;
-        }
-        reusedCount += row.reused ? 1 : 0;
-    }
+    const std::string& fingerprint = run.deviceFingerprint;
+    const std::vector<LibraryProfileRow>& rows = run.rows;
+    const ProfileResult& result = run.result;
+    const double sumOfOps = run.sumOfOpsUs();
+    const int reusedCount = run.reusedCount();
     const double endToEnd =
         result.wholeModel.status == ProfileStatus::Ok ? result.wholeModel.endToEnd.medianUs : 0.0;
 
     if (args.json) {
         nlohmann::json nodes = nlohmann::json::array();
-        for (const NodeRow& row : rows) {
+        for (const LibraryProfileRow& row : rows) {
             const Node& n = graph.nodes[static_cast<std::size_t>(row.node)];
             nlohmann::json item = {{"name", n.name},
                                    {"op_type", n.opType},
@@ -275,7 +147,7 @@ void runProfile(const ProfileArguments& args) {
     std::printf("Library  %s\n\n", library.path().string().c_str());
     std::printf("%-40s %-18s %12s %23s %10s %16s %s\n", "Node", "Op", "median us", "p10-p90 us",
                 "mem MB", "energy mJ", "reused");
-    for (const NodeRow& row : rows) {
+    for (const LibraryProfileRow& row : rows) {
         const Node& n = graph.nodes[static_cast<std::size_t>(row.node)];
         if (row.status != "ok") {
             std::printf("%-40.40s %-18.18s %s: %s\n", n.name.c_str(), n.opType.c_str(),

@@ -1,8 +1,10 @@
-// paretune-workbench [MODEL] [--screenshot FILE]
-// Opens MODEL, or the bundled sample model when none is given.
+// paretune-workbench [MODEL|WORKSPACE] [--db PATH] [--catalog FILE]
+//                    [--screenshot PNG [--state graph|pareto|timeline|profile]] [--search]
+// Opens MODEL (or a .paretune workspace), or the bundled sample model when none is given.
 #include "mainwindow.h"
 #include "paretoplot.h"
 #include "paretune/config.h"
+#include "screenshot.h"
 #include "search/pareto_search.h"
 
 #include <QApplication>
@@ -20,6 +22,11 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("Paretune"));
     QApplication::setApplicationVersion(QStringLiteral(PARETUNE_VERSION));
 
+    // The language chosen in Settings > Language, else the system's.
+    const QString language = paretune::MainWindow::languageSetting();
+    if (!language.isEmpty()) {
+        QLocale::setDefault(QLocale(language));
+    }
     QTranslator qtTranslator;
     if (qtTranslator.load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
                           QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
@@ -36,14 +43,31 @@ int main(int argc, char** argv) {
         "main", "Place neural-network operators on the devices of this machine."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("model"),
-                                 QApplication::translate("main", "ONNX model to open"));
+    parser.addPositionalArgument(
+        QStringLiteral("model"),
+        QApplication::translate("main", "ONNX model or .paretune workspace to open"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QApplication::translate("main",
                                 "Save a picture of the window once the model is shown, then quit."),
         QStringLiteral("file"));
     parser.addOption(screenshot);
+    const QCommandLineOption state(
+        QStringLiteral("state"),
+        QApplication::translate("main", "What --screenshot shows: graph, pareto, timeline or "
+                                        "profile (the last three after a quick search on the "
+                                        "catalog's modelled devices)."),
+        QStringLiteral("state"), QStringLiteral("graph"));
+    parser.addOption(state);
+    const QCommandLineOption db(QStringLiteral("db"),
+                                QApplication::translate("main", "Sample library (SQLite file)."),
+                                QStringLiteral("path"));
+    parser.addOption(db);
+    const QCommandLineOption catalogOption(
+        QStringLiteral("catalog"),
+        QApplication::translate("main", "Device catalog (JSON) for modelled devices."),
+        QStringLiteral("file"));
+    parser.addOption(catalogOption);
     const QCommandLineOption search(
         QStringLiteral("search"),
         QApplication::translate("main", "After loading, search placements on the example catalog's "
@@ -51,18 +75,44 @@ int main(int argc, char** argv) {
     parser.addOption(search);
     parser.process(app);
 
+    const QString shotState = parser.value(state);
+    if (!paretune::screenshotStates().contains(shotState)) {
+        std::fprintf(stderr, "--state %s: expected one of %s\n", qPrintable(shotState),
+                     qPrintable(paretune::screenshotStates().join(QStringLiteral(", "))));
+        return 2;
+    }
     paretune::MainWindow window;
-    if (parser.isSet(screenshot)) {
+    if (parser.isSet(db)) {
+        window.setDatabasePath(parser.value(db));
+    }
+    if (parser.isSet(catalogOption)) {
+        QString error;
+        const QMetaObject::Connection c = QObject::connect(
+            &window, &paretune::MainWindow::errorShown, [&error](const QString& m) { error = m; });
+        const bool ok = window.setCatalogPath(parser.value(catalogOption));
+        QObject::disconnect(c);
+        if (!ok) {
+            std::fprintf(stderr, "%s\n", qPrintable(error));
+            return 2;
+        }
+    }
+    // --search, or a screenshot of a state that shows a plan: search after loading and choose
+    // the first plan of the front (quickly for a screenshot).
+    const bool shot = parser.isSet(screenshot);
+    const bool withPlan =
+        parser.isSet(search) || (shot && paretune::screenshotNeedsPlan(shotState));
+    if (shot) {
         const QString file = parser.value(screenshot);
-        auto save = [&window, file] {
-            QTimer::singleShot(200, &window, [&window, file] {
-                const bool ok = window.grab().save(file);
+        auto save = [&window, file, shotState] {
+            paretune::prepareScreenshot(window, shotState);
+            QTimer::singleShot(400, &window, [&window, file, shotState] {
+                const bool ok = paretune::grabScreenshot(window, shotState).save(file);
                 std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "cannot save",
                              qPrintable(file));
                 QApplication::exit(ok ? 0 : 1);
             });
         };
-        if (parser.isSet(search)) {
+        if (withPlan) {
             QObject::connect(&window, &paretune::MainWindow::planShown, &window, save);
         } else {
             QObject::connect(&window, &paretune::MainWindow::modelShown, &window, save);
@@ -72,9 +122,14 @@ int main(int argc, char** argv) {
             QApplication::exit(2);
         });
     }
-    if (parser.isSet(search)) {
+    if (withPlan) {
+        paretune::SearchOptions options;
+        if (shot && !parser.isSet(search)) {
+            options.population = 80;
+            options.generations = 80;
+        }
         QObject::connect(&window, &paretune::MainWindow::modelShown, &window,
-                         [&window] { window.searchPlacements(paretune::SearchOptions{}); });
+                         [&window, options] { window.searchPlacements(options); });
         QObject::connect(&window, &paretune::MainWindow::searchShown, &window,
                          [&window] { window.paretoPlot()->selectPlan(0); });
     }
@@ -83,7 +138,7 @@ int main(int argc, char** argv) {
     if (args.isEmpty()) {
         window.openSampleModel();
     } else {
-        window.openModel(args.first());
+        window.openPath(args.first());
     }
     return QApplication::exec();
 }

@@ -1,0 +1,176 @@
+#include "library_profile.h"
+
+#include "common/input_error.h"
+#include "device/device.h"
+#include "device/device_fingerprint.h"
+#include "store/graph_records.h"
+#include "store/sample_library.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <map>
+
+namespace paretune {
+
+namespace {
+
+/// Profiled samples are committed every this many samples or this often, whichever first.
+constexpr std::size_t kSamplesPerBatch = 32;
+constexpr auto kBatchInterval = std::chrono::seconds(2);
+
+} // namespace
+
+int LibraryProfileRun::reusedCount() const {
+    int n = 0;
+    for (const LibraryProfileRow& row : rows) {
+        n += row.reused ? 1 : 0;
+    }
+    return n;
+}
+
+double LibraryProfileRun::sumOfOpsUs() const {
+    double sum = 0.0;
+    for (const LibraryProfileRow& row : rows) {
+        if (row.status == "ok") {
+            sum += row.sample.latencyUs;
+        }
+    }
+    return sum;
+}
+
+LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
+                                     SampleLibrary& library, const LibraryProfileOptions& options,
+                                     Progress* progress) {
+    if (device.tag != DeviceTag::Real) {
+        throw InputError("device " + device.id + ": a modelled device is never profiled");
+    }
+    if (!device.isCpu()) {
+        throw InputError("device " + device.id +
+                         ": profiling runs on CPU devices in this version (cpu, cpu:N)");
+    }
+    if (options.repeats < 0) {
+        throw InputError("repeats must be positive");
+    }
+    LibraryProfileRun run;
+    run.deviceFingerprint = deviceFingerprint(device);
+    const std::string& fingerprint = run.deviceFingerprint;
+
+    library.upsertDevice(deviceRecordOf(device));
+    library.upsertGraph(graph);
+
+    // Reuse: a signature already measured on this device fingerprint is not measured again.
+    std::map<std::string, NodeId> measuredSignature; // first node of each signature to measure
+    ProfileOptions profileOptions;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        if (graph.nodes[i].kind != NodeKind::Compute) {
+            continue;
+        }
+        LibraryProfileRow row;
+        row.node = static_cast<NodeId>(i);
+        const std::string& signature = graph.signatures[i];
+        if (!options.force) {
+            if (const auto stored = library.findSample(signature, fingerprint)) {
+                row.reused = true;
+                row.sample = *stored;
+            }
+        }
+        if (!row.reused && measuredSignature.emplace(signature, row.node).second) {
+            profileOptions.nodes.push_back(row.node);
+        }
+        run.rows.push_back(row);
+    }
+    profileOptions.measure.threads = static_cast<int>(device.cpus.size());
+    profileOptions.measure.cpuSet.assign(device.cpus.begin(), device.cpus.end());
+    if (options.repeats > 0) {
+        profileOptions.measure.minRepeats = options.repeats;
+        profileOptions.measure.minMeasureMs = 0;
+    }
+    profileOptions.wholeModel = true;
+    run.measure = profileOptions.measure;
+    const nlohmann::json config = {{"threads", profileOptions.measure.threads},
+                                   {"cpus", profileOptions.measure.cpuSet},
+                                   {"rounds", profileOptions.measure.rounds},
+                                   {"warmup_runs", profileOptions.measure.warmupRuns},
+                                   {"min_repeats", profileOptions.measure.minRepeats},
+                                   {"min_measure_ms", profileOptions.measure.minMeasureMs}};
+    const auto toSample = [&](NodeId node, const OpProfile& profile) {
+        Sample s = sampleFor(graph, node);
+        s.deviceFingerprint = fingerprint;
+        s.configJson = config.dump();
+        s.latencyUs = profile.latency.medianUs;
+        s.latencyP10Us = profile.latency.p10Us;
+        s.latencyP90Us = profile.latency.p90Us;
+        s.repeats = profile.latency.repeats;
+        s.peakMemoryMb = static_cast<double>(profile.memory.peakBytes) / (1024.0 * 1024.0);
+        if (profile.energyUj) {
+            s.energyUj = profile.energyUj;
+            s.energySource = profile.energySource;
+        } else if (options.activeW) {
+            s.energyUj = *options.activeW * profile.latency.medianUs; // W × µs = µJ
+            s.energySource = "modelled";
+        } else {
+            s.energySource = "none";
+        }
+        return s;
+    };
+    // Samples are committed in batches while the profile runs (one transaction each), so that
+    // an interrupted run (cancel, kill -9) keeps everything measured before the last commit.
+    std::map<std::string, Sample> bySignature;
+    std::vector<Sample> pending;
+    auto lastCommit = std::chrono::steady_clock::now();
+    const auto commit = [&] {
+        if (!pending.empty()) {
+            library.addSamples(pending);
+            pending.clear();
+        }
+        lastCommit = std::chrono::steady_clock::now();
+    };
+    profileOptions.nodeFinished = [&](NodeId node, const OpProfile& profile) {
+        if (profile.status != ProfileStatus::Ok) {
+            return;
+        }
+        Sample s = toSample(node, profile);
+        bySignature[s.opSignature] = s;
+        pending.push_back(std::move(s));
+        if (pending.size() >= kSamplesPerBatch ||
+            std::chrono::steady_clock::now() - lastCommit >= kBatchInterval) {
+            commit();
+        }
+    };
+    // An empty node list means "every compute node" to profileModel: with everything reused
+    // there is nothing to run.
+    if (!profileOptions.nodes.empty()) {
+        run.result = profileModel(graph, profileOptions, progress);
+    } else {
+        run.result.threads = profileOptions.measure.threads;
+        run.result.wholeModel.message =
+            "not run: every operator was reused (use --force to measure)";
+    }
+    commit();
+
+    for (LibraryProfileRow& row : run.rows) {
+        if (row.reused) {
+            continue;
+        }
+        const NodeId measured =
+            measuredSignature.at(graph.signatures[static_cast<std::size_t>(row.node)]);
+        const auto it = run.result.nodes.find(measured);
+        if (it == run.result.nodes.end()) {
+            // Cancelled before this signature was measured.
+            row.status = "cancelled";
+            row.message = "not measured: the run was cancelled";
+            continue;
+        }
+        if (it->second.status != ProfileStatus::Ok) {
+            row.status = std::string(profileStatusName(it->second.status));
+            row.message = it->second.message;
+            continue;
+        }
+        row.sample = bySignature.at(graph.signatures[static_cast<std::size_t>(row.node)]);
+        row.reused = row.node != measured; // same signature measured once in this model
+    }
+    return run;
+}
+
+} // namespace paretune

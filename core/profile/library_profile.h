@@ -1,0 +1,56 @@
+#pragma once
+
+#include "profile_model.h"
+#include "store/records.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct Device;
+struct Progress;
+class SampleLibrary;
+
+struct LibraryProfileOptions {
+    bool force = false; ///< measure again what the library already holds
+    int repeats = 0;    ///< timed runs per round; 0: enough for 50 ms, at least 5
+    /// Power of the device (W) for modelled energy when no power counter is readable (from a
+    /// catalog that describes the device); none: such samples carry no energy.
+    std::optional<double> activeW;
+};
+
+/// One compute node of a profiling run into the library.
+struct LibraryProfileRow {
+    NodeId node = kNone;
+    bool reused = false;       ///< already in the library, or its signature measured once here
+    std::string status = "ok"; ///< or the ProfileStatus name of a failure
+    std::string message;
+    Sample sample; ///< the stored (or reused) sample when status is "ok"
+};
+
+struct LibraryProfileRun {
+    std::string deviceFingerprint;
+    std::vector<LibraryProfileRow> rows; ///< every compute node, in graph order
+    ProfileResult result;                ///< what profileModel measured now
+    MeasureOptions measure;
+
+    int reusedCount() const;
+    /// Sum of the per-op medians of the rows that are ok (µs).
+    double sumOfOpsUs() const;
+};
+
+/// Profiles the graph's compute nodes on a real CPU device into the sample library: records the
+/// device and the graph, reuses what the library already holds for the same signature and device
+/// fingerprint (unless options.force), measures each remaining signature once (profileModel,
+/// pinned to the device's CPUs, with the whole-model run), and stores the new samples in batches
+/// while it runs (every 32 samples or 2 s, one transaction each). Cancelling through `progress`
+/// stores what was measured before it; a killed process loses only its open batch. Throws
+/// InputError when the device is not a real CPU device or repeats < 0; the library's own errors
+/// pass through.
+LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
+                                     SampleLibrary& library, const LibraryProfileOptions& options,
+                                     Progress* progress = nullptr);
+
+} // namespace paretune

@@ -1,0 +1,175 @@
+// The workbench's docks and workflow actions: devices (real and modelled), the predictor
+// panel's report of the sample library, the log, and the actions whose engine part is missing.
+#include "devicelistmodel.h"
+#include "mainwindow.h"
+#include "placementsearch.h"
+#include "predictorpanel.h"
+#include "store/sample_library.h"
+#include "testpaths.h"
+#include "workbench_fixture.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QDockWidget>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace paretune;
+
+class TestDocks : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void devicesRealAndModelled();
+    void docksExist();
+    void missingEngineActionsDisabled();
+    void predictorWithoutLibrary();
+    void predictorWithEmptyLibrary();
+    void predictorWithStoredPredictor();
+    void predictorCurvesApi();
+    void badCatalogIsRefused();
+    void searchDevicesAreTicked();
+};
+
+void TestDocks::devicesRealAndModelled() {
+    MainWindow window;
+    DeviceListModel* model = window.deviceListModel();
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_VERIFY_WITH_TIMEOUT(model->rowCount() > 0, 30000);
+    bool real = false;
+    bool modelled = false;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const QString id = model->data(model->index(row, DeviceListModel::Id)).toString();
+        const QString tag = model->data(model->index(row, DeviceListModel::Tag)).toString();
+        QVERIFY(tag == QStringLiteral("real") || tag == QStringLiteral("modelled"));
+        real = real || (tag == QStringLiteral("real") && id == QStringLiteral("cpu"));
+        modelled = modelled || (tag == QStringLiteral("modelled") && id == QStringLiteral("npu"));
+    }
+    QVERIFY(real);     // this machine's CPU
+    QVERIFY(modelled); // the example catalog's NPU
+    QVERIFY(model->profilableDevices().contains(QStringLiteral("cpu")));
+    QVERIFY(!model->profilableDevices().contains(QStringLiteral("npu")));
+}
+
+void TestDocks::docksExist() {
+    MainWindow window;
+    for (const char* name :
+         {"paretoDock", "timelineDock", "devicesDock", "diagnosticsDock", "predictorDock"}) {
+        QVERIFY2(window.findChild<QDockWidget*>(QLatin1String(name)), name);
+    }
+    QCOMPARE(window.findChild<QDockWidget*>(QStringLiteral("diagnosticsDock"))->windowTitle(),
+             QStringLiteral("Log / Issues"));
+    window.logMessage(QStringLiteral("hello"));
+    auto* log = window.findChild<QListWidget*>(QStringLiteral("log"));
+    QVERIFY(log->item(log->count() - 1)->text().endsWith(QStringLiteral("hello")));
+}
+
+void TestDocks::missingEngineActionsDisabled() {
+    MainWindow window;
+    for (const char* name : {"trainAction", "validateAction", "exportAction"}) {
+        auto* action = window.findChild<QAction*>(QLatin1String(name));
+        QVERIFY2(action, name);
+        QVERIFY(!action->isEnabled());
+        QVERIFY(action->toolTip().contains(QStringLiteral("not available yet")));
+    }
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("openAction"))->isEnabled());
+    QVERIFY(!window.findChild<QAction*>(QStringLiteral("searchAction"))->isEnabled()); // no model
+}
+
+void TestDocks::predictorWithoutLibrary() {
+    QTemporaryDir dir;
+    PredictorPanel panel;
+    panel.showLibrary(dir.filePath(QStringLiteral("none.db")));
+    QVERIFY(panel.statusText().contains(QStringLiteral("No sample library")));
+    QVERIFY(panel.statusText().contains(QStringLiteral("No predictor is trained")));
+}
+
+void TestDocks::predictorWithEmptyLibrary() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("samples.db"));
+    SampleLibrary::open(db.toStdString());
+    PredictorPanel panel;
+    panel.showLibrary(db);
+    QCOMPARE(panel.storedPredictorCount(), 0);
+    QVERIFY2(panel.statusText().contains(QStringLiteral("No predictor is trained in")),
+             qPrintable(panel.statusText()));
+}
+
+void TestDocks::predictorWithStoredPredictor() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("samples.db"));
+    SampleLibrary::open(db.toStdString());
+    {
+        QSqlDatabase sql =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("w"));
+        sql.setDatabaseName(db);
+        QVERIFY(sql.open());
+        QSqlQuery q(sql);
+        QVERIFY(q.exec(QStringLiteral(
+            "INSERT INTO predictors(created_at, train_set_json, metrics_json) VALUES "
+            "('2026-11-29T12:00:00Z', '{}', '{\"mape\": 0.12, \"spearman\": 0.93}')")));
+        sql.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("w"));
+    PredictorPanel panel;
+    panel.showLibrary(db);
+    QCOMPARE(panel.storedPredictorCount(), 1);
+    QVERIFY2(panel.statusText().contains(QStringLiteral("predictor #1")),
+             qPrintable(panel.statusText()));
+}
+
+void TestDocks::predictorCurvesApi() {
+    PredictorPanel panel;
+    panel.startTraining();
+    panel.addLoss(1, 0.9, 1.0);
+    panel.addLoss(2, 0.5, 0.7);
+    QCOMPARE(panel.lossPointCount(), 2);
+    panel.setHeldOut({10.0, 20.0, 40.0}, {12.0, 18.0, 44.0});
+    QCOMPARE(panel.heldOutPointCount(), 3);
+    panel.startTraining();
+    QCOMPARE(panel.lossPointCount(), 0);
+}
+
+void TestDocks::badCatalogIsRefused() {
+    MainWindow window;
+    QSignalSpy failed(&window, &MainWindow::errorShown);
+    QVERIFY(
+        !window.setCatalogPath(QStringLiteral(PARETUNE_TEST_DATA_DIR "/catalogs/not_json.json")));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("not_json.json")));
+    QVERIFY(window.catalogPath().isEmpty());
+    QVERIFY(window.setCatalogPath(QStringLiteral(PARETUNE_TEST_DATA_DIR "/devices/catalog.json")));
+    QCOMPARE(window.catalogPath(), QStringLiteral(PARETUNE_TEST_DATA_DIR "/devices/catalog.json"));
+}
+
+void TestDocks::searchDevicesAreTicked() {
+    MainWindow window;
+    QVERIFY(openSampleAndWait(window));
+    auto* list = window.findChild<QListWidget*>(QStringLiteral("searchDevices"));
+    QVERIFY(list);
+    QCOMPARE(list->count(), 3); // the example catalog: cpu, gpu, npu, all ticked
+    for (int i = 0; i < list->count(); ++i) {
+        QCOMPARE(list->item(i)->checkState(), Qt::Checked);
+    }
+    QVERIFY(window.searchDevices().isEmpty());
+    list->findItems(QStringLiteral("gpu"), Qt::MatchExactly).first()->setCheckState(Qt::Unchecked);
+    QCOMPARE(window.searchDevices(), QStringList({QStringLiteral("cpu"), QStringLiteral("npu")}));
+    QSignalSpy searched(&window, &MainWindow::searchShown);
+    SearchOptions options;
+    options.population = 12;
+    options.generations = 3;
+    window.searchPlacements(options);
+    QTRY_COMPARE_WITH_TIMEOUT(searched.count(), 1, 60000);
+    QCOMPARE(window.currentSearch()->deviceIds, (std::vector<std::string>{"cpu", "npu"}));
+    window.setSearchDevices({QStringLiteral("npu")});
+    QCOMPARE(list->findItems(QStringLiteral("cpu"), Qt::MatchExactly).first()->checkState(),
+             Qt::Unchecked);
+    QCOMPARE(list->findItems(QStringLiteral("npu"), Qt::MatchExactly).first()->checkState(),
+             Qt::Checked);
+}
+
+QTEST_MAIN(TestDocks)
+#include "tst_docks.moc"

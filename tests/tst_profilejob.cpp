@@ -1,0 +1,128 @@
+// Profiling from the workbench: the job runs on a worker into the sample library, the GUI thread
+// keeps processing events meanwhile, Cancel stops it between operators and keeps what was
+// measured, and a second run reuses the stored samples.
+#include "devicelistmodel.h"
+#include "graph/onnx_importer.h"
+#include "mainwindow.h"
+#include "nodetablemodel.h"
+#include "profilejob.h"
+#include "store/sample_library.h"
+#include "workbench_fixture.h"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace paretune;
+
+class TestProfileJob : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void profilesIntoLibraryThenReuses();
+    void cancelKeepsWhatWasMeasured();
+    void modelledDeviceIsRefused();
+
+private:
+    static void openSample(MainWindow& window);
+    QTemporaryDir m_dir;
+};
+
+void TestProfileJob::openSample(MainWindow& window) {
+    QVERIFY(openSampleAndWait(window));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.deviceListModel()->profilableDevices().contains(QStringLiteral("cpu")), 30000);
+}
+
+void TestProfileJob::profilesIntoLibraryThenReuses() {
+    MainWindow window;
+    openSample(window);
+    const QString db = m_dir.filePath(QStringLiteral("samples.db"));
+    window.setDatabasePath(db);
+    QSignalSpy finished(window.profileJob(), &ProfileJob::profileFinished);
+    QSignalSpy failed(window.profileJob(), &ProfileJob::profileFailed);
+    window.profileOnDevice(QStringLiteral("cpu"), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), 1, 120000);
+    QCOMPARE(failed.count(), 0);
+    const auto first = finished.at(0).at(0).value<ProfileOutcome>();
+    QVERIFY(first.measured > 0);
+    QVERIFY(!first.cancelled);
+    QCOMPARE(first.dbPath, db);
+    const std::int64_t stored = SampleLibrary::open(db.toStdString()).sampleCount();
+    QCOMPARE(stored, static_cast<std::int64_t>(first.measured));
+    // The node table shows the measured latencies, marked measured.
+    const NodeTableModel* table = window.nodeTableModel();
+    const int column = table->measuredColumn();
+    QVERIFY(column >= NodeTableModel::ColumnCount);
+    QCOMPARE(table->headerData(column, Qt::Horizontal).toString(),
+             QStringLiteral("Measured on cpu"));
+    int shown = 0;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const double us = first.nodeLatencyUs[static_cast<std::size_t>(row)];
+        const QModelIndex i = table->index(row, column);
+        if (std::isnan(us)) {
+            QVERIFY(!table->data(i, NodeTableModel::SourceRole).isValid());
+            continue;
+        }
+        QCOMPARE(table->data(i, NodeTableModel::SortRole).toDouble(), us);
+        QCOMPARE(table->data(i, NodeTableModel::SourceRole).toString(), QStringLiteral("measured"));
+        ++shown;
+    }
+    QCOMPARE(shown, first.measured + first.reused);
+
+    window.profileOnDevice(QStringLiteral("cpu"), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 120000);
+    const auto second = finished.at(1).at(0).value<ProfileOutcome>();
+    QCOMPARE(second.measured, 0);
+    QCOMPARE(second.reused, first.measured + first.reused);
+    QCOMPARE(SampleLibrary::open(db.toStdString()).sampleCount(), stored);
+}
+
+void TestProfileJob::cancelKeepsWhatWasMeasured() {
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    openSample(window);
+    const QString db = m_dir.filePath(QStringLiteral("cancel.db"));
+    window.setDatabasePath(db);
+    QSignalSpy finished(window.profileJob(), &ProfileJob::profileFinished);
+    QSignalSpy progressed(window.profileJob(), &ProfileJob::profileProgressed);
+    window.profileOnDevice(QStringLiteral("cpu")); // adaptive repeats: seconds per operator set
+    int ticksWhileRunning = 0;
+    QTimer timer;
+    timer.setInterval(5);
+    connect(&timer, &QTimer::timeout, &window,
+            [&] { ticksWhileRunning += window.profileJob()->isRunning() ? 1 : 0; });
+    timer.start();
+    QTRY_VERIFY_WITH_TIMEOUT(ticksWhileRunning >= 20 && progressed.count() >= 1, 60000);
+    QPushButton* cancel = visibleCancelButton(window);
+    QVERIFY(cancel);
+    const bool wasRunning = window.profileJob()->isRunning();
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    const auto outcome = finished.at(0).at(0).value<ProfileOutcome>();
+    if (wasRunning) {
+        QVERIFY(outcome.cancelled);
+        QVERIFY(outcome.notRun > 0);
+    }
+    QCOMPARE(SampleLibrary::open(db.toStdString()).sampleCount(),
+             static_cast<std::int64_t>(outcome.measured));
+}
+
+void TestProfileJob::modelledDeviceIsRefused() {
+    MainWindow window;
+    openSample(window);
+    QSignalSpy errors(&window, &MainWindow::errorShown);
+    window.profileOnDevice(QStringLiteral("npu"));
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(errors.at(0).at(0).toString().contains(QStringLiteral("modelled device")));
+    window.profileOnDevice(QStringLiteral("tpu:7"));
+    QCOMPARE(errors.count(), 2);
+    QVERIFY(!window.profileJob()->isRunning());
+}
+
+QTEST_MAIN(TestProfileJob)
+#include "tst_profilejob.moc"

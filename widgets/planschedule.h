@@ -1,0 +1,28 @@
+#pragma once
+
+#include "plan/plan.h"
+#include "plan/simulator.h"
+
+#include <vector>
+
+namespace paretune {
+
+struct SearchOutcome;
+
+/// One plan of a search's front, simulated again in full (per-node start and finish, per-device
+/// figures, the timeline) with the priority order the search used, so its objectives are the
+/// ones the front shows.
+struct PlanSchedule {
+    int index = -1; ///< in SearchResult::front
+    Plan plan;
+    SimulationResult simulation;
+};
+
+/// Throws InputError when `index` is not a plan of the front.
+PlanSchedule simulateFrontPlan(const SearchOutcome& outcome, int index);
+
+/// Graph nodes placed on different devices by front plans a and b (compute nodes only), in graph
+/// order. Throws InputError when an index is not a plan of the front.
+std::vector<NodeId> nodesOnDifferentDevices(const SearchOutcome& outcome, int a, int b);
+
+} // namespace paretune

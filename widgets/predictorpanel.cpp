@@ -1,0 +1,190 @@
+#include "predictorpanel.h"
+
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTableWidget>
+#include <QUuid>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "qcustomplot_fenced.h"
+
+namespace paretune {
+
+PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    m_status = new QLabel(tr("No sample library opened yet."), this);
+    m_status->setWordWrap(true);
+    m_status->setObjectName(QStringLiteral("predictorStatus"));
+    layout->addWidget(m_status);
+    auto* plots = new QHBoxLayout;
+    m_loss = new QCustomPlot(this);
+    m_loss->setMinimumSize(200, 150);
+    m_trainLoss = m_loss->addGraph();
+    m_trainLoss->setName(tr("training loss"));
+    m_trainLoss->setPen(QPen(QColor(31, 119, 180), 2));
+    m_validationLoss = m_loss->addGraph();
+    m_validationLoss->setName(tr("validation loss"));
+    m_validationLoss->setPen(QPen(QColor(255, 127, 14), 2));
+    m_loss->xAxis->setLabel(tr("Epoch"));
+    m_loss->yAxis->setLabel(tr("Loss"));
+    m_loss->legend->setVisible(true);
+    m_scatter = new QCustomPlot(this);
+    m_scatter->setMinimumSize(200, 150);
+    m_diagonal = m_scatter->addGraph();
+    m_diagonal->setPen(QPen(Qt::gray, 1, Qt::DashLine));
+    m_heldOut = m_scatter->addGraph();
+    m_heldOut->setLineStyle(QCPGraph::lsNone);
+    m_heldOut->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(31, 119, 180), 5));
+    m_scatter->xAxis->setLabel(tr("Measured latency (µs, held-out)"));
+    m_scatter->yAxis->setLabel(tr("Predicted latency (µs)"));
+    m_scatter->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    m_scatter->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plots->addWidget(m_loss);
+    plots->addWidget(m_scatter);
+    layout->addLayout(plots, 1);
+    m_metrics = new QTableWidget(0, 3, this);
+    m_metrics->setHorizontalHeaderLabels(
+        {tr("Metric"), tr("Predictor"), tr("Roofline baseline (modelled)")});
+    m_metrics->horizontalHeader()->setStretchLastSection(true);
+    m_metrics->verticalHeader()->setVisible(false);
+    m_metrics->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_metrics->setMaximumHeight(130);
+    layout->addWidget(m_metrics);
+}
+
+PredictorPanel::~PredictorPanel() = default;
+
+QString PredictorPanel::statusText() const {
+    return m_status->text();
+}
+
+void PredictorPanel::showLibrary(const QString& dbPath) {
+    m_storedPredictors = 0;
+    if (!QFileInfo(dbPath).isFile()) {
+        m_status->setText(tr("No sample library at %1 yet: profile a model on a real device to "
+                             "create it. No predictor is trained; costs are modelled.")
+                              .arg(dbPath));
+        return;
+    }
+    const QString connection = QUuid::createUuid().toString();
+    QString latest;
+    QString error;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        db.setDatabaseName(dbPath);
+        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY"));
+        if (!db.open()) {
+            error = db.lastError().text();
+        } else {
+            QSqlQuery count(db);
+            if (count.exec(QStringLiteral("SELECT count(*) FROM predictors")) && count.next()) {
+                m_storedPredictors = count.value(0).toInt();
+            } else {
+                error = count.lastError().text();
+            }
+            QSqlQuery last(db);
+            if (m_storedPredictors > 0 &&
+                last.exec(QStringLiteral("SELECT id, created_at, metrics_json FROM predictors "
+                                         "ORDER BY id DESC LIMIT 1")) &&
+                last.next()) {
+                latest = tr("predictor #%1 trained %2")
+                             .arg(last.value(0).toLongLong())
+                             .arg(last.value(1).toString());
+                const QJsonObject metrics =
+                    QJsonDocument::fromJson(last.value(2).toString().toUtf8()).object();
+                m_metrics->setRowCount(0);
+                for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+                    if (it.value().isDouble()) {
+                        const int row = m_metrics->rowCount();
+                        m_metrics->insertRow(row);
+                        m_metrics->setItem(row, 0, new QTableWidgetItem(it.key()));
+                        m_metrics->setItem(
+                            row, 1, new QTableWidgetItem(QString::number(it.value().toDouble())));
+                        m_metrics->setItem(row, 2, new QTableWidgetItem(QString()));
+                    }
+                }
+            }
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connection);
+    if (!error.isEmpty()) {
+        m_status->setText(tr("Cannot read the predictors of %1: %2").arg(dbPath, error));
+    } else if (m_storedPredictors == 0) {
+        m_status->setText(tr("No predictor is trained in %1 yet: costs come from measured samples "
+                             "and the catalog (modelled). Train one once samples are profiled.")
+                              .arg(dbPath));
+    } else {
+        m_status->setText(
+            tr("%n predictor(s) in %1; the latest: %2 (metrics as stored).", "", m_storedPredictors)
+                .arg(dbPath, latest));
+    }
+}
+
+void PredictorPanel::startTraining() {
+    m_trainLoss->data()->clear();
+    m_validationLoss->data()->clear();
+    m_loss->replot();
+    m_status->setText(tr("Training..."));
+}
+
+void PredictorPanel::addLoss(int epoch, double trainLoss, double validationLoss) {
+    m_trainLoss->addData(epoch, trainLoss);
+    m_validationLoss->addData(epoch, validationLoss);
+    m_loss->rescaleAxes();
+    m_loss->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PredictorPanel::setHeldOut(const std::vector<double>& measuredUs,
+                                const std::vector<double>& predictedUs) {
+    m_heldOut->data()->clear();
+    double lo = 0.0;
+    double hi = 0.0;
+    for (std::size_t i = 0; i < measuredUs.size() && i < predictedUs.size(); ++i) {
+        m_heldOut->addData(measuredUs[i], predictedUs[i]);
+        const double small = std::min(measuredUs[i], predictedUs[i]);
+        const double large = std::max(measuredUs[i], predictedUs[i]);
+        lo = i == 0 ? small : std::min(lo, small);
+        hi = std::max(hi, large);
+    }
+    m_diagonal->setData({lo, hi}, {lo, hi});
+    m_scatter->rescaleAxes();
+    m_scatter->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PredictorPanel::setMetrics(const QStringList& names, const std::vector<double>& predictor,
+                                const std::vector<double>& roofline) {
+    m_metrics->setRowCount(0);
+    for (int i = 0; i < names.size(); ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        m_metrics->insertRow(i);
+        m_metrics->setItem(i, 0, new QTableWidgetItem(names[i]));
+        m_metrics->setItem(i, 1,
+                           new QTableWidgetItem(k < predictor.size()
+                                                    ? QString::number(predictor[k], 'g', 4)
+                                                    : QString()));
+        m_metrics->setItem(i, 2,
+                           new QTableWidgetItem(k < roofline.size()
+                                                    ? QString::number(roofline[k], 'g', 4)
+                                                    : QString()));
+    }
+}
+
+int PredictorPanel::lossPointCount() const {
+    return m_trainLoss->dataCount();
+}
+
+int PredictorPanel::heldOutPointCount() const {
+    return m_heldOut->dataCount();
+}
+
+} // namespace paretune

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+class QLabel;
+class QTableWidget;
+
+namespace paretune {
+
+/// The predictor dock: whether the sample library holds a trained predictor (and its stored
+/// metrics), the training loss curves while training, predicted-vs-measured on the held-out
+/// split, and the metrics beside the roofline baseline. It shows only figures it is given or
+/// reads from the database; with no predictor it says so.
+class PredictorPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PredictorPanel(QWidget* parent = nullptr);
+    ~PredictorPanel() override;
+
+    /// Reads the `predictors` table of the sample library at `dbPath` (read-only).
+    void showLibrary(const QString& dbPath);
+    QString statusText() const;
+    int storedPredictorCount() const { return m_storedPredictors; }
+
+    // For the training job (called in the GUI thread):
+    void startTraining();
+    void addLoss(int epoch, double trainLoss, double validationLoss);
+    /// Held-out pairs, µs (measured on the device, predicted by the model).
+    void setHeldOut(const std::vector<double>& measuredUs, const std::vector<double>& predictedUs);
+    /// One row per metric: the predictor's value and the roofline baseline's.
+    void setMetrics(const QStringList& names, const std::vector<double>& predictor,
+                    const std::vector<double>& roofline);
+    int lossPointCount() const;
+    int heldOutPointCount() const;
+
+private:
+    QLabel* m_status = nullptr;
+    QCustomPlot* m_loss = nullptr;
+    QCPGraph* m_trainLoss = nullptr;
+    QCPGraph* m_validationLoss = nullptr;
+    QCustomPlot* m_scatter = nullptr;
+    QCPGraph* m_heldOut = nullptr;
+    QCPGraph* m_diagonal = nullptr;
+    QTableWidget* m_metrics = nullptr;
+    int m_storedPredictors = 0;
+};
+
+} // namespace paretune

@@ -1,0 +1,109 @@
+#include "profilejob.h"
+
+#include "common/input_error.h"
+#include "graph/onnx_importer.h"
+#include "jobprogress.h"
+#include "paretune/config.h"
+#include "store/sample_library.h"
+
+#if PARETUNE_WITH_TORCH
+#include "library_profile.h"
+#endif
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <limits>
+
+namespace paretune {
+
+ProfileJob::ProfileJob(QObject* parent) : QObject(parent) {}
+
+ProfileJob::~ProfileJob() {
+    m_jobs.abandon(this);
+}
+
+bool ProfileJob::available() {
+    return PARETUNE_WITH_TORCH != 0;
+}
+
+bool ProfileJob::isRunning() const {
+    return m_jobs.isRunning();
+}
+
+void ProfileJob::cancel() {
+    m_jobs.cancel();
+}
+
+void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& device,
+                       const QString& dbPath, int repeats, double activeW) {
+    auto* watcher = new QFutureWatcher<Result>(this);
+    // The latest job wins.
+    const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
+        Q_EMIT profileProgressed(fraction, message);
+    });
+    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
+    connect(watcher, &QFutureWatcher<Result>::finished, this,
+            [this, watcher] { deliver(watcher); });
+    Q_EMIT profileStarted();
+    watcher->setFuture(QtConcurrent::run([=]() {
+        Result r;
+        r.job = job;
+        r.outcome.deviceId = QString::fromStdString(device.id);
+        r.outcome.dbPath = dbPath;
+#if PARETUNE_WITH_TORCH
+        try {
+            SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
+            LibraryProfileOptions options;
+            options.repeats = repeats;
+            if (activeW > 0.0) {
+                options.activeW = activeW;
+            }
+            const LibraryProfileRun run =
+                profileIntoLibrary(model->graph, device, library, options, progress.get());
+            r.outcome.model = model;
+            r.outcome.nodeLatencyUs.assign(model->graph.nodes.size(),
+                                           std::numeric_limits<double>::quiet_NaN());
+            for (const LibraryProfileRow& row : run.rows) {
+                if (row.status == "ok") {
+                    r.outcome.nodeLatencyUs[static_cast<std::size_t>(row.node)] =
+                        row.sample.latencyUs;
+                }
+                r.outcome.notRun += row.status == "cancelled" ? 1 : 0;
+                r.outcome.failed += row.status != "ok" && row.status != "cancelled" ? 1 : 0;
+            }
+            r.outcome.measured = run.result.count(ProfileStatus::Ok);
+            r.outcome.reused = run.reusedCount();
+            r.outcome.cancelled = run.result.cancelled;
+            r.outcome.sumOfOpsUs = run.sumOfOpsUs();
+            r.outcome.endToEndUs = run.result.wholeModel.status == ProfileStatus::Ok
+                                       ? run.result.wholeModel.endToEnd.medianUs
+                                       : 0.0;
+        } catch (const InputError& e) {
+            r.error = QString::fromStdString(e.what());
+        } catch (const std::exception& e) {
+            r.error =
+                tr("Internal error while profiling: %1").arg(QString::fromStdString(e.what()));
+        }
+#else
+        (void)model;
+        (void)repeats;
+        (void)activeW;
+        r.error = tr("Profiling needs LibTorch, which this build does not include.");
+#endif
+        return r;
+    }));
+}
+
+void ProfileJob::deliver(QFutureWatcher<Result>* watcher) {
+    const Result r = watcher->result();
+    if (!m_jobs.isCurrent(watcher, r.job)) {
+        return;
+    }
+    if (r.error.isEmpty()) {
+        Q_EMIT profileFinished(r.outcome);
+    } else {
+        Q_EMIT profileFailed(r.error);
+    }
+}
+
+} // namespace paretune

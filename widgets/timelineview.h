@@ -1,0 +1,97 @@
+#pragma once
+
+#include "axismapping.h"
+
+#include <QString>
+#include <QWidget>
+
+#include <vector>
+
+namespace paretune {
+
+class CostTable;
+struct Graph;
+struct SimulationResult;
+
+/// What the timeline draws: lanes (devices, then link queues) and bars on them.
+struct TimelineData {
+    struct Lane {
+        QString label;
+        bool link = false;
+    };
+    struct Bar {
+        int lane = 0;
+        double beginUs = 0.0;
+        double endUs = 0.0;
+        int node = -1; ///< graph node of a device bar; -1 for a transfer
+        QString label; ///< node name, or the tensor crossing the link
+        QString kind;  ///< op type, or "transfer"
+    };
+    std::vector<Lane> lanes;
+    std::vector<Bar> bars;
+    double endUs = 0.0; ///< makespan (or the last bar's end)
+    QString source;     ///< where the times came from, e.g. "simulated, costs modelled from ..."
+};
+
+/// One lane per device and per link queue of the cost table, bars from the simulation's
+/// timeline. Lanes of links no transfer used are left out.
+TimelineData timelineData(const Graph& graph, const CostTable& costs,
+                          const SimulationResult& simulation, const QString& source);
+
+/// Gantt view of a plan's schedule: one lane per device and per link, zoom with the wheel
+/// (around the cursor), pan by dragging, double-click to fit; hovering a bar shows its node (or
+/// tensor) and times; clicking a node's bar emits nodeClicked. The time axis is an AxisMapping.
+class TimelineView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineView(QWidget* parent = nullptr);
+
+    void setData(TimelineData data);
+    void clear();
+    const TimelineData& data() const { return m_data; }
+    /// Highlights the bars of a node (-1: none).
+    void setSelectedNode(int node);
+    int selectedNode() const { return m_selectedNode; }
+
+    /// Shows the whole schedule.
+    void fit();
+    const AxisMapping& timeAxis() const { return m_time; }
+    /// Index into data().bars of the bar under a widget point, or -1.
+    int barAt(QPoint pos) const;
+    /// The rectangle a bar is drawn in (widget pixels).
+    QRectF barRect(int bar) const;
+    /// The hover text for a widget point (empty when no bar is there).
+    QString toolTipAt(QPoint pos) const;
+
+    static constexpr int kLabelWidth = 120;
+    static constexpr int kRulerHeight = 22;
+    static constexpr int kLaneHeight = 24;
+
+Q_SIGNALS:
+    void nodeClicked(int node);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    void updatePixelRange();
+    void clampWindow();
+    double laneTop(int lane) const;
+
+    TimelineData m_data;
+    AxisMapping m_time;
+    int m_selectedNode = -1;
+    QPoint m_pressPos;
+    QPoint m_lastDragPos;
+    bool m_dragging = false;
+    bool m_pressed = false;
+};
+
+} // namespace paretune
