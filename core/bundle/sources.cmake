@@ -1,0 +1,6 @@
+# core/bundle: deployment bundles (partitions, export, verification, candidate selection).
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip) # find_package(libzip) fails on Debian
+target_sources(paretune_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/model_partitioner.cpp
+)
+target_link_libraries(paretune_core PRIVATE PkgConfig::LIBZIP)
