@@ -304,8 +304,7 @@ struct Value {
 };
 
 bool isStatic(const TypeInfo& t) {
-    return t.rankKnown &&
-           std::all_of(t.dims.begin(), t.dims.end(), [](std::int64_t d) { return d >= 0; });
+    return t.rankKnown && std::all_of(t.dims.begin(), t.dims.end(), [](std::int64_t d) { return d >= 0; });
 }
 
 // Every value a subgraph (and its nested subgraphs) produces.
@@ -734,8 +733,7 @@ void ImportSession::orderNodes() {
             const auto it = producer.find(in);
             if (it == producer.end()) {
                 fail(nodeLabel(node, i) + (k < explicitCount ? ": input " : ": a subgraph reads ") +
-                     inQuotes(in) +
-                     " which is not produced by any node, initializer or graph input");
+                     inQuotes(in) + " which is not produced by any node, initializer or graph input");
             }
             if (seen.insert(it->second).second) {
                 ++pending[static_cast<std::size_t>(i)];
@@ -901,8 +899,7 @@ void ImportSession::collectTypes() {
 }
 
 // Folds node i when its outputs are determined at import time; returns whether it did.
-bool ImportSession::foldNode(const onnx::NodeProto& node,
-                             const std::vector<Attribute>& attributes) {
+bool ImportSession::foldNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes) {
     Node probe;
     probe.opType = node.op_type();
     probe.domain = node.domain();
@@ -1022,7 +1019,7 @@ const std::vector<std::int64_t>* ImportSession::staticDims(const std::string& na
     }
     const auto& dims = it->second.dims;
     return std::all_of(dims.begin(), dims.end(), [](std::int64_t d) { return d >= 0; }) ? &dims
-                                                                                        : nullptr;
+                                                                                      : nullptr;
 }
 
 // Shape rules for ops whose ONNX 1.12 inference stops short of static shapes.
@@ -1093,8 +1090,7 @@ std::optional<std::int64_t> ImportSession::scalarConstant(const std::string& nam
 
 // Evaluates one node (of the main graph or of a subgraph being unrolled): folds it when its
 // outputs are known constants, otherwise infers its output types. Returns whether it folded.
-bool ImportSession::evaluateNode(const onnx::NodeProto& node,
-                                 const std::vector<Attribute>& attributes) {
+bool ImportSession::evaluateNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes) {
     if (evaluateSequenceOp(node, attributes)) {
         // Folded when it produced a known constant (SequenceLength, SequenceAt of a constant).
         return node.output_size() > 0 && m_constants.count(node.output(0)) > 0;
@@ -1118,8 +1114,7 @@ bool ImportSession::evaluateNode(const onnx::NodeProto& node,
 void ImportSession::evaluateGraph(const onnx::GraphProto& graph) {
     for (const auto& init : graph.initializer()) {
         Value v;
-        v.type = TypeInfo{
-            dtypeFromOnnx(init.data_type()), true, {init.dims().begin(), init.dims().end()}};
+        v.type = TypeInfo{dtypeFromOnnx(init.data_type()), true, {init.dims().begin(), init.dims().end()}};
         v.constant = decodeTensor(init);
         bind(init.name(), v);
     }
@@ -1176,8 +1171,7 @@ bool ImportSession::evaluateSequenceOp(const onnx::NodeProto& node,
         if (op == "SequenceLength") {
             Value length;
             length.type = TypeInfo{DType::Int64, true, {}};
-            length.constant = std::make_shared<const ConstantTensor>(
-                ConstantTensor{DType::Int64, {}, {count}, {}});
+            length.constant = std::make_shared<const ConstantTensor>(ConstantTensor{DType::Int64, {}, {count}, {}});
             bind(out, length);
             return true;
         }
@@ -1200,12 +1194,10 @@ bool ImportSession::evaluateSequenceOp(const onnx::NodeProto& node,
             } else {
                 dims[static_cast<std::size_t>(axis)] = 0;
                 for (const Value& e : *sequence) {
-                    if (!isStatic(e.type) ||
-                        e.type.dims.size() != sequence->front().type.dims.size()) {
+                    if (!isStatic(e.type) || e.type.dims.size() != sequence->front().type.dims.size()) {
                         return true;
                     }
-                    dims[static_cast<std::size_t>(axis)] +=
-                        e.type.dims[static_cast<std::size_t>(axis)];
+                    dims[static_cast<std::size_t>(axis)] += e.type.dims[static_cast<std::size_t>(axis)];
                 }
             }
             Value concatenated;
@@ -1293,13 +1285,11 @@ bool ImportSession::unrollLoop(const onnx::NodeProto& node) {
         }
         Value index;
         index.type = TypeInfo{DType::Int64, true, {}};
-        index.constant = std::make_shared<const ConstantTensor>(
-            ConstantTensor{DType::Int64, {}, {iterations}, {}});
+        index.constant = std::make_shared<const ConstantTensor>(ConstantTensor{DType::Int64, {}, {iterations}, {}});
         bind(body->input(0).name(), index);
         Value cond;
         cond.type = TypeInfo{DType::Bool, true, {}};
-        cond.constant = std::make_shared<const ConstantTensor>(
-            ConstantTensor{DType::Bool, {}, {*condition}, {}});
+        cond.constant = std::make_shared<const ConstantTensor>(ConstantTensor{DType::Bool, {}, {*condition}, {}});
         bind(body->input(1).name(), cond);
         for (int k = 0; k < carriedCount; ++k) {
             bind(body->input(2 + k).name(), carried[static_cast<std::size_t>(k)]);
@@ -1313,8 +1303,7 @@ bool ImportSession::unrollLoop(const onnx::NodeProto& node) {
             carried[static_cast<std::size_t>(k)] = valueOf(body->output(1 + k).name());
         }
         for (int k = 0; k < scanCount; ++k) {
-            scans[static_cast<std::size_t>(k)].push_back(
-                valueOf(body->output(1 + carriedCount + k).name()));
+            scans[static_cast<std::size_t>(k)].push_back(valueOf(body->output(1 + carriedCount + k).name()));
         }
     }
     for (int k = 0; k < carriedCount && k < node.output_size(); ++k) {
@@ -1324,8 +1313,7 @@ bool ImportSession::unrollLoop(const onnx::NodeProto& node) {
     }
     for (int k = 0; k < scanCount && carriedCount + k < node.output_size(); ++k) {
         const auto& steps = scans[static_cast<std::size_t>(k)];
-        if (node.output(carriedCount + k).empty() || steps.empty() ||
-            !isStatic(steps.front().type)) {
+        if (node.output(carriedCount + k).empty() || steps.empty() || !isStatic(steps.front().type)) {
             continue;
         }
         Value stacked;
