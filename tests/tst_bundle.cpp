@@ -8,6 +8,8 @@
 #include "common/input_error.h"
 #include "common/sha256.h"
 #include "device/device.h"
+#include "paretune/config.h"
+#include "testmodels.h"
 #include "testpaths.h"
 
 #include <nlohmann/json.hpp>
@@ -28,13 +30,6 @@ namespace {
 
 QString catalog() {
     return QStringLiteral(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json");
-}
-
-QString testModel(const QString& name) {
-    const QByteArray env = qgetenv("PARETUNE_TEST_MODELS");
-    const QString dir =
-        env.isEmpty() ? QStringLiteral(PARETUNE_TEST_MODELS_DIR) : QString::fromLocal8Bit(env);
-    return dir + QLatin1Char('/') + name + QStringLiteral(".onnx");
 }
 
 std::string readFile(const QString& path) {
@@ -79,6 +74,7 @@ private Q_SLOTS:
     void initTestCase();
     void exportWritesEveryPart();
     void exportIsVerified();
+    void profileTakesMeasuredSamples();
     void exportZipIsVerified();
     void resnet18BundleIsVerified();
     void verifyCatchesModifiedFile();
@@ -212,12 +208,16 @@ void TestBundle::exportWritesEveryPart() {
     // profile.csv: one row per compute node and device, with its source.
     const QStringList rows = QString::fromStdString(readFile(out + QStringLiteral("/profile.csv")))
                                  .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    QCOMPARE(
-        rows.first(),
-        QStringLiteral("node,op_type,device,planned,latency_us,energy_uj,workspace_bytes,source"));
+    QCOMPARE(rows.first(),
+             QStringLiteral("node,op_type,device,planned,latency_us,latency_p10_us,latency_p90_us,"
+                            "energy_uj,workspace_bytes,source,energy_source"));
     int planned = 0;
     for (const QString& row : rows.mid(1)) {
-        planned += row.split(QLatin1Char(','))[3] == QLatin1String("1") ? 1 : 0;
+        const QStringList fields = row.split(QLatin1Char(','));
+        QCOMPARE(fields.size(), 11);
+        QVERIFY(fields[9] == QLatin1String("modelled") ||
+                fields[9] == QLatin1String("unsupported"));
+        planned += fields[3] == QLatin1String("1") ? 1 : 0;
     }
     QCOMPARE(planned, manifest["plan"]["cost_sources"]["modelled"].get<int>());
     QCOMPARE(rows.size() - 1, planned * 3);
@@ -243,6 +243,55 @@ void TestBundle::exportIsVerified() {
     QVERIFY(run.out.contains("device cpu: fingerprint matches this machine"));
 }
 
+// Operators profiled on this machine's CPU into a sample library show up in profile.csv as
+// measured rows for the plan's real "cpu" device; the modelled rows stay.
+void TestBundle::profileTakesMeasuredSamples() {
+#if !PARETUNE_WITH_TORCH
+    QSKIP("built without LibTorch: no profiling");
+#else
+    const QString db = m_dir.filePath(QStringLiteral("samples.db"));
+    CliRun run =
+        runParetune({QStringLiteral("profile"), QStringLiteral(PARETUNE_SAMPLE_MODEL),
+                     QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--db"), db,
+                     QStringLiteral("--repeats"), QStringLiteral("3")});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QString out = m_dir.filePath(QStringLiteral("measured"));
+    run = runParetune({QStringLiteral("export"), QStringLiteral(PARETUNE_SAMPLE_MODEL),
+                       QStringLiteral("--plans"), m_plans, QStringLiteral("--plan"),
+                       QStringLiteral("1"), QStringLiteral("--db"), db, QStringLiteral("--out"),
+                       out});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const nlohmann::json manifest =
+        nlohmann::json::parse(readFile(out + QStringLiteral("/manifest.json")));
+    const int measured = manifest["profile"]["measured_rows"].get<int>();
+    int measuredCpu = 0;
+    int modelled = 0;
+    for (const QString& row : QString::fromStdString(readFile(out + QStringLiteral("/profile.csv")))
+                                  .split(QLatin1Char('\n'), Qt::SkipEmptyParts)
+                                  .mid(1)) {
+        const QStringList fields = row.split(QLatin1Char(','));
+        if (fields[9] == QLatin1String("measured")) {
+            QCOMPARE(fields[2], QStringLiteral("cpu"));
+            QVERIFY(fields[4].toDouble() > 0);
+            ++measuredCpu;
+        } else {
+            ++modelled; // modelled or unsupported: one row per compute node and device
+        }
+    }
+    QVERIFY(measured > 0);
+    QCOMPARE(measuredCpu, measured);
+    QCOMPARE(modelled, manifest["plan"]["cost_sources"]["modelled"].get<int>() * 3);
+    // A library that does not exist is an error, never created.
+    run = runParetune({QStringLiteral("export"), QStringLiteral(PARETUNE_SAMPLE_MODEL),
+                       QStringLiteral("--plans"), m_plans, QStringLiteral("--plan"),
+                       QStringLiteral("1"), QStringLiteral("--db"), db + QStringLiteral(".none"),
+                       QStringLiteral("--out"), out + QStringLiteral("2")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(!QFileInfo::exists(db + QStringLiteral(".none")));
+    QVERIFY(!QFileInfo::exists(out + QStringLiteral("2")));
+#endif
+}
+
 void TestBundle::exportZipIsVerified() {
     const QString out = m_zip;
     QVERIFY(!out.isEmpty());
@@ -258,7 +307,7 @@ void TestBundle::exportZipIsVerified() {
 }
 
 void TestBundle::resnet18BundleIsVerified() {
-    const QString model = testModel(QStringLiteral("resnet18"));
+    const QString model = testModelPath(QStringLiteral("resnet18"));
     if (!QFileInfo::exists(model)) {
         QSKIP("resnet18.onnx is missing; run tools/export_models.py");
     }
@@ -512,7 +561,7 @@ void TestBundle::badInputExitsWithTwo_data() {
                        QStringLiteral("--out"),   out}
         << QStringLiteral("holds no plan with id 999");
     QTest::newRow("plans of another model")
-        << QStringList{QStringLiteral("export"),  testModel(QStringLiteral("tiny_mlp")),
+        << QStringList{QStringLiteral("export"),  testModelPath(QStringLiteral("tiny_mlp")),
                        QStringLiteral("--plans"), QStringLiteral("@plans"),
                        QStringLiteral("--plan"),  QStringLiteral("0"),
                        QStringLiteral("--out"),   out}

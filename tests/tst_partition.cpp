@@ -3,6 +3,7 @@
 // original name, and each partition's inputs come from the model or from earlier partitions.
 #include "bundle/model_partitioner.h"
 #include "common/input_error.h"
+#include "testmodels.h"
 #include "testpaths.h"
 
 #include <onnx/onnx_pb.h>
@@ -16,16 +17,6 @@
 using namespace paretune;
 
 namespace {
-
-QString modelPath(const QString& name) {
-    if (name == QLatin1String("sample")) {
-        return QStringLiteral(PARETUNE_SAMPLE_MODEL);
-    }
-    const QByteArray env = qgetenv("PARETUNE_TEST_MODELS");
-    const QString dir =
-        env.isEmpty() ? QStringLiteral(PARETUNE_TEST_MODELS_DIR) : QString::fromLocal8Bit(env);
-    return dir + QLatin1Char('/') + name + QStringLiteral(".onnx");
-}
 
 /// Device per node: compute-order blocks of `block` nodes alternate between "cpu" and "gpu"
 /// (block 0: the first half on cpu, the rest on gpu). Constant nodes stay unplaced.
@@ -71,7 +62,7 @@ void TestPartition::partitionsAreValidAndChain() {
     QFETCH(QString, model);
     QFETCH(int, block);
     QFETCH(int, expectedPartitions);
-    const QString path = modelPath(model);
+    const QString path = testModelPath(model);
     if (!std::filesystem::exists(path.toStdString())) {
         QSKIP(qPrintable(path + QStringLiteral(" is missing; run tools/export_models.py")));
     }

@@ -23,6 +23,7 @@ void runExport(const ExportArguments& args) {
     options.planId = args.plan;
     options.candidates = args.candidates;
     options.catalogPath = args.catalog;
+    options.samplesPath = args.db;
     const BundleContents bundle = buildBundle(options);
     for (const Diagnostic& d : bundle.diagnostics) {
         std::fprintf(stderr, "warning: %s\n", d.message.c_str());
@@ -140,6 +141,9 @@ void addExportCommand(CLI::App& app) {
                     "Pareto plans to keep for run-time selection (default 5)");
     cmd->add_option("--catalog", args->catalog,
                     "Device catalog (default: the one the plans file names)");
+    cmd->add_option("--db", args->db,
+                    "Sample library whose measurements of the plan's real devices go into "
+                    "profile.csv (read only)");
     cmd->add_option("--out", args->out, "Bundle folder (or zip file with --zip) to create")
         ->required();
     cmd->add_flag("--zip", args->zip, "Write a zip archive instead of a folder");

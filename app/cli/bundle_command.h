@@ -16,6 +16,7 @@ struct ExportArguments {
     std::int64_t plan = -1;
     int candidates = 5;
     std::string catalog; ///< empty: the catalog plans.json names
+    std::string db;      ///< sample library for measured rows of profile.csv; empty: none
     std::string out;
     bool zip = false;
 };

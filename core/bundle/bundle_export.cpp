@@ -10,6 +10,7 @@
 #include "paretune/config.h"
 #include "plan/simulator.h"
 #include "search/solution.h"
+#include "store/sample_library.h"
 
 #include <nlohmann/json.hpp>
 
@@ -395,25 +396,6 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                            {"nodes", nodes}};
     bundle.files["plan.json"] = planJson.dump(2) + "\n";
 
-    // profile.csv: the cost table's figures for every compute node on every device.
-    std::string csv = "node,op_type,device,planned,latency_us,energy_uj,workspace_bytes,source\n";
-    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
-        const NodeId n = sim.computeNode(ci);
-        const Node& node = g.nodes[static_cast<std::size_t>(n)];
-        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-            const CostCell& cell = table.cell(n, d);
-            const bool supported = cell.supported();
-            csv += csvField(node.name) + "," + csvField(node.opType) + "," +
-                   csvField(table.device(d).id) + "," +
-                   (plan.device[static_cast<std::size_t>(n)] == d ? "1" : "0") + "," +
-                   (supported ? number(cell.latencyUs) : std::string()) + "," +
-                   (supported ? number(cell.energyUj) : std::string()) + "," +
-                   (supported ? std::to_string(cell.workspaceBytes) : std::string()) + "," +
-                   std::string(costSourceName(cell.source)) + "\n";
-        }
-    }
-    bundle.files["profile.csv"] = csv;
-
     // Candidates: the best-spread plans of the front, the exported plan always among them.
     std::vector<Objective> objectives;
     {
@@ -501,6 +483,60 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         devices.push_back(std::move(entry));
     }
 
+    // profile.csv: the cost table's figures for every compute node on every device, then the
+    // sample library's measurements of the same operators on the plan's real devices.
+    std::string csv = "node,op_type,device,planned,latency_us,latency_p10_us,latency_p90_us,"
+                      "energy_uj,workspace_bytes,source,energy_source\n";
+    auto optional = [](const std::optional<double>& value) {
+        return value ? number(*value) : std::string();
+    };
+    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+        const NodeId n = sim.computeNode(ci);
+        const Node& node = g.nodes[static_cast<std::size_t>(n)];
+        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+            const CostCell& cell = table.cell(n, d);
+            const bool supported = cell.supported();
+            const std::string source(costSourceName(cell.source));
+            csv += csvField(node.name) + "," + csvField(node.opType) + "," +
+                   csvField(table.device(d).id) + "," +
+                   (plan.device[static_cast<std::size_t>(n)] == d ? "1" : "0") + "," +
+                   (supported ? number(cell.latencyUs) : std::string()) + ",,," +
+                   (supported ? number(cell.energyUj) : std::string()) + "," +
+                   (supported ? std::to_string(cell.workspaceBytes) : std::string()) + "," +
+                   source + "," + (supported ? source : std::string()) + "\n";
+        }
+    }
+    std::int64_t measuredRows = 0;
+    if (!options.samplesPath.empty()) {
+        const SampleLibrary library =
+            SampleLibrary::open(options.samplesPath, SampleLibrary::OpenMode::ExistingOnly);
+        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+            const Device* device = inventory.find(table.device(d).id);
+            if (device == nullptr || device->tag != DeviceTag::Real) {
+                continue;
+            }
+            const std::string fingerprint = deviceFingerprint(*device);
+            for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+                const NodeId n = sim.computeNode(ci);
+                const std::optional<Sample> sample =
+                    library.findSample(g.signatures[static_cast<std::size_t>(n)], fingerprint);
+                if (!sample) {
+                    continue;
+                }
+                const Node& node = g.nodes[static_cast<std::size_t>(n)];
+                csv += csvField(node.name) + "," + csvField(node.opType) + "," +
+                       csvField(table.device(d).id) + "," +
+                       (plan.device[static_cast<std::size_t>(n)] == d ? "1" : "0") + "," +
+                       number(sample->latencyUs) + "," + optional(sample->latencyP10Us) + "," +
+                       optional(sample->latencyP90Us) + "," + optional(sample->energyUj) +
+                       ",,measured," + (sample->energyUj ? csvField(sample->energySource) : "") +
+                       "\n";
+                ++measuredRows;
+            }
+        }
+    }
+    bundle.files["profile.csv"] = csv;
+
     std::uintmax_t modelBytes = 0;
     const std::string modelSha = fileSha256(options.modelPath, modelBytes);
     Json modelInputs = Json::array();
@@ -513,31 +549,38 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
         modelOutputs.push_back({{"name", tensor.name}, {"type", tensor.typeString()}});
     }
-    Json manifest = {{"schema", kBundleSchema},
-                     {"tool", {{"name", "paretune"}, {"version", PARETUNE_VERSION}}},
-                     {"created_at", utcNow()},
-                     {"model",
-                      {{"file", fs::path(options.modelPath).filename().string()},
-                       {"name", g.name},
-                       {"fingerprint", g.fingerprint},
-                       {"sha256", modelSha},
-                       {"bytes", modelBytes},
-                       {"opset", g.opset},
-                       {"node_count", g.nodes.size()},
-                       {"inputs", modelInputs},
-                       {"outputs", modelOutputs}}},
-                     {"plan",
-                      {{"id", options.planId},
-                       {"plans_file", fs::path(options.plansPath).filename().string()},
-                       {"catalog", fs::path(catalogPath).filename().string()},
-                       {"baseline", chosen.value("baseline", Json(nullptr))},
-                       {"feasible", simulated.objectives.feasible()},
-                       {"objectives", objectivesJson(simulated.objectives, overall)},
-                       {"cost_sources", sources.json()}}},
-                     {"devices", devices},
-                     {"partitions", partitionsJson},
-                     {"handoffs", handoffs},
-                     {"candidates", candidates}};
+    Json manifest = {
+        {"schema", kBundleSchema},
+        {"tool", {{"name", "paretune"}, {"version", PARETUNE_VERSION}}},
+        {"created_at", utcNow()},
+        {"model",
+         {{"file", fs::path(options.modelPath).filename().string()},
+          {"name", g.name},
+          {"fingerprint", g.fingerprint},
+          {"sha256", modelSha},
+          {"bytes", modelBytes},
+          {"opset", g.opset},
+          {"node_count", g.nodes.size()},
+          {"inputs", modelInputs},
+          {"outputs", modelOutputs}}},
+        {"plan",
+         {{"id", options.planId},
+          {"plans_file", fs::path(options.plansPath).filename().string()},
+          {"catalog", fs::path(catalogPath).filename().string()},
+          {"baseline", chosen.value("baseline", Json(nullptr))},
+          {"feasible", simulated.objectives.feasible()},
+          {"objectives", objectivesJson(simulated.objectives, overall)},
+          {"cost_sources", sources.json()}}},
+        {"devices", devices},
+        {"profile",
+         {{"file", "profile.csv"},
+          {"sample_library", options.samplesPath.empty()
+                                 ? Json(nullptr)
+                                 : Json(fs::path(options.samplesPath).filename().string())},
+          {"measured_rows", measuredRows}}},
+        {"partitions", partitionsJson},
+        {"handoffs", handoffs},
+        {"candidates", candidates}};
     bundle.files["README.md"] = readme(g, manifest, parts);
     Json files = Json::object();
     for (const auto& [name, bytes] : bundle.files) {

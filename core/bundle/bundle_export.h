@@ -18,6 +18,9 @@ struct BundleExportOptions {
     std::int64_t planId = 0; ///< the plan to deploy ("id" in plans.json)
     int candidates = 5;      ///< Pareto plans kept for selection at run time (1..64)
     std::string catalogPath; ///< device catalog; empty: the one plans.json names
+    /// Sample library whose measurements of the plan's real devices (same device fingerprint)
+    /// are added to profile.csv as measured rows; empty: none. It must exist; it is only read.
+    std::string samplesPath;
 };
 
 struct BundleContents {
