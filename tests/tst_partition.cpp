@@ -56,6 +56,8 @@ void TestPartition::partitionsAreValidAndChain_data() {
     QTest::newRow("tiny_cnn halves") << QStringLiteral("tiny_cnn") << 0 << 2;
     QTest::newRow("resnet18 halves") << QStringLiteral("resnet18") << 0 << 2;
     QTest::newRow("resnet18 blocks of 7") << QStringLiteral("resnet18") << 7 << -1;
+    // Channel shuffles: Reshape targets computed from shapes, split across partitions.
+    QTest::newRow("shufflenet blocks of 5") << QStringLiteral("shufflenet_v2_x1_0") << 5 << -1;
 }
 
 void TestPartition::partitionsAreValidAndChain() {
@@ -125,6 +127,10 @@ void TestPartition::partitionsAreValidAndChain() {
         for (const PartitionTensor& out : part.outputs) {
             available.insert(out.name);
         }
+        // Imported on its own (as an executor would), it keeps every shape static.
+        const ImportResult alone = importOnnxBytes(part.model);
+        QCOMPARE(alone.graph.nodes.size(), part.nodes.size());
+        QCOMPARE(alone.graph.unknownShapeCount(), g.unknownShapeCount());
     }
     QCOMPARE(covered.size(), g.nodes.size());
     for (const auto& [name, count] : covered) {

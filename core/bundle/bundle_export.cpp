@@ -303,9 +303,11 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     const SimulationResult simulated = sim.simulate(plan);
     const SourceCounts sources = sourcesOf(sim, genome);
 
+    // Folded shape computations cost nothing and their values are embedded where they are read
+    // (see Partition), so they join their consumers' segments instead of splitting them.
     std::vector<std::string> nodeDevice(g.nodes.size());
     for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-        if (plan.device[n] >= 0) {
+        if (plan.device[n] >= 0 && g.nodes[n].kind != NodeKind::ShapeComputation) {
             nodeDevice[n] = table.device(plan.device[n]).id;
         }
     }

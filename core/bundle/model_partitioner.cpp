@@ -33,6 +33,19 @@ onnx::TypeProto typeProtoOf(const Tensor& tensor) {
     return type;
 }
 
+/// A tensor another partition produces whose value the importer computed (a Constant node's
+/// integer output, a folded shape computation: Reshape targets, Slice bounds). A partition that
+/// reads one holds it as an initializer rather than an input, so its own shapes stay static when
+/// it is imported alone. Floating-point values are left as inputs (they would change type).
+bool foldedConstant(const Graph& g, const Tensor& tensor) {
+    if (tensor.value == nullptr || tensor.producer == kNone || tensor.sequence ||
+        !tensor.value->holdsIntegers()) {
+        return false;
+    }
+    const NodeKind kind = g.nodes[static_cast<std::size_t>(tensor.producer)].kind;
+    return kind == NodeKind::Constant || kind == NodeKind::ShapeComputation;
+}
+
 } // namespace
 
 struct ModelPartitioner::Impl {
@@ -235,6 +248,10 @@ std::vector<Partition> ModelPartitioner::partition(std::span<const std::string> 
                     if (tensor.producer != kNone &&
                         partOf[static_cast<std::size_t>(tensor.producer)] ==
                             static_cast<std::int32_t>(p)) {
+                        continue;
+                    }
+                    if (foldedConstant(g, tensor)) {
+                        *graph.add_initializer() = encodeConstantTensor(tensor.name, *tensor.value);
                         continue;
                     }
                     *graph.add_input() = m_impl->valueInfo(tensor);

@@ -24,9 +24,12 @@ struct PartitionTensor {
 /// are the original nodes (same op, attributes, tensor names), in run order, named with the
 /// Graph's node names (the file's own names unless those were empty or repeated). Its
 /// initializers are the original initializers its nodes read (a weight read by two partitions
-/// is in both). Its graph inputs are `inputs`: tensors it reads from the original model's
-/// inputs or from earlier partitions' outputs; its graph outputs are `outputs`: tensors it
-/// produces that a later partition reads or that are outputs of the original model.
+/// is in both), plus the integer constants the importer computed that it reads from other
+/// partitions (folded shape computations such as Reshape targets: as initializers, its shapes
+/// stay static when it is imported alone). Its graph inputs are `inputs`: tensors it reads
+/// from the original model's inputs or from earlier partitions' outputs; its graph outputs are
+/// `outputs`: tensors it produces that a later partition reads or that are outputs of the
+/// original model.
 struct Partition {
     std::string device;             ///< device id every node of it runs on
     std::vector<std::string> nodes; ///< Graph node names, in run order

@@ -1591,6 +1591,10 @@ ImportResult importOnnxText(std::string_view text, const ImportOptions& options,
     return importOnnxBytes(model.SerializeAsString(), options, displayName);
 }
 
+onnx::TensorProto encodeConstantTensor(const std::string& name, const ConstantTensor& tensor) {
+    return encodeTensor(name, tensor);
+}
+
 std::vector<std::int64_t> parseShapeText(std::string_view text) {
     std::vector<std::int64_t> dims;
     std::string current;

@@ -17,4 +17,8 @@ namespace paretune {
 ImportResult importOnnxFile(const std::string& path, const ImportOptions& options,
                             onnx::ModelProto& preparedModel);
 
+/// A constant as an ONNX initializer named `name`. Integer and bool values are exact;
+/// floating-point values are written as float32 (float16 and bfloat16 change type).
+onnx::TensorProto encodeConstantTensor(const std::string& name, const ConstantTensor& tensor);
+
 } // namespace paretune
