@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sys/stat.h>
 
 using namespace paretune;
 
@@ -82,6 +83,7 @@ private Q_SLOTS:
     void verifyCatchesBrokenPartition();
     void verifyRefusesZipSlip_data();
     void verifyRefusesZipSlip();
+    void verifyRefusesSymbolicLinks();
     void verifyWarnsAboutOtherDevices();
     void selectPicksTheFastestThatFits_data();
     void selectPicksTheFastestThatFits();
@@ -424,6 +426,35 @@ void TestBundle::verifyRefusesZipSlip() {
         runParetune({QStringLiteral("bundle"), QStringLiteral("select"), hostile});
     QCOMPARE(select.exitCode, 2);
     QVERIFY(select.err.contains("is refused"));
+}
+
+// A symbolic link is refused both as a zip entry (Unix attributes) and inside a folder.
+void TestBundle::verifyRefusesSymbolicLinks() {
+    const QString zipPath = m_dir.filePath(QStringLiteral("symlink.zip"));
+    {
+        const std::string target = "/etc/passwd";
+        int code = 0;
+        zip_t* archive =
+            zip_open(zipPath.toLocal8Bit().constData(), ZIP_CREATE | ZIP_TRUNCATE, &code);
+        QVERIFY(archive != nullptr);
+        zip_source_t* source = zip_source_buffer(archive, target.data(), target.size(), 0);
+        const zip_int64_t index = zip_file_add(archive, "manifest.json", source, ZIP_FL_ENC_RAW);
+        QVERIFY(index >= 0);
+        QCOMPARE(zip_file_set_external_attributes(archive, static_cast<zip_uint64_t>(index), 0,
+                                                  ZIP_OPSYS_UNIX, (S_IFLNK | 0777U) << 16),
+                 0);
+        QCOMPARE(zip_close(archive), 0);
+    }
+    CliRun run = runParetune({QStringLiteral("bundle"), QStringLiteral("verify"), zipPath});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains("'manifest.json' is refused: it is a symbolic link"),
+             run.err.constData());
+
+    const QString folder = copyOfBundle(QStringLiteral("symlinked"));
+    QVERIFY(QFile::link(QStringLiteral("/etc/passwd"), folder + QStringLiteral("/passwd")));
+    run = runParetune({QStringLiteral("bundle"), QStringLiteral("verify"), folder});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains("'passwd' is a symbolic link"), run.err.constData());
 }
 
 // The bundle made here, checked against a machine whose CPU has another L3 size and BLAS:

@@ -17,6 +17,7 @@
 namespace paretune::cli {
 
 void runExport(const ExportArguments& args) {
+    checkNewBundlePath(args.out);
     BundleExportOptions options;
     options.modelPath = args.model;
     options.plansPath = args.plans;

@@ -213,6 +213,10 @@ std::string unsafeBundlePath(std::string_view path) {
     return {};
 }
 
+void checkNewBundlePath(const std::string& path) {
+    checkTarget(fs::path(path));
+}
+
 BundleFileMap readBundleFiles(const std::string& path) {
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);

@@ -23,6 +23,10 @@ std::string unsafeBundlePath(std::string_view path);
 /// encrypted, duplicated or over 8 GiB; a symbolic link or special file inside a folder.
 BundleFileMap readBundleFiles(const std::string& path);
 
+/// Throws InputError unless `path` can be a new bundle: it must not exist (a bundle never
+/// replaces anything) and its folder must. Lets a command fail before the work of building one.
+void checkNewBundlePath(const std::string& path);
+
 /// Writes `files` as a new folder `path`: into a temporary folder next to it, then renamed into
 /// place, so that `path` either does not exist or is complete. Throws InputError when `path`
 /// already exists (it is never replaced) or cannot be written; nothing is left behind then.
