@@ -62,6 +62,12 @@ void checkTarget(const fs::path& target) {
     }
 }
 
+/// "out/" names the folder "out".
+fs::path bundleTarget(const std::string& path) {
+    const fs::path target(path);
+    return target.has_filename() ? target : target.parent_path();
+}
+
 fs::path temporaryNextTo(const fs::path& target) {
     const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
     return parent / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
@@ -214,7 +220,7 @@ std::string unsafeBundlePath(std::string_view path) {
 }
 
 void checkNewBundlePath(const std::string& path) {
-    checkTarget(fs::path(path));
+    checkTarget(bundleTarget(path));
 }
 
 BundleFileMap readBundleFiles(const std::string& path) {
@@ -235,7 +241,7 @@ BundleFileMap readBundleFiles(const std::string& path) {
 }
 
 void writeBundleFolder(const std::string& path, const BundleFileMap& files) {
-    const fs::path target(path);
+    const fs::path target = bundleTarget(path);
     checkTarget(target);
     const fs::path temporary = temporaryNextTo(target);
     std::error_code ec;
@@ -269,7 +275,7 @@ void writeBundleFolder(const std::string& path, const BundleFileMap& files) {
 }
 
 void writeBundleZip(const std::string& path, const BundleFileMap& files) {
-    const fs::path target(path);
+    const fs::path target = bundleTarget(path);
     checkTarget(target);
     const fs::path temporary = temporaryNextTo(target);
     std::error_code ec;
