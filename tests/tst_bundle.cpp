@@ -89,6 +89,7 @@ private Q_SLOTS:
     void selectPicksTheFastestThatFits();
     void selectCli();
     void exportNeverClobbers();
+    void exportRefusesUnknownOperators();
     void badInputExitsWithTwo_data();
     void badInputExitsWithTwo();
     void unsafePaths_data();
@@ -578,6 +579,26 @@ void TestBundle::exportNeverClobbers() {
     for (const QString& name : QDir(m_dir.path()).entryList(QDir::Hidden | QDir::AllEntries)) {
         QVERIFY2(!name.contains(QLatin1String(".tmp-")), qPrintable(name));
     }
+}
+
+// The importer accepts an operator ONNX does not know (and search places it); a partition
+// holding it would fail the checker, so export refuses it naming the operator.
+void TestBundle::exportRefusesUnknownOperators() {
+    const QString model = QStringLiteral(PARETUNE_TEST_DATA_DIR "/errors/unknown_op.onnx");
+    const QString plans = m_dir.filePath(QStringLiteral("unknown.json"));
+    CliRun run = runParetune({QStringLiteral("search"), model, QStringLiteral("--devices"),
+                              QStringLiteral("cpu,gpu"), QStringLiteral("--catalog"), catalog(),
+                              QStringLiteral("--population"), QStringLiteral("8"),
+                              QStringLiteral("--generations"), QStringLiteral("2"),
+                              QStringLiteral("--out"), plans});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QString out = m_dir.filePath(QStringLiteral("unknown"));
+    run =
+        runParetune({QStringLiteral("export"), model, QStringLiteral("--plans"), plans,
+                     QStringLiteral("--plan"), QStringLiteral("0"), QStringLiteral("--out"), out});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains("unknown at the model's opset ('FancyOp')"), run.err.constData());
+    QVERIFY(!QFileInfo::exists(out));
 }
 
 void TestBundle::badInputExitsWithTwo_data() {

@@ -302,6 +302,14 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     const Plan plan = sim.planOf(genome);
     const SimulationResult simulated = sim.simulate(plan);
     const SourceCounts sources = sourcesOf(sim, genome);
+    if (!simulated.objectives.feasible()) {
+        bundle.diagnostics.push_back(
+            {Diagnostic::Severity::Warning, "infeasible-plan",
+             "plan " + std::to_string(options.planId) +
+                 " is infeasible: " + std::to_string(simulated.unsupportedCount) +
+                 " nodes on devices that do not support them, or a device over its memory "
+                 "(manifest.json says \"feasible\": false)"});
+    }
 
     // Folded shape computations cost nothing and their values are embedded where they are read
     // (see Partition), so they join their consumers' segments instead of splitting them.
@@ -326,6 +334,21 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         const Partition& part = parts[p];
         const std::string problem = checkOnnxModel(part.model);
         if (!problem.empty()) {
+            // The importer accepts operators ONNX does not know (flagged); the checker does not.
+            std::string unknown;
+            for (const NodeId v : part.nodeIds) {
+                const Node& node = g.nodes[static_cast<std::size_t>(v)];
+                if (!node.knownOperator &&
+                    unknown.find("'" + node.opType + "'") == std::string::npos) {
+                    unknown += (unknown.empty() ? "'" : ", '") + node.opType + "'";
+                }
+            }
+            if (!unknown.empty()) {
+                throw InputError(options.modelPath + ": partition " + std::to_string(p) +
+                                 " cannot be exported: it holds operators unknown at the model's "
+                                 "opset (" +
+                                 unknown + "), which the ONNX checker rejects");
+            }
             throw std::runtime_error("partition " + std::to_string(p) +
                                      " fails the ONNX checker: " + problem);
         }
