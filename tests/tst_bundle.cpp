@@ -77,6 +77,7 @@ private Q_SLOTS:
     void exportIsVerified();
     void profileTakesMeasuredSamples();
     void exportZipIsVerified();
+    void candidatePartitionsAreVerified();
     void resnet18BundleIsVerified();
     void verifyCatchesModifiedFile();
     void verifyCatchesAddedFile();
@@ -293,6 +294,37 @@ void TestBundle::profileTakesMeasuredSamples() {
     QVERIFY(!QFileInfo::exists(db + QStringLiteral(".none")));
     QVERIFY(!QFileInfo::exists(out + QStringLiteral("2")));
 #endif
+}
+
+// With --candidate-partitions every candidate's partitions are in the bundle and verified; a
+// broken one (hash updated to match) is a failure that names the candidate.
+void TestBundle::candidatePartitionsAreVerified() {
+    const QString out =
+        exportBundle(QStringLiteral("with_candidates"), {QStringLiteral("--candidate-partitions")});
+    QVERIFY(!out.isEmpty());
+    CliRun run = runParetune({QStringLiteral("bundle"), QStringLiteral("verify"), out});
+    QVERIFY2(run.exitCode == 0, run.out.constData());
+    BundleFileMap files = readBundleFiles(out.toStdString());
+    nlohmann::json manifest = nlohmann::json::parse(files.at("manifest.json"));
+    const nlohmann::json& other = manifest["candidates"][1];
+    QVERIFY(!other["exported"].get<bool>());
+    const std::string folder = other["partitions_folder"].get<std::string>();
+    QCOMPARE(folder, "candidates/plan-" + other["id"].dump() + "/");
+    const std::string covered =
+        "candidate plan " + other["id"].dump() + ": the partitions cover each of the";
+    QVERIFY2(run.out.contains(covered.c_str()), run.out.constData());
+    const std::string partition = other["partitions"][0]["file"].get<std::string>();
+    QCOMPARE(partition.rfind(folder, 0), std::size_t{0});
+    QVERIFY(files.count(partition));
+
+    files[partition] = "not an onnx model";
+    manifest["files"][partition]["sha256"] = Sha256::hex(files[partition]);
+    files["manifest.json"] = manifest.dump();
+    const BundleVerification result = verifyBundle(files, discoverDevices());
+    QVERIFY(!result.ok());
+    QVERIFY2(
+        result.failures[0].rfind("candidate plan " + other["id"].dump() + ": partition 0", 0) == 0,
+        result.failures[0].c_str());
 }
 
 void TestBundle::exportZipIsVerified() {

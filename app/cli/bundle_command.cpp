@@ -25,6 +25,7 @@ void runExport(const ExportArguments& args) {
     options.candidates = args.candidates;
     options.catalogPath = args.catalog;
     options.samplesPath = args.db;
+    options.candidatePartitions = args.candidatePartitions;
     const BundleContents bundle = buildBundle(options);
     for (const Diagnostic& d : bundle.diagnostics) {
         std::fprintf(stderr, "warning: %s\n", d.message.c_str());
@@ -116,6 +117,9 @@ void runBundleSelect(const BundleSelectArguments& args) {
         const nlohmann::json doc = {{"id", c.id},
                                     {"file", c.file},
                                     {"exported", c.exported},
+                                    {"partitions_folder", c.partitionsFolder.empty()
+                                                              ? nlohmann::json(nullptr)
+                                                              : nlohmann::json(c.partitionsFolder)},
                                     {"latency_ms", c.latencyMs},
                                     {"energy_mj", c.energyMj},
                                     {"average_power_w", c.averagePowerW},
@@ -124,9 +128,11 @@ void runBundleSelect(const BundleSelectArguments& args) {
         std::cout << doc.dump(2) << "\n";
         return;
     }
-    std::printf("Selected %s\n  file %s%s\n", describe(c).c_str(), c.file.c_str(),
-                c.exported ? " (its partitions are in this bundle)"
-                           : " (make its partitions with paretune export --plan ID)");
+    std::printf("Selected %s\n  file %s\n  %s\n", describe(c).c_str(), c.file.c_str(),
+                c.partitionsFolder.empty()
+                    ? "its partitions are not in this bundle (paretune export --plan ID makes "
+                      "them, or export with --candidate-partitions)"
+                    : ("partitions in " + c.partitionsFolder).c_str());
 }
 
 void addExportCommand(CLI::App& app) {
@@ -148,6 +154,9 @@ void addExportCommand(CLI::App& app) {
     cmd->add_option("--out", args->out, "Bundle folder (or zip file with --zip) to create")
         ->required();
     cmd->add_flag("--zip", args->zip, "Write a zip archive instead of a folder");
+    cmd->add_flag("--candidate-partitions", args->candidatePartitions,
+                  "Also write every candidate's partitions (candidates/plan-N/), so that a "
+                  "runtime can run the one it selects");
     cmd->callback([args] { runExport(*args); });
 }
 

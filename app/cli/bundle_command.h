@@ -19,6 +19,7 @@ struct ExportArguments {
     std::string db;      ///< sample library for measured rows of profile.csv; empty: none
     std::string out;
     bool zip = false;
+    bool candidatePartitions = false;
 };
 
 struct BundleSelectArguments {

@@ -143,6 +143,60 @@ Json tensorsJson(const std::vector<PartitionTensor>& tensors) {
     return list;
 }
 
+/// Device id per node for partitioning a plan. Folded shape computations cost nothing and
+/// their values are embedded where they are read (see Partition), so they are left unplaced
+/// and join their consumers' segments instead of splitting them.
+std::vector<std::string> nodeDevices(const Graph& g, const Plan& plan, const CostTable& table) {
+    std::vector<std::string> nodeDevice(g.nodes.size());
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (plan.device[n] >= 0 && g.nodes[n].kind != NodeKind::ShapeComputation) {
+            nodeDevice[n] = table.device(plan.device[n]).id;
+        }
+    }
+    return nodeDevice;
+}
+
+/// Checks each partition with the ONNX checker and adds it to `files` as
+/// `folder`NN_DEVICE.onnx; returns their manifest entries.
+Json addPartitions(const std::vector<Partition>& parts, const Graph& g, const std::string& folder,
+                   const std::string& modelPath, BundleFileMap& files) {
+    Json entries = Json::array();
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        const Partition& part = parts[p];
+        const std::string problem = checkOnnxModel(part.model);
+        if (!problem.empty()) {
+            // The importer accepts operators ONNX does not know (flagged); the checker does not.
+            std::string unknown;
+            for (const NodeId v : part.nodeIds) {
+                const Node& node = g.nodes[static_cast<std::size_t>(v)];
+                if (!node.knownOperator &&
+                    unknown.find("'" + node.opType + "'") == std::string::npos) {
+                    unknown += (unknown.empty() ? "'" : ", '") + node.opType + "'";
+                }
+            }
+            if (!unknown.empty()) {
+                throw InputError(modelPath + ": partition " + std::to_string(p) +
+                                 " cannot be exported: it holds operators unknown at the model's "
+                                 "opset (" +
+                                 unknown + "), which the ONNX checker rejects");
+            }
+            throw std::runtime_error("partition " + std::to_string(p) +
+                                     " fails the ONNX checker: " + problem);
+        }
+        char prefix[24];
+        std::snprintf(prefix, sizeof prefix, "%02zu", p);
+        const std::string file = folder + prefix + "_" + fileSafe(part.device) + ".onnx";
+        files[file] = part.model;
+        entries.push_back({{"index", p},
+                           {"file", file},
+                           {"device", part.device},
+                           {"nodes", part.nodes},
+                           {"inputs", tensorsJson(part.inputs)},
+                           {"outputs", tensorsJson(part.outputs)}});
+    }
+    return entries;
+}
+
 /// Reads and checks the plans document and the plans it holds.
 struct PlansFile {
     Json document;
@@ -247,8 +301,10 @@ std::string readme(const Graph& g, const Json& manifest, const std::vector<Parti
             "```sh\n"
             "paretune bundle select THIS_FOLDER --max-latency-ms 20 --max-energy-mj 500\n"
             "```\n\n"
-            "  A candidate holds its placement and objectives; `paretune export --plan ID` "
-            "makes its partitions.\n";
+            "  A candidate holds its placement and objectives; its partitions are in the "
+            "folder its `partitions_folder` names (partitions/ for the exported plan, "
+            "candidates/plan-N/ when exported with --candidate-partitions), else `paretune "
+            "export --plan ID` makes them.\n";
     return text;
 }
 
@@ -311,19 +367,12 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                  "(manifest.json says \"feasible\": false)"});
     }
 
-    // Folded shape computations cost nothing and their values are embedded where they are read
-    // (see Partition), so they join their consumers' segments instead of splitting them.
-    std::vector<std::string> nodeDevice(g.nodes.size());
-    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-        if (plan.device[n] >= 0 && g.nodes[n].kind != NodeKind::ShapeComputation) {
-            nodeDevice[n] = table.device(plan.device[n]).id;
-        }
-    }
-    const std::vector<Partition> parts = partitioner.partition(nodeDevice);
+    const std::vector<Partition> parts = partitioner.partition(nodeDevices(g, plan, table));
     bundle.partitionCount = static_cast<std::int32_t>(parts.size());
 
     // Partitions, and where each node runs.
-    Json partitionsJson = Json::array();
+    const Json partitionsJson =
+        addPartitions(parts, g, "partitions/", options.modelPath, bundle.files);
     std::vector<std::int32_t> partitionOf(g.nodes.size(), -1);
     std::vector<std::int32_t> runPosition(g.nodes.size(), -1);
     std::map<std::string, std::int32_t> producedBy; // tensor → partition
@@ -332,37 +381,6 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     std::int32_t position = 0;
     for (std::size_t p = 0; p < parts.size(); ++p) {
         const Partition& part = parts[p];
-        const std::string problem = checkOnnxModel(part.model);
-        if (!problem.empty()) {
-            // The importer accepts operators ONNX does not know (flagged); the checker does not.
-            std::string unknown;
-            for (const NodeId v : part.nodeIds) {
-                const Node& node = g.nodes[static_cast<std::size_t>(v)];
-                if (!node.knownOperator &&
-                    unknown.find("'" + node.opType + "'") == std::string::npos) {
-                    unknown += (unknown.empty() ? "'" : ", '") + node.opType + "'";
-                }
-            }
-            if (!unknown.empty()) {
-                throw InputError(options.modelPath + ": partition " + std::to_string(p) +
-                                 " cannot be exported: it holds operators unknown at the model's "
-                                 "opset (" +
-                                 unknown + "), which the ONNX checker rejects");
-            }
-            throw std::runtime_error("partition " + std::to_string(p) +
-                                     " fails the ONNX checker: " + problem);
-        }
-        char prefix[24];
-        std::snprintf(prefix, sizeof prefix, "%02zu", p);
-        const std::string file =
-            "partitions/" + std::string(prefix) + "_" + fileSafe(part.device) + ".onnx";
-        bundle.files[file] = part.model;
-        partitionsJson.push_back({{"index", p},
-                                  {"file", file},
-                                  {"device", part.device},
-                                  {"nodes", part.nodes},
-                                  {"inputs", tensorsJson(part.inputs)},
-                                  {"outputs", tensorsJson(part.outputs)}});
         for (const NodeId v : part.nodeIds) {
             partitionOf[static_cast<std::size_t>(v)] = static_cast<std::int32_t>(p);
             runPosition[static_cast<std::size_t>(v)] = position++;
@@ -455,21 +473,40 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         const Json& source = *plansFile.plans.at(id);
         const std::string sourceName = sourcesOf(sim, s.genome).overall();
         const std::string file = "candidates/plan-" + std::to_string(id) + ".json";
-        const Json candidate = {{"schema", "paretune.candidate/1"},
-                                {"id", id},
-                                {"baseline", source.value("baseline", Json(nullptr))},
-                                {"objectives", objectivesJson(s.objectives, sourceName)},
-                                {"cost_sources", sourcesOf(sim, s.genome).json()},
-                                {"assignment", source["assignment"]}};
+        // The exported plan's partitions are partitions/; the others' only when asked for.
+        Json partitionEntries = nullptr;
+        std::string partitionFolder;
+        if (id == options.planId) {
+            partitionFolder = "partitions/";
+        } else if (options.candidatePartitions) {
+            partitionFolder = "candidates/plan-" + std::to_string(id) + "/";
+            partitionEntries =
+                addPartitions(partitioner.partition(nodeDevices(g, sim.planOf(s.genome), table)), g,
+                              partitionFolder, options.modelPath, bundle.files);
+        }
+        Json candidate = {
+            {"schema", "paretune.candidate/1"},
+            {"id", id},
+            {"baseline", source.value("baseline", Json(nullptr))},
+            {"objectives", objectivesJson(s.objectives, sourceName)},
+            {"cost_sources", sourcesOf(sim, s.genome).json()},
+            {"partitions", partitionFolder.empty() ? Json(nullptr) : Json(partitionFolder)},
+            {"assignment", source["assignment"]}};
         bundle.files[file] = candidate.dump(2) + "\n";
-        candidates.push_back({{"id", id},
-                              {"file", file},
-                              {"exported", id == options.planId},
-                              {"latency_ms", s.objectives.latencyUs / 1e3},
-                              {"energy_mj", s.objectives.energyMj},
-                              {"average_power_w", s.objectives.averagePowerW},
-                              {"peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
-                              {"source", sourceName}});
+        Json entry = {
+            {"id", id},
+            {"file", file},
+            {"exported", id == options.planId},
+            {"latency_ms", s.objectives.latencyUs / 1e3},
+            {"energy_mj", s.objectives.energyMj},
+            {"average_power_w", s.objectives.averagePowerW},
+            {"peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
+            {"source", sourceName},
+            {"partitions_folder", partitionFolder.empty() ? Json(nullptr) : Json(partitionFolder)}};
+        if (!partitionEntries.is_null()) {
+            entry["partitions"] = partitionEntries;
+        }
+        candidates.push_back(std::move(entry));
         bundle.candidateIds.push_back(id);
     }
 

@@ -21,6 +21,9 @@ struct BundleExportOptions {
     /// Sample library whose measurements of the plan's real devices (same device fingerprint)
     /// are added to profile.csv as measured rows; empty: none. It must exist; it is only read.
     std::string samplesPath;
+    /// Also write the partitions of every candidate (candidates/plan-N/), so that a runtime
+    /// can run whichever one `bundle select` picks; each copies the weights it uses.
+    bool candidatePartitions = false;
 };
 
 struct BundleContents {

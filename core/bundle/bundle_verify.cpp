@@ -103,7 +103,17 @@ public:
             return m_result;
         }
         checkHashes();
-        checkPartitions();
+        if (!readPlanNodes()) {
+            return m_result;
+        }
+        checkPartitions(m_manifest.value("partitions", Json::array()), "", true);
+        for (const Json& candidate : m_manifest.value("candidates", Json::array())) {
+            if (candidate.is_object() && candidate.contains("partitions")) {
+                checkPartitions(candidate["partitions"],
+                                "candidate plan " + candidate.value("id", Json(-1)).dump() + ": ",
+                                false);
+            }
+        }
         checkDevices();
         return m_result;
     }
@@ -149,10 +159,11 @@ private:
              " files match their SHA-256");
     }
 
-    void checkPartitions() {
-        const Json& parts = m_manifest.value("partitions", Json::array());
+    /// One set of partitions: the exported plan's (whose devices must match plan.json) or a
+    /// candidate's; `prefix` goes before every message about it.
+    void checkPartitions(const Json& parts, const std::string& prefix, bool exported) {
         if (!parts.is_array() || parts.empty()) {
-            fail("manifest.json lists no partitions");
+            fail(prefix + "manifest.json lists no partitions");
             return;
         }
         std::set<std::string> available;
@@ -165,7 +176,7 @@ private:
         for (std::size_t p = 0; p < parts.size(); ++p) {
             const Json& part = parts[p];
             const std::string file = part.value("file", std::string());
-            const std::string label = "partition " + std::to_string(p) + " (" + file + ")";
+            const std::string label = prefix + "partition " + std::to_string(p) + " (" + file + ")";
             const auto bytes = m_files.find(file);
             if (file.empty() || bytes == m_files.end()) {
                 fail(label + ": file missing");
@@ -211,61 +222,70 @@ private:
         for (const std::string& output :
              names(m_manifest["model"].value("outputs", Json::array()))) {
             if (!available.count(output)) {
-                fail("model output '" + output + "' comes out of no partition");
+                fail(prefix + "model output '" + output + "' comes out of no partition");
             }
         }
-        pass(std::to_string(checked) + " of " + std::to_string(parts.size()) +
+        pass(prefix + std::to_string(checked) + " of " + std::to_string(parts.size()) +
              " partitions pass the ONNX checker and chain");
-        checkCoverage(covered, deviceOfNode);
+        checkCoverage(covered, deviceOfNode, prefix, exported);
     }
 
-    void checkCoverage(const std::map<std::string, int>& covered,
-                       const std::map<std::string, std::string>& deviceOfNode) {
+    /// plan.json's nodes (name → device) into m_planNodes; false (with a failure) when unusable.
+    bool readPlanNodes() {
         const auto planIt = m_files.find("plan.json");
         if (planIt == m_files.end()) {
             fail("plan.json is missing");
-            return;
+            return false;
         }
         Json plan;
         try {
             plan = Json::parse(planIt->second);
         } catch (const Json::parse_error& error) {
             fail(std::string("plan.json is not valid JSON: ") + error.what());
-            return;
+            return false;
         }
         const Json& nodes = plan.is_object() ? plan.value("nodes", Json::array()) : Json();
-        if (!nodes.is_array()) {
+        if (!nodes.is_array() || nodes.empty()) {
             fail("plan.json has no \"nodes\" list");
-            return;
+            return false;
         }
+        for (const Json& node : nodes) {
+            if (node.is_object()) {
+                m_planNodes.emplace_back(node.value("name", std::string()),
+                                         node.value("device", std::string()));
+            }
+        }
+        return true;
+    }
+
+    void checkCoverage(const std::map<std::string, int>& covered,
+                       const std::map<std::string, std::string>& deviceOfNode,
+                       const std::string& prefix, bool compareDevices) {
         std::size_t problems = 0;
         std::set<std::string> planned;
-        for (const Json& node : nodes) {
-            const std::string name = node.is_object() ? node.value("name", std::string()) : "";
+        for (const auto& [name, device] : m_planNodes) {
             planned.insert(name);
             const auto it = covered.find(name);
             const int count = it == covered.end() ? 0 : it->second;
             if (count != 1 && ++problems <= 5) {
-                fail("node '" + name + "' is in " + std::to_string(count) +
+                fail(prefix + "node '" + name + "' is in " + std::to_string(count) +
                      " partitions, expected exactly 1");
-            } else if (count == 1 && node.is_object() &&
-                       deviceOfNode.at(name) != node.value("device", std::string()) &&
+            } else if (count == 1 && compareDevices && deviceOfNode.at(name) != device &&
                        ++problems <= 5) {
-                fail("node '" + name + "' runs on " + deviceOfNode.at(name) +
-                     " in its partition but on " + node.value("device", std::string()) +
-                     " in plan.json");
+                fail(prefix + "node '" + name + "' runs on " + deviceOfNode.at(name) +
+                     " in its partition but on " + device + " in plan.json");
             }
         }
         for (const auto& [name, count] : covered) {
             if (!planned.count(name) && ++problems <= 5) {
-                fail("partition node '" + name + "' is not a node of plan.json");
+                fail(prefix + "partition node '" + name + "' is not a node of plan.json");
             }
         }
         if (problems > 5) {
-            fail(std::to_string(problems - 5) + " more node coverage problems");
+            fail(prefix + std::to_string(problems - 5) + " more node coverage problems");
         }
         if (problems == 0) {
-            pass("the partitions cover each of the " + std::to_string(planned.size()) +
+            pass(prefix + "the partitions cover each of the " + std::to_string(planned.size()) +
                  " nodes exactly once");
         }
     }
@@ -301,6 +321,7 @@ private:
     const BundleFileMap& m_files;
     const DeviceInventory& m_machine;
     Json m_manifest;
+    std::vector<std::pair<std::string, std::string>> m_planNodes; ///< plan.json: name, device
     BundleVerification m_result;
 };
 
@@ -348,6 +369,9 @@ std::vector<BundleCandidate> bundleCandidates(const BundleFileMap& files,
         c.id = entry["id"].get<std::int64_t>();
         c.file = entry.value("file", std::string());
         c.exported = entry.value("exported", false);
+        if (entry.contains("partitions_folder") && entry["partitions_folder"].is_string()) {
+            c.partitionsFolder = entry["partitions_folder"].get<std::string>();
+        }
         c.latencyMs = number(entry, "latency_ms", what);
         c.energyMj = number(entry, "energy_mj", what);
         c.averagePowerW = number(entry, "average_power_w", what);

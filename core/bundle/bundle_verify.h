@@ -36,7 +36,8 @@ BundleVerification verifyBundle(const BundleFileMap& files, const DeviceInventor
 struct BundleCandidate {
     std::int64_t id = 0;
     std::string file;
-    bool exported = false; ///< the plan whose partitions the bundle holds
+    bool exported = false;        ///< the plan whose partitions are partitions/
+    std::string partitionsFolder; ///< where its partitions are; empty: not in the bundle
     double latencyMs = 0;
     double energyMj = 0;
     double averagePowerW = 0;
