@@ -32,7 +32,8 @@ void checkNewBundlePath(const std::string& path);
 /// already exists (it is never replaced) or cannot be written; nothing is left behind then.
 void writeBundleFolder(const std::string& path, const BundleFileMap& files);
 
-/// Same for a zip archive at `path` (deflated entries; temporary file, then rename).
+/// Same for a zip archive at `path` (ONNX files stored, the rest deflated; temporary file, then
+/// rename).
 void writeBundleZip(const std::string& path, const BundleFileMap& files);
 
 } // namespace paretune
