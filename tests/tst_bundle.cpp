@@ -90,6 +90,7 @@ private Q_SLOTS:
     void selectPicksTheFastestThatFits();
     void selectCli();
     void exportNeverClobbers();
+    void exportWarnsWhenCostsDiffer();
     void exportRefusesUnknownOperators();
     void badInputExitsWithTwo_data();
     void badInputExitsWithTwo();
@@ -104,8 +105,9 @@ private:
     QTemporaryDir m_dir;
     QString m_plans;
     nlohmann::json m_plansJson;
-    QString m_bundle; ///< plan 1 of the sample model, exported once
-    QString m_zip;    ///< the same as a zip
+    QString m_bundle;            ///< plan 1 of the sample model, exported once
+    QString m_zip;               ///< the same as a zip
+    QByteArray m_exportWarnings; ///< stderr of the last exportBundle (genuine plans)
 };
 
 void TestBundle::initTestCase() {
@@ -143,6 +145,7 @@ QString TestBundle::exportBundle(const QString& name, const QStringList& extra) 
         qWarning("%s", run.err.constData());
         return {};
     }
+    m_exportWarnings = run.err;
     return out;
 }
 
@@ -615,6 +618,31 @@ void TestBundle::exportNeverClobbers() {
 
 // The importer accepts an operator ONNX does not know (and search places it); a partition
 // holding it would fail the checker, so export refuses it naming the operator.
+// A plans file whose figures the export's simulation does not reproduce (here: edited; in
+// practice a search with other costs) is exported with a warning naming the objective.
+void TestBundle::exportWarnsWhenCostsDiffer() {
+    nlohmann::json doc = m_plansJson;
+    for (nlohmann::json& plan : doc["plans"]) {
+        if (plan["id"] == 1) {
+            plan["latency_us"] = plan["latency_us"].get<double>() * 2;
+        }
+    }
+    const QString plans = m_dir.filePath(QStringLiteral("edited.json"));
+    writeFile(plans, doc.dump());
+    const QString out = m_dir.filePath(QStringLiteral("edited"));
+    const CliRun run = runParetune({QStringLiteral("export"), QStringLiteral(PARETUNE_SAMPLE_MODEL),
+                                    QStringLiteral("--plans"), plans, QStringLiteral("--plan"),
+                                    QStringLiteral("1"), QStringLiteral("--out"), out});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.contains("plan 1: latency_us is") &&
+                 run.err.contains("the search used other costs"),
+             run.err.constData());
+    QVERIFY(!run.err.contains("energy_mj is"));
+    // The genuine plans file gives no such warning.
+    QVERIFY(!exportBundle(QStringLiteral("genuine")).isEmpty());
+    QVERIFY(!m_exportWarnings.contains("the search used other costs"));
+}
+
 void TestBundle::exportRefusesUnknownOperators() {
     const QString model = QStringLiteral(PARETUNE_TEST_DATA_DIR "/errors/unknown_op.onnx");
     const QString plans = m_dir.filePath(QStringLiteral("unknown.json"));

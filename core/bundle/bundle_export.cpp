@@ -9,6 +9,8 @@
 #include "device/device_fingerprint.h"
 #include "paretune/config.h"
 #include "plan/simulator.h"
+#include "search/baselines.h"
+#include "search/pareto_search.h"
 #include "search/solution.h"
 #include "store/sample_library.h"
 
@@ -16,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -353,11 +356,31 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     }
     const CostTable table = buildCostTable(g, catalog, deviceIds);
     Simulator sim(g, table);
+    // `paretune search` schedules every plan in HEFT's upward-rank order (the default of
+    // SearchOptions::upwardRankPriority); the same priority reproduces its figures.
+    if (SearchOptions{}.upwardRankPriority) {
+        sim.setPriority(upwardRankOrder(sim));
+    }
 
     const std::vector<std::uint8_t> genome = genomeOf(chosen, sim, options.plansPath);
     const Plan plan = sim.planOf(genome);
     const SimulationResult simulated = sim.simulate(plan);
     const SourceCounts sources = sourcesOf(sim, genome);
+    // The same plan, simulator and cost table give the search's figures; a difference means the
+    // search had other costs (measured ones from a sample library, another catalog).
+    for (const auto& [key, value] : {std::pair{"latency_us", simulated.objectives.latencyUs},
+                                     std::pair{"energy_mj", simulated.objectives.energyMj}}) {
+        const double searched = chosen.value(key, value);
+        if (std::abs(searched - value) > 1e-6 * std::max(std::abs(searched), 1.0)) {
+            bundle.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "costs-differ",
+                 "plan " + std::to_string(options.planId) + ": " + key + " is " + number(value) +
+                     " with the costs of this export but " + number(searched) + " in " +
+                     options.plansPath +
+                     "; the search used other costs (a sample library or another catalog) or "
+                     "another priority order"});
+        }
+    }
     if (!simulated.objectives.feasible()) {
         bundle.diagnostics.push_back(
             {Diagnostic::Severity::Warning, "infeasible-plan",

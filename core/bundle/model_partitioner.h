@@ -58,9 +58,10 @@ public:
     /// Partitions for a placement. `nodeDevice` has one device id per Graph node; an empty id
     /// (a Constant node a plan does not place) joins the device of its first consumer.
     ///
-    /// Run order: the Graph's topological order (the plan's priority order), except that a node
-    /// runs as soon as its inputs allow while its device's segment is open, so that each
-    /// device's consecutive work forms one segment instead of many small ones. Consecutive
+    /// Run order: the Graph's topological order, except that a node runs as soon as its inputs
+    /// allow while its device's segment is open, so that each device's consecutive work forms
+    /// one segment instead of many small ones. (The simulator's priority order only decides
+    /// when nodes of different devices overlap; partitions run one after another.) Consecutive
     /// nodes on one device form one partition. Every node is in exactly one partition.
     /// Throws InputError when nodeDevice does not have one entry per node.
     std::vector<Partition> partition(std::span<const std::string> nodeDevice) const;
