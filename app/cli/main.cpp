@@ -1,4 +1,5 @@
 // paretune: command-line front end. Exit codes: 0 ok, 1 internal error, 2 bad input.
+#include "bundle_command.h"
 #include "common/input_error.h"
 #include "device/cuda_devices.h"
 #include "devices_command.h"
@@ -41,6 +42,8 @@ int main(int argc, char** argv) {
     paretune::cli::addSearchCommand(app);
     paretune::cli::addDevicesCommand(app);
     paretune::cli::addSamplesCommand(app);
+    paretune::cli::addExportCommand(app);
+    paretune::cli::addBundleCommand(app);
 #if PARETUNE_WITH_TORCH
     paretune::cli::addProfileCommand(app);
 #endif

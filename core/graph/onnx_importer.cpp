@@ -1,5 +1,7 @@
 #include "onnx_importer.h"
 
+#include "onnx_model.h"
+
 #include "common/input_error.h"
 #include "constant_folding.h"
 #include "einsum.h"
@@ -428,6 +430,8 @@ public:
     void parseFile(const std::string& path, std::uintmax_t size);
     /// Imports the parsed model.
     ImportResult run();
+    /// The model as run() prepared it (see importOnnxFile in onnx_model.h); call after run().
+    onnx::ModelProto takeModel() { return std::move(m_model); }
 
 private:
     [[noreturn]] void fail(const std::string& problem) const {
@@ -1540,6 +1544,12 @@ ImportResult ImportSession::run() {
 } // namespace
 
 ImportResult importOnnxFile(const std::string& path, const ImportOptions& options) {
+    onnx::ModelProto unused;
+    return importOnnxFile(path, options, unused);
+}
+
+ImportResult importOnnxFile(const std::string& path, const ImportOptions& options,
+                            onnx::ModelProto& preparedModel) {
     const std::string display = path;
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
@@ -1555,6 +1565,7 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
     ImportSession session(display, fs::absolute(path).parent_path(), options);
     session.parseFile(path, fs::file_size(path, ec));
     ImportResult result = session.run();
+    preparedModel = session.takeModel();
     result.graph.sourcePath = path;
     if (result.graph.name.empty()) {
         result.graph.name = fs::path(path).stem().string();
@@ -1578,6 +1589,10 @@ ImportResult importOnnxText(std::string_view text, const ImportOptions& options,
         throw InputError(displayName + ": not valid ONNX text: " + status.ErrorMessage());
     }
     return importOnnxBytes(model.SerializeAsString(), options, displayName);
+}
+
+onnx::TensorProto encodeConstantTensor(const std::string& name, const ConstantTensor& tensor) {
+    return encodeTensor(name, tensor);
 }
 
 std::vector<std::int64_t> parseShapeText(std::string_view text) {

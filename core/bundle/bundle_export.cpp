@@ -1,0 +1,679 @@
+#include "bundle_export.h"
+
+#include "bundle/model_partitioner.h"
+#include "common/input_error.h"
+#include "common/sha256.h"
+#include "cost/cost_table.h"
+#include "cost/device_catalog.h"
+#include "device/device.h"
+#include "device/device_fingerprint.h"
+#include "paretune/config.h"
+#include "plan/simulator.h"
+#include "search/baselines.h"
+#include "search/pareto_search.h"
+#include "search/solution.h"
+#include "store/sample_library.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace paretune {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+using Json = nlohmann::ordered_json;
+
+Json readJsonFile(const std::string& path, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw InputError(path + ": cannot open the " + std::string(what));
+    }
+    try {
+        return Json::parse(in);
+    } catch (const Json::parse_error& error) {
+        throw InputError(path + ": the " + std::string(what) +
+                         " is not valid JSON: " + error.what());
+    }
+}
+
+std::string fileSha256(const std::string& path, std::uintmax_t& bytes) {
+    std::ifstream in(path, std::ios::binary);
+    Sha256 hash;
+    std::array<char, 1 << 16> buffer{};
+    bytes = 0;
+    while (in) {
+        in.read(buffer.data(), buffer.size());
+        const auto got = static_cast<std::size_t>(in.gcount());
+        hash.update(buffer.data(), got);
+        bytes += got;
+    }
+    return hash.hexDigest();
+}
+
+std::string utcNow() {
+    const std::time_t now = std::time(nullptr);
+    std::tm parts{};
+    gmtime_r(&now, &parts);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+    return text;
+}
+
+/// "cpu:0" → "cpu_0": device ids as parts of file names.
+std::string fileSafe(const std::string& id) {
+    std::string name = id;
+    for (char& c : name) {
+        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+        c = keep ? c : '_';
+    }
+    return name;
+}
+
+std::string csvField(const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos) {
+        return text;
+    }
+    std::string quoted = "\"";
+    for (const char c : text) {
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return quoted + "\"";
+}
+
+std::string number(double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.6g", value);
+    return text;
+}
+
+/// The weakest source among a plan's compute cells: a figure built from one modelled cost is
+/// modelled.
+struct SourceCounts {
+    std::array<std::int64_t, 4> counts{}; // by CostSource
+
+    std::string overall() const {
+        for (const CostSource s : {CostSource::Unsupported, CostSource::Modelled,
+                                   CostSource::Predicted, CostSource::Measured}) {
+            if (counts[static_cast<std::size_t>(s)] > 0) {
+                return std::string(costSourceName(s));
+            }
+        }
+        return "modelled";
+    }
+    Json json() const {
+        return {{"measured", counts[static_cast<std::size_t>(CostSource::Measured)]},
+                {"predicted", counts[static_cast<std::size_t>(CostSource::Predicted)]},
+                {"modelled", counts[static_cast<std::size_t>(CostSource::Modelled)]}};
+    }
+};
+
+SourceCounts sourcesOf(const Simulator& sim, std::span<const std::uint8_t> genome) {
+    SourceCounts sources;
+    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+        const CostCell& cell =
+            sim.costs().cell(sim.computeNode(ci), genome[static_cast<std::size_t>(ci)]);
+        ++sources.counts[static_cast<std::size_t>(cell.source)];
+    }
+    return sources;
+}
+
+Json objectivesJson(const Objectives& o, const std::string& source) {
+    auto figure = [&](double value) { return Json{{"value", value}, {"source", source}}; };
+    return {{"latency_ms", figure(o.latencyUs / 1e3)},
+            {"energy_mj", figure(o.energyMj)},
+            {"average_power_w", figure(o.averagePowerW)},
+            {"peak_memory_mb", figure(o.peakMemoryBytes / kMiB)}};
+}
+
+Json tensorsJson(const std::vector<PartitionTensor>& tensors) {
+    Json list = Json::array();
+    for (const PartitionTensor& t : tensors) {
+        list.push_back({{"name", t.name}, {"type", t.type}});
+    }
+    return list;
+}
+
+/// Device id per node for partitioning a plan. Folded shape computations cost nothing and
+/// their values are embedded where they are read (see Partition), so they are left unplaced
+/// and join their consumers' segments instead of splitting them.
+std::vector<std::string> nodeDevices(const Graph& g, const Plan& plan, const CostTable& table) {
+    std::vector<std::string> nodeDevice(g.nodes.size());
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (plan.device[n] >= 0 && g.nodes[n].kind != NodeKind::ShapeComputation) {
+            nodeDevice[n] = table.device(plan.device[n]).id;
+        }
+    }
+    return nodeDevice;
+}
+
+/// Checks each partition with the ONNX checker and adds it to `files` as
+/// `folder`NN_DEVICE.onnx; returns their manifest entries.
+Json addPartitions(const std::vector<Partition>& parts, const Graph& g, const std::string& folder,
+                   const std::string& modelPath, BundleFileMap& files) {
+    Json entries = Json::array();
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        const Partition& part = parts[p];
+        const std::string problem = checkOnnxModel(part.model);
+        if (!problem.empty()) {
+            // The importer accepts operators ONNX does not know (flagged); the checker does not.
+            std::string unknown;
+            for (const NodeId v : part.nodeIds) {
+                const Node& node = g.nodes[static_cast<std::size_t>(v)];
+                if (!node.knownOperator &&
+                    unknown.find("'" + node.opType + "'") == std::string::npos) {
+                    unknown += (unknown.empty() ? "'" : ", '") + node.opType + "'";
+                }
+            }
+            if (!unknown.empty()) {
+                throw InputError(modelPath + ": partition " + std::to_string(p) +
+                                 " cannot be exported: it holds operators unknown at the model's "
+                                 "opset (" +
+                                 unknown + "), which the ONNX checker rejects");
+            }
+            throw std::runtime_error("partition " + std::to_string(p) +
+                                     " fails the ONNX checker: " + problem);
+        }
+        char prefix[24];
+        std::snprintf(prefix, sizeof prefix, "%02zu", p);
+        const std::string file = folder + prefix + "_" + fileSafe(part.device) + ".onnx";
+        files[file] = part.model;
+        entries.push_back({{"index", p},
+                           {"file", file},
+                           {"device", part.device},
+                           {"nodes", part.nodes},
+                           {"inputs", tensorsJson(part.inputs)},
+                           {"outputs", tensorsJson(part.outputs)}});
+    }
+    return entries;
+}
+
+/// Reads and checks the plans document and the plans it holds.
+struct PlansFile {
+    Json document;
+    std::map<std::int64_t, const Json*> plans;
+};
+
+PlansFile readPlans(const std::string& path) {
+    PlansFile file;
+    file.document = readJsonFile(path, "plans file");
+    const Json& doc = file.document;
+    if (!doc.is_object() || doc.value("tool", std::string()) != "paretune" ||
+        !doc.contains("plans") || !doc["plans"].is_array() || !doc.contains("devices") ||
+        !doc["devices"].is_array()) {
+        throw InputError(path + ": not a plans file of `paretune search --out` (expected "
+                                "\"tool\": \"paretune\", \"devices\" and \"plans\")");
+    }
+    for (std::size_t i = 0; i < doc["plans"].size(); ++i) {
+        const Json& plan = doc["plans"][i];
+        if (!plan.is_object() || !plan.contains("id") || !plan["id"].is_number_integer() ||
+            !plan.contains("assignment") || !plan["assignment"].is_object()) {
+            throw InputError(path + ": plans[" + std::to_string(i) +
+                             "] has no integer \"id\" or no \"assignment\" object");
+        }
+        file.plans[plan["id"].get<std::int64_t>()] = &plan;
+    }
+    return file;
+}
+
+std::vector<std::uint8_t> genomeOf(const Json& plan, const Simulator& sim,
+                                   const std::string& plansPath) {
+    const Graph& g = sim.graph();
+    const Json& assignment = plan["assignment"];
+    const std::string what = plansPath + ": plan " + std::to_string(plan["id"].get<std::int64_t>());
+    std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+        const Node& node = g.nodes[static_cast<std::size_t>(sim.computeNode(ci))];
+        const auto it = assignment.find(node.name);
+        if (it == assignment.end() || !it->is_string()) {
+            throw InputError(what + " does not place node '" + node.name + "' (" + node.opType +
+                             ")");
+        }
+        const std::int32_t d = sim.costs().findDevice(it->get<std::string>());
+        if (d < 0) {
+            throw InputError(what + " places node '" + node.name + "' on device '" +
+                             it->get<std::string>() + "', which the plans file does not list");
+        }
+        genome[static_cast<std::size_t>(ci)] = static_cast<std::uint8_t>(d);
+    }
+    return genome;
+}
+
+std::string readme(const Graph& g, const Json& manifest, const std::vector<Partition>& parts) {
+    std::string text;
+    text += "# Deployment bundle: " + g.name + "\n\n";
+    text += "Made by paretune " + std::string(PARETUNE_VERSION) + " from `" +
+            manifest["model"]["file"].get<std::string>() + "` (model fingerprint `" +
+            g.fingerprint.substr(0, 16) + "…`), plan " +
+            std::to_string(manifest["plan"]["id"].get<std::int64_t>()) + ".\n\n";
+    text += "## Check it first\n\n"
+            "```sh\n"
+            "paretune bundle verify THIS_FOLDER   # hashes, ONNX checker, node coverage, devices\n"
+            "```\n\n"
+            "A device fingerprint that differs on the target machine is a warning: the plan was "
+            "made for hardware or software that is not quite what runs it.\n\n";
+    text += "## Objectives of this plan\n\n| Objective | Value | Source |\n|---|---|---|\n";
+    for (const auto& [name, figure] : manifest["plan"]["objectives"].items()) {
+        text += "| " + name + " | " + number(figure["value"].get<double>()) + " | " +
+                figure["source"].get<std::string>() + " |\n";
+    }
+    text += "\n*modelled* figures come from the device catalog's roofline model, *predicted* "
+            "ones from the learned predictor, *measured* ones from this tool's profiling.\n\n";
+    text += "## How to run it\n\n"
+            "Run the files of `partitions/` one after another, in the order below, each on its "
+            "device. Keep a map from tensor name to value, starting with the model's inputs; "
+            "feed each partition its inputs from the map and add its outputs to it. The model's "
+            "outputs are then in the map. Every partition is a complete ONNX model that keeps the "
+            "original node and tensor names.\n\n"
+            "| # | File | Device | Nodes | Inputs | Outputs |\n|---|---|---|---|---|---|\n";
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        auto names = [](const std::vector<PartitionTensor>& list) {
+            std::string joined;
+            for (std::size_t k = 0; k < list.size() && k < 4; ++k) {
+                joined += (k == 0 ? "" : ", ") + ("`" + list[k].name + "`");
+            }
+            return list.size() > 4 ? joined + ", … (" + std::to_string(list.size()) + ")" : joined;
+        };
+        text += "| " + std::to_string(p) + " | `" +
+                manifest["partitions"][p]["file"].get<std::string>() + "` | " + parts[p].device +
+                " | " + std::to_string(parts[p].nodes.size()) + " | " + names(parts[p].inputs) +
+                " | " + names(parts[p].outputs) + " |\n";
+    }
+    text += "\n## Files\n\n"
+            "* `manifest.json`: schema, tool version, model and device fingerprints, objectives "
+            "with their sources, the partitions with their inputs and outputs, the tensors "
+            "handed from one partition to the next, and the SHA-256 of every other file.\n"
+            "* `plan.json`: per node its name, op type, device, partition, run order and "
+            "simulated start and finish (µs).\n"
+            "* `profile.csv`: per compute node and device the latency, energy and workspace "
+            "figures the plan was chosen with, and their source.\n"
+            "* `candidates/`: other Pareto-optimal plans of the same search, so that a runtime "
+            "can choose by its budget:\n\n"
+            "```sh\n"
+            "paretune bundle select THIS_FOLDER --max-latency-ms 20 --max-energy-mj 500\n"
+            "```\n\n"
+            "  A candidate holds its placement and objectives; its partitions are in the "
+            "folder its `partitions_folder` names (partitions/ for the exported plan, "
+            "candidates/plan-N/ when exported with --candidate-partitions), else `paretune "
+            "export --plan ID` makes them.\n";
+    return text;
+}
+
+} // namespace
+
+BundleContents buildBundle(const BundleExportOptions& options) {
+    if (options.candidates < 1 || options.candidates > 64) {
+        throw InputError("--candidates: expected 1 to 64, got " +
+                         std::to_string(options.candidates));
+    }
+    const PlansFile plansFile = readPlans(options.plansPath);
+    const Json& doc = plansFile.document;
+    const auto chosenIt = plansFile.plans.find(options.planId);
+    if (chosenIt == plansFile.plans.end()) {
+        throw InputError(
+            options.plansPath + ": holds no plan with id " + std::to_string(options.planId) +
+            " (ids 0 to " +
+            std::to_string(plansFile.plans.empty() ? -1 : plansFile.plans.rbegin()->first) + ")");
+    }
+    const Json& chosen = *chosenIt->second;
+
+    BundleContents bundle;
+    const ModelPartitioner partitioner(options.modelPath);
+    const Graph& g = partitioner.graph();
+    bundle.diagnostics = partitioner.diagnostics();
+    const std::string plansFingerprint = doc.value("model_fingerprint", std::string());
+    if (plansFingerprint != g.fingerprint) {
+        throw InputError(options.plansPath +
+                         ": the plans were searched for another model "
+                         "(model fingerprint " +
+                         plansFingerprint.substr(0, 16) + "…, " + options.modelPath + " has " +
+                         g.fingerprint.substr(0, 16) + "…)");
+    }
+    const std::string catalogPath =
+        options.catalogPath.empty() ? doc.value("catalog", std::string()) : options.catalogPath;
+    if (catalogPath.empty()) {
+        throw InputError(options.plansPath + ": names no device catalog; give --catalog");
+    }
+    const DeviceCatalog catalog = loadDeviceCatalog(catalogPath);
+    std::vector<std::string> deviceIds;
+    for (const Json& id : doc["devices"]) {
+        if (!id.is_string()) {
+            throw InputError(options.plansPath + ": \"devices\" must list device ids");
+        }
+        deviceIds.push_back(id.get<std::string>());
+    }
+    const CostTable table = buildCostTable(g, catalog, deviceIds);
+    Simulator sim(g, table);
+    // `paretune search` schedules every plan in HEFT's upward-rank order (the default of
+    // SearchOptions::upwardRankPriority); the same priority reproduces its figures.
+    if (SearchOptions{}.upwardRankPriority) {
+        sim.setPriority(upwardRankOrder(sim));
+    }
+
+    const std::vector<std::uint8_t> genome = genomeOf(chosen, sim, options.plansPath);
+    const Plan plan = sim.planOf(genome);
+    const SimulationResult simulated = sim.simulate(plan);
+    const SourceCounts sources = sourcesOf(sim, genome);
+    // The same plan, simulator and cost table give the search's figures; a difference means the
+    // search had other costs (measured ones from a sample library, another catalog).
+    for (const auto& [key, value] : {std::pair{"latency_us", simulated.objectives.latencyUs},
+                                     std::pair{"energy_mj", simulated.objectives.energyMj}}) {
+        const double searched = chosen.value(key, value);
+        if (std::abs(searched - value) > 1e-6 * std::max(std::abs(searched), 1.0)) {
+            bundle.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "costs-differ",
+                 "plan " + std::to_string(options.planId) + ": " + key + " is " + number(value) +
+                     " with the costs of this export but " + number(searched) + " in " +
+                     options.plansPath +
+                     "; the search used other costs (a sample library or another catalog) or "
+                     "another priority order"});
+        }
+    }
+    if (!simulated.objectives.feasible()) {
+        bundle.diagnostics.push_back(
+            {Diagnostic::Severity::Warning, "infeasible-plan",
+             "plan " + std::to_string(options.planId) +
+                 " is infeasible: " + std::to_string(simulated.unsupportedCount) +
+                 " nodes on devices that do not support them, or a device over its memory "
+                 "(manifest.json says \"feasible\": false)"});
+    }
+
+    const std::vector<Partition> parts = partitioner.partition(nodeDevices(g, plan, table));
+    bundle.partitionCount = static_cast<std::int32_t>(parts.size());
+
+    // Partitions, and where each node runs.
+    const Json partitionsJson =
+        addPartitions(parts, g, "partitions/", options.modelPath, bundle.files);
+    std::vector<std::int32_t> partitionOf(g.nodes.size(), -1);
+    std::vector<std::int32_t> runPosition(g.nodes.size(), -1);
+    std::map<std::string, std::int32_t> producedBy; // tensor → partition
+    Json handoffs = Json::array();
+    std::map<std::string, std::size_t> handoffIndex;
+    std::int32_t position = 0;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        const Partition& part = parts[p];
+        for (const NodeId v : part.nodeIds) {
+            partitionOf[static_cast<std::size_t>(v)] = static_cast<std::int32_t>(p);
+            runPosition[static_cast<std::size_t>(v)] = position++;
+        }
+        for (const PartitionTensor& in : part.inputs) {
+            const auto from = producedBy.find(in.name);
+            if (from == producedBy.end()) {
+                continue; // a model input
+            }
+            auto [it, added] = handoffIndex.emplace(in.name, handoffs.size());
+            if (added) {
+                handoffs.push_back({{"tensor", in.name},
+                                    {"type", in.type},
+                                    {"from", from->second},
+                                    {"to", Json::array()}});
+            }
+            handoffs[it->second]["to"].push_back(p);
+        }
+        for (const PartitionTensor& out : part.outputs) {
+            producedBy[out.name] = static_cast<std::int32_t>(p);
+        }
+    }
+
+    // plan.json
+    std::vector<std::int32_t> priority(g.nodes.size(), -1);
+    for (std::size_t k = 0; k < plan.order.size(); ++k) {
+        priority[static_cast<std::size_t>(plan.order[k])] = static_cast<std::int32_t>(k);
+    }
+    Json nodes = Json::array();
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        const Node& node = g.nodes[n];
+        const bool compute = node.kind == NodeKind::Compute;
+        const std::int32_t p = partitionOf[n];
+        Json entry = {{"name", node.name},
+                      {"op_type", node.opType},
+                      {"kind", std::string(nodeKindName(node.kind))},
+                      {"device", parts[static_cast<std::size_t>(p)].device},
+                      {"partition", p},
+                      {"order", runPosition[n]},
+                      {"priority", compute ? Json(priority[n]) : Json(nullptr)},
+                      {"start_us", compute ? Json(simulated.startUs[n]) : Json(nullptr)},
+                      {"finish_us", compute ? Json(simulated.finishUs[n]) : Json(nullptr)}};
+        if (compute) {
+            entry["source"] = std::string(
+                costSourceName(table.cell(static_cast<NodeId>(n), plan.device[n]).source));
+        }
+        nodes.push_back(std::move(entry));
+    }
+    const std::string overall = sources.overall();
+    const Json planJson = {{"schema", "paretune.plan/1"},
+                           {"plan_id", options.planId},
+                           {"model_fingerprint", g.fingerprint},
+                           {"devices", deviceIds},
+                           {"times", "simulated (µs) from " + overall + " costs"},
+                           {"objectives", objectivesJson(simulated.objectives, overall)},
+                           {"nodes", nodes}};
+    bundle.files["plan.json"] = planJson.dump(2) + "\n";
+
+    // Candidates: the best-spread plans of the front, the exported plan always among them.
+    std::vector<Objective> objectives;
+    {
+        std::string names;
+        for (const Json& o : doc.value("objectives", Json::array())) {
+            names += (names.empty() ? "" : ",") + o.get<std::string>();
+        }
+        objectives = parseObjectives(names.empty() ? "latency,energy,memory" : names);
+    }
+    std::vector<Solution> front;
+    std::map<std::vector<std::uint8_t>, std::int64_t> idOf; // the first plan with a placement
+    for (const auto& [id, json] : plansFile.plans) {
+        if (!json->value("on_front", false) || id == options.planId) {
+            continue;
+        }
+        Solution s;
+        s.genome = genomeOf(*json, sim, options.plansPath);
+        s.objectives = sim.evaluate(s.genome);
+        const Json& baseline = json->value("baseline", Json(nullptr));
+        s.baseline = baseline.is_string() ? baseline.get<std::string>() : std::string();
+        if (s.objectives.feasible() && s.genome != genome && idOf.emplace(s.genome, id).second) {
+            front.push_back(std::move(s));
+        }
+    }
+    std::vector<Solution> picked =
+        spreadSubset(front, objectives, static_cast<std::size_t>(options.candidates - 1));
+    picked.insert(picked.begin(), Solution{genome, simulated.objectives, {}});
+    idOf[genome] = options.planId;
+    Json candidates = Json::array();
+    for (const Solution& s : picked) {
+        const std::int64_t id = idOf.at(s.genome);
+        const Json& source = *plansFile.plans.at(id);
+        const std::string sourceName = sourcesOf(sim, s.genome).overall();
+        const std::string file = "candidates/plan-" + std::to_string(id) + ".json";
+        // The exported plan's partitions are partitions/; the others' only when asked for.
+        Json partitionEntries = nullptr;
+        std::string partitionFolder;
+        if (id == options.planId) {
+            partitionFolder = "partitions/";
+        } else if (options.candidatePartitions) {
+            partitionFolder = "candidates/plan-" + std::to_string(id) + "/";
+            partitionEntries =
+                addPartitions(partitioner.partition(nodeDevices(g, sim.planOf(s.genome), table)), g,
+                              partitionFolder, options.modelPath, bundle.files);
+        }
+        Json candidate = {
+            {"schema", "paretune.candidate/1"},
+            {"id", id},
+            {"baseline", source.value("baseline", Json(nullptr))},
+            {"objectives", objectivesJson(s.objectives, sourceName)},
+            {"cost_sources", sourcesOf(sim, s.genome).json()},
+            {"partitions", partitionFolder.empty() ? Json(nullptr) : Json(partitionFolder)},
+            {"assignment", source["assignment"]}};
+        bundle.files[file] = candidate.dump(2) + "\n";
+        Json entry = {
+            {"id", id},
+            {"file", file},
+            {"exported", id == options.planId},
+            {"latency_ms", s.objectives.latencyUs / 1e3},
+            {"energy_mj", s.objectives.energyMj},
+            {"average_power_w", s.objectives.averagePowerW},
+            {"peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
+            {"source", sourceName},
+            {"partitions_folder", partitionFolder.empty() ? Json(nullptr) : Json(partitionFolder)}};
+        if (!partitionEntries.is_null()) {
+            entry["partitions"] = partitionEntries;
+        }
+        candidates.push_back(std::move(entry));
+        bundle.candidateIds.push_back(id);
+    }
+
+    // Devices: this machine's device for a real id, the catalog's for a modelled one.
+    const DeviceInventory inventory = discoverDevices(&catalog);
+    Json devices = Json::array();
+    for (const CostDevice& d : table.devices()) {
+        const Device* device = inventory.find(d.id);
+        const int spec = catalog.findDevice(d.id);
+        Json entry = {
+            {"id", d.id},
+            {"kind", d.kind},
+            {"costs", spec >= 0 && !catalog.devices[static_cast<std::size_t>(spec)].modelled
+                          ? "measured"
+                          : "modelled"}};
+        if (device == nullptr) {
+            entry["tag"] = "unknown";
+            bundle.diagnostics.push_back({Diagnostic::Severity::Warning, "unknown-device",
+                                          "device '" + d.id +
+                                              "' is neither on this machine "
+                                              "nor in the catalog"});
+        } else {
+            const SoftwareStack& software = softwareStack();
+            entry["tag"] = deviceTagName(device->tag);
+            entry["name"] = device->name;
+            entry["fingerprint"] = deviceFingerprint(*device);
+            entry["identity"] = deviceIdentity(*device, software);
+            if (device->tag == DeviceTag::Real) {
+                entry["software"] = {{"compiler", software.compiler},
+                                     {"torch", software.torchVersion},
+                                     {"blas", software.blas},
+                                     {"cuda_runtime", software.cudaRuntime},
+                                     {"cuda_driver", software.cudaDriver}};
+            }
+        }
+        devices.push_back(std::move(entry));
+    }
+
+    // profile.csv: the cost table's figures for every compute node on every device, then the
+    // sample library's measurements of the same operators on the plan's real devices.
+    std::string csv = "node,op_type,device,planned,latency_us,latency_p10_us,latency_p90_us,"
+                      "energy_uj,workspace_bytes,source,energy_source\n";
+    auto optional = [](const std::optional<double>& value) {
+        return value ? number(*value) : std::string();
+    };
+    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+        const NodeId n = sim.computeNode(ci);
+        const Node& node = g.nodes[static_cast<std::size_t>(n)];
+        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+            const CostCell& cell = table.cell(n, d);
+            const bool supported = cell.supported();
+            const std::string source(costSourceName(cell.source));
+            csv += csvField(node.name) + "," + csvField(node.opType) + "," +
+                   csvField(table.device(d).id) + "," +
+                   (plan.device[static_cast<std::size_t>(n)] == d ? "1" : "0") + "," +
+                   (supported ? number(cell.latencyUs) : std::string()) + ",,," +
+                   (supported ? number(cell.energyUj) : std::string()) + "," +
+                   (supported ? std::to_string(cell.workspaceBytes) : std::string()) + "," +
+                   source + "," + (supported ? source : std::string()) + "\n";
+        }
+    }
+    std::int64_t measuredRows = 0;
+    if (!options.samplesPath.empty()) {
+        const SampleLibrary library =
+            SampleLibrary::open(options.samplesPath, SampleLibrary::OpenMode::ExistingOnly);
+        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+            const Device* device = inventory.find(table.device(d).id);
+            if (device == nullptr || device->tag != DeviceTag::Real) {
+                continue;
+            }
+            const std::string fingerprint = deviceFingerprint(*device);
+            for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+                const NodeId n = sim.computeNode(ci);
+                const std::optional<Sample> sample =
+                    library.findSample(g.signatures[static_cast<std::size_t>(n)], fingerprint);
+                if (!sample) {
+                    continue;
+                }
+                const Node& node = g.nodes[static_cast<std::size_t>(n)];
+                csv += csvField(node.name) + "," + csvField(node.opType) + "," +
+                       csvField(table.device(d).id) + "," +
+                       (plan.device[static_cast<std::size_t>(n)] == d ? "1" : "0") + "," +
+                       number(sample->latencyUs) + "," + optional(sample->latencyP10Us) + "," +
+                       optional(sample->latencyP90Us) + "," + optional(sample->energyUj) +
+                       ",,measured," + (sample->energyUj ? csvField(sample->energySource) : "") +
+                       "\n";
+                ++measuredRows;
+            }
+        }
+    }
+    bundle.files["profile.csv"] = csv;
+
+    std::uintmax_t modelBytes = 0;
+    const std::string modelSha = fileSha256(options.modelPath, modelBytes);
+    Json modelInputs = Json::array();
+    for (const TensorId t : g.inputs) {
+        const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
+        modelInputs.push_back({{"name", tensor.name}, {"type", tensor.typeString()}});
+    }
+    Json modelOutputs = Json::array();
+    for (const TensorId t : g.outputs) {
+        const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
+        modelOutputs.push_back({{"name", tensor.name}, {"type", tensor.typeString()}});
+    }
+    Json manifest = {
+        {"schema", kBundleSchema},
+        {"tool", {{"name", "paretune"}, {"version", PARETUNE_VERSION}}},
+        {"created_at", utcNow()},
+        {"model",
+         {{"file", fs::path(options.modelPath).filename().string()},
+          {"name", g.name},
+          {"fingerprint", g.fingerprint},
+          {"sha256", modelSha},
+          {"bytes", modelBytes},
+          {"opset", g.opset},
+          {"node_count", g.nodes.size()},
+          {"inputs", modelInputs},
+          {"outputs", modelOutputs}}},
+        {"plan",
+         {{"id", options.planId},
+          {"plans_file", fs::path(options.plansPath).filename().string()},
+          {"catalog", fs::path(catalogPath).filename().string()},
+          {"baseline", chosen.value("baseline", Json(nullptr))},
+          {"feasible", simulated.objectives.feasible()},
+          {"objectives", objectivesJson(simulated.objectives, overall)},
+          {"cost_sources", sources.json()}}},
+        {"devices", devices},
+        {"profile",
+         {{"file", "profile.csv"},
+          {"sample_library", options.samplesPath.empty()
+                                 ? Json(nullptr)
+                                 : Json(fs::path(options.samplesPath).filename().string())},
+          {"measured_rows", measuredRows}}},
+        {"partitions", partitionsJson},
+        {"handoffs", handoffs},
+        {"candidates", candidates}};
+    bundle.files["README.md"] = readme(g, manifest, parts);
+    Json files = Json::object();
+    for (const auto& [name, bytes] : bundle.files) {
+        files[name] = {{"sha256", Sha256::hex(bytes)}, {"bytes", bytes.size()}};
+    }
+    manifest["files"] = files;
+    bundle.files["manifest.json"] = manifest.dump(2) + "\n";
+    return bundle;
+}
+
+} // namespace paretune

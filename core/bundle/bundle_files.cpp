@@ -1,0 +1,322 @@
+#include "bundle_files.h"
+
+#include "common/input_error.h"
+
+#include <zip.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace paretune {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{8} << 30;
+
+std::string inQuotes(std::string_view text) {
+    return "'" + std::string(text) + "'";
+}
+
+/// Renames without ever replacing an existing target (renameat2 RENAME_NOREPLACE; where the
+/// file system lacks it, an existence check first).
+bool renameNoReplace(const fs::path& from, const fs::path& to, std::string& problem) {
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
+        return true;
+    }
+    if (errno == EINVAL || errno == ENOSYS) {
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(to, ec)) && ::rename(from.c_str(), to.c_str()) == 0) {
+            return true;
+        }
+        if (errno == 0) {
+            errno = EEXIST;
+        }
+    }
+    problem = errno == EEXIST ? "already exists; it is never replaced (remove it or choose "
+                                "another --out)"
+                              : std::string("cannot be created: ") + std::strerror(errno);
+    return false;
+}
+
+void checkTarget(const fs::path& target) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(target, ec))) {
+        throw InputError(target.string() +
+                         ": already exists; it is never replaced (remove it or choose another "
+                         "--out)");
+    }
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec)) {
+        throw InputError(target.string() + ": the folder " + inQuotes(parent.string()) +
+                         " does not exist");
+    }
+}
+
+/// "out/" names the folder "out".
+fs::path bundleTarget(const std::string& path) {
+    const fs::path target(path);
+    return target.has_filename() ? target : target.parent_path();
+}
+
+fs::path temporaryNextTo(const fs::path& target) {
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    return parent / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()));
+}
+
+struct ZipCloser {
+    void operator()(zip_t* archive) const { zip_discard(archive); }
+};
+
+std::string zipProblem(zip_t* archive) {
+    return zip_error_strerror(zip_get_error(archive));
+}
+
+BundleFileMap readZip(const std::string& path) {
+    int code = 0;
+    std::unique_ptr<zip_t, ZipCloser> archive(zip_open(path.c_str(), ZIP_RDONLY, &code));
+    if (!archive) {
+        zip_error_t error;
+        zip_error_init_with_code(&error, code);
+        const std::string message = zip_error_strerror(&error);
+        zip_error_fini(&error);
+        throw InputError(path + ": not a readable zip archive: " + message);
+    }
+    BundleFileMap files;
+    const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
+    for (zip_int64_t i = 0; i < count; ++i) {
+        const auto index = static_cast<zip_uint64_t>(i);
+        const char* rawName = zip_get_name(archive.get(), index, ZIP_FL_ENC_RAW);
+        if (rawName == nullptr) {
+            throw InputError(path + ": entry " + std::to_string(i) +
+                             " has no readable name: " + zipProblem(archive.get()));
+        }
+        std::string name(rawName);
+        const std::string entry = path + ": entry " + inQuotes(name);
+        const bool directory = !name.empty() && name.back() == '/';
+        if (directory) {
+            name.pop_back();
+        }
+        if (const std::string problem = unsafeBundlePath(name); !problem.empty()) {
+            throw InputError(entry + " is refused: " + problem);
+        }
+        zip_uint8_t system = 0;
+        zip_uint32_t attributes = 0;
+        if (zip_file_get_external_attributes(archive.get(), index, 0, &system, &attributes) == 0 &&
+            system == ZIP_OPSYS_UNIX && S_ISLNK(attributes >> 16)) {
+            throw InputError(entry + " is refused: it is a symbolic link");
+        }
+        if (directory) {
+            continue;
+        }
+        zip_stat_t stat;
+        zip_stat_init(&stat);
+        if (zip_stat_index(archive.get(), index, 0, &stat) != 0 ||
+            (stat.valid & ZIP_STAT_SIZE) == 0) {
+            throw InputError(entry + " cannot be read: " + zipProblem(archive.get()));
+        }
+        if ((stat.valid & ZIP_STAT_ENCRYPTION_METHOD) != 0 &&
+            stat.encryption_method != ZIP_EM_NONE) {
+            throw InputError(entry + " is encrypted, which a bundle never is");
+        }
+        if (stat.size > kMaxEntryBytes) {
+            throw InputError(entry + " is refused: " + std::to_string(stat.size) +
+                             " bytes is over the 8 GiB limit");
+        }
+        if (files.count(name) != 0) {
+            throw InputError(entry + " appears twice in the archive");
+        }
+        std::string bytes(static_cast<std::size_t>(stat.size), '\0');
+        zip_file_t* file = zip_fopen_index(archive.get(), index, 0);
+        if (file == nullptr) {
+            throw InputError(entry + " cannot be opened: " + zipProblem(archive.get()));
+        }
+        const zip_int64_t got = zip_fread(file, bytes.data(), stat.size);
+        zip_fclose(file);
+        if (got < 0 || static_cast<zip_uint64_t>(got) != stat.size) {
+            throw InputError(entry + " is truncated or corrupt");
+        }
+        files.emplace(std::move(name), std::move(bytes));
+    }
+    return files;
+}
+
+BundleFileMap readFolder(const std::string& path) {
+    BundleFileMap files;
+    const fs::path root(path);
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::end(it);
+         it.increment(ec)) {
+        const std::string relative = it->path().lexically_relative(root).generic_string();
+        const fs::file_status status = it->symlink_status(ec);
+        if (fs::is_symlink(status)) {
+            throw InputError(path + ": " + inQuotes(relative) +
+                             " is a symbolic link, which a bundle never contains");
+        }
+        if (fs::is_directory(status)) {
+            continue;
+        }
+        if (!fs::is_regular_file(status)) {
+            throw InputError(path + ": " + inQuotes(relative) + " is not a regular file");
+        }
+        if (const std::string problem = unsafeBundlePath(relative); !problem.empty()) {
+            throw InputError(path + ": " + inQuotes(relative) + " is refused: " + problem);
+        }
+        std::ifstream in(it->path(), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (!in && !in.eof()) {
+            throw InputError(path + ": " + inQuotes(relative) + " cannot be read");
+        }
+        files.emplace(relative, std::move(bytes));
+    }
+    if (ec) {
+        throw InputError(path + ": cannot list the folder: " + ec.message());
+    }
+    return files;
+}
+
+} // namespace
+
+std::string unsafeBundlePath(std::string_view path) {
+    if (path.empty()) {
+        return "empty path";
+    }
+    if (path.front() == '/') {
+        return "absolute path";
+    }
+    for (const char c : path) {
+        if (c == '\\') {
+            return "backslash in the path";
+        }
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            return "control character in the path";
+        }
+    }
+    std::size_t begin = 0;
+    while (begin <= path.size()) {
+        const std::size_t end = std::min(path.find('/', begin), path.size());
+        const std::string_view part = path.substr(begin, end - begin);
+        if (part.empty()) {
+            return "empty path component";
+        }
+        if (part == "..") {
+            return "'..' leaves the bundle's folder";
+        }
+        if (part == ".") {
+            return "'.' path component";
+        }
+        begin = end + 1;
+    }
+    return {};
+}
+
+void checkNewBundlePath(const std::string& path) {
+    checkTarget(bundleTarget(path));
+}
+
+BundleFileMap readBundleFiles(const std::string& path) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) {
+        throw InputError(path + ": no such bundle (folder or zip archive)");
+    }
+    if (fs::is_directory(status)) {
+        return readFolder(path);
+    }
+    char magic[4] = {0, 0, 0, 0};
+    std::ifstream(path, std::ios::binary).read(magic, 4);
+    if (!fs::is_regular_file(status) || std::memcmp(magic, "PK\x03\x04", 4) != 0) {
+        throw InputError(path + ": not a bundle: neither a folder nor a zip archive");
+    }
+    return readZip(path);
+}
+
+void writeBundleFolder(const std::string& path, const BundleFileMap& files) {
+    const fs::path target = bundleTarget(path);
+    checkTarget(target);
+    const fs::path temporary = temporaryNextTo(target);
+    std::error_code ec;
+    fs::remove_all(temporary, ec);
+    try {
+        fs::create_directory(temporary);
+        for (const auto& [name, bytes] : files) {
+            if (const std::string problem = unsafeBundlePath(name); !problem.empty()) {
+                throw std::logic_error("bundle file " + inQuotes(name) + ": " + problem);
+            }
+            const fs::path file = temporary / name;
+            fs::create_directories(file.parent_path());
+            std::ofstream out(file, std::ios::binary | std::ios::trunc);
+            out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+            out.flush();
+            if (!out) {
+                throw InputError(path + ": writing " + inQuotes(name) + " failed");
+            }
+        }
+        std::string problem;
+        if (!renameNoReplace(temporary, target, problem)) {
+            throw InputError(path + ": " + problem);
+        }
+    } catch (const fs::filesystem_error& error) {
+        fs::remove_all(temporary, ec);
+        throw InputError(path + ": cannot be written: " + error.code().message());
+    } catch (...) {
+        fs::remove_all(temporary, ec);
+        throw;
+    }
+}
+
+void writeBundleZip(const std::string& path, const BundleFileMap& files) {
+    const fs::path target = bundleTarget(path);
+    checkTarget(target);
+    const fs::path temporary = temporaryNextTo(target);
+    std::error_code ec;
+    fs::remove(temporary, ec);
+    int code = 0;
+    zip_t* archive = zip_open(temporary.c_str(), ZIP_CREATE | ZIP_EXCL, &code);
+    if (archive == nullptr) {
+        throw InputError(path + ": cannot create the zip archive (libzip error " +
+                         std::to_string(code) + ")");
+    }
+    auto fail = [&](const std::string& problem) {
+        zip_discard(archive);
+        fs::remove(temporary, ec);
+        throw InputError(path + ": " + problem);
+    };
+    // The buffers are the map's own strings: they live until zip_close below.
+    for (const auto& [name, bytes] : files) {
+        zip_source_t* source = zip_source_buffer(archive, bytes.data(), bytes.size(), 0);
+        if (source == nullptr) {
+            fail("cannot add " + inQuotes(name) + ": " + zipProblem(archive));
+        }
+        const zip_int64_t index = zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8);
+        if (index < 0) {
+            zip_source_free(source);
+            fail("cannot add " + inQuotes(name) + ": " + zipProblem(archive));
+        }
+        // Weights barely compress (ResNet-18: 3 %) and deflating them takes most of the time.
+        if (name.ends_with(".onnx") &&
+            zip_set_file_compression(archive, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0) !=
+                0) {
+            fail("cannot store " + inQuotes(name) + ": " + zipProblem(archive));
+        }
+    }
+    if (zip_close(archive) != 0) {
+        fail("writing the zip archive failed: " + zipProblem(archive));
+    }
+    std::string problem;
+    if (!renameNoReplace(temporary, target, problem)) {
+        fs::remove(temporary, ec);
+        throw InputError(path + ": " + problem);
+    }
+}
+
+} // namespace paretune

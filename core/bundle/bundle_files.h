@@ -1,0 +1,39 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace paretune {
+
+/// The files of a bundle held in memory: path relative to the bundle's root ("partitions/
+/// 00_cpu.onnx", '/' separated) → bytes.
+using BundleFileMap = std::map<std::string, std::string, std::less<>>;
+
+/// Why a relative path taken from a bundle (a zip entry, a manifest field) is unsafe, or an
+/// empty string when it is safe: it must be non-empty, relative, '/' separated, and have no
+/// empty, "." or ".." component, no backslash and no control character, so that it can only
+/// name something inside the bundle's folder.
+std::string unsafeBundlePath(std::string_view path);
+
+/// Reads a bundle: every regular file under a folder, or every entry of a zip archive (a
+/// regular file that starts with a zip signature). Reading never writes anything.
+/// Throws InputError naming the path and the problem: missing path; neither folder nor zip; a
+/// zip entry whose name is unsafe (unsafeBundlePath: "..", absolute paths), a symbolic link,
+/// encrypted, duplicated or over 8 GiB; a symbolic link or special file inside a folder.
+BundleFileMap readBundleFiles(const std::string& path);
+
+/// Throws InputError unless `path` can be a new bundle: it must not exist (a bundle never
+/// replaces anything) and its folder must. Lets a command fail before the work of building one.
+void checkNewBundlePath(const std::string& path);
+
+/// Writes `files` as a new folder `path`: into a temporary folder next to it, then renamed into
+/// place, so that `path` either does not exist or is complete. Throws InputError when `path`
+/// already exists (it is never replaced) or cannot be written; nothing is left behind then.
+void writeBundleFolder(const std::string& path, const BundleFileMap& files);
+
+/// Same for a zip archive at `path` (ONNX files stored, the rest deflated; temporary file, then
+/// rename).
+void writeBundleZip(const std::string& path, const BundleFileMap& files);
+
+} // namespace paretune

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "bundle_files.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct DeviceInventory;
+
+/// What `paretune bundle verify` found. Failures make the bundle unusable; warnings (a device
+/// fingerprint that differs on this machine, a device this machine lacks) do not.
+struct BundleVerification {
+    std::vector<std::string> passed; ///< one line per check that passed
+    std::vector<std::string> warnings;
+    std::vector<std::string> failures;
+
+    bool ok() const { return failures.empty(); }
+};
+
+/// Checks a bundle held in memory (readBundleFiles): manifest schema; the size and SHA-256 of
+/// every file the manifest lists, and no file it does not list; each partition parses, passes
+/// the ONNX checker and holds exactly the nodes, inputs and outputs the manifest gives; the
+/// partitions cover every node of plan.json exactly once, on the device plan.json gives; each
+/// partition's inputs are model inputs or outputs of earlier partitions, and the model's
+/// outputs come out of some partition; each real device of the manifest exists on `machine`
+/// with the same fingerprint (else a warning naming the identity fields that differ).
+/// Never throws for a damaged bundle: every problem is a failure line naming the file.
+BundleVerification verifyBundle(const BundleFileMap& files, const DeviceInventory& machine);
+
+/// One Pareto candidate of a bundle (manifest.json "candidates"). Figures carry their source.
+struct BundleCandidate {
+    std::int64_t id = 0;
+    std::string file;
+    bool exported = false;        ///< the plan whose partitions are partitions/
+    std::string partitionsFolder; ///< where its partitions are; empty: not in the bundle
+    double latencyMs = 0;
+    double energyMj = 0;
+    double averagePowerW = 0;
+    double peakMemoryMb = 0;
+    std::string source; ///< measured / predicted / modelled
+};
+
+/// The candidates of a bundle, in manifest order. Throws InputError naming `origin` when the
+/// manifest is missing or malformed, or a candidate's file is missing or does not match its
+/// SHA-256.
+std::vector<BundleCandidate> bundleCandidates(const BundleFileMap& files,
+                                              const std::string& origin);
+
+/// A run-time budget; an unset limit does not constrain.
+struct Budget {
+    std::optional<double> maxLatencyMs;
+    std::optional<double> maxEnergyMj;
+    std::optional<double> maxMemoryMb;
+};
+
+/// The fastest candidate within every limit of the budget (ties: less energy, then less
+/// memory, then the lower index), or nothing when none fits.
+std::optional<std::size_t> selectCandidate(std::span<const BundleCandidate> candidates,
+                                           const Budget& budget);
+
+} // namespace paretune

@@ -1,0 +1,24 @@
+#pragma once
+// For core's own .cpp files only: it includes ONNX's protobuf classes, which no header that the
+// rest of the code includes may carry.
+
+#include "onnx_importer.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+
+namespace paretune {
+
+/// importOnnxFile that also hands back the model as the importer prepared it: external data
+/// loaded into the initializers, graph input shapes fixed as in the Graph, nodes in topological
+/// order. Node i of preparedModel.graph() is node i of the Graph; its name is the file's (the
+/// Graph's may differ when the file's was empty or repeated). Throws like importOnnxFile.
+ImportResult importOnnxFile(const std::string& path, const ImportOptions& options,
+                            onnx::ModelProto& preparedModel);
+
+/// A constant as an ONNX initializer named `name`. Integer and bool values are exact;
+/// floating-point values are written as float32 (float16 and bfloat16 change type).
+onnx::TensorProto encodeConstantTensor(const std::string& name, const ConstantTensor& tensor);
+
+} // namespace paretune
