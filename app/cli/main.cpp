@@ -7,6 +7,7 @@
 #include "paretune/config.h"
 #if PARETUNE_WITH_TORCH
 #include "profile_command.h"
+#include "predict_command.h"
 #endif
 #include "search_command.h"
 
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
     paretune::cli::addSamplesCommand(app);
 #if PARETUNE_WITH_TORCH
     paretune::cli::addProfileCommand(app);
+    paretune::cli::addPredictCommands(app);
 #endif
     try {
         app.parse(argc, argv);

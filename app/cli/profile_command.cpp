@@ -62,6 +62,77 @@ nlohmann::json optionalJson(const std::optional<double>& value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
+} // namespace
+
+const Device& profiledDevice(const DeviceInventory& inventory, const std::string& id) {
+    const Device* device = inventory.find(id);
+    if (!device) {
+        std::string ids;
+        for (const Device& d : inventory.devices) {
+            ids += (ids.empty() ? "" : ", ") + d.id;
+        }
+        throw InputError("--device " + id + ": no such device (known: " + ids + ")");
+    }
+    if (device->tag != DeviceTag::Real) {
+        throw InputError("--device " + id + ": a modelled device is never profiled");
+    }
+    if (!device->isCpu()) {
+        throw InputError("--device " + id +
+                         ": profiling runs on CPU devices in this version (cpu, cpu:N)");
+    }
+    return *device;
+}
+
+ProfileOptions profileOptionsFor(const Device& device, int repeats) {
+    ProfileOptions options;
+    options.measure.threads = static_cast<int>(device.cpus.size());
+    options.measure.cpuSet.assign(device.cpus.begin(), device.cpus.end());
+    if (repeats > 0) {
+        options.measure.minRepeats = repeats;
+        options.measure.minMeasureMs = 0;
+    }
+    options.wholeModel = true;
+    return options;
+}
+
+std::vector<Sample> samplesOf(const Graph& graph, const ProfileResult& result,
+                              const ProfileOptions& options, const std::string& fingerprint,
+                              std::optional<double> activeW) {
+    const nlohmann::json config = {{"threads", result.threads},
+                                   {"cpus", result.cpuSet},
+                                   {"rounds", options.measure.rounds},
+                                   {"warmup_runs", options.measure.warmupRuns},
+                                   {"min_repeats", options.measure.minRepeats},
+                                   {"min_measure_ms", options.measure.minMeasureMs}};
+    std::vector<Sample> batch;
+    for (const auto& [node, profile] : result.nodes) {
+        if (profile.status != ProfileStatus::Ok) {
+            continue;
+        }
+        Sample s = sampleFor(graph, node);
+        s.deviceFingerprint = fingerprint;
+        s.configJson = config.dump();
+        s.latencyUs = profile.latency.medianUs;
+        s.latencyP10Us = profile.latency.p10Us;
+        s.latencyP90Us = profile.latency.p90Us;
+        s.repeats = profile.latency.repeats;
+        s.peakMemoryMb = static_cast<double>(profile.memory.peakBytes) / (1024.0 * 1024.0);
+        if (profile.energyUj) {
+            s.energyUj = profile.energyUj;
+            s.energySource = profile.energySource;
+        } else if (activeW) {
+            s.energyUj = *activeW * profile.latency.medianUs; // W × µs = µJ
+            s.energySource = "modelled";
+        } else {
+            s.energySource = "none";
+        }
+        batch.push_back(s);
+    }
+    return batch;
+}
+
+namespace {
+
 void runProfile(const ProfileArguments& args) {
     const ImportResult imported = importOnnxFile(args.model);
     const Graph& graph = imported.graph;
@@ -70,21 +141,7 @@ void runProfile(const ProfileArguments& args) {
         catalog = loadDeviceCatalog(args.catalog);
     }
     const DeviceInventory inventory = discoverDevices(catalog ? &*catalog : nullptr);
-    const Device* device = inventory.find(args.device);
-    if (!device) {
-        std::string ids;
-        for (const Device& d : inventory.devices) {
-            ids += (ids.empty() ? "" : ", ") + d.id;
-        }
-        throw InputError("--device " + args.device + ": no such device (known: " + ids + ")");
-    }
-    if (device->tag != DeviceTag::Real) {
-        throw InputError("--device " + args.device + ": a modelled device is never profiled");
-    }
-    if (!device->isCpu()) {
-        throw InputError("--device " + args.device +
-                         ": profiling runs on CPU devices in this version (cpu, cpu:N)");
-    }
+    const Device* device = &profiledDevice(inventory, args.device);
     if (args.repeats < 0) {
         throw InputError("--repeats must be positive");
     }
@@ -118,7 +175,7 @@ void runProfile(const ProfileArguments& args) {
     // Reuse: a signature already measured on this device fingerprint is not measured again.
     std::vector<NodeRow> rows;
     std::map<std::string, NodeId> measuredSignature; // first node of each signature to measure
-    ProfileOptions options;
+    ProfileOptions options = profileOptionsFor(*device, args.repeats);
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         if (graph.nodes[i].kind != NodeKind::Compute) {
             continue;
@@ -137,13 +194,6 @@ void runProfile(const ProfileArguments& args) {
         }
         rows.push_back(row);
     }
-    options.measure.threads = static_cast<int>(device->cpus.size());
-    options.measure.cpuSet.assign(device->cpus.begin(), device->cpus.end());
-    if (args.repeats > 0) {
-        options.measure.minRepeats = args.repeats;
-        options.measure.minMeasureMs = 0;
-    }
-    options.wholeModel = true;
     std::unique_ptr<TerminalProgress> bar;
     if (!args.json && isatty(STDERR_FILENO)) {
         bar = std::make_unique<TerminalProgress>();
@@ -159,37 +209,10 @@ void runProfile(const ProfileArguments& args) {
     }
     bar.reset();
 
-    const nlohmann::json config = {{"threads", result.threads},
-                                   {"cpus", result.cpuSet},
-                                   {"rounds", options.measure.rounds},
-                                   {"warmup_runs", options.measure.warmupRuns},
-                                   {"min_repeats", options.measure.minRepeats},
-                                   {"min_measure_ms", options.measure.minMeasureMs}};
-    std::vector<Sample> batch;
+    const std::vector<Sample> batch = samplesOf(graph, result, options, fingerprint, activeW);
     std::map<std::string, Sample> bySignature;
-    for (const auto& [node, profile] : result.nodes) {
-        if (profile.status != ProfileStatus::Ok) {
-            continue;
-        }
-        Sample s = sampleFor(graph, node);
-        s.deviceFingerprint = fingerprint;
-        s.configJson = config.dump();
-        s.latencyUs = profile.latency.medianUs;
-        s.latencyP10Us = profile.latency.p10Us;
-        s.latencyP90Us = profile.latency.p90Us;
-        s.repeats = profile.latency.repeats;
-        s.peakMemoryMb = static_cast<double>(profile.memory.peakBytes) / (1024.0 * 1024.0);
-        if (profile.energyUj) {
-            s.energyUj = profile.energyUj;
-            s.energySource = profile.energySource;
-        } else if (activeW) {
-            s.energyUj = *activeW * profile.latency.medianUs; // W × µs = µJ
-            s.energySource = "modelled";
-        } else {
-            s.energySource = "none";
-        }
-        batch.push_back(s);
-        bySignature[s.opSignature] = s;
+    for (const Sample& sample : batch) {
+        bySignature[sample.opSignature] = sample;
     }
     if (!batch.empty()) {
         library.addSamples(batch); // one transaction

@@ -92,6 +92,9 @@ public:
     /// Flags every sample of the device taken so far as stale (its micro-benchmarks drifted).
     /// Samples are kept. Records the event with `reason`; returns how many samples it flagged.
     std::int64_t markDeviceStale(std::string_view deviceFingerprint, std::string_view reason);
+    /// Stores a trained predictor (one transaction) and returns its id. Predictors are never
+    /// overwritten: a retrained one is a new row, the newest is the one in use.
+    std::int64_t addPredictor(const PredictorRecord& predictor);
 
     // Reads.
 
@@ -108,6 +111,9 @@ public:
     /// Samples matching the filter, in insertion order.
     std::vector<Sample> samples(const SampleFilter& filter = {}) const;
     std::int64_t sampleCount() const;
+    std::optional<PredictorRecord> predictor(std::int64_t id) const;
+    /// The newest predictor (highest id), if any was trained.
+    std::optional<PredictorRecord> latestPredictor() const;
     /// PRAGMA integrity_check: empty when the file is sound, else SQLite's messages.
     std::vector<std::string> integrityProblems() const;
 

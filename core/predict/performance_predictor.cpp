@@ -1,0 +1,584 @@
+#include "performance_predictor.h"
+
+#include "accuracy_metrics.h"
+#include "common/input_error.h"
+#include "store/records.h"
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+
+namespace paretune {
+
+namespace {
+
+constexpr std::size_t kNumericCount = kOpFeatureCount + kDeviceFeatureCount;
+constexpr std::int64_t kEmbedding = 32;
+constexpr std::int64_t kHidden = 128;
+constexpr const char* kSchema = "paretune.predictor/1";
+/// A roofline below this is treated as this (µs): a ratio to ~0 would be meaningless.
+constexpr double kMinReferenceUs = 1e-3;
+
+/// Op and device embeddings, numeric projection, two hidden layers, two heads.
+struct NetImpl : torch::nn::Module {
+    NetImpl(std::int64_t opCount, std::int64_t deviceCount) {
+        opTable = register_parameter("op_embedding", torch::randn({opCount, kEmbedding}));
+        deviceTable =
+            register_parameter("device_embedding", torch::randn({deviceCount, kEmbedding}));
+        projection = register_module(
+            "projection", torch::nn::Linear(static_cast<std::int64_t>(kNumericCount), kEmbedding));
+        hidden1 = register_module("hidden1", torch::nn::Linear(3 * kEmbedding, kHidden));
+        hidden2 = register_module("hidden2", torch::nn::Linear(kHidden, kHidden));
+        head = register_module("head", torch::nn::Linear(kHidden, 2));
+    }
+
+    torch::Tensor forward(const torch::Tensor& op, const torch::Tensor& device,
+                          const torch::Tensor& numeric) {
+        torch::Tensor h =
+            torch::cat({opTable.index_select(0, op), deviceTable.index_select(0, device),
+                        torch::relu(projection->forward(numeric))},
+                       1);
+        h = torch::relu(hidden1->forward(h));
+        h = torch::relu(hidden2->forward(h));
+        return head->forward(h);
+    }
+
+    torch::Tensor opTable;
+    torch::Tensor deviceTable;
+    torch::nn::Linear projection{nullptr};
+    torch::nn::Linear hidden1{nullptr};
+    torch::nn::Linear hidden2{nullptr};
+    torch::nn::Linear head{nullptr};
+};
+TORCH_MODULE(Net);
+
+/// One thread for the predictor's own work, restored afterwards.
+class OneThread {
+public:
+    OneThread() : m_previous(torch::get_num_threads()) { torch::set_num_threads(1); }
+    ~OneThread() { torch::set_num_threads(m_previous); }
+    OneThread(const OneThread&) = delete;
+    OneThread& operator=(const OneThread&) = delete;
+
+private:
+    int m_previous;
+};
+
+/// Rows as contiguous tensors.
+struct Batch {
+    torch::Tensor op;      // [n] int64
+    torch::Tensor device;  // [n] int64
+    torch::Tensor numeric; // [n, kNumericCount] float, standardised
+    torch::Tensor target;  // [n, 2] float, standardised
+    torch::Tensor mask;    // [n, 2] float: 1 where the target is known
+};
+
+std::vector<float> floatsOf(const nlohmann::json& j, const char* key, std::size_t size) {
+    const auto values = j.at(key).get<std::vector<float>>();
+    if (values.size() != size) {
+        throw InputError(std::string("stored predictor: ") + key + " has " +
+                         std::to_string(values.size()) + " values, expected " +
+                         std::to_string(size));
+    }
+    return values;
+}
+
+nlohmann::json figuresJson(const DeviceFigures& d) {
+    return {{"fingerprint", d.fingerprint},
+            {"kind", d.kind},
+            {"name", d.name},
+            {"cores", d.cores},
+            {"l1d_bytes", d.l1dBytes},
+            {"l2_bytes", d.l2Bytes},
+            {"l3_bytes", d.l3Bytes},
+            {"memory_bytes", d.memoryBytes},
+            {"avx2", d.avx2},
+            {"avx512f", d.avx512f},
+            {"fma3", d.fma3},
+            {"gemm_gflops", d.gemmGflops},
+            {"memory_bw_gbs", d.memoryBwGbs}};
+}
+
+DeviceFigures figuresFromJson(const nlohmann::json& j) {
+    DeviceFigures d;
+    d.fingerprint = j.at("fingerprint").get<std::string>();
+    d.kind = j.at("kind").get<std::string>();
+    d.name = j.at("name").get<std::string>();
+    d.cores = j.at("cores").get<double>();
+    d.l1dBytes = j.at("l1d_bytes").get<double>();
+    d.l2Bytes = j.at("l2_bytes").get<double>();
+    d.l3Bytes = j.at("l3_bytes").get<double>();
+    d.memoryBytes = j.at("memory_bytes").get<double>();
+    d.avx2 = j.at("avx2").get<bool>();
+    d.avx512f = j.at("avx512f").get<bool>();
+    d.fma3 = j.at("fma3").get<bool>();
+    d.gemmGflops = j.at("gemm_gflops").get<double>();
+    d.memoryBwGbs = j.at("memory_bw_gbs").get<double>();
+    return d;
+}
+
+std::string torchFailure(const c10::Error& e) {
+    const std::string text = e.what_without_backtrace();
+    return "predictor (LibTorch): " + text.substr(0, text.find('\n'));
+}
+
+} // namespace
+
+struct PerformancePredictor::Impl {
+    PredictorOptions options;
+    std::vector<std::string> opVocabulary;      ///< index 0: op types never trained on
+    std::vector<DeviceFigures> devices;         ///< embedding row i
+    std::vector<float> mean, stddev, low, high; ///< per numeric feature, raw units
+    float targetMean[2] = {0.0f, 0.0f};
+    float targetStd[2] = {1.0f, 1.0f};
+    std::size_t rows = 0;
+    std::vector<Net> members;
+
+    std::int64_t opIndex(const std::string& opType) const {
+        const auto it = std::find(opVocabulary.begin(), opVocabulary.end(), opType);
+        return it == opVocabulary.end() ? 0 : it - opVocabulary.begin();
+    }
+    std::int64_t deviceIndex(const std::string& fingerprint) const {
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            if (devices[i].fingerprint == fingerprint) {
+                return static_cast<std::int64_t>(i);
+            }
+        }
+        return -1;
+    }
+    std::int64_t nearest(const DeviceFigures& device) const {
+        const DeviceFeatureVector f = deviceFeatures(device);
+        double best = std::numeric_limits<double>::infinity();
+        std::int64_t bestIndex = 0;
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            const DeviceFeatureVector g = deviceFeatures(devices[i]);
+            double distance = 0.0;
+            for (std::size_t k = 0; k < kDeviceFeatureCount; ++k) {
+                const double scale = stddev[kOpFeatureCount + k];
+                const double d = (f[k] - g[k]) / scale;
+                distance += d * d;
+            }
+            if (distance < best) {
+                best = distance;
+                bestIndex = static_cast<std::int64_t>(i);
+            }
+        }
+        return bestIndex;
+    }
+    double reference(const PredictorRow& row, const DeviceFigures& device) const {
+        return options.rooflineRatio
+                   ? std::max(kMinReferenceUs,
+                              rooflineBaselineUs(device, row.opType, row.flops, row.bytes))
+                   : 1.0;
+    }
+    std::array<float, kNumericCount> raw(const PredictorRow& row,
+                                         const DeviceFigures& device) const {
+        std::array<float, kNumericCount> x{};
+        std::copy(row.features.begin(), row.features.end(), x.begin());
+        const DeviceFeatureVector d = deviceFeatures(device);
+        std::copy(d.begin(), d.end(), x.begin() + kOpFeatureCount);
+        return x;
+    }
+
+    /// Tensors for rows; `outOfRange` (optional) gets one flag per row.
+    Batch batchOf(std::span<const PredictorRow> rowSpan,
+                  const std::map<std::string, DeviceFigures>& figures,
+                  std::vector<bool>* outOfRange, std::vector<double>* references) const {
+        const auto n = static_cast<std::int64_t>(rowSpan.size());
+        Batch b;
+        b.op = torch::empty({n}, torch::kLong);
+        b.device = torch::empty({n}, torch::kLong);
+        b.numeric = torch::empty({n, static_cast<std::int64_t>(kNumericCount)});
+        b.target = torch::zeros({n, 2});
+        b.mask = torch::zeros({n, 2});
+        auto op = b.op.accessor<std::int64_t, 1>();
+        auto dev = b.device.accessor<std::int64_t, 1>();
+        auto num = b.numeric.accessor<float, 2>();
+        auto target = b.target.accessor<float, 2>();
+        auto mask = b.mask.accessor<float, 2>();
+        for (std::int64_t i = 0; i < n; ++i) {
+            const PredictorRow& row = rowSpan[static_cast<std::size_t>(i)];
+            const auto found = figures.find(row.deviceFingerprint);
+            if (found == figures.end()) {
+                throw InputError("predictor: no figures for device " +
+                                 row.deviceFingerprint.substr(0, 12));
+            }
+            const DeviceFigures& device = found->second;
+            op[i] = opIndex(row.opType);
+            const std::int64_t known = deviceIndex(device.fingerprint);
+            dev[i] = known >= 0 ? known : nearest(device);
+            bool outside = op[i] == 0;
+            const auto x = raw(row, device);
+            for (std::size_t k = 0; k < kNumericCount; ++k) {
+                const float margin = 0.05f * (high[k] - low[k]);
+                outside = outside || x[k] < low[k] - margin || x[k] > high[k] + margin;
+                num[i][static_cast<std::int64_t>(k)] = (x[k] - mean[k]) / stddev[k];
+            }
+            const double ref = reference(row, device);
+            if (row.latencyUs > 0.0) {
+                target[i][0] = (static_cast<float>(std::log(row.latencyUs / ref)) - targetMean[0]) /
+                               targetStd[0];
+                mask[i][0] = 1.0f;
+            }
+            if (row.peakMemoryMb) {
+                target[i][1] = (static_cast<float>(std::log1p(std::max(0.0, *row.peakMemoryMb))) -
+                                targetMean[1]) /
+                               targetStd[1];
+                mask[i][1] = 1.0f;
+            }
+            if (outOfRange != nullptr) {
+                outOfRange->push_back(outside);
+            }
+            if (references != nullptr) {
+                references->push_back(ref);
+            }
+        }
+        return b;
+    }
+};
+
+PerformancePredictor::PerformancePredictor(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+PerformancePredictor::PerformancePredictor(PerformancePredictor&&) noexcept = default;
+PerformancePredictor& PerformancePredictor::operator=(PerformancePredictor&&) noexcept = default;
+PerformancePredictor::~PerformancePredictor() = default;
+
+const PredictorOptions& PerformancePredictor::options() const {
+    return m_impl->options;
+}
+
+std::size_t PerformancePredictor::trainingRows() const {
+    return m_impl->rows;
+}
+
+PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset,
+                                                 std::span<const std::size_t> rowIndices,
+                                                 const PredictorOptions& options,
+                                                 const EpochCallback& onEpoch) {
+    if (rowIndices.empty()) {
+        throw InputError("no training samples: profile models first (paretune profile)");
+    }
+    if (options.epochs < 1 || options.batchSize < 1 || options.members < 1 ||
+        !(options.learningRate > 0.0)) {
+        throw InputError("predictor: epochs, batch size, members and learning rate must be "
+                         "positive");
+    }
+    const OneThread oneThread;
+    auto impl = std::make_unique<Impl>();
+    impl->options = options;
+    impl->rows = rowIndices.size();
+    impl->opVocabulary.push_back("");
+    std::vector<PredictorRow> rows;
+    rows.reserve(rowIndices.size());
+    for (const std::size_t i : rowIndices) {
+        const PredictorRow& row = dataset.rows.at(i);
+        if (impl->opIndex(row.opType) == 0) {
+            impl->opVocabulary.push_back(row.opType);
+        }
+        if (impl->deviceIndex(row.deviceFingerprint) < 0) {
+            impl->devices.push_back(dataset.devices.at(row.deviceFingerprint));
+        }
+        rows.push_back(row);
+    }
+    // Normalisation statistics of the raw numeric features and of the targets.
+    impl->mean.assign(kNumericCount, 0.0f);
+    impl->stddev.assign(kNumericCount, 1.0f);
+    impl->low.assign(kNumericCount, std::numeric_limits<float>::max());
+    impl->high.assign(kNumericCount, std::numeric_limits<float>::lowest());
+    std::vector<double> sum(kNumericCount, 0.0);
+    std::vector<double> sumSq(kNumericCount, 0.0);
+    double tSum[2] = {0, 0}, tSq[2] = {0, 0}, tCount[2] = {0, 0};
+    for (const PredictorRow& row : rows) {
+        const DeviceFigures& device = dataset.devices.at(row.deviceFingerprint);
+        const auto x = impl->raw(row, device);
+        for (std::size_t k = 0; k < kNumericCount; ++k) {
+            sum[k] += x[k];
+            sumSq[k] += static_cast<double>(x[k]) * x[k];
+            impl->low[k] = std::min(impl->low[k], x[k]);
+            impl->high[k] = std::max(impl->high[k], x[k]);
+        }
+        const double t0 = std::log(row.latencyUs / impl->reference(row, device));
+        tSum[0] += t0;
+        tSq[0] += t0 * t0;
+        tCount[0] += 1;
+        if (row.peakMemoryMb) {
+            const double t1 = std::log1p(std::max(0.0, *row.peakMemoryMb));
+            tSum[1] += t1;
+            tSq[1] += t1 * t1;
+            tCount[1] += 1;
+        }
+    }
+    const double n = static_cast<double>(rows.size());
+    for (std::size_t k = 0; k < kNumericCount; ++k) {
+        impl->mean[k] = static_cast<float>(sum[k] / n);
+        const double variance = sumSq[k] / n - (sum[k] / n) * (sum[k] / n);
+        impl->stddev[k] = variance > 1e-8 ? static_cast<float>(std::sqrt(variance)) : 1.0f;
+    }
+    for (int t = 0; t < 2; ++t) {
+        if (tCount[t] > 0) {
+            impl->targetMean[t] = static_cast<float>(tSum[t] / tCount[t]);
+            const double variance =
+                tSq[t] / tCount[t] - (tSum[t] / tCount[t]) * (tSum[t] / tCount[t]);
+            impl->targetStd[t] = variance > 1e-8 ? static_cast<float>(std::sqrt(variance)) : 1.0f;
+        }
+    }
+
+    try {
+        const Batch all = impl->batchOf(rows, dataset.devices, nullptr, nullptr);
+        const auto count = static_cast<std::int64_t>(rows.size());
+        std::vector<double> epochLoss(static_cast<std::size_t>(options.epochs), 0.0);
+        for (int m = 0; m < options.members; ++m) {
+            torch::manual_seed(options.seed + static_cast<std::uint64_t>(m));
+            Net net(static_cast<std::int64_t>(impl->opVocabulary.size()),
+                    static_cast<std::int64_t>(impl->devices.size()));
+            // Each member learns from its own bootstrap resample (one member: all rows).
+            torch::Tensor pick;
+            if (options.members > 1) {
+                pick = torch::randint(count, {count}, torch::kLong);
+            } else {
+                pick = torch::arange(count, torch::kLong);
+            }
+            const torch::Tensor op = all.op.index_select(0, pick).contiguous();
+            const torch::Tensor dev = all.device.index_select(0, pick).contiguous();
+            const torch::Tensor num = all.numeric.index_select(0, pick).contiguous();
+            const torch::Tensor target = all.target.index_select(0, pick).contiguous();
+            const torch::Tensor mask = all.mask.index_select(0, pick).contiguous();
+            torch::optim::Adam optimizer(net->parameters(),
+                                         torch::optim::AdamOptions(options.learningRate));
+            for (int epoch = 0; epoch < options.epochs; ++epoch) {
+                const torch::Tensor order = torch::randperm(count, torch::kLong);
+                double lossSum = 0.0;
+                int batches = 0;
+                for (std::int64_t begin = 0; begin < count; begin += options.batchSize) {
+                    const torch::Tensor index =
+                        order.slice(0, begin, std::min(count, begin + options.batchSize));
+                    const torch::Tensor out =
+                        net->forward(op.index_select(0, index), dev.index_select(0, index),
+                                     num.index_select(0, index));
+                    const torch::Tensor w = mask.index_select(0, index);
+                    const torch::Tensor loss =
+                        (torch::huber_loss(out, target.index_select(0, index), at::Reduction::None,
+                                           1.0) *
+                         w)
+                            .sum() /
+                        w.sum().clamp_min(1.0);
+                    optimizer.zero_grad();
+                    loss.backward();
+                    optimizer.step();
+                    lossSum += loss.item<double>();
+                    ++batches;
+                }
+                epochLoss[static_cast<std::size_t>(epoch)] += lossSum / batches / options.members;
+                if (onEpoch && m == options.members - 1) {
+                    onEpoch(epoch + 1, epochLoss[static_cast<std::size_t>(epoch)]);
+                }
+            }
+            net->eval();
+            impl->members.push_back(net);
+        }
+    } catch (const c10::Error& e) {
+        throw std::runtime_error(torchFailure(e));
+    }
+    return PerformancePredictor(std::move(impl));
+}
+
+std::vector<LatencyPrediction>
+PerformancePredictor::predict(std::span<const PredictorRow> rows,
+                              const std::map<std::string, DeviceFigures>& devices) const {
+    if (rows.empty()) {
+        return {};
+    }
+    const OneThread oneThread;
+    const torch::NoGradGuard noGrad;
+    std::vector<bool> outside;
+    std::vector<double> references;
+    const Impl& impl = *m_impl;
+    const std::size_t n = rows.size();
+    std::vector<double> logSum(n, 0.0), logSq(n, 0.0), memSum(n, 0.0);
+    try {
+        const Batch b = impl.batchOf(rows, devices, &outside, &references);
+        for (Net net : impl.members) { // a shared handle; forward does not modify it
+            const torch::Tensor out = net->forward(b.op, b.device, b.numeric).contiguous();
+            const auto a = out.accessor<float, 2>();
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto r = static_cast<std::int64_t>(i);
+                const double logLatency = static_cast<double>(a[r][0]) * impl.targetStd[0] +
+                                          impl.targetMean[0] + std::log(references[i]);
+                logSum[i] += logLatency;
+                logSq[i] += logLatency * logLatency;
+                memSum[i] += static_cast<double>(a[r][1]) * impl.targetStd[1] + impl.targetMean[1];
+            }
+        }
+    } catch (const c10::Error& e) {
+        throw std::runtime_error(torchFailure(e));
+    }
+    const double k = static_cast<double>(impl.members.size());
+    std::vector<LatencyPrediction> result(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double meanLog = logSum[i] / k;
+        const double variance = std::max(0.0, logSq[i] / k - meanLog * meanLog);
+        result[i].latencyUs = std::exp(meanLog);
+        result[i].peakMemoryMb = std::max(0.0, std::expm1(memSum[i] / k));
+        result[i].outOfRange = outside[i];
+        result[i].uncertainty = std::sqrt(variance) * (outside[i] ? 2.0 : 1.0);
+    }
+    return result;
+}
+
+bool PerformancePredictor::knowsDevice(const std::string& fingerprint) const {
+    return m_impl->deviceIndex(fingerprint) >= 0;
+}
+
+std::string PerformancePredictor::nearestDevice(const DeviceFigures& device) const {
+    return m_impl->devices[static_cast<std::size_t>(m_impl->nearest(device))].fingerprint;
+}
+
+void PerformancePredictor::fineTune(std::span<const PredictorRow> rows, const DeviceFigures& device,
+                                    int steps) {
+    Impl& impl = *m_impl;
+    const OneThread oneThread;
+    try {
+        if (impl.deviceIndex(device.fingerprint) < 0) {
+            const std::int64_t from = impl.nearest(device);
+            const torch::NoGradGuard noGrad;
+            for (Net& net : impl.members) {
+                net->deviceTable.set_data(
+                    torch::cat({net->deviceTable, net->deviceTable.slice(0, from, from + 1)}, 0));
+            }
+            impl.devices.push_back(device);
+        }
+        if (rows.empty() || steps < 1) {
+            return;
+        }
+        const std::map<std::string, DeviceFigures> figures = {{device.fingerprint, device}};
+        const Batch b = impl.batchOf(rows, figures, nullptr, nullptr);
+        for (Net& net : impl.members) {
+            std::vector<torch::Tensor> tuned = {net->deviceTable};
+            for (const torch::Tensor& p : net->head->parameters()) {
+                tuned.push_back(p);
+            }
+            torch::optim::Adam optimizer(tuned,
+                                         torch::optim::AdamOptions(impl.options.learningRate));
+            net->train();
+            for (int step = 0; step < steps; ++step) {
+                const torch::Tensor out = net->forward(b.op, b.device, b.numeric);
+                const torch::Tensor loss =
+                    (torch::huber_loss(out, b.target, at::Reduction::None, 1.0) * b.mask).sum() /
+                    b.mask.sum().clamp_min(1.0);
+                optimizer.zero_grad();
+                loss.backward();
+                optimizer.step();
+            }
+            net->eval();
+        }
+    } catch (const c10::Error& e) {
+        throw std::runtime_error(torchFailure(e));
+    }
+}
+
+PredictorRecord PerformancePredictor::toRecord(const nlohmann::json& metrics) const {
+    const Impl& impl = *m_impl;
+    nlohmann::json devices = nlohmann::json::array();
+    for (const DeviceFigures& d : impl.devices) {
+        devices.push_back(figuresJson(d));
+    }
+    std::vector<std::string> featureNames(opFeatureNames().begin(), opFeatureNames().end());
+    featureNames.insert(featureNames.end(), deviceFeatureNames().begin(),
+                        deviceFeatureNames().end());
+    const nlohmann::json trainSet = {
+        {"schema", kSchema},
+        {"options",
+         {{"epochs", impl.options.epochs},
+          {"batch_size", impl.options.batchSize},
+          {"learning_rate", impl.options.learningRate},
+          {"members", impl.options.members},
+          {"seed", impl.options.seed},
+          {"target", impl.options.rooflineRatio ? "log_ratio_to_roofline" : "log_latency"}}},
+        {"rows", impl.rows},
+        {"op_vocabulary", impl.opVocabulary},
+        {"devices", devices},
+        {"feature_names", featureNames},
+        {"feature_mean", impl.mean},
+        {"feature_std", impl.stddev},
+        {"feature_min", impl.low},
+        {"feature_max", impl.high},
+        {"target_mean", {impl.targetMean[0], impl.targetMean[1]}},
+        {"target_std", {impl.targetStd[0], impl.targetStd[1]}}};
+    PredictorRecord record;
+    record.trainSetJson = trainSet.dump();
+    record.metricsJson = metrics.dump();
+    try {
+        torch::serialize::OutputArchive archive;
+        for (std::size_t m = 0; m < impl.members.size(); ++m) {
+            torch::serialize::OutputArchive member;
+            impl.members[m]->save(member);
+            archive.write("member" + std::to_string(m), member);
+        }
+        std::ostringstream bytes;
+        archive.save_to(bytes);
+        record.weights = bytes.str();
+    } catch (const c10::Error& e) {
+        throw std::runtime_error(torchFailure(e));
+    }
+    return record;
+}
+
+PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& record) {
+    const std::string where = "predictor " + std::to_string(record.id);
+    auto impl = std::make_unique<Impl>();
+    try {
+        const nlohmann::json j = nlohmann::json::parse(record.trainSetJson);
+        if (j.value("schema", "") != kSchema) {
+            throw InputError(where + ": not a " + std::string(kSchema) +
+                             " predictor (retrain with paretune train)");
+        }
+        const nlohmann::json& o = j.at("options");
+        impl->options.epochs = o.at("epochs").get<int>();
+        impl->options.batchSize = o.at("batch_size").get<int>();
+        impl->options.learningRate = o.at("learning_rate").get<double>();
+        impl->options.members = o.at("members").get<int>();
+        impl->options.seed = o.at("seed").get<std::uint64_t>();
+        impl->options.rooflineRatio = o.at("target").get<std::string>() == "log_ratio_to_roofline";
+        impl->rows = j.at("rows").get<std::size_t>();
+        impl->opVocabulary = j.at("op_vocabulary").get<std::vector<std::string>>();
+        for (const nlohmann::json& d : j.at("devices")) {
+            impl->devices.push_back(figuresFromJson(d));
+        }
+        impl->mean = floatsOf(j, "feature_mean", kNumericCount);
+        impl->stddev = floatsOf(j, "feature_std", kNumericCount);
+        impl->low = floatsOf(j, "feature_min", kNumericCount);
+        impl->high = floatsOf(j, "feature_max", kNumericCount);
+        const auto tm = floatsOf(j, "target_mean", 2);
+        const auto ts = floatsOf(j, "target_std", 2);
+        std::copy(tm.begin(), tm.end(), impl->targetMean);
+        std::copy(ts.begin(), ts.end(), impl->targetStd);
+        if (impl->opVocabulary.empty() || impl->devices.empty() || impl->options.members < 1) {
+            throw InputError(where + ": empty vocabulary, device list or ensemble");
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(where + ": train_set_json is damaged (" + e.what() + ")");
+    }
+    try {
+        torch::serialize::InputArchive archive;
+        std::istringstream bytes(record.weights);
+        archive.load_from(bytes);
+        for (int m = 0; m < impl->options.members; ++m) {
+            Net net(static_cast<std::int64_t>(impl->opVocabulary.size()),
+                    static_cast<std::int64_t>(impl->devices.size()));
+            torch::serialize::InputArchive member;
+            archive.read("member" + std::to_string(m), member);
+            net->load(member);
+            net->eval();
+            impl->members.push_back(net);
+        }
+    } catch (const c10::Error& e) {
+        throw InputError(where + ": the weights are damaged (" + torchFailure(e) + ")");
+    }
+    return PerformancePredictor(std::move(impl));
+}
+
+} // namespace paretune
