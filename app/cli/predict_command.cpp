@@ -286,8 +286,10 @@ void runTrain(const TrainArguments& args) {
     std::printf("Library    %s: %zu rows (%zu models, %zu devices)\n",
                 library.path().string().c_str(), dataset.rows.size(), dataset.modelNames.size(),
                 dataset.devices.size());
-    std::printf("Trained    predictor %lld on %zu rows, %d members x %d epochs, target %s\n",
-                static_cast<long long>(id), split.train.size(), options.members, options.epochs,
+    std::printf("Trained    predictor %lld on %zu rows (%zu distinct measurements), %d members x "
+                "%d epochs, target %s\n",
+                static_cast<long long>(id), split.train.size(), predictor.trainingRows(),
+                options.members, options.epochs,
                 options.rooflineRatio ? "log(latency / roofline)" : "log(latency)");
     std::printf("Evaluated  on the %s: %zu ops\n", evaluation["set"].get<std::string>().c_str(),
                 evalRows.size());

@@ -8,6 +8,10 @@
 #include "paretune/config.h"
 #include "plan/simulator.h"
 #include "search/pareto_search.h"
+#if PARETUNE_WITH_TORCH
+#include "predict/library_costs.h"
+#include "store/sample_library.h"
+#endif
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -94,11 +98,13 @@ void writeAtomically(const std::string& path, const std::string& text) {
 } // namespace
 
 void runSearch(const SearchArguments& args) {
+#if !PARETUNE_WITH_TORCH
     if (!args.db.empty()) {
         throw InputError("--db " + args.db +
-                         ": searching with measured or predicted costs from the sample library "
-                         "is not available yet; use --catalog for modelled costs");
+                         ": costs from the sample library need a build with LibTorch; use "
+                         "--catalog for modelled costs");
     }
+#endif
     if (args.catalog.empty()) {
         throw InputError("--catalog is required: costs are modelled from a device catalog "
                          "(e.g. resources/catalogs/example.json)");
@@ -130,13 +136,33 @@ void runSearch(const SearchArguments& args) {
     const DeviceCatalog catalog = loadDeviceCatalog(args.catalog);
     const ImportResult imported = importOnnxFile(args.model);
     const Graph& g = imported.graph;
-    const CostTable table = buildCostTable(g, catalog, deviceIds);
+    CostTable table = buildCostTable(g, catalog, deviceIds);
+    nlohmann::json library = nullptr;
+#if PARETUNE_WITH_TORCH
+    if (!args.db.empty()) {
+        SampleLibrary samples = SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
+        const LibraryCosts costs = fillCostsFromLibrary(table, g, catalog, samples);
+        for (const std::string& note : costs.notes) {
+            std::fprintf(stderr, "note: %s\n", note.c_str());
+        }
+        library = {{"db", args.db},
+                   {"predictor_id", costs.predictorId > 0 ? nlohmann::json(costs.predictorId)
+                                                          : nlohmann::json(nullptr)},
+                   {"measured_cells", costs.measuredCells},
+                   {"predicted_cells", costs.predictedCells}};
+    }
+#endif
     for (const Diagnostic& d : imported.diagnostics) {
         std::fprintf(stderr, "warning: %s: %s\n", g.sourcePath.c_str(), d.message.c_str());
     }
     for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
         const int index = catalog.findDevice(table.device(d).id);
-        if (!catalog.devices[static_cast<std::size_t>(index)].modelled) {
+        bool filled = false;
+        for (NodeId n = 0; n < table.nodeCount() && !filled; ++n) {
+            filled = g.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute &&
+                     table.cell(n, d).supported();
+        }
+        if (!catalog.devices[static_cast<std::size_t>(index)].modelled && !filled) {
             std::fprintf(stderr,
                          "warning: device '%s' is a measured device without samples here; its "
                          "operators count as unsupported\n",
@@ -237,6 +263,7 @@ void runSearch(const SearchArguments& args) {
                                 {"front_size", result.front.size()},
                                 {"hypervolume_reference", result.reference},
                                 {"plans", plans},
+                                {"library", library},
                                 {"hypervolume_by_generation", result.hypervolumeByGeneration}};
     if (!args.out.empty()) {
         writeAtomically(args.out, doc.dump(2) + "\n");
@@ -248,7 +275,7 @@ void runSearch(const SearchArguments& args) {
 
     std::printf("Model        %s\n", g.sourcePath.c_str());
     std::printf(
-        "Devices      %s (host %s; costs modelled from %s)\n",
+        "Devices      %s (host %s; costs modelled from %s%s)\n",
         [&] {
             std::string text;
             for (const CostDevice& d : table.devices()) {
@@ -257,7 +284,8 @@ void runSearch(const SearchArguments& args) {
             return text;
         }()
             .c_str(),
-        catalog.host.c_str(), args.catalog.c_str());
+        catalog.host.c_str(), args.catalog.c_str(),
+        args.db.empty() ? "" : (", measured or predicted from " + args.db).c_str());
     std::printf(
         "Search       population %d, %d generations%s, seed %llu, %lld plans evaluated\n",
         options.population, result.generationsRun, options.coarseToFine ? " (coarse-to-fine)" : "",
@@ -301,7 +329,9 @@ void addSearchCommand(CLI::App& app) {
     cmd->add_option("--devices", args->devices, "Devices to place on, e.g. cpu,gpu,npu")
         ->required();
     cmd->add_option("--catalog", args->catalog, "Device catalog (paretune.devices/1 JSON)");
-    cmd->add_option("--db", args->db, "Sample library (not available yet)");
+    cmd->add_option("--db", args->db,
+                    "Sample library: measured and predicted costs for the catalog's measured "
+                    "devices");
     cmd->add_option("--objectives", args->objectives,
                     "Two or three of latency, energy, power, memory (default "
                     "latency,energy,memory)");

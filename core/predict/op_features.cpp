@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <numeric>
+#include <vector>
 
 namespace paretune {
 
@@ -140,6 +142,56 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
     f[16] = depthwise ? 1.0f : 0.0f;
     f[17] = logOf(batch);
     return f;
+}
+
+std::string_view opFamily(std::string_view opType) {
+    static const std::map<std::string_view, std::string_view, std::less<>> families = [] {
+        std::map<std::string_view, std::string_view, std::less<>> table;
+        const std::pair<std::string_view, std::vector<std::string_view>> groups[] = {
+            {"conv", {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv"}},
+            {"matmul", {"MatMul", "Gemm", "MatMulInteger", "QLinearMatMul", "Einsum"}},
+            {"pool",
+             {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool",
+              "MaxRoiPool"}},
+            {"norm",
+             {"BatchNormalization", "LayerNormalization", "InstanceNormalization",
+              "GroupNormalization", "LpNormalization", "MeanVarianceNormalization"}},
+            {"reduce",
+             {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+              "ReduceL2", "ReduceLogSumExp", "ReduceSumSquare", "Softmax", "LogSoftmax", "ArgMax",
+              "ArgMin", "TopK", "CumSum"}},
+            {"movement",
+             {"Transpose",      "Concat",   "Split",     "Slice",           "Gather",
+              "GatherElements", "GatherND", "ScatterND", "ScatterElements", "Pad",
+              "Expand",         "Tile",     "Resize",    "Upsample",        "DepthToSpace",
+              "SpaceToDepth",   "Cast",     "Range",     "ConstantOfShape", "OneHot",
+              "NonZero",        "Trilu",    "Compress"}},
+            {"elementwise", {"Add",       "Sub",         "Mul",
+                             "Div",       "Pow",         "Mod",
+                             "Max",       "Min",         "Sum",
+                             "Mean",      "Neg",         "Abs",
+                             "Relu",      "LeakyRelu",   "PRelu",
+                             "Clip",      "Sqrt",        "Reciprocal",
+                             "Exp",       "Log",         "Erf",
+                             "Tanh",      "Sigmoid",     "HardSigmoid",
+                             "HardSwish", "Gelu",        "Elu",
+                             "Selu",      "Softplus",    "Mish",
+                             "Floor",     "Ceil",        "Round",
+                             "Sign",      "Equal",       "Less",
+                             "Greater",   "LessOrEqual", "GreaterOrEqual",
+                             "Not",       "And",         "Or",
+                             "Xor",       "Where",       "Sin",
+                             "Cos",       "IsNaN",       "IsInf",
+                             "Dropout",   "Identity"}}};
+        for (const auto& [family, ops] : groups) {
+            for (const std::string_view op : ops) {
+                table.emplace(op, family);
+            }
+        }
+        return table;
+    }();
+    const auto it = families.find(opType);
+    return it != families.end() ? it->second : std::string_view("other");
 }
 
 DeviceFigures deviceFiguresOf(const DeviceRecord& record) {

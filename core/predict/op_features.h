@@ -29,6 +29,11 @@ const std::array<std::string_view, kDeviceFeatureCount>& deviceFeatureNames();
 /// with unknown shapes get zeros where a size is unknown. Pure.
 OpFeatureVector opFeatures(const Graph& graph, NodeId node);
 
+/// The family of an op type ("conv", "matmul", "pool", "norm", "reduce", "elementwise",
+/// "movement", "other"): a predictor that never saw an op type predicts it like the most
+/// frequent trained op type of its family (Clip like Relu).
+std::string_view opFamily(std::string_view opType);
+
 /// What the predictor knows about a device: the hardware figures of its identity (the
 /// devices table's spec_json) and its micro-benchmark figures (0 when never measured).
 struct DeviceFigures {

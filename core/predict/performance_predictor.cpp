@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 
 namespace paretune {
@@ -139,9 +140,28 @@ struct PerformancePredictor::Impl {
     std::size_t rows = 0;
     std::vector<Net> members;
 
-    std::int64_t opIndex(const std::string& opType) const {
+    std::vector<std::int64_t> opCounts; ///< training rows per vocabulary entry
+
+    /// The op type's vocabulary index, 0 when it was never trained on.
+    std::int64_t knownOp(const std::string& opType) const {
         const auto it = std::find(opVocabulary.begin(), opVocabulary.end(), opType);
         return it == opVocabulary.end() ? 0 : it - opVocabulary.begin();
+    }
+    /// knownOp, or for an op type never trained on the most frequent one of its family.
+    std::int64_t opIndex(const std::string& opType) const {
+        const std::int64_t known = knownOp(opType);
+        if (known > 0) {
+            return known;
+        }
+        const std::string_view family = opFamily(opType);
+        std::int64_t best = 0;
+        for (std::size_t i = 1; i < opVocabulary.size(); ++i) {
+            if (opFamily(opVocabulary[i]) == family &&
+                (best == 0 || opCounts[i] > opCounts[static_cast<std::size_t>(best)])) {
+                best = static_cast<std::int64_t>(i);
+            }
+        }
+        return best;
     }
     std::int64_t deviceIndex(const std::string& fingerprint) const {
         for (std::size_t i = 0; i < devices.size(); ++i) {
@@ -212,7 +232,7 @@ struct PerformancePredictor::Impl {
             op[i] = opIndex(row.opType);
             const std::int64_t known = deviceIndex(device.fingerprint);
             dev[i] = known >= 0 ? known : nearest(device);
-            bool outside = op[i] == 0;
+            bool outside = knownOp(row.opType) == 0;
             const auto x = raw(row, device);
             for (std::size_t k = 0; k < kNumericCount; ++k) {
                 const float margin = 0.05f * (high[k] - low[k]);
@@ -270,20 +290,29 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
     const OneThread oneThread;
     auto impl = std::make_unique<Impl>();
     impl->options = options;
-    impl->rows = rowIndices.size();
     impl->opVocabulary.push_back("");
+    impl->opCounts.push_back(0);
+    // One row per measurement: a signature repeated in a model (BERT's twelve layers) is one
+    // sample, not twelve.
+    std::set<std::pair<std::string, std::string>> seen;
     std::vector<PredictorRow> rows;
     rows.reserve(rowIndices.size());
     for (const std::size_t i : rowIndices) {
         const PredictorRow& row = dataset.rows.at(i);
-        if (impl->opIndex(row.opType) == 0) {
-            impl->opVocabulary.push_back(row.opType);
+        if (!seen.emplace(row.signature, row.deviceFingerprint).second) {
+            continue;
         }
+        if (impl->knownOp(row.opType) == 0) {
+            impl->opVocabulary.push_back(row.opType);
+            impl->opCounts.push_back(0);
+        }
+        ++impl->opCounts[static_cast<std::size_t>(impl->knownOp(row.opType))];
         if (impl->deviceIndex(row.deviceFingerprint) < 0) {
             impl->devices.push_back(dataset.devices.at(row.deviceFingerprint));
         }
         rows.push_back(row);
     }
+    impl->rows = rows.size();
     // Normalisation statistics of the raw numeric features and of the targets.
     impl->mean.assign(kNumericCount, 0.0f);
     impl->stddev.assign(kNumericCount, 1.0f);
@@ -448,6 +477,7 @@ void PerformancePredictor::fineTune(std::span<const PredictorRow> rows, const De
             for (Net& net : impl.members) {
                 net->deviceTable.set_data(
                     torch::cat({net->deviceTable, net->deviceTable.slice(0, from, from + 1)}, 0));
+                net->deviceTable.mutable_grad().reset(); // the old gradient has the old shape
             }
             impl.devices.push_back(device);
         }
@@ -500,6 +530,7 @@ PredictorRecord PerformancePredictor::toRecord(const nlohmann::json& metrics) co
           {"target", impl.options.rooflineRatio ? "log_ratio_to_roofline" : "log_latency"}}},
         {"rows", impl.rows},
         {"op_vocabulary", impl.opVocabulary},
+        {"op_counts", impl.opCounts},
         {"devices", devices},
         {"feature_names", featureNames},
         {"feature_mean", impl.mean},
@@ -545,6 +576,10 @@ PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& rec
         impl->options.rooflineRatio = o.at("target").get<std::string>() == "log_ratio_to_roofline";
         impl->rows = j.at("rows").get<std::size_t>();
         impl->opVocabulary = j.at("op_vocabulary").get<std::vector<std::string>>();
+        impl->opCounts = j.at("op_counts").get<std::vector<std::int64_t>>();
+        if (impl->opCounts.size() != impl->opVocabulary.size()) {
+            throw InputError(where + ": op_counts and op_vocabulary differ in length");
+        }
         for (const nlohmann::json& d : j.at("devices")) {
             impl->devices.push_back(figuresFromJson(d));
         }

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+class CostTable;
+class SampleLibrary;
+struct DeviceCatalog;
+struct Graph;
+
+/// What fillCostsFromLibrary set.
+struct LibraryCosts {
+    int measuredCells = 0;
+    int predictedCells = 0;
+    std::int64_t predictorId = 0; ///< 0 when the library has no predictor
+    std::vector<std::string> notes;
+};
+
+/// Fills the compute-node cells of every table device that the catalog marks measured
+/// ("cost": "measured") and that is a real CPU device of this machine with the same id
+/// (cpu, cpu:N): from the library's samples on that device's fingerprint (tagged measured)
+/// and, where none exists, from the newest predictor (tagged predicted, with its uncertainty).
+/// Energy is latency × the catalog's active_w (modelled) unless the sample measured it.
+/// Operators the catalog lists as unsupported stay unsupported. Devices of the catalog that
+/// are not on this machine keep their cells, with a note.
+LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
+                                  const DeviceCatalog& catalog, SampleLibrary& library);
+
+} // namespace paretune
