@@ -58,6 +58,69 @@ struct NetImpl : torch::nn::Module {
 };
 TORCH_MODULE(Net);
 
+/// Adam over every parameter of a network at once: the parameters and their gradients are views
+/// into two flat buffers, so that a step is a handful of tensor operations rather than a
+/// handful per parameter tensor (what makes small-network training overhead-bound). The update
+/// is torch::optim::Adam's (bias-corrected, no weight decay).
+class FlatAdam {
+public:
+    FlatAdam(torch::nn::Module& module, double learningRate)
+        : m_parameters(module.parameters()), m_learningRate(learningRate) {
+        std::int64_t total = 0;
+        for (const torch::Tensor& p : m_parameters) {
+            total += p.numel();
+        }
+        m_values = torch::empty({total});
+        m_gradients = torch::zeros({total});
+        m_first = torch::zeros({total});
+        m_second = torch::zeros({total});
+        const torch::NoGradGuard noGrad;
+        std::int64_t offset = 0;
+        for (torch::Tensor& p : m_parameters) {
+            const std::int64_t n = p.numel();
+            torch::Tensor value = m_values.narrow(0, offset, n).view(p.sizes());
+            value.copy_(p);
+            p.set_data(value);
+            // Backward accumulates into a defined gradient in place, i.e. into the buffer.
+            p.mutable_grad() = m_gradients.narrow(0, offset, n).view(p.sizes());
+            offset += n;
+        }
+    }
+    FlatAdam(const FlatAdam&) = delete;
+    FlatAdam& operator=(const FlatAdam&) = delete;
+
+    void zeroGrad() { m_gradients.zero_(); }
+
+    void step() {
+        const torch::NoGradGuard noGrad;
+        ++m_step;
+        const double correction1 = 1.0 - std::pow(kBeta1, m_step);
+        const double correction2 = 1.0 - std::pow(kBeta2, m_step);
+        m_first.mul_(kBeta1).add_(m_gradients, 1.0 - kBeta1);
+        m_second.mul_(kBeta2).addcmul_(m_gradients, m_gradients, 1.0 - kBeta2);
+        const torch::Tensor denominator = (m_second.sqrt() / std::sqrt(correction2)).add_(kEps);
+        m_values.addcdiv_(m_first, denominator, -m_learningRate / correction1);
+    }
+
+    /// Gives every parameter its own storage again (for saving) and drops the gradients.
+    void release() {
+        const torch::NoGradGuard noGrad;
+        for (torch::Tensor& p : m_parameters) {
+            p.set_data(p.detach().clone());
+            p.mutable_grad().reset();
+        }
+    }
+
+private:
+    static constexpr double kBeta1 = 0.9;
+    static constexpr double kBeta2 = 0.999;
+    static constexpr double kEps = 1e-8;
+    std::vector<torch::Tensor> m_parameters;
+    double m_learningRate;
+    torch::Tensor m_values, m_gradients, m_first, m_second;
+    int m_step = 0;
+};
+
 /// One thread for the predictor's own work, restored afterwards.
 class OneThread {
 public:
@@ -132,8 +195,10 @@ std::string torchFailure(const c10::Error& e) {
 
 struct PerformancePredictor::Impl {
     PredictorOptions options;
-    std::vector<std::string> opVocabulary;      ///< index 0: op types never trained on
-    std::vector<DeviceFigures> devices;         ///< embedding row i
+    std::vector<std::string> opVocabulary; ///< index 0: op types never trained on
+    std::vector<DeviceFigures> devices;    ///< embedding row i
+    /// per device: log-latency correction fitted by fineTune (0 for trained devices)
+    std::vector<double> deviceOffsets;
     std::vector<float> mean, stddev, low, high; ///< per numeric feature, raw units
     float targetMean[2] = {0.0f, 0.0f};
     float targetStd[2] = {1.0f, 1.0f};
@@ -313,6 +378,7 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
         rows.push_back(row);
     }
     impl->rows = rows.size();
+    impl->deviceOffsets.assign(impl->devices.size(), 0.0);
     // Normalisation statistics of the raw numeric features and of the targets.
     impl->mean.assign(kNumericCount, 0.0f);
     impl->stddev.assign(kNumericCount, 1.0f);
@@ -376,8 +442,7 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
             const torch::Tensor num = all.numeric.index_select(0, pick).contiguous();
             const torch::Tensor target = all.target.index_select(0, pick).contiguous();
             const torch::Tensor mask = all.mask.index_select(0, pick).contiguous();
-            torch::optim::Adam optimizer(net->parameters(),
-                                         torch::optim::AdamOptions(options.learningRate));
+            FlatAdam optimizer(*net, options.learningRate);
             for (int epoch = 0; epoch < options.epochs; ++epoch) {
                 const torch::Tensor order = torch::randperm(count, torch::kLong);
                 double lossSum = 0.0;
@@ -395,7 +460,7 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
                          w)
                             .sum() /
                         w.sum().clamp_min(1.0);
-                    optimizer.zero_grad();
+                    optimizer.zeroGrad();
                     loss.backward();
                     optimizer.step();
                     lossSum += loss.item<double>();
@@ -406,6 +471,7 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
                     onEpoch(epoch + 1, epochLoss[static_cast<std::size_t>(epoch)]);
                 }
             }
+            optimizer.release();
             net->eval();
             impl->members.push_back(net);
         }
@@ -430,6 +496,11 @@ PerformancePredictor::predict(std::span<const PredictorRow> rows,
     std::vector<double> logSum(n, 0.0), logSq(n, 0.0), memSum(n, 0.0);
     try {
         const Batch b = impl.batchOf(rows, devices, &outside, &references);
+        const auto deviceOf = b.device.accessor<std::int64_t, 1>();
+        for (std::size_t i = 0; i < n; ++i) { // the device's level, set by fineTune
+            references[i] *= std::exp(impl.deviceOffsets[static_cast<std::size_t>(
+                deviceOf[static_cast<std::int64_t>(i)])]);
+        }
         for (Net net : impl.members) { // a shared handle; forward does not modify it
             const torch::Tensor out = net->forward(b.op, b.device, b.numeric).contiguous();
             const auto a = out.accessor<float, 2>();
@@ -480,6 +551,7 @@ void PerformancePredictor::fineTune(std::span<const PredictorRow> rows, const De
                 net->deviceTable.mutable_grad().reset(); // the old gradient has the old shape
             }
             impl.devices.push_back(device);
+            impl.deviceOffsets.push_back(0.0);
         }
         if (rows.empty() || steps < 1) {
             return;
@@ -487,11 +559,8 @@ void PerformancePredictor::fineTune(std::span<const PredictorRow> rows, const De
         const std::map<std::string, DeviceFigures> figures = {{device.fingerprint, device}};
         const Batch b = impl.batchOf(rows, figures, nullptr, nullptr);
         for (Net& net : impl.members) {
-            std::vector<torch::Tensor> tuned = {net->deviceTable};
-            for (const torch::Tensor& p : net->head->parameters()) {
-                tuned.push_back(p);
-            }
-            torch::optim::Adam optimizer(tuned,
+            // Only the device part moves: a few samples cannot retrain the shared layers.
+            torch::optim::Adam optimizer(std::vector<torch::Tensor>{net->deviceTable},
                                          torch::optim::AdamOptions(impl.options.learningRate));
             net->train();
             for (int step = 0; step < steps; ++step) {
@@ -507,6 +576,23 @@ void PerformancePredictor::fineTune(std::span<const PredictorRow> rows, const De
         }
     } catch (const c10::Error& e) {
         throw std::runtime_error(torchFailure(e));
+    }
+    // Then the device's overall level: the median log ratio of measured to predicted latency
+    // (robust to a few noisy samples, unlike a gradient step on them).
+    const auto index = static_cast<std::size_t>(impl.deviceIndex(device.fingerprint));
+    impl.deviceOffsets[index] = 0.0;
+    const std::vector<LatencyPrediction> predicted = predict(rows, {{device.fingerprint, device}});
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].latencyUs > 0.0) {
+            ratios.push_back(std::log(rows[i].latencyUs / predicted[i].latencyUs));
+        }
+    }
+    if (!ratios.empty()) {
+        std::sort(ratios.begin(), ratios.end());
+        const std::size_t mid = ratios.size() / 2;
+        impl.deviceOffsets[index] =
+            ratios.size() % 2 == 1 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2.0;
     }
 }
 
@@ -531,6 +617,7 @@ PredictorRecord PerformancePredictor::toRecord(const nlohmann::json& metrics) co
         {"rows", impl.rows},
         {"op_vocabulary", impl.opVocabulary},
         {"op_counts", impl.opCounts},
+        {"device_offsets", impl.deviceOffsets},
         {"devices", devices},
         {"feature_names", featureNames},
         {"feature_mean", impl.mean},
@@ -582,6 +669,10 @@ PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& rec
         }
         for (const nlohmann::json& d : j.at("devices")) {
             impl->devices.push_back(figuresFromJson(d));
+        }
+        impl->deviceOffsets = j.at("device_offsets").get<std::vector<double>>();
+        if (impl->deviceOffsets.size() != impl->devices.size()) {
+            throw InputError(where + ": device_offsets and devices differ in length");
         }
         impl->mean = floatsOf(j, "feature_mean", kNumericCount);
         impl->stddev = floatsOf(j, "feature_std", kNumericCount);

@@ -78,9 +78,10 @@ public:
     std::string nearestDevice(const DeviceFigures& device) const;
 
     /// Few-shot adaptation to `device` from measured rows on it: a new device gets its own
-    /// embedding, started from the nearest known device's; then the device embeddings and the
-    /// output heads of every member are fine-tuned on the rows (full batch, `steps` Adam steps).
-    void fineTune(std::span<const PredictorRow> rows, const DeviceFigures& device, int steps = 150);
+    /// embedding, started from the nearest known device's; then the device embeddings of every
+    /// member are fine-tuned on the rows (full batch, `steps` Adam steps) and the device's
+    /// overall level is set to the median log ratio of measured to predicted latency.
+    void fineTune(std::span<const PredictorRow> rows, const DeviceFigures& device, int steps = 100);
 
     /// The record to store (weights archive, vocabulary, normalisation, devices, options;
     /// `metrics` as given).
