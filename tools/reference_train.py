@@ -11,9 +11,13 @@ Prints one JSON object: {"samples", "epochs", "seconds", "final_loss", "torch"}.
 """
 import argparse
 import json
+import os
 import time
 
-import torch
+# One thread: torch.set_num_threads does not reach OpenBLAS's own pool (Debian's torch calls
+# the system BLAS), which reads this before it is loaded.
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+import torch  # noqa: E402
 
 
 class Net(torch.nn.Module):

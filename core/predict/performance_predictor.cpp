@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -121,16 +123,36 @@ private:
     int m_step = 0;
 };
 
-/// One thread for the predictor's own work, restored afterwards.
+/// One thread for the predictor's own work, restored afterwards. ATen's thread setting does
+/// not reach OpenBLAS's own pool (Debian's LibTorch calls the system BLAS), so its thread count
+/// is set too when the library exports the OpenBLAS control functions.
 class OneThread {
 public:
-    OneThread() : m_previous(torch::get_num_threads()) { torch::set_num_threads(1); }
-    ~OneThread() { torch::set_num_threads(m_previous); }
+    OneThread() : m_previous(torch::get_num_threads()) {
+        torch::set_num_threads(1);
+        if (m_setBlas != nullptr && m_getBlas != nullptr) {
+            m_previousBlas = m_getBlas();
+            m_setBlas(1);
+        }
+    }
+    ~OneThread() {
+        torch::set_num_threads(m_previous);
+        if (m_setBlas != nullptr && m_previousBlas > 0) {
+            m_setBlas(m_previousBlas);
+        }
+    }
     OneThread(const OneThread&) = delete;
     OneThread& operator=(const OneThread&) = delete;
 
 private:
+    using SetThreads = void (*)(int);
+    using GetThreads = int (*)();
     int m_previous;
+    int m_previousBlas = 0;
+    SetThreads m_setBlas =
+        reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    GetThreads m_getBlas =
+        reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
 };
 
 /// Rows as contiguous tensors.
