@@ -322,9 +322,14 @@ struct PerformancePredictor::Impl {
             bool outside = knownOp(row.opType) == 0;
             const auto x = raw(row, device);
             for (std::size_t k = 0; k < kNumericCount; ++k) {
+                // Beyond the trained range the network is fed the range's edge: flagged and less
+                // certain, but never a wild extrapolation (a 2-core device after 1-core ones).
                 const float margin = 0.05f * (high[k] - low[k]);
-                outside = outside || x[k] < low[k] - margin || x[k] > high[k] + margin;
-                num[i][static_cast<std::int64_t>(k)] = (x[k] - mean[k]) / stddev[k];
+                const float lowest = low[k] - margin;
+                const float highest = high[k] + margin;
+                outside = outside || x[k] < lowest || x[k] > highest;
+                num[i][static_cast<std::int64_t>(k)] =
+                    (std::clamp(x[k], lowest, highest) - mean[k]) / stddev[k];
             }
             const double ref = reference(row, device);
             if (row.latencyUs > 0.0) {

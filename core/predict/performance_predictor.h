@@ -34,8 +34,9 @@ struct LatencyPrediction {
     double latencyUs = 0.0;
     double peakMemoryMb = 0.0;
     double uncertainty = 0.0;
-    /// A numeric feature outside the training range (5% margin), an op type never trained on
-    /// or a device never trained on whose figures fall outside the known ones.
+    /// A numeric feature outside the training range (5% margin; the network then sees the
+    /// range's edge), an op type never trained on, or a device never trained on whose figures
+    /// fall outside the known ones.
     bool outOfRange = false;
 };
 
