@@ -8,6 +8,7 @@
 #include "paretune/config.h"
 #if PARETUNE_WITH_TORCH
 #include "profile_command.h"
+#include "predict_command.h"
 #endif
 #if PARETUNE_WITH_TORCH
 #include "validate_command.h"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     paretune::cli::addBundleCommand(app);
 #if PARETUNE_WITH_TORCH
     paretune::cli::addProfileCommand(app);
+    paretune::cli::addPredictCommands(app);
 #endif
 #if PARETUNE_WITH_TORCH
     paretune::cli::addValidateCommand(app);

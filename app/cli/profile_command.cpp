@@ -51,6 +51,29 @@ nlohmann::json optionalJson(const std::optional<double>& value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
+} // namespace
+
+const Device& profiledDevice(const DeviceInventory& inventory, const std::string& id) {
+    const Device* device = inventory.find(id);
+    if (!device) {
+        std::string ids;
+        for (const Device& d : inventory.devices) {
+            ids += (ids.empty() ? "" : ", ") + d.id;
+        }
+        throw InputError("--device " + id + ": no such device (known: " + ids + ")");
+    }
+    if (device->tag != DeviceTag::Real) {
+        throw InputError("--device " + id + ": a modelled device is never profiled");
+    }
+    if (!device->isCpu()) {
+        throw InputError("--device " + id +
+                         ": profiling runs on CPU devices in this version (cpu, cpu:N)");
+    }
+    return *device;
+}
+
+namespace {
+
 void runProfile(const ProfileArguments& args) {
     const ImportResult imported = importOnnxFile(args.model);
     const Graph& graph = imported.graph;
@@ -59,21 +82,7 @@ void runProfile(const ProfileArguments& args) {
         catalog = loadDeviceCatalog(args.catalog);
     }
     const DeviceInventory inventory = discoverDevices(catalog ? &*catalog : nullptr);
-    const Device* device = inventory.find(args.device);
-    if (!device) {
-        std::string ids;
-        for (const Device& d : inventory.devices) {
-            ids += (ids.empty() ? "" : ", ") + d.id;
-        }
-        throw InputError("--device " + args.device + ": no such device (known: " + ids + ")");
-    }
-    if (device->tag != DeviceTag::Real) {
-        throw InputError("--device " + args.device + ": a modelled device is never profiled");
-    }
-    if (!device->isCpu()) {
-        throw InputError("--device " + args.device +
-                         ": profiling runs on CPU devices in this version (cpu, cpu:N)");
-    }
+    const Device* device = &profiledDevice(inventory, args.device);
     if (args.repeats < 0) {
         throw InputError("--repeats must be positive");
     }

@@ -11,6 +11,7 @@
 #include "plan/simulator.h"
 #include "search/pareto_search.h"
 #include "store/sample_library.h"
+#include "predict/library_costs.h" // LibraryCosts; fillCostsFromLibrary needs LibTorch
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -133,24 +134,44 @@ void runSearch(const SearchArguments& args) {
     for (const Diagnostic& d : imported.diagnostics) {
         std::fprintf(stderr, "warning: %s: %s\n", g.sourcePath.c_str(), d.message.c_str());
     }
-    // Real devices take their latencies from the measured samples of the library (--db).
-    std::map<std::string, int> missingSamples;
+    // Real devices take their latencies from the measured samples of the library (--db) and,
+    // in builds with the predictor, predictions where nothing was measured.
+    nlohmann::json library = nullptr;
     if (!args.db.empty()) {
-        const SampleLibrary library =
-            SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
-        const DeviceInventory inventory = discoverDevices(&catalog);
-        for (const MeasuredDevice& m :
-             applyMeasuredSamples(table, g, library, realDeviceFingerprints(table, inventory))) {
-            missingSamples[m.id] = m.missing;
-            std::fprintf(stderr, "note: device '%s': %d operators measured, %d without samples%s\n",
-                         m.id.c_str(), m.measured, m.missing,
-                         m.missing > 0 ? " (they count as unsupported there)" : "");
+        SampleLibrary samples = SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
+#if PARETUNE_WITH_TORCH
+        const LibraryCosts costs = fillCostsFromLibrary(table, g, catalog, samples);
+#else
+        LibraryCosts costs;
+        costs.devices = applyMeasuredSamples(
+            table, g, samples, realDeviceFingerprints(table, discoverDevices(&catalog)));
+        for (const MeasuredDevice& m : costs.devices) {
+            costs.measuredCells += m.measured;
         }
+        costs.notes.push_back("predictions need a build with LibTorch: operators without "
+                              "samples count as unsupported on real devices");
+#endif
+        for (const MeasuredDevice& m : costs.devices) {
+            std::fprintf(stderr, "note: device '%s': %d operators measured, %d without samples\n",
+                         m.id.c_str(), m.measured, m.missing);
+        }
+        for (const std::string& note : costs.notes) {
+            std::fprintf(stderr, "note: %s\n", note.c_str());
+        }
+        library = {{"db", args.db},
+                   {"predictor_id", costs.predictorId > 0 ? nlohmann::json(costs.predictorId)
+                                                          : nlohmann::json(nullptr)},
+                   {"measured_cells", costs.measuredCells},
+                   {"predicted_cells", costs.predictedCells}};
     }
     for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
         const int index = catalog.findDevice(table.device(d).id);
-        if (!catalog.devices[static_cast<std::size_t>(index)].modelled &&
-            !missingSamples.count(table.device(d).id)) {
+        bool filled = false;
+        for (NodeId n = 0; n < table.nodeCount() && !filled; ++n) {
+            filled = g.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute &&
+                     table.cell(n, d).supported();
+        }
+        if (!catalog.devices[static_cast<std::size_t>(index)].modelled && !filled) {
             std::fprintf(stderr,
                          "warning: device '%s' is a measured device without samples here; its "
                          "operators count as unsupported\n",
@@ -251,6 +272,7 @@ void runSearch(const SearchArguments& args) {
                                 {"front_size", result.front.size()},
                                 {"hypervolume_reference", result.reference},
                                 {"plans", plans},
+                                {"library", library},
                                 {"hypervolume_by_generation", result.hypervolumeByGeneration}};
     if (!args.out.empty()) {
         writeAtomically(args.out, doc.dump(2) + "\n");
@@ -272,7 +294,7 @@ void runSearch(const SearchArguments& args) {
         }()
             .c_str(),
         catalog.host.c_str(), args.catalog.c_str(),
-        args.db.empty() ? "" : (", measured from " + args.db).c_str());
+        args.db.empty() ? "" : (", measured or predicted from " + args.db).c_str());
     std::printf(
         "Search       population %d, %d generations%s, seed %llu, %lld plans evaluated\n",
         options.population, result.generationsRun, options.coarseToFine ? " (coarse-to-fine)" : "",
@@ -317,8 +339,8 @@ void addSearchCommand(CLI::App& app) {
         ->required();
     cmd->add_option("--catalog", args->catalog, "Device catalog (paretune.devices/1 JSON)");
     cmd->add_option("--db", args->db,
-                    "Sample library: real devices of the catalog take measured latencies from "
-                    "it (paretune profile)");
+                    "Sample library: measured and predicted costs for the catalog's measured "
+                    "devices");
     cmd->add_option("--objectives", args->objectives,
                     "Two or three of latency, energy, power, memory (default "
                     "latency,energy,memory)");

@@ -22,6 +22,8 @@ struct CostCell {
     double energyUj = 0.0; ///< energy of one execution (modelled: latency × active_w)
     std::int64_t workspaceBytes = 0;
     CostSource source = CostSource::Unsupported;
+    /// Predicted cells: the predictor's uncertainty (≈ relative standard deviation); 0 otherwise.
+    double uncertainty = 0.0;
 
     bool supported() const { return source != CostSource::Unsupported; }
 };

@@ -62,8 +62,15 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     // Reuse: a signature already measured on this device fingerprint is not measured again.
     std::map<std::string, NodeId> measuredSignature; // first node of each signature to measure
     ProfileOptions profileOptions;
+    std::vector<bool> considered(graph.nodes.size(), options.nodes.empty());
+    for (const NodeId id : options.nodes) {
+        if (id < 0 || static_cast<std::size_t>(id) >= graph.nodes.size()) {
+            throw InputError("profiling: node id " + std::to_string(id) + " is outside the graph");
+        }
+        considered[static_cast<std::size_t>(id)] = true;
+    }
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-        if (graph.nodes[i].kind != NodeKind::Compute) {
+        if (graph.nodes[i].kind != NodeKind::Compute || !considered[i]) {
             continue;
         }
         LibraryProfileRow row;
@@ -86,7 +93,7 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
         profileOptions.measure.minRepeats = options.repeats;
         profileOptions.measure.minMeasureMs = 0;
     }
-    profileOptions.wholeModel = true;
+    profileOptions.wholeModel = options.wholeModel;
     run.measure = profileOptions.measure;
     const nlohmann::json config = {{"threads", profileOptions.measure.threads},
                                    {"cpus", profileOptions.measure.cpuSet},

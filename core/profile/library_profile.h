@@ -19,6 +19,10 @@ struct LibraryProfileOptions {
     /// Power of the device (W) for modelled energy when no power counter is readable (from a
     /// catalog that describes the device); none: such samples carry no energy.
     std::optional<double> activeW;
+    /// Compute nodes to consider; empty: every compute node of the graph.
+    std::vector<NodeId> nodes;
+    /// Also run the whole graph end to end (ProfileOptions::wholeModel).
+    bool wholeModel = true;
 };
 
 /// One compute node of a profiling run into the library.

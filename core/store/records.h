@@ -94,4 +94,16 @@ struct PlanRecord {
     std::string createdAt;
 };
 
+/// A trained performance predictor: a row of the predictors table. `trainSetJson` holds what
+/// a predictor needs besides its weights (feature vocabulary, normalisation statistics, the
+/// devices it knows, options); `metricsJson` its evaluation; `weights` is an opaque binary
+/// archive written and read by the predictor library.
+struct PredictorRecord {
+    std::int64_t id = 0; ///< assigned by SampleLibrary::addPredictor; ignored on the way in
+    std::string createdAt;
+    std::string trainSetJson;
+    std::string metricsJson;
+    std::string weights;
+};
+
 } // namespace paretune

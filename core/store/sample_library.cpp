@@ -194,6 +194,11 @@ public:
         check(sqlite3_bind_int64(m_statement, index, value));
         return *this;
     }
+    Query& bindBlob(int index, std::string_view bytes) {
+        check(
+            sqlite3_bind_blob64(m_statement, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT));
+        return *this;
+    }
     Query& bind(int index, const std::optional<double>& value) {
         check(value ? sqlite3_bind_double(m_statement, index, *value)
                     : sqlite3_bind_null(m_statement, index));
@@ -231,6 +236,12 @@ public:
                                : std::string(reinterpret_cast<const char*>(data),
                                              static_cast<std::size_t>(
                                                  sqlite3_column_bytes(m_statement, column)));
+    }
+    std::string blob(int column) const {
+        const auto* data = static_cast<const char*>(sqlite3_column_blob(m_statement, column));
+        return data == nullptr ? std::string()
+                               : std::string(data, static_cast<std::size_t>(
+                                                       sqlite3_column_bytes(m_statement, column)));
     }
     double real(int column) const { return sqlite3_column_double(m_statement, column); }
     std::int64_t integer(int column) const { return sqlite3_column_int64(m_statement, column); }
@@ -896,6 +907,57 @@ std::vector<Sample> SampleLibrary::samples(const SampleFilter& unchecked) const 
 std::int64_t SampleLibrary::sampleCount() const {
     Query q(*m_impl, m_impl->statement("SELECT count(*) FROM perf_samples"), "count samples");
     return q.step() ? q.integer(0) : 0;
+}
+
+std::int64_t SampleLibrary::addPredictor(const PredictorRecord& predictor) {
+    const std::string trainSet = jsonText(predictor.trainSetJson, "predictor train_set_json");
+    const std::string metrics = jsonText(predictor.metricsJson, "predictor metrics_json");
+    WriteTransaction transaction(*m_impl);
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO predictors(created_at, train_set_json, metrics_json, "
+                              "weights) VALUES(?1, ?2, ?3, ?4)"),
+            "store a predictor");
+    q.bind(1, orNow(predictor.createdAt)).bind(2, trainSet).bind(3, metrics);
+    q.bindBlob(4, predictor.weights);
+    if (q.run() != SQLITE_OK) {
+        m_impl->fail(SQLITE_CONSTRAINT, "store a predictor");
+    }
+    const std::int64_t id = sqlite3_last_insert_rowid(m_impl->db);
+    transaction.commit();
+    return id;
+}
+
+namespace {
+
+constexpr const char* kPredictorColumns =
+    "SELECT id, created_at, train_set_json, metrics_json, weights FROM predictors ";
+
+std::optional<PredictorRecord> predictorFromQuery(Query& q) {
+    if (!q.step()) {
+        return std::nullopt;
+    }
+    PredictorRecord p;
+    p.id = q.integer(0);
+    p.createdAt = q.text(1);
+    p.trainSetJson = q.text(2);
+    p.metricsJson = q.text(3);
+    p.weights = q.blob(4);
+    return p;
+}
+
+} // namespace
+
+std::optional<PredictorRecord> SampleLibrary::predictor(std::int64_t id) const {
+    Query q(*m_impl, m_impl->statement(std::string(kPredictorColumns) + "WHERE id = ?1"),
+            "read a predictor");
+    q.bind(1, id);
+    return predictorFromQuery(q);
+}
+
+std::optional<PredictorRecord> SampleLibrary::latestPredictor() const {
+    Query q(*m_impl, m_impl->statement(std::string(kPredictorColumns) + "ORDER BY id DESC LIMIT 1"),
+            "read the newest predictor");
+    return predictorFromQuery(q);
 }
 
 std::vector<std::string> SampleLibrary::integrityProblems() const {

@@ -101,6 +101,9 @@ public:
     std::int64_t markDeviceStale(std::string_view deviceFingerprint, std::string_view reason);
     /// Inserts a plan (its model must be stored) and returns its id. Plans are only added.
     std::int64_t addPlan(const PlanRecord& plan);
+    /// Stores a trained predictor (one transaction) and returns its id. Predictors are never
+    /// overwritten: a retrained one is a new row, the newest is the one in use.
+    std::int64_t addPredictor(const PredictorRecord& predictor);
 
     // Reads.
 
@@ -121,6 +124,9 @@ public:
     std::int64_t sampleCount() const;
     /// The plans stored for a model (every model when the fingerprint is empty), oldest first.
     std::vector<PlanRecord> plans(std::string_view modelFingerprint = {}) const;
+    std::optional<PredictorRecord> predictor(std::int64_t id) const;
+    /// The newest predictor (highest id), if any was trained.
+    std::optional<PredictorRecord> latestPredictor() const;
     /// PRAGMA integrity_check: empty when the file is sound, else SQLite's messages.
     std::vector<std::string> integrityProblems() const;
 

@@ -1,0 +1,110 @@
+// Predictor training speed: the C++ (LibTorch) training of one network on 50,000 samples for
+// 60 epochs on one thread, against the same network trained from PyTorch's Python API
+// (tools/reference_train.py with /usr/bin/python3, one thread), measured in the same run.
+// Usage: bench_train [SAMPLES] [EPOCHS]   (defaults 50000 60; prints one JSON object)
+// Data: random features and targets of the predictor's shapes (the time does not depend on the
+// values); one ensemble member, batch 128, Adam lr 1e-3, as the design.
+#include "predict/performance_predictor.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace paretune;
+
+PredictorDataset randomDataset(int samples) {
+    PredictorDataset d;
+    std::mt19937 random(3);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::uniform_real_distribution<double> latency(1.0, 1000.0);
+    for (int k = 0; k < 4; ++k) {
+        DeviceFigures f;
+        f.fingerprint = "device" + std::to_string(k);
+        f.kind = "cpu";
+        f.cores = 1 + k;
+        f.gemmGflops = 20.0 * (k + 1);
+        f.memoryBwGbs = 5.0;
+        d.devices[f.fingerprint] = f;
+    }
+    d.rows.resize(static_cast<std::size_t>(samples));
+    for (int i = 0; i < samples; ++i) {
+        PredictorRow& r = d.rows[static_cast<std::size_t>(i)];
+        r.modelFingerprint = "model";
+        r.deviceFingerprint = "device" + std::to_string(i % 4);
+        r.signature = std::to_string(i); // every row its own measurement
+        r.opType = "Op" + std::to_string(i % 40);
+        for (float& v : r.features) {
+            v = normal(random);
+        }
+        r.flops = 1e6;
+        r.bytes = 1e5;
+        r.latencyUs = latency(random);
+        r.peakMemoryMb = latency(random) / 100.0;
+    }
+    return d;
+}
+
+nlohmann::json pythonReference(int samples, int epochs) {
+    const std::string command = "/usr/bin/python3 " PARETUNE_REFERENCE_TRAIN " --samples " +
+                                std::to_string(samples) + " --epochs " + std::to_string(epochs);
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    if (!pipe) {
+        return {{"error", "cannot run " + command}};
+    }
+    std::string output;
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe.get()) != nullptr) {
+        output += buffer;
+    }
+    try {
+        return nlohmann::json::parse(output);
+    } catch (const nlohmann::json::exception&) {
+        return {{"error", "unexpected output of " + command + ": " + output}};
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const int samples = argc > 1 ? std::atoi(argv[1]) : 50000;
+    const int epochs = argc > 2 ? std::atoi(argv[2]) : 60;
+    const PredictorDataset dataset = randomDataset(samples);
+    std::vector<std::size_t> rows(dataset.rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        rows[i] = i;
+    }
+    PredictorOptions options;
+    options.epochs = epochs;
+    options.members = 1;
+    double finalLoss = 0.0;
+    const auto start = Clock::now();
+    const PerformancePredictor predictor = PerformancePredictor::train(
+        dataset, rows, options, [&](int, double loss) { finalLoss = loss; });
+    const double cppSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+    const nlohmann::json python = pythonReference(samples, epochs);
+    nlohmann::json doc = {{"bench", "train"},
+                          {"samples", samples},
+                          {"epochs", epochs},
+                          {"batch_size", options.batchSize},
+                          {"threads", 1},
+                          {"cpp_seconds", cppSeconds},
+                          {"cpp_final_epoch_loss", finalLoss},
+                          {"cpp_training_rows", predictor.trainingRows()},
+                          {"python", python}};
+    if (python.contains("seconds")) {
+        doc["python_seconds"] = python["seconds"];
+        doc["cpp_over_python"] = cppSeconds / python["seconds"].get<double>();
+    }
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+}

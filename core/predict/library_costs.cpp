@@ -1,0 +1,80 @@
+#include "library_costs.h"
+
+#include "cost/cost_table.h"
+#include "cost/measured_costs.h"
+#include "cost/device_catalog.h"
+#include "device/device.h"
+#include "device/device_fingerprint.h"
+#include "performance_predictor.h"
+#include "predictor_dataset.h"
+#include "store/sample_library.h"
+
+#include <map>
+#include <optional>
+
+namespace paretune {
+
+LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
+                                  const DeviceCatalog& catalog, SampleLibrary& library) {
+    LibraryCosts result;
+    const DeviceInventory inventory = discoverDevices();
+    std::map<std::string, std::string> fingerprints; // the catalog's measured CPU devices here
+    for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+        const std::string& id = table.device(d).id;
+        if (catalog.devices[static_cast<std::size_t>(catalog.findDevice(id))].modelled) {
+            continue;
+        }
+        const Device* device = inventory.find(id);
+        if (device == nullptr || !device->isCpu()) {
+            result.notes.push_back("device '" + id +
+                                   "' is not a CPU device of this machine: no samples or "
+                                   "predictions for it");
+            continue;
+        }
+        fingerprints[id] = deviceFingerprint(*device);
+    }
+    result.devices = applyMeasuredSamples(table, graph, library, fingerprints);
+    for (const MeasuredDevice& m : result.devices) {
+        result.measuredCells += m.measured;
+    }
+
+    const auto record = library.latestPredictor();
+    if (!record) {
+        return result;
+    }
+    const PerformancePredictor predictor = PerformancePredictor::fromRecord(*record);
+    result.predictorId = record->id;
+    for (const auto& [id, fingerprint] : fingerprints) {
+        const std::int32_t d = table.findDevice(id);
+        const DeviceSpec& spec = catalog.devices[static_cast<std::size_t>(catalog.findDevice(id))];
+        const std::optional<DeviceRecord> stored = library.device(fingerprint);
+        const DeviceFigures figures =
+            stored ? storedDeviceFigures(library, *stored) : DeviceFigures{};
+        if (!figures.hasMicroBenchmark()) {
+            result.notes.push_back("device '" + id +
+                                   "' has no micro-benchmark figures in the library (run "
+                                   "paretune predict or train once): no predictions for it");
+            continue;
+        }
+        const std::vector<PredictorRow> rows = nodeRows(graph, fingerprint);
+        const std::vector<LatencyPrediction> predictions =
+            predictor.predict(rows, {{fingerprint, figures}});
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const NodeId node = graph.findNode(rows[i].nodeName);
+            if (!spec.supports(rows[i].opType) ||
+                table.cell(node, d).source == CostSource::Measured) {
+                continue;
+            }
+            CostCell cell;
+            cell.latencyUs = predictions[i].latencyUs;
+            cell.energyUj = cell.latencyUs * spec.activeW;
+            cell.uncertainty = predictions[i].uncertainty;
+            cell.source = CostSource::Predicted;
+            table.setCell(node, d, cell);
+            ++result.predictedCells;
+        }
+    }
+    return result;
+}
+
+} // namespace paretune

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "cost/measured_costs.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+class SampleLibrary;
+struct DeviceCatalog;
+struct Graph;
+
+/// What fillCostsFromLibrary set.
+struct LibraryCosts {
+    int measuredCells = 0;
+    int predictedCells = 0;
+    std::int64_t predictorId = 0;       ///< 0 when the library has no predictor
+    std::vector<MeasuredDevice> devices; ///< what applyMeasuredSamples found per device
+    std::vector<std::string> notes;
+};
+
+/// Fills the compute-node cells of every table device that the catalog marks measured
+/// ("cost": "measured") and that is a real CPU device of this machine with the same id
+/// (cpu, cpu:N): from the library's samples on that device's fingerprint (applyMeasuredSamples,
+/// tagged measured) and, where none exists, from the newest predictor (tagged predicted, with
+/// its uncertainty; energy = latency × the catalog's active_w, modelled). Operators the catalog
+/// lists as unsupported get no prediction. Devices of the catalog that
+/// are not on this machine keep their cells, with a note.
+LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
+                                  const DeviceCatalog& catalog, SampleLibrary& library);
+
+} // namespace paretune

@@ -1,0 +1,240 @@
+#include "predictor_dataset.h"
+
+#include "store/benchmark_drift.h"
+#include "store/graph_records.h"
+
+#include "common/input_error.h"
+#include "device/device.h"
+#include "device/device_fingerprint.h"
+#include "device/micro_benchmark.h"
+#include "graph/onnx_importer.h"
+#include "store/sample_library.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace paretune {
+
+std::vector<PredictorRow> nodeRows(const Graph& graph, const std::string& deviceFingerprint) {
+    std::vector<PredictorRow> rows;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node& n = graph.nodes[i];
+        if (n.kind != NodeKind::Compute) {
+            continue;
+        }
+        PredictorRow row;
+        row.modelFingerprint = graph.fingerprint;
+        row.deviceFingerprint = deviceFingerprint;
+        row.signature = graph.signatures[i];
+        row.nodeName = n.name;
+        row.opType = n.opType;
+        row.features = opFeatures(graph, static_cast<NodeId>(i));
+        const OpMetrics& m = graph.metrics[i];
+        row.flops = m.flops;
+        row.bytes = static_cast<double>(m.bytesRead + m.bytesWritten);
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+PredictorDataset assembleDataset(const SampleLibrary& library) {
+    PredictorDataset dataset;
+    std::vector<std::string> deviceKeys;
+    for (const DeviceRecord& record : library.devices()) {
+        DeviceFigures figures = storedDeviceFigures(library, record);
+        if (!figures.hasMicroBenchmark()) {
+            dataset.notes.push_back("device " + record.fingerprint.substr(0, 12) + " (" +
+                                    record.name +
+                                    "): no micro-benchmark figures; its samples are left out");
+            continue;
+        }
+        deviceKeys.push_back(record.fingerprint);
+        dataset.devices.emplace(record.fingerprint, std::move(figures));
+    }
+    for (const ModelRecord& model : library.models()) {
+        const std::string label = model.sourcePath.empty() ? model.name : model.sourcePath;
+        Graph graph;
+        try {
+            graph = importOnnxFile(model.sourcePath).graph;
+        } catch (const InputError& e) {
+            dataset.notes.push_back("model " + label + ": left out, cannot import (" + e.what() +
+                                    ")");
+            continue;
+        }
+        if (graph.fingerprint != model.fingerprint) {
+            dataset.notes.push_back("model " + label +
+                                    ": left out, the file changed since it was profiled");
+            continue;
+        }
+        dataset.modelNames[model.fingerprint] =
+            std::filesystem::path(model.sourcePath).stem().string();
+        for (const std::string& device : deviceKeys) {
+            for (PredictorRow& row : nodeRows(graph, device)) {
+                const std::optional<Sample> sample = library.findSample(row.signature, device);
+                if (!sample) {
+                    continue;
+                }
+                row.latencyUs = sample->latencyUs;
+                row.peakMemoryMb = sample->peakMemoryMb;
+                dataset.rows.push_back(std::move(row));
+            }
+        }
+    }
+    return dataset;
+}
+
+DeviceFigures storedDeviceFigures(const SampleLibrary& library, const DeviceRecord& record) {
+    DeviceFigures figures = deviceFiguresOf(record);
+    if (const auto bench = library.referenceBenchmark(record.fingerprint)) {
+        figures.gemmGflops = bench->gemmGflops;
+        figures.memoryBwGbs = bench->memoryBwGbs;
+    }
+    return figures;
+}
+
+namespace {
+
+/// Measures the quick micro-benchmark of a device of this machine and stores it.
+MicroBenchmark measureAndRecord(SampleLibrary& library, const Device& device) {
+    const MicroBenchmark bench = runMicroBenchmark(device, MicroBenchmarkOptions{true});
+    recordBenchmark(library, deviceFingerprint(device), bench);
+    return bench;
+}
+
+} // namespace
+
+std::vector<std::string> recordMicroBenchmarks(SampleLibrary& library) {
+    std::vector<std::string> notes;
+    const DeviceInventory inventory = discoverDevices();
+    for (const DeviceRecord& stored : library.devices()) {
+        if (storedDeviceFigures(library, stored).hasMicroBenchmark()) {
+            continue;
+        }
+        for (const Device& device : inventory.devices) {
+            if (!device.isCpu() || deviceFingerprint(device) != stored.fingerprint) {
+                continue;
+            }
+            const MicroBenchmark bench = measureAndRecord(library, device);
+            notes.push_back("device " + device.id + ": micro-benchmark " +
+                            std::to_string(bench.gemmGflops) + " GFLOP/s, " +
+                            std::to_string(bench.memoryBwGbs) + " GB/s (measured, stored)");
+        }
+    }
+    return notes;
+}
+
+DeviceFigures deviceFiguresFor(SampleLibrary& library, const Device& device) {
+    const std::string fingerprint = deviceFingerprint(device);
+    if (!library.device(fingerprint)) {
+        library.upsertDevice(deviceRecordOf(device));
+    }
+    const DeviceRecord stored = *library.device(fingerprint);
+    DeviceFigures figures = storedDeviceFigures(library, stored);
+    if (!figures.hasMicroBenchmark()) {
+        measureAndRecord(library, device);
+        figures = storedDeviceFigures(library, stored);
+    }
+    return figures;
+}
+
+DatasetSplit splitDataset(const PredictorDataset& dataset,
+                          const std::vector<std::string>& heldOutModels,
+                          const std::vector<std::string>& heldOutDevices) {
+    DatasetSplit split;
+    split.heldOutModels = heldOutModels;
+    split.heldOutDevices = heldOutDevices;
+    auto contains = [](const std::vector<std::string>& list, const std::string& key) {
+        return std::find(list.begin(), list.end(), key) != list.end();
+    };
+    std::set<std::pair<std::string, std::string>> testMeasurements;
+    std::vector<bool> excluded(dataset.rows.size(), false);
+    for (std::size_t i = 0; i < dataset.rows.size(); ++i) {
+        const PredictorRow& r = dataset.rows[i];
+        const bool model = contains(heldOutModels, r.modelFingerprint);
+        const bool device = contains(heldOutDevices, r.deviceFingerprint);
+        excluded[i] = model || device;
+        const bool test = (model || heldOutModels.empty()) && (device || heldOutDevices.empty()) &&
+                          (model || device);
+        if (test) {
+            split.test.push_back(i);
+            testMeasurements.emplace(r.signature, r.deviceFingerprint);
+        }
+    }
+    for (std::size_t i = 0; i < dataset.rows.size(); ++i) {
+        const PredictorRow& r = dataset.rows[i];
+        if (!excluded[i] && !testMeasurements.contains({r.signature, r.deviceFingerprint})) {
+            split.train.push_back(i);
+        }
+    }
+    return split;
+}
+
+std::vector<std::string> splitLeaks(const PredictorDataset& dataset, const DatasetSplit& split) {
+    std::vector<std::string> leaks;
+    std::set<std::pair<std::string, std::string>> testMeasurements;
+    for (const std::size_t i : split.test) {
+        const PredictorRow& r = dataset.rows[i];
+        testMeasurements.emplace(r.signature, r.deviceFingerprint);
+    }
+    auto contains = [](const std::vector<std::string>& list, const std::string& key) {
+        return std::find(list.begin(), list.end(), key) != list.end();
+    };
+    for (const std::size_t i : split.train) {
+        const PredictorRow& r = dataset.rows[i];
+        const std::string where = "training row " + std::to_string(i) + " (" + r.nodeName + ")";
+        if (contains(split.heldOutModels, r.modelFingerprint)) {
+            leaks.push_back(where + " is from a held-out model");
+        }
+        if (contains(split.heldOutDevices, r.deviceFingerprint)) {
+            leaks.push_back(where + " is from a held-out device");
+        }
+        if (testMeasurements.contains({r.signature, r.deviceFingerprint})) {
+            leaks.push_back(where + " shares its signature and device with a test row");
+        }
+    }
+    return leaks;
+}
+
+std::string resolveModel(const PredictorDataset& dataset, const std::string& nameOrPrefix) {
+    std::vector<std::string> matches;
+    for (const auto& [fingerprint, name] : dataset.modelNames) {
+        if (name == nameOrPrefix || fingerprint.starts_with(nameOrPrefix)) {
+            matches.push_back(fingerprint);
+        }
+    }
+    if (matches.size() != 1) {
+        std::string known;
+        for (const auto& [fingerprint, name] : dataset.modelNames) {
+            known += (known.empty() ? "" : ", ") + name + " (" + fingerprint.substr(0, 12) + ")";
+        }
+        throw InputError("--holdout-model " + nameOrPrefix + ": " +
+                         (matches.empty() ? "no such model" : "more than one model matches") +
+                         " among the profiled models (" + known + ")");
+    }
+    return matches.front();
+}
+
+std::string resolveDevice(const PredictorDataset& dataset, const std::string& prefix) {
+    std::vector<std::string> matches;
+    for (const auto& [fingerprint, figures] : dataset.devices) {
+        if (!prefix.empty() && fingerprint.starts_with(prefix)) {
+            matches.push_back(fingerprint);
+        }
+    }
+    if (matches.size() != 1) {
+        std::string known;
+        for (const auto& [fingerprint, figures] : dataset.devices) {
+            known +=
+                (known.empty() ? "" : ", ") + fingerprint.substr(0, 12) + " (" + figures.name + ")";
+        }
+        throw InputError("--holdout-device " + prefix + ": " +
+                         (matches.empty() ? "no such device" : "more than one device matches") +
+                         " among the devices with samples (" + known + ")");
+    }
+    return matches.front();
+}
+
+} // namespace paretune

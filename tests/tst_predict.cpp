@@ -1,0 +1,254 @@
+// The predictor's torch-free parts: features of known nodes, splits that never leak a held-out
+// pair into training, accuracy metrics and the roofline baseline.
+#include "graph/onnx_importer.h"
+#include "predict/accuracy_metrics.h"
+#include "predict/op_features.h"
+#include "predict/predictor_dataset.h"
+#include "store/records.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+
+using namespace paretune;
+
+namespace {
+
+const std::string kModel = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,8,16,16] x, float[16,8,3,3] w, float[8,1,3,3] dw, float[2,32,64] a, float[64,128] b)
+    => (float[1,16,8,8] c, float[1,8,16,16] d, float[2,32,128] m) {
+  c = Conv<strides = [2,2], pads = [1,1,1,1]>(x, w)
+  d = Conv<group = 8, pads = [1,1,1,1]>(x, dw)
+  m = MatMul(a, b)
+}
+)";
+
+NodeId nodeProducing(const Graph& graph, const std::string& tensor) {
+    return graph.tensors[static_cast<std::size_t>(graph.findTensor(tensor))].producer;
+}
+
+float log1pf(double v) {
+    return static_cast<float>(std::log1p(v));
+}
+
+/// Three models on two devices; "shared" ops appear in models A and B with the same signature.
+PredictorDataset fixtureDataset() {
+    PredictorDataset d;
+    for (const char* device : {"d1", "d2"}) {
+        for (const char* model : {"mA", "mB", "mC"}) {
+            for (const char* sig : {"shared", "own0", "own1"}) {
+                PredictorRow row;
+                row.modelFingerprint = model;
+                row.deviceFingerprint = device;
+                row.signature = std::string(sig) == "shared" && std::string(model) != "mC"
+                                    ? "shared"
+                                    : std::string(model) + sig;
+                row.nodeName = std::string(model) + "/" + sig;
+                row.opType = "Conv";
+                row.latencyUs = 10.0;
+                d.rows.push_back(row);
+            }
+        }
+        d.devices[device].fingerprint = device;
+    }
+    d.modelNames = {{"mA", "model_a"}, {"mB", "model_b"}, {"mC", "model_c"}};
+    return d;
+}
+
+} // namespace
+
+class TestPredict : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void convolutionFeatures() {
+        const Graph g = importOnnxText(kModel, {}, "fixture").graph;
+        const NodeId c = nodeProducing(g, "c");
+        const OpFeatureVector f = opFeatures(g, c);
+        const OpMetrics& m = g.metrics[static_cast<std::size_t>(c)];
+        QVERIFY(m.flops > 0);
+        QCOMPARE(f[0], log1pf(m.flops));
+        QCOMPARE(f[1], log1pf(static_cast<double>(m.bytesRead)));
+        QCOMPARE(f[2], log1pf(16.0 * 8 * 8 * 4)); // float32 [1,16,8,8] written
+        QCOMPARE(f[3], 0.0f);                     // weights are graph inputs here
+        QCOMPARE(f[5], log1pf(9.0));              // 3×3 kernel
+        QCOMPARE(f[6], log1pf(2.0));              // stride 2
+        QCOMPARE(f[7], log1pf(1.0));              // one group
+        QCOMPARE(f[8], log1pf(8.0));              // in channels
+        QCOMPARE(f[9], log1pf(16.0));             // out channels
+        QCOMPARE(f[10], log1pf(64.0));            // 8×8 output
+        QCOMPARE(f[12], 4.0f);                    // float32
+        QCOMPARE(f[13], 4.0f);                    // rank 4
+        QCOMPARE(f[15], 2.0f);                    // inputs
+        QCOMPARE(f[16], 0.0f);                    // not depthwise
+        QCOMPARE(f[17], log1pf(1.0));             // batch 1
+    }
+
+    void depthwiseAndMatMulFeatures() {
+        const Graph g = importOnnxText(kModel, {}, "fixture").graph;
+        const OpFeatureVector d = opFeatures(g, nodeProducing(g, "d"));
+        QCOMPARE(d[7], log1pf(8.0));
+        QCOMPARE(d[16], 1.0f); // group == in channels
+        QCOMPARE(d[6], 0.0f);  // no strides attribute
+        const OpFeatureVector m = opFeatures(g, nodeProducing(g, "m"));
+        QCOMPARE(m[8], log1pf(64.0));  // K
+        QCOMPARE(m[9], log1pf(128.0)); // N
+        QCOMPARE(m[10], log1pf(32.0)); // M
+        QCOMPARE(m[17], log1pf(2.0));  // batch
+        QCOMPARE(m[5], 0.0f);          // no kernel
+        QCOMPARE(m[0], log1pf(2.0 * 2 * 32 * 64 * 128));
+    }
+
+    void nodeRowsCoverComputeNodes() {
+        const Graph g = importOnnxText(kModel, {}, "fixture").graph;
+        const std::vector<PredictorRow> rows = nodeRows(g, "dev");
+        QCOMPARE(rows.size(), std::size_t{3});
+        for (const PredictorRow& r : rows) {
+            QCOMPARE(r.deviceFingerprint, std::string("dev"));
+            QCOMPARE(r.modelFingerprint, g.fingerprint);
+            QVERIFY(!r.signature.empty());
+            QVERIFY(r.bytes > 0);
+        }
+    }
+
+    void opFamilies() {
+        QCOMPARE(opFamily("Clip"), std::string_view("elementwise"));
+        QCOMPARE(opFamily("Relu"), std::string_view("elementwise"));
+        QCOMPARE(opFamily("Conv"), std::string_view("conv"));
+        QCOMPARE(opFamily("Gemm"), std::string_view("matmul"));
+        QCOMPARE(opFamily("Softmax"), std::string_view("reduce"));
+        QCOMPARE(opFamily("NoSuchOp"), std::string_view("other"));
+    }
+
+    void deviceFiguresFromStoredSpec() {
+        DeviceRecord r;
+        r.fingerprint = "f";
+        r.kind = "cpu";
+        r.name = "Xeon";
+        r.specJson = R"({"hardware":{"cores":2,"l1d_bytes":49152,"l2_bytes":4194304,)"
+                     R"("l3_bytes":1048576,"avx2":true,"avx512f":false,"fma3":true},)"
+                     R"("micro_benchmark":{"gemm_gflops":20.0,"memory_bw_gbs":5.0}})";
+        const DeviceFigures d = deviceFiguresOf(r);
+        QCOMPARE(d.cores, 2.0);
+        QCOMPARE(d.l2Bytes, 4194304.0);
+        QVERIFY(d.avx2 && !d.avx512f && d.fma3);
+        QVERIFY(d.hasMicroBenchmark());
+        const DeviceFeatureVector f = deviceFeatures(d);
+        QCOMPARE(f[0], log1pf(2.0));
+        QCOMPARE(f[8], log1pf(20.0));
+        r.specJson = "{not json";
+        QVERIFY_THROWS_EXCEPTION(std::exception, deviceFiguresOf(r));
+        r.specJson = R"({"hardware":{"cores":1}})";
+        QVERIFY(!deviceFiguresOf(r).hasMicroBenchmark());
+    }
+
+    void splitsNeverLeak_data() {
+        QTest::addColumn<QStringList>("models");
+        QTest::addColumn<QStringList>("devices");
+        QTest::addColumn<int>("testRows");
+        QTest::newRow("leave one model out")
+            << QStringList{QStringLiteral("mA")} << QStringList{} << 6;
+        QTest::newRow("leave one device out")
+            << QStringList{} << QStringList{QStringLiteral("d2")} << 9;
+        QTest::newRow("model and device")
+            << QStringList{QStringLiteral("mB")} << QStringList{QStringLiteral("d1")} << 3;
+        QTest::newRow("unshared model") << QStringList{QStringLiteral("mC")} << QStringList{} << 6;
+    }
+    void splitsNeverLeak() {
+        QFETCH(QStringList, models);
+        QFETCH(QStringList, devices);
+        QFETCH(int, testRows);
+        const PredictorDataset d = fixtureDataset();
+        std::vector<std::string> m, dv;
+        for (const QString& s : models) {
+            m.push_back(s.toStdString());
+        }
+        for (const QString& s : devices) {
+            dv.push_back(s.toStdString());
+        }
+        const DatasetSplit split = splitDataset(d, m, dv);
+        QCOMPARE(static_cast<int>(split.test.size()), testRows);
+        QVERIFY(!split.train.empty());
+        QVERIFY(splitLeaks(d, split).empty());
+        // Checked here independently of splitLeaks: no held-out pair, no shared measurement.
+        std::set<std::pair<std::string, std::string>> tested;
+        for (const std::size_t i : split.test) {
+            tested.emplace(d.rows[i].signature, d.rows[i].deviceFingerprint);
+        }
+        for (const std::size_t i : split.train) {
+            const PredictorRow& r = d.rows[i];
+            QVERIFY(std::find(m.begin(), m.end(), r.modelFingerprint) == m.end());
+            QVERIFY(std::find(dv.begin(), dv.end(), r.deviceFingerprint) == dv.end());
+            QVERIFY(!tested.contains({r.signature, r.deviceFingerprint}));
+        }
+        if (models == QStringList{QStringLiteral("mA")}) {
+            // model B's copy of the shared op is the same measurement: it must not be trained on
+            for (const std::size_t i : split.train) {
+                QVERIFY(d.rows[i].signature != "shared");
+            }
+        }
+    }
+
+    void leakCheckerFindsLeaks() {
+        const PredictorDataset d = fixtureDataset();
+        DatasetSplit split = splitDataset(d, {"mA"}, {});
+        for (std::size_t i = 0; i < d.rows.size(); ++i) {
+            if (d.rows[i].signature == "shared" && d.rows[i].modelFingerprint == "mB") {
+                split.train.push_back(i); // the same measurement as a test row
+            }
+        }
+        split.train.push_back(split.test.front()); // a held-out row
+        QCOMPARE(splitLeaks(d, split).size(), std::size_t{4});
+    }
+
+    void resolvesModelsAndDevices() {
+        const PredictorDataset d = fixtureDataset();
+        QCOMPARE(resolveModel(d, "model_b"), std::string("mB"));
+        QCOMPARE(resolveModel(d, "mC"), std::string("mC"));
+        QVERIFY_THROWS_EXCEPTION(std::exception, resolveModel(d, "m")); // ambiguous
+        QVERIFY_THROWS_EXCEPTION(std::exception, resolveModel(d, "resnet"));
+        QCOMPARE(resolveDevice(d, "d2"), std::string("d2"));
+        QVERIFY_THROWS_EXCEPTION(std::exception, resolveDevice(d, "x"));
+    }
+
+    void spearman() {
+        const std::vector<double> a = {1, 2, 3, 4, 5};
+        const std::vector<double> up = {10, 20, 35, 36, 100};
+        const std::vector<double> down = {5, 4, 3, 2, 1};
+        QCOMPARE(spearmanCorrelation(a, up), 1.0);
+        QCOMPARE(spearmanCorrelation(a, down), -1.0);
+        const std::vector<double> ties = {1, 1, 2, 2, 3};
+        QVERIFY(std::abs(spearmanCorrelation(a, ties) - 0.9486832980505138) < 1e-12);
+        const std::vector<double> constant = {7, 7, 7, 7, 7};
+        QCOMPARE(spearmanCorrelation(a, constant), 0.0);
+    }
+
+    void accuracy() {
+        const std::vector<double> predicted = {110, 95, 300, 50};
+        const std::vector<double> measured = {100, 100, 200, 100};
+        const std::vector<std::string> groups = {"p", "p", "q", "q"};
+        const AccuracyMetrics m = accuracyMetrics(predicted, measured, groups);
+        QCOMPARE(m.ops, std::size_t{4});
+        QVERIFY(std::abs(m.mapePercent - (10 + 5 + 50 + 50) / 4.0) < 1e-9);
+        QCOMPARE(m.within10, 0.5);
+        QCOMPARE(m.groups, std::size_t{2});
+        // p: 205 vs 200 (2.5%), q: 350 vs 300 (16.67%)
+        QVERIFY(std::abs(m.endToEndPercent - (2.5 + 50.0 / 3.0) / 2.0) < 1e-9);
+        QVERIFY(std::abs(m.endToEndMaxPercent - 50.0 / 3.0) < 1e-9);
+    }
+
+    void rooflineBaseline() {
+        DeviceFigures d;
+        QCOMPARE(rooflineBaselineUs(d, "Conv", 1e9, 1e6), 0.0); // no micro-benchmark
+        d.gemmGflops = 100.0;
+        d.memoryBwGbs = 10.0;
+        // compute bound: 1e9 FLOP / 100 GFLOP/s = 10 ms
+        QCOMPARE(rooflineBaselineUs(d, "Conv", 1e9, 1e6), 10000.0);
+        // memory bound: 1e8 B / 10 GB/s = 10 ms
+        QCOMPARE(rooflineBaselineUs(d, "Add", 1e6, 1e8), 10000.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPredict)
+#include "tst_predict.moc"

@@ -1,0 +1,223 @@
+// The LibTorch predictor: train → store → load → predict gives identical outputs, it beats the
+// roofline on a held-out model, and it flags what it has not seen.
+#include "predict/accuracy_metrics.h"
+#include "predict/performance_predictor.h"
+#include "store/sample_library.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+
+using namespace paretune;
+
+namespace {
+
+DeviceFigures fixtureDevice(const std::string& fingerprint, double cores, double gflops) {
+    DeviceFigures d;
+    d.fingerprint = fingerprint;
+    d.kind = "cpu";
+    d.name = "fixture " + fingerprint;
+    d.cores = cores;
+    d.l1dBytes = 49152;
+    d.l2Bytes = 2097152 * cores;
+    d.l3Bytes = 1 << 28;
+    d.avx2 = true;
+    d.fma3 = true;
+    d.gemmGflops = gflops;
+    d.memoryBwGbs = 5.0;
+    return d;
+}
+
+/// Synthetic operators whose latency is a launch cost per op type plus 1.5 × the roofline:
+/// what a roofline alone cannot get right and a learned model can.
+PredictorDataset syntheticDataset(int models, int opsPerModel) {
+    PredictorDataset d;
+    d.devices["dev1"] = fixtureDevice("dev1", 1, 20.0);
+    std::mt19937 random(7);
+    std::uniform_real_distribution<double> logSize(8.0, 16.0);
+    const char* ops[] = {"Conv", "Relu", "MatMul", "Add"};
+    const double launch[] = {20.0, 4.0, 12.0, 3.0};
+    for (int m = 0; m < models; ++m) {
+        const std::string model = "model" + std::to_string(m);
+        d.modelNames[model] = model;
+        for (int i = 0; i < opsPerModel; ++i) {
+            PredictorRow r;
+            r.modelFingerprint = model;
+            r.deviceFingerprint = "dev1";
+            r.signature = model + "/" + std::to_string(i);
+            r.nodeName = r.signature;
+            const int type = i % 4;
+            r.opType = ops[type];
+            r.bytes = std::exp(logSize(random));
+            r.flops =
+                type == 0 || type == 2 ? r.bytes * std::exp(logSize(random) / 4.0) : r.bytes / 4;
+            r.features[0] = static_cast<float>(std::log1p(r.flops));
+            r.features[1] = static_cast<float>(std::log1p(r.bytes * 0.6));
+            r.features[2] = static_cast<float>(std::log1p(r.bytes * 0.4));
+            r.features[4] = static_cast<float>(std::log1p(r.flops / r.bytes));
+            r.features[12] = 4.0f;
+            r.latencyUs = launch[type] +
+                          1.5 * rooflineBaselineUs(d.devices["dev1"], r.opType, r.flops, r.bytes);
+            r.peakMemoryMb = r.bytes / (1024.0 * 1024.0);
+            d.rows.push_back(r);
+        }
+    }
+    return d;
+}
+
+std::vector<std::size_t> allRows(const PredictorDataset& d) {
+    std::vector<std::size_t> rows(d.rows.size());
+    std::iota(rows.begin(), rows.end(), std::size_t{0});
+    return rows;
+}
+
+PredictorOptions quickOptions() {
+    PredictorOptions o;
+    o.epochs = 30;
+    o.batchSize = 16;
+    o.members = 3;
+    return o;
+}
+
+} // namespace
+
+class TestPredictor : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTripGivesIdenticalPredictions() {
+        const PredictorDataset d = syntheticDataset(2, 60);
+        const std::vector<std::size_t> all = allRows(d);
+        PredictorOptions o = quickOptions();
+        o.epochs = 3;
+        int epochs = 0;
+        const PerformancePredictor trained =
+            PerformancePredictor::train(d, all, o, [&](int, double loss) {
+                QVERIFY(std::isfinite(loss));
+                ++epochs;
+            });
+        QCOMPARE(epochs, 3);
+        const std::vector<LatencyPrediction> before = trained.predict(d.rows, d.devices);
+
+        QTemporaryDir dir;
+        const auto path = std::filesystem::path(dir.path().toStdString()) / "samples.db";
+        std::int64_t id = 0;
+        {
+            SampleLibrary library = SampleLibrary::open(path);
+            id = library.addPredictor(trained.toRecord(nlohmann::json{{"note", "round trip"}}));
+        }
+        const SampleLibrary reopened = SampleLibrary::open(path);
+        const auto record = reopened.latestPredictor();
+        QVERIFY(record);
+        QCOMPARE(record->id, id);
+        QVERIFY(!record->weights.empty());
+        const PerformancePredictor loaded = PerformancePredictor::fromRecord(*record);
+        const std::vector<LatencyPrediction> after = loaded.predict(d.rows, d.devices);
+        QCOMPARE(after.size(), before.size());
+        for (std::size_t i = 0; i < before.size(); ++i) {
+            QCOMPARE(after[i].latencyUs, before[i].latencyUs); // bit-identical
+            QCOMPARE(after[i].peakMemoryMb, before[i].peakMemoryMb);
+            QCOMPARE(after[i].uncertainty, before[i].uncertainty);
+            QCOMPARE(after[i].outOfRange, before[i].outOfRange);
+        }
+        QCOMPARE(loaded.trainingRows(), trained.trainingRows());
+        QCOMPARE(loaded.options().members, 3);
+    }
+
+    void beatsRooflineOnHeldOutModel() {
+        const PredictorDataset d = syntheticDataset(3, 160);
+        const DatasetSplit split = splitDataset(d, {"model2"}, {});
+        QVERIFY(splitLeaks(d, split).empty());
+        const PerformancePredictor p = PerformancePredictor::train(d, split.train, quickOptions());
+        std::vector<PredictorRow> test;
+        std::vector<double> measured, roofline, predicted;
+        for (const std::size_t i : split.test) {
+            test.push_back(d.rows[i]);
+            measured.push_back(d.rows[i].latencyUs);
+            roofline.push_back(rooflineBaselineUs(d.devices.at("dev1"), d.rows[i].opType,
+                                                  d.rows[i].flops, d.rows[i].bytes));
+        }
+        for (const LatencyPrediction& v : p.predict(test, d.devices)) {
+            predicted.push_back(v.latencyUs);
+            QVERIFY(v.uncertainty >= 0.0);
+        }
+        const std::vector<std::string> groups(test.size(), "model2");
+        const AccuracyMetrics ours = accuracyMetrics(predicted, measured, groups);
+        const AccuracyMetrics base = accuracyMetrics(roofline, measured, groups);
+        qInfo("held out: predictor MAPE %.1f%%, end-to-end %.1f%%; roofline MAPE %.1f%%, "
+              "end-to-end %.1f%%",
+              ours.mapePercent, ours.endToEndPercent, base.mapePercent, base.endToEndPercent);
+        QVERIFY(ours.mapePercent < base.mapePercent / 2);
+        QVERIFY(ours.endToEndPercent < base.endToEndPercent / 2);
+        QVERIFY(ours.spearman > 0.9);
+    }
+
+    void flagsWhatItHasNotSeen() {
+        const PredictorDataset d = syntheticDataset(1, 80);
+        const std::vector<std::size_t> all = allRows(d);
+        PredictorOptions o = quickOptions();
+        o.epochs = 2;
+        const PerformancePredictor p = PerformancePredictor::train(d, all, o);
+        PredictorRow inside = d.rows[1]; // a Relu
+        PredictorRow huge = inside;
+        huge.features[0] = 60.0f; // far beyond any trained FLOP count
+        PredictorRow clip = inside;
+        clip.opType = "Clip"; // never trained on: predicted like its family's Relu
+        const std::vector<PredictorRow> rows = {inside, huge, clip};
+        const auto v = p.predict(rows, d.devices);
+        QVERIFY(!v[0].outOfRange);
+        QVERIFY(v[1].outOfRange);
+        QVERIFY(v[2].outOfRange);
+        QVERIFY(std::abs(v[2].latencyUs - v[0].latencyUs) < 1e-4 * v[0].latencyUs);
+        QVERIFY(std::abs(v[2].uncertainty - 2.0 * v[0].uncertainty) < 1e-4);
+    }
+
+    void coldStartAndFewShotOnANewDevice() {
+        PredictorDataset d = syntheticDataset(1, 80);
+        const std::vector<std::size_t> all = allRows(d);
+        PerformancePredictor p = PerformancePredictor::train(d, all, quickOptions());
+        const DeviceFigures wide = fixtureDevice("dev2", 2, 40.0);
+        QVERIFY(!p.knowsDevice("dev2"));
+        QCOMPARE(p.nearestDevice(wide), std::string("dev1"));
+        std::vector<PredictorRow> shots(d.rows.begin(), d.rows.begin() + 10);
+        for (PredictorRow& r : shots) {
+            r.deviceFingerprint = "dev2";
+            r.latencyUs *= 0.5;
+        }
+        d.devices["dev2"] = wide;
+        const auto cold = p.predict(shots, d.devices);
+        p.fineTune(shots, wide, 100);
+        QVERIFY(p.knowsDevice("dev2"));
+        const auto tuned = p.predict(shots, d.devices);
+        double coldError = 0.0, tunedError = 0.0;
+        for (std::size_t i = 0; i < shots.size(); ++i) {
+            coldError += std::abs(std::log(cold[i].latencyUs / shots[i].latencyUs));
+            tunedError += std::abs(std::log(tuned[i].latencyUs / shots[i].latencyUs));
+        }
+        QVERIFY(tunedError < coldError);
+        // the adapted predictor stores and loads like any other
+        const PerformancePredictor loaded =
+            PerformancePredictor::fromRecord(p.toRecord(nlohmann::json::object()));
+        QVERIFY(loaded.knowsDevice("dev2"));
+        QCOMPARE(loaded.predict(shots, d.devices)[3].latencyUs, tuned[3].latencyUs);
+    }
+
+    void rejectsDamagedRecords() {
+        PredictorRecord r;
+        r.trainSetJson = "{}";
+        QVERIFY_THROWS_EXCEPTION(std::exception, PerformancePredictor::fromRecord(r));
+        r.trainSetJson = "not json";
+        QVERIFY_THROWS_EXCEPTION(std::exception, PerformancePredictor::fromRecord(r));
+        const PredictorDataset d = syntheticDataset(1, 8);
+        QVERIFY_THROWS_EXCEPTION(std::exception,
+                                 PerformancePredictor::train(d, {}, quickOptions()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPredictor)
+#include "tst_predictor.moc"
