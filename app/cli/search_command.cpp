@@ -9,9 +9,9 @@
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
 #include "plan/simulator.h"
+#include "predict/library_costs.h" // LibraryCosts; fillCostsFromLibrary needs LibTorch
 #include "search/pareto_search.h"
 #include "store/sample_library.h"
-#include "predict/library_costs.h" // LibraryCosts; fillCostsFromLibrary needs LibTorch
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

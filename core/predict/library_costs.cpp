@@ -1,8 +1,8 @@
 #include "library_costs.h"
 
 #include "cost/cost_table.h"
-#include "cost/measured_costs.h"
 #include "cost/device_catalog.h"
+#include "cost/measured_costs.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "performance_predictor.h"

@@ -16,7 +16,7 @@ struct Graph;
 struct LibraryCosts {
     int measuredCells = 0;
     int predictedCells = 0;
-    std::int64_t predictorId = 0;       ///< 0 when the library has no predictor
+    std::int64_t predictorId = 0;        ///< 0 when the library has no predictor
     std::vector<MeasuredDevice> devices; ///< what applyMeasuredSamples found per device
     std::vector<std::string> notes;
 };
