@@ -76,6 +76,7 @@ private Q_SLOTS:
     void exportWritesEveryPart();
     void exportIsVerified();
     void profileTakesMeasuredSamples();
+    void exportUsesTheSearchsLibraryCosts();
     void exportZipIsVerified();
     void candidatePartitionsAreVerified();
     void resnet18BundleIsVerified();
@@ -294,6 +295,48 @@ void TestBundle::profileTakesMeasuredSamples() {
     QCOMPARE(run.exitCode, 2);
     QVERIFY(!QFileInfo::exists(db + QStringLiteral(".none")));
     QVERIFY(!QFileInfo::exists(out + QStringLiteral("2")));
+#endif
+}
+
+// A plan searched with costs from a sample library (--db) is re-simulated with the same costs
+// when exported with that library: same figures, no warning; without it the export says the
+// search used other costs.
+void TestBundle::exportUsesTheSearchsLibraryCosts() {
+#if !PARETUNE_WITH_TORCH
+    QSKIP("built without LibTorch: no profiling");
+#else
+    const QString db = m_dir.filePath(QStringLiteral("cores.db"));
+    for (const char* device : {"cpu:0", "cpu:1"}) {
+        const CliRun run =
+            runParetune({QStringLiteral("profile"), QStringLiteral(PARETUNE_SAMPLE_MODEL),
+                         QStringLiteral("--device"), QLatin1String(device), QStringLiteral("--db"),
+                         db, QStringLiteral("--repeats"), QStringLiteral("3")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+    }
+    const QString plans = m_dir.filePath(QStringLiteral("cores_plans.json"));
+    CliRun run = runParetune(
+        {QStringLiteral("search"), QStringLiteral(PARETUNE_SAMPLE_MODEL),
+         QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"), QStringLiteral("--catalog"),
+         QStringLiteral(PARETUNE_SOURCE_DIR "/resources/catalogs/cpu_cores.json"),
+         QStringLiteral("--db"), db, QStringLiteral("--generations"), QStringLiteral("10"),
+         QStringLiteral("--out"), plans});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QStringList exportArgs = {
+        QStringLiteral("export"),  QStringLiteral(PARETUNE_SAMPLE_MODEL),
+        QStringLiteral("--plans"), plans,
+        QStringLiteral("--plan"),  QStringLiteral("0")};
+    const QString out = m_dir.filePath(QStringLiteral("cores_bundle"));
+    run = runParetune(exportArgs +
+                      QStringList{QStringLiteral("--db"), db, QStringLiteral("--out"), out});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(!run.err.contains("search used other costs"), run.err.constData());
+    const nlohmann::json manifest =
+        nlohmann::json::parse(readFile(out + QStringLiteral("/manifest.json")));
+    QVERIFY(manifest["plan"]["cost_sources"]["measured"].get<int>() > 0);
+
+    run = runParetune(exportArgs +
+                      QStringList{QStringLiteral("--out"), out + QStringLiteral("_nodb")});
+    QVERIFY(run.err.contains("search used other costs"));
 #endif
 }
 

@@ -1,10 +1,14 @@
 #include "bundle_command.h"
 
+#include "search_command.h"
+
 #include "bundle/bundle_export.h"
 #include "bundle/bundle_files.h"
 #include "bundle/bundle_verify.h"
 #include "common/input_error.h"
 #include "device/device.h"
+#include "predict/library_costs.h"
+#include "store/sample_library.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -25,6 +29,16 @@ void runExport(const ExportArguments& args) {
     options.candidates = args.candidates;
     options.catalogPath = args.catalog;
     options.samplesPath = args.db;
+    if (!args.db.empty()) {
+        options.fillCosts = [&args](CostTable& table, const Graph& graph,
+                                    const DeviceCatalog& catalog) {
+            SampleLibrary library =
+                SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
+            for (const std::string& note : costsFromLibrary(table, graph, catalog, library).notes) {
+                std::fprintf(stderr, "note: %s\n", note.c_str());
+            }
+        };
+    }
     options.candidatePartitions = args.candidatePartitions;
     const BundleContents bundle = buildBundle(options);
     for (const Diagnostic& d : bundle.diagnostics) {

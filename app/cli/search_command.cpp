@@ -98,6 +98,23 @@ void writeAtomically(const std::string& path, const std::string& text) {
 
 } // namespace
 
+LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph, const DeviceCatalog& catalog,
+                              SampleLibrary& library) {
+#if PARETUNE_WITH_TORCH
+    return fillCostsFromLibrary(table, graph, catalog, library);
+#else
+    LibraryCosts costs;
+    costs.devices = applyMeasuredSamples(table, graph, library,
+                                         realDeviceFingerprints(table, discoverDevices(&catalog)));
+    for (const MeasuredDevice& m : costs.devices) {
+        costs.measuredCells += m.measured;
+    }
+    costs.notes.push_back("predictions need a build with LibTorch: operators without samples "
+                          "count as unsupported on real devices");
+    return costs;
+#endif
+}
+
 void runSearch(const SearchArguments& args) {
     if (args.catalog.empty()) {
         throw InputError("--catalog is required: costs are modelled from a device catalog "
@@ -139,18 +156,7 @@ void runSearch(const SearchArguments& args) {
     nlohmann::json library = nullptr;
     if (!args.db.empty()) {
         SampleLibrary samples = SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
-#if PARETUNE_WITH_TORCH
-        const LibraryCosts costs = fillCostsFromLibrary(table, g, catalog, samples);
-#else
-        LibraryCosts costs;
-        costs.devices = applyMeasuredSamples(
-            table, g, samples, realDeviceFingerprints(table, discoverDevices(&catalog)));
-        for (const MeasuredDevice& m : costs.devices) {
-            costs.measuredCells += m.measured;
-        }
-        costs.notes.push_back("predictions need a build with LibTorch: operators without "
-                              "samples count as unsupported on real devices");
-#endif
+        const LibraryCosts costs = costsFromLibrary(table, g, catalog, samples);
         for (const MeasuredDevice& m : costs.devices) {
             std::fprintf(stderr, "note: device '%s': %d operators measured, %d without samples\n",
                          m.id.c_str(), m.measured, m.missing);

@@ -354,7 +354,10 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         }
         deviceIds.push_back(id.get<std::string>());
     }
-    const CostTable table = buildCostTable(g, catalog, deviceIds);
+    CostTable table = buildCostTable(g, catalog, deviceIds);
+    if (options.fillCosts) {
+        options.fillCosts(table, g, catalog);
+    }
     Simulator sim(g, table);
     // `paretune search` schedules every plan in HEFT's upward-rank order (the default of
     // SearchOptions::upwardRankPriority); the same priority reproduces its figures.

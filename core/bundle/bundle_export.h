@@ -4,10 +4,15 @@
 #include "common/diagnostic.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace paretune {
+
+class CostTable;
+struct DeviceCatalog;
+struct Graph;
 
 /// Schema of a bundle's manifest.json.
 inline constexpr const char* kBundleSchema = "paretune.bundle/1";
@@ -24,6 +29,10 @@ struct BundleExportOptions {
     /// Also write the partitions of every candidate (candidates/plan-N/), so that a runtime
     /// can run whichever one `bundle select` picks; each copies the weights it uses.
     bool candidatePartitions = false;
+    /// Fills the cost table from the sample library the way `paretune search --db` did
+    /// (measured, and predicted where the build has the predictor), so that the plan is
+    /// re-simulated with the search's costs; unset: the catalog's modelled costs only.
+    std::function<void(CostTable&, const Graph&, const DeviceCatalog&)> fillCosts;
 };
 
 struct BundleContents {
