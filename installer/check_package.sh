@@ -31,7 +31,8 @@ for path in \
   ./usr/share/applications/paretune-workbench.desktop \
   ./usr/share/icons/hicolor/scalable/apps/paretune.svg \
   ./usr/share/metainfo/io.github.paretune.Paretune.metainfo.xml \
-  ./usr/share/paretune/catalogs/example.json; do
+  ./usr/share/paretune/catalogs/example.json \
+  ./usr/share/paretune/catalogs/cpu_cores.json; do
   grep -q " $path\$" <<<"$contents" || fail "the package lacks $path"
   echo "  has $path"
 done
