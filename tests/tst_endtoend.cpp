@@ -1,8 +1,11 @@
 // End to end, offscreen: open the bundled sample, search on the example catalog's modelled
 // devices, click a point of the Pareto plot (a real mouse event at the pixel the mapping gives)
-// and check that the node table's device column and the timeline follow that plan; clicking a
-// timeline bar selects its node everywhere.
+// and check that the graph's node colours, the node table's device column and the timeline
+// follow that plan; clicking a timeline bar selects its node everywhere.
 #include "graph/onnx_importer.h"
+#include "graphitems.h"
+#include "graphpalette.h"
+#include "graphview.h"
 #include "mainwindow.h"
 #include "nodetablemodel.h"
 #include "paretoplot.h"
@@ -51,6 +54,20 @@ int clickablePlan(const ParetoPlot& plot, const SearchOutcome& outcome, int othe
     return -1;
 }
 
+/// Whether every drawn node of the graph view has its device's colour in `plan`.
+bool graphColoursFollow(const GraphView& view, const PlanSchedule& plan) {
+    for (std::size_t n = 0; n < plan.plan.device.size(); ++n) {
+        const GraphNodeItem* item = view.nodeItem(static_cast<int>(n));
+        if (item && item->brush().color() != deviceColour(plan.plan.device[n])) {
+            qWarning("node %zu is drawn %s, its device's colour is %s", n,
+                     qPrintable(item->brush().color().name()),
+                     qPrintable(deviceColour(plan.plan.device[n]).name()));
+            return false;
+        }
+    }
+    return true;
+}
+
 void clickPlan(ParetoPlot* plot, int index) {
     QTest::mouseClick(plot->plot(), Qt::LeftButton, {}, plot->pointPixel(index).toPoint());
 }
@@ -63,6 +80,9 @@ void TestEndToEnd::clickOnParetoPointShowsThatPlan() {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(openSampleAndWait(window));
+    auto* graph = window.findChild<GraphView*>();
+    QVERIFY(graph);
+    QTRY_VERIFY_WITH_TIMEOUT(graph->nodeItem(0) != nullptr, 30000); // laid out on a worker
     QSignalSpy searched(&window, &MainWindow::searchShown);
     SearchOptions options;
     options.population = 40;
@@ -92,6 +112,7 @@ void TestEndToEnd::clickOnParetoPointShowsThatPlan() {
                          : QString::fromStdString(outcome->deviceIds[static_cast<std::size_t>(d)]));
     }
     QCOMPARE(deviceColumn(table), expected);
+    QVERIFY(graphColoursFollow(*graph, a));
     const std::vector<int> lanesA = timelineLanes(*window.timelineView(), nodes);
     for (std::size_t n = 0; n < nodes; ++n) {
         if (lanesA[n] >= 0) {
@@ -111,6 +132,7 @@ void TestEndToEnd::clickOnParetoPointShowsThatPlan() {
     const std::vector<int> lanesB = timelineLanes(*window.timelineView(), nodes);
     QVERIFY(lanesB != lanesA);
     const PlanSchedule b = simulateFrontPlan(*outcome, second);
+    QVERIFY(graphColoursFollow(*graph, b));
     for (std::size_t n = 0; n < nodes; ++n) {
         if (lanesB[n] >= 0) {
             QCOMPARE(lanesB[n], b.plan.device[n]);
