@@ -3,6 +3,7 @@
 // original name, and each partition's inputs come from the model or from earlier partitions.
 #include "bundle/model_partitioner.h"
 #include "common/input_error.h"
+#include "placement_fixture.h"
 #include "testmodels.h"
 #include "testpaths.h"
 
@@ -18,20 +19,8 @@ using namespace paretune;
 
 namespace {
 
-/// Device per node: compute-order blocks of `block` nodes alternate between "cpu" and "gpu"
-/// (block 0: the first half on cpu, the rest on gpu). Constant nodes stay unplaced.
 std::vector<std::string> placement(const Graph& g, int block) {
-    std::vector<std::string> device(g.nodes.size());
-    const int count = static_cast<int>(g.topologicalOrder.size());
-    for (int k = 0; k < count; ++k) {
-        const NodeId v = g.topologicalOrder[static_cast<std::size_t>(k)];
-        if (g.nodes[static_cast<std::size_t>(v)].kind == NodeKind::Constant) {
-            continue;
-        }
-        const bool second = block == 0 ? k >= count / 2 : (k / block) % 2 == 1;
-        device[static_cast<std::size_t>(v)] = second ? "gpu" : "cpu";
-    }
-    return device;
+    return alternatingPlacement(g, block, "cpu", "gpu");
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "bundle/model_partitioner.h"
 #include "graph/onnx_importer.h"
 #include "graph_executor.h"
+#include "placement_fixture.h"
 #include "testmodels.h"
 
 #include <QtTest>
@@ -14,20 +15,8 @@ using namespace paretune;
 
 namespace {
 
-/// Device per node: blocks of `block` nodes in topological order alternate between two
-/// devices (0: first half on one, the rest on the other). Constant nodes stay unplaced.
 std::vector<std::string> placement(const Graph& g, int block) {
-    std::vector<std::string> device(g.nodes.size());
-    const int count = static_cast<int>(g.topologicalOrder.size());
-    for (int k = 0; k < count; ++k) {
-        const NodeId v = g.topologicalOrder[static_cast<std::size_t>(k)];
-        if (g.nodes[static_cast<std::size_t>(v)].kind == NodeKind::Constant) {
-            continue;
-        }
-        const bool second = block == 0 ? k >= count / 2 : (k / block) % 2 == 1;
-        device[static_cast<std::size_t>(v)] = second ? "cpu:1" : "cpu:0";
-    }
-    return device;
+    return alternatingPlacement(g, block, "cpu:0", "cpu:1");
 }
 
 /// Deterministic values for the model's float inputs.
