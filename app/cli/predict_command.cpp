@@ -8,6 +8,7 @@
 #include "predict/accuracy_metrics.h"
 #include "predict/performance_predictor.h"
 #include "predict/predictor_dataset.h"
+#include "predict/predictor_training.h"
 #include "profile/library_profile.h"
 #include "profile/profile_model.h"
 #include "profile_command.h"
@@ -40,116 +41,6 @@ PerformancePredictor latestPredictor(const SampleLibrary& library, std::int64_t*
     }
     *id = record->id;
     return PerformancePredictor::fromRecord(*record);
-}
-
-std::string pairName(const PredictorDataset& dataset, const PredictorRow& row) {
-    const auto model = dataset.modelNames.find(row.modelFingerprint);
-    const auto device = dataset.devices.find(row.deviceFingerprint);
-    return (model != dataset.modelNames.end() ? model->second : row.modelFingerprint) + " on " +
-           (device != dataset.devices.end() ? device->second.name : row.deviceFingerprint) + " (" +
-           row.deviceFingerprint.substr(0, 12) + ")";
-}
-
-/// Predictor and roofline against the measured latencies of `rows`.
-nlohmann::json evaluate(const PerformancePredictor& predictor, const PredictorDataset& dataset,
-                        const std::vector<PredictorRow>& rows) {
-    const std::vector<LatencyPrediction> predictions = predictor.predict(rows, dataset.devices);
-    std::vector<double> predicted, roofline, measured;
-    std::vector<std::string> groups;
-    std::map<std::string, std::array<double, 3>> sums; // predicted, roofline, measured
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const PredictorRow& r = rows[i];
-        predicted.push_back(predictions[i].latencyUs);
-        roofline.push_back(rooflineBaselineUs(dataset.devices.at(r.deviceFingerprint), r.opType,
-                                              r.flops, r.bytes));
-        measured.push_back(r.latencyUs);
-        groups.push_back(pairName(dataset, r));
-        auto& sum = sums[groups.back()];
-        sum[0] += predicted.back();
-        sum[1] += roofline.back();
-        sum[2] += measured.back();
-    }
-    nlohmann::json pairs = nlohmann::json::array();
-    for (const auto& [name, sum] : sums) {
-        pairs.push_back({{"pair", name},
-                         {"measured_sum_us", sum[2]},
-                         {"predicted_sum_us", sum[0]},
-                         {"roofline_sum_us", sum[1]}});
-    }
-    return {{"predictor", toJson(accuracyMetrics(predicted, measured, groups))},
-            {"roofline", toJson(accuracyMetrics(roofline, measured, groups))},
-            {"pairs", pairs}};
-}
-
-/// Distinct signatures of `rows` ranked by expected absolute error (predicted latency ×
-/// uncertainty), highest first: the most informative operators to measure.
-std::vector<std::size_t> mostInformative(const std::vector<PredictorRow>& rows,
-                                         const std::vector<LatencyPrediction>& predictions,
-                                         std::size_t count) {
-    std::vector<std::size_t> order(rows.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-    }
-    auto score = [&](std::size_t i) {
-        return predictions[i].latencyUs * predictions[i].uncertainty;
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return score(a) > score(b); });
-    std::vector<std::size_t> chosen;
-    std::set<std::string> signatures;
-    for (const std::size_t i : order) {
-        if (chosen.size() < count && signatures.insert(rows[i].signature).second) {
-            chosen.push_back(i);
-        }
-    }
-    return chosen;
-}
-
-/// Few-shot adaptation to the held-out device: k = 0 is the cold start (nearest known device),
-/// then the k most informative operators of the test rows are "measured" (taken from the
-/// samples), the predictor is fine-tuned on them and scored on the other test rows.
-nlohmann::json fewShotCurve(const PredictorRecord& base, const PredictorDataset& dataset,
-                            const std::vector<PredictorRow>& testRows, const std::string& device) {
-    nlohmann::json curve = nlohmann::json::array();
-    const DeviceFigures& figures = dataset.devices.at(device);
-    std::vector<PredictorRow> onDevice;
-    for (const PredictorRow& r : testRows) {
-        if (r.deviceFingerprint == device) {
-            onDevice.push_back(r);
-        }
-    }
-    const PerformancePredictor cold = PerformancePredictor::fromRecord(base);
-    const std::vector<LatencyPrediction> coldPredictions = cold.predict(onDevice, dataset.devices);
-    for (const std::size_t k : {0, 5, 10, 20, 50}) {
-        const std::vector<std::size_t> shots = mostInformative(onDevice, coldPredictions, k);
-        if (shots.size() < k) {
-            break;
-        }
-        std::vector<PredictorRow> shotRows;
-        std::set<std::string> shotSignatures;
-        for (const std::size_t i : shots) {
-            shotRows.push_back(onDevice[i]);
-            shotSignatures.insert(onDevice[i].signature);
-        }
-        std::vector<PredictorRow> rest;
-        for (const PredictorRow& r : onDevice) {
-            if (!shotSignatures.contains(r.signature)) {
-                rest.push_back(r);
-            }
-        }
-        if (rest.size() < 2) {
-            break;
-        }
-        PerformancePredictor adapted = PerformancePredictor::fromRecord(base);
-        if (k > 0) {
-            adapted.fineTune(shotRows, figures);
-        }
-        nlohmann::json point = evaluate(adapted, dataset, rest);
-        point.erase("pairs");
-        point["k"] = k;
-        curve.push_back(point);
-    }
-    return curve;
 }
 
 void printMetricsLine(const char* label, const nlohmann::json& m) {
@@ -185,77 +76,27 @@ void runTrain(const TrainArguments& args) {
         throw InputError("--members: expected 1 to 32, got " + std::to_string(args.members));
     }
     SampleLibrary library = openLibrary(args.db);
-    std::vector<std::string> notes = recordMicroBenchmarks(library);
-    const PredictorDataset dataset = assembleDataset(library);
-    notes.insert(notes.end(), dataset.notes.begin(), dataset.notes.end());
-    if (dataset.rows.empty()) {
-        throw InputError(library.path().string() +
-                         ": no samples to train on: profile models first (paretune profile MODEL "
-                         "--device cpu:0)");
-    }
-    std::vector<std::string> heldModels, heldDevices;
-    if (!args.holdoutModel.empty()) {
-        heldModels.push_back(resolveModel(dataset, args.holdoutModel));
-    }
-    if (!args.holdoutDevice.empty()) {
-        heldDevices.push_back(resolveDevice(dataset, args.holdoutDevice));
-    }
-    DatasetSplit split = splitDataset(dataset, heldModels, heldDevices);
-    const bool heldOut = !heldModels.empty() || !heldDevices.empty();
-    if (!heldOut) {
-        split.train.resize(dataset.rows.size());
-        for (std::size_t i = 0; i < split.train.size(); ++i) {
-            split.train[i] = i;
-        }
-    }
-    if (heldOut && split.test.empty()) {
-        throw InputError("the held-out model and device have no samples together");
-    }
-    if (split.train.empty()) {
-        throw InputError("nothing left to train on once the held-out pairs are removed");
-    }
-
-    PredictorOptions options;
+    TrainingSettings settings;
+    settings.holdoutModel = args.holdoutModel;
+    settings.holdoutDevice = args.holdoutDevice;
+    PredictorOptions& options = settings.options;
     options.epochs = args.epochs;
     options.members = args.members;
     options.seed = args.seed;
     options.rooflineRatio = args.target == "ratio";
-    std::vector<double> losses;
-    const PerformancePredictor predictor =
-        PerformancePredictor::train(dataset, split.train, options, [&](int epoch, double loss) {
-            losses.push_back(loss);
+    const TrainingReport report =
+        trainPredictorInLibrary(library, settings, [&](int epoch, double loss) {
             if (!args.json) {
                 std::fprintf(stderr, "epoch %3d/%d  loss %.5f\n", epoch, args.epochs, loss);
             }
         });
-
-    std::vector<PredictorRow> evalRows;
-    for (const std::size_t i : heldOut ? split.test : split.train) {
-        evalRows.push_back(dataset.rows[i]);
-    }
-    nlohmann::json evaluation = evaluate(predictor, dataset, evalRows);
-    evaluation["set"] = heldOut ? "held out" : "training set (in-sample, nothing held out)";
-    nlohmann::json heldModelNames = nlohmann::json::array();
-    for (const std::string& m : heldModels) {
-        heldModelNames.push_back({{"fingerprint", m}, {"name", dataset.modelNames.at(m)}});
-    }
-    nlohmann::json metrics = {{"split",
-                               {{"held_out_models", heldModelNames},
-                                {"held_out_devices", heldDevices},
-                                {"train_rows", split.train.size()},
-                                {"test_rows", split.test.size()},
-                                {"leaks", splitLeaks(dataset, split).size()}}},
-                              {"epoch_loss", losses},
-                              {"evaluation", evaluation}};
-    PredictorRecord record = predictor.toRecord(metrics);
-    if (!heldDevices.empty()) {
-        metrics["few_shot"] = fewShotCurve(record, dataset, evalRows, heldDevices.front());
-        metrics["few_shot_device"] = heldDevices.front();
-        metrics["cold_start_from"] =
-            predictor.nearestDevice(dataset.devices.at(heldDevices.front()));
-        record.metricsJson = metrics.dump();
-    }
-    const std::int64_t id = library.addPredictor(record);
+    const PredictorDataset& dataset = report.dataset;
+    const nlohmann::json& metrics = report.metrics;
+    const nlohmann::json& evaluation = metrics["evaluation"];
+    const std::vector<std::string>& notes = report.notes;
+    const std::int64_t id = report.predictorId;
+    const std::vector<PredictorRow>& evalRows = report.evaluatedRows;
+    const DatasetSplit& split = report.split;
 
     if (args.json) {
         nlohmann::json doc = metrics;
@@ -275,7 +116,7 @@ void runTrain(const TrainArguments& args) {
                 dataset.devices.size());
     std::printf("Trained    predictor %lld on %zu rows (%zu distinct measurements), %d members x "
                 "%d epochs, target %s\n",
-                static_cast<long long>(id), split.train.size(), predictor.trainingRows(),
+                static_cast<long long>(id), split.train.size(), report.trainingRows,
                 options.members, options.epochs,
                 options.rooflineRatio ? "log(latency / roofline)" : "log(latency)");
     std::printf("Evaluated  on the %s: %zu ops\n", evaluation["set"].get<std::string>().c_str(),
@@ -491,7 +332,7 @@ void runAdapt(const AdaptArguments& args) {
             predictedAfter.push_back(v.latencyUs);
         }
         afterMetrics = toJson(accuracyMetrics(predictedAfter, measuredUs, groups));
-        nlohmann::json metrics = evaluate(retrained, dataset, dataset.rows);
+        nlohmann::json metrics = evaluatePredictor(retrained, dataset, dataset.rows);
         metrics["set"] = "training set (in-sample, nothing held out)";
         after = library.addPredictor(retrained.toRecord({{"evaluation", metrics},
                                                          {"adapt",
