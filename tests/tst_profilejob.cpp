@@ -1,16 +1,21 @@
 // Profiling from the workbench: the job runs on a worker into the sample library, the GUI thread
 // keeps processing events meanwhile, Cancel stops it between operators and keeps what was
-// measured, and a second run reuses the stored samples.
+// measured, and a second run reuses the stored samples; the predictor trains on them from the
+// workbench too (loss per epoch, predicted beside measured, metrics beside the roofline).
 #include "devicelistmodel.h"
 #include "graph/onnx_importer.h"
 #include "mainwindow.h"
 #include "nodetablemodel.h"
+#include "predictorpanel.h"
 #include "profilejob.h"
 #include "store/sample_library.h"
+#include "testpaths.h"
+#include "trainjob.h"
 #include "workbench_fixture.h"
 
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
@@ -25,6 +30,7 @@ private Q_SLOTS:
     void profilesIntoLibraryThenReuses();
     void cancelKeepsWhatWasMeasured();
     void modelledDeviceIsRefused();
+    void trainsThePredictorOnTheProfile();
 
 private:
     static void openSample(MainWindow& window);
@@ -79,6 +85,36 @@ void TestProfileJob::profilesIntoLibraryThenReuses() {
     QCOMPARE(second.measured, 0);
     QCOMPARE(second.reused, first.measured + first.reused);
     QCOMPARE(SampleLibrary::open(db.toStdString()).sampleCount(), stored);
+}
+
+void TestProfileJob::trainsThePredictorOnTheProfile() {
+    MainWindow window;
+    // From its file: the predictor imports the library's models again by their paths.
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    window.openModel(QStringLiteral(PARETUNE_SAMPLE_MODEL));
+    QVERIFY(shown.count() > 0 || shown.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.deviceListModel()->profilableDevices().contains(QStringLiteral("cpu")), 30000);
+    const QString db = m_dir.filePath(QStringLiteral("train.db"));
+    window.setDatabasePath(db);
+    QSignalSpy profiled(window.profileJob(), &ProfileJob::profileFinished);
+    window.profileOnDevice(QStringLiteral("cpu"), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(profiled.count(), 1, 120000);
+
+    QSignalSpy trained(window.trainJob(), &TrainJob::trainingFinished);
+    QSignalSpy failed(window.trainJob(), &TrainJob::trainingFailed);
+    QSignalSpy epochs(window.trainJob(), &TrainJob::trainingEpoch);
+    window.trainPredictor(4, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(trained.count() + failed.count(), 1, 120000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+    QCOMPARE(epochs.count(), 4);
+    const PredictorPanel* panel = window.predictorPanel();
+    QCOMPARE(panel->lossPointCount(), 4);
+    QVERIFY(panel->heldOutPointCount() > 0);
+    QCOMPARE(panel->storedPredictorCount(), 1);
+    // The one model in the library cannot be held out: the panel says what it was scored on.
+    QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("training set")));
+    QVERIFY(SampleLibrary::open(db.toStdString()).latestPredictor());
 }
 
 void TestProfileJob::cancelKeepsWhatWasMeasured() {

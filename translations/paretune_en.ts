@@ -114,334 +114,518 @@
     </message>
 </context>
 <context>
+    <name>paretune::GraphOverview</name>
+    <message>
+        <location filename="../widgets/graphoverview.cpp" line="10"/>
+        <source>Overview: click or drag to move the view</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::GraphView</name>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="56"/>
+        <source>Colour by:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="58"/>
+        <source>Device of the selected plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="59"/>
+        <source>Latency on the plan&apos;s devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="63"/>
+        <source>Find node by name or op type (Ctrl+F, Enter for next)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="68"/>
+        <source>Fit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="69"/>
+        <source>Show the whole graph (0)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="74"/>
+        <location filename="../widgets/graphview.cpp" line="149"/>
+        <source>No model open.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="88"/>
+        <source>Find node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="157"/>
+        <source>Laying out the graph...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="181"/>
+        <source>Layout failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="202"/>
+        <source>%1 nodes laid out in %2 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="206"/>
+        <source>; %1 items, %2 of them folded groups (double-click a group to expand it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="213"/>
+        <source>; %1 constant nodes not drawn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="235"/>
+        <source>%1FLOPs (computed from shapes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/graphview.cpp" line="253"/>
+        <source>%n ops</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="262"/>
+        <source>%1: %2 (%3)
+Double-click to expand</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="346"/>
+        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="370"/>
+        <source>&lt;b&gt;Device in plan %1&lt;/b&gt;&lt;br&gt;%2 &amp;nbsp; %3 not placed&lt;br&gt;&lt;span style=&quot;color:#d62728&quot;&gt;- - -&lt;/span&gt; transfer between devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="410"/>
+        <source>&lt;b&gt;No latency data&lt;/b&gt;&lt;br&gt;&lt;i&gt;Search placements and pick a plan: its devices&apos; costs colour the nodes.&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="422"/>
+        <source>&lt;b&gt;Latency on the device of plan %1&lt;/b&gt; (%2, log scale)&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 no cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="447"/>
+        <source>transfer %1 → %2: %3, %4 (modelled link)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/graphview.cpp" line="459"/>
+        <source>and %n more tensors</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="501"/>
+        <source>Plan %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="503"/>
+        <source>not placed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="505"/>
+        <source>, %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="647"/>
+        <source>Found %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="652"/>
+        <source>No drawn node matches &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="41"/>
+        <location filename="../widgets/mainwindow.cpp" line="42"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="51"/>
+        <location filename="../widgets/mainwindow.cpp" line="52"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="55"/>
+        <location filename="../widgets/mainwindow.cpp" line="56"/>
         <source>Filter nodes by name, op type, kind or shape</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="71"/>
-        <source>Diagnostics</source>
+        <location filename="../widgets/mainwindow.cpp" line="70"/>
+        <source>Per-layer profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="77"/>
-        <source>&amp;File</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="79"/>
-        <source>&amp;Open model...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="81"/>
-        <source>Open &amp;sample model</source>
+        <source>Diagnostics</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="83"/>
+        <source>&amp;File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="85"/>
+        <source>&amp;Open model...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="87"/>
+        <source>Open &amp;sample model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="89"/>
         <source>&amp;Quit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="86"/>
+        <location filename="../widgets/mainwindow.cpp" line="92"/>
         <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="95"/>
+        <location filename="../widgets/mainwindow.cpp" line="101"/>
         <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="100"/>
+        <location filename="../widgets/mainwindow.cpp" line="106"/>
         <source>&amp;Search</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="105"/>
+        <location filename="../widgets/mainwindow.cpp" line="111"/>
         <source>&amp;Help</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="106"/>
+        <location filename="../widgets/mainwindow.cpp" line="112"/>
         <source>&amp;About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="111"/>
+        <location filename="../widgets/mainwindow.cpp" line="117"/>
         <source>Importing %1...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="124"/>
+        <location filename="../widgets/mainwindow.cpp" line="130"/>
         <source>Searching placements...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="146"/>
+        <location filename="../widgets/mainwindow.cpp" line="153"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="158"/>
+        <location filename="../widgets/mainwindow.cpp" line="165"/>
         <source>Open a model before searching placements.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="51"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="56"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="74"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="79"/>
         <source>Discovering devices...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="76"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="81"/>
         <source>Discover again</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="81"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="86"/>
         <source>The catalog devices the placement search uses</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="83"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="88"/>
         <source>Search places operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="87"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="92"/>
         <source>Devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="141"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="146"/>
         <source>The bundled example catalog is missing from the resources.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="142"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="147"/>
         <source>Cannot read the device catalog %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="212"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="217"/>
         <source>Device catalog: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="221"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="226"/>
         <source>Log / Issues</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="224"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="229"/>
         <source>Importing %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="226"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
         <source>Placement search started</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="229"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="234"/>
         <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="245"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="250"/>
         <source>Predictor</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="269"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="274"/>
         <source>Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="272"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="277"/>
         <source>&amp;Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
         <source>Open</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
         <source>Open an ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="284"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="289"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="416"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="285"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="290"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="290"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="295"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
         <source>Train</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="295"/>
-        <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="301"/>
-        <source>Validate</source>
+        <source>Train the performance predictor on the sample library&apos;s samples</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="302"/>
+        <source>Training needs LibTorch, which this build does not include</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="308"/>
+        <source>Validate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="309"/>
         <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="306"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="307"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="314"/>
         <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="317"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="324"/>
         <source>Profiling...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="330"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="337"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="338"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="345"/>
         <source>not run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="356"/>
-        <source>No real device to profile on was discovered.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
-        <source>Profile the model&apos;s operators on:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="369"/>
-        <source>Open a model before profiling.</source>
+        <location filename="../widgets/mainwindow_docks.cpp" line="365"/>
+        <source>Training...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
+        <source>Training: epoch %1/%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="386"/>
+        <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="402"/>
+        <source>Training the predictor on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="411"/>
+        <source>No real device to profile on was discovered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="416"/>
+        <source>Profile the model&apos;s operators on:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="424"/>
+        <source>Open a model before profiling.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="429"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="378"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="433"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="381"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="436"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="102"/>
+        <location filename="../widgets/mainwindow.cpp" line="108"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="198"/>
+        <location filename="../widgets/mainwindow.cpp" line="205"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="199"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
+        <location filename="../widgets/mainwindow.cpp" line="206"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="236"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="339"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="199"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
+        <location filename="../widgets/mainwindow.cpp" line="206"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="236"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="339"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="216"/>
+        <location filename="../widgets/mainwindow.cpp" line="223"/>
         <source>simulated; costs %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="219"/>
+        <location filename="../widgets/mainwindow.cpp" line="226"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="251"/>
+        <location filename="../widgets/mainwindow.cpp" line="258"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="255"/>
+        <location filename="../widgets/mainwindow.cpp" line="262"/>
         <source>sample.onnx (bundled)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="259"/>
+        <location filename="../widgets/mainwindow.cpp" line="266"/>
         <source>Open ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="260"/>
+        <location filename="../widgets/mainwindow.cpp" line="267"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="285"/>
+        <location filename="../widgets/mainwindow.cpp" line="292"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="301"/>
+        <location filename="../widgets/mainwindow.cpp" line="308"/>
         <source>Imported %1: %n warning(s)</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -449,32 +633,32 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="307"/>
+        <location filename="../widgets/mainwindow.cpp" line="314"/>
         <source>%1 - Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="308"/>
+        <location filename="../widgets/mainwindow.cpp" line="315"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="316"/>
+        <location filename="../widgets/mainwindow.cpp" line="323"/>
         <source>Import failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="320"/>
+        <location filename="../widgets/mainwindow.cpp" line="327"/>
         <source>Cannot open model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="325"/>
+        <location filename="../widgets/mainwindow.cpp" line="332"/>
         <source>About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="326"/>
+        <location filename="../widgets/mainwindow.cpp" line="333"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -569,143 +753,271 @@
     </message>
 </context>
 <context>
-    <name>paretune::NodeTableModel</name>
+    <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="20"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="100"/>
-        <source>measured</source>
+        <location filename="../widgets/nodeproperties.cpp" line="34"/>
+        <source>weight</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="22"/>
-        <source>predicted</source>
+        <location filename="../widgets/nodeproperties.cpp" line="36"/>
+        <source>graph input</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="24"/>
-        <source>modelled</source>
+        <location filename="../widgets/nodeproperties.cpp" line="38"/>
+        <source>graph output</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="28"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="174"/>
-        <source>unsupported</source>
+        <location filename="../widgets/nodeproperties.cpp" line="86"/>
+        <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="165"/>
-        <source>%1 on %2: %3</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="169"/>
-        <source> (%1)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="186"/>
-        <source>%1 µJ</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="190"/>
-        <source>%1 %</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="200"/>
-        <source>%1 · %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="104"/>
-        <source>Median latency measured on %1 (sample library)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="296"/>
-        <source> (unknown op)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="335"/>
-        <source>Measured on %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="338"/>
-        <source>Latency on %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="344"/>
-        <source>Node</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="346"/>
+        <location filename="../widgets/nodeproperties.cpp" line="102"/>
         <source>Op type</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="348"/>
+        <location filename="../widgets/nodeproperties.cpp" line="104"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="350"/>
-        <source>Device (selected plan)</source>
+        <location filename="../widgets/nodeproperties.cpp" line="105"/>
+        <source> (unknown operator)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="352"/>
-        <source>Output</source>
+        <location filename="../widgets/nodeproperties.cpp" line="112"/>
+        <source>attribute %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="354"/>
-        <source>FLOPs (from shapes)</source>
+        <location filename="../widgets/nodeproperties.cpp" line="116"/>
+        <source>Inputs</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="356"/>
-        <source>Read</source>
+        <location filename="../widgets/nodeproperties.cpp" line="118"/>
+        <source>Outputs</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="358"/>
-        <source>Written</source>
+        <location filename="../widgets/nodeproperties.cpp" line="120"/>
+        <source>Work (computed from shapes)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="360"/>
+        <location filename="../widgets/nodeproperties.cpp" line="121"/>
+        <source>FLOPs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="122"/>
+        <source>Bytes read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="123"/>
+        <source>Bytes written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="124"/>
         <source>Weights</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="362"/>
+        <location filename="../widgets/nodeproperties.cpp" line="125"/>
+        <source>Cost per device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="127"/>
+        <source>&lt;i&gt;No costs available: no search has run on this model. Search placements to see this node&apos;s modelled, predicted or measured cost on each device.&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="132"/>
+        <source>From the current search&apos;s cost table (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Energy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="141"/>
+        <source> (plan)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="146"/>
+        <source>not supported on this device</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::NodeTableModel</name>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="21"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="97"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="101"/>
+        <source>measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="23"/>
+        <source>predicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="25"/>
+        <source>modelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="29"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="175"/>
+        <source>unsupported</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="166"/>
+        <source>%1 on %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="170"/>
+        <source> (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="187"/>
+        <source>%1 µJ</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="191"/>
+        <source>%1 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="97"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="201"/>
+        <source>%1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="105"/>
+        <source>Median latency measured on %1 (sample library)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="297"/>
+        <source> (unknown op)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="336"/>
+        <source>Measured on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="339"/>
+        <source>Latency on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="345"/>
+        <source>Node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="347"/>
+        <source>Op type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="349"/>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="351"/>
+        <source>Device (selected plan)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="353"/>
+        <source>Output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="355"/>
+        <source>FLOPs (from shapes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="357"/>
+        <source>Read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="359"/>
+        <source>Written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="361"/>
+        <source>Weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="363"/>
         <source>Signature</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="364"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="365"/>
         <source>Latency (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="366"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="367"/>
         <source>Memory (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="368"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="369"/>
         <source>Energy (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="370"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="371"/>
         <source>Share of device time</source>
         <translation type="unfinished"></translation>
     </message>
@@ -996,33 +1308,61 @@
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="23"/>
-        <source>%1 s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/timelineview.cpp" line="26"/>
-        <source>%1 ms</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/timelineview.cpp" line="28"/>
-        <source>%1 µs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/timelineview.cpp" line="65"/>
+        <location filename="../widgets/timelineview.cpp" line="54"/>
         <source>transfer</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="156"/>
+        <location filename="../widgets/timelineview.cpp" line="145"/>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2) on %3&lt;br&gt;start %4, end %5, duration %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="169"/>
+        <location filename="../widgets/timelineview.cpp" line="158"/>
         <source>No plan selected: search placements and pick a plan on the Pareto front.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TrainJob</name>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="92"/>
+        <source>held out: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="100"/>
+        <source>MAPE %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="101"/>
+        <source>Share within ±10%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="102"/>
+        <source>Spearman</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="103"/>
+        <source>End-to-end error %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="113"/>
+        <source>Training cancelled; nothing was stored.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="117"/>
+        <source>Internal error while training: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="124"/>
+        <source>Training needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -116,59 +116,212 @@
     </message>
 </context>
 <context>
+    <name>paretune::GraphOverview</name>
+    <message>
+        <location filename="../widgets/graphoverview.cpp" line="10"/>
+        <source>Overview: click or drag to move the view</source>
+        <translation>概览：单击或拖动以移动视图</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::GraphView</name>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="56"/>
+        <source>Colour by:</source>
+        <translation>着色依据：</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="58"/>
+        <source>Device of the selected plan</source>
+        <translation>所选方案的设备</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="59"/>
+        <source>Latency on the plan&apos;s devices</source>
+        <translation>方案所用设备上的延迟</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="63"/>
+        <source>Find node by name or op type (Ctrl+F, Enter for next)</source>
+        <translation>按名称或算子类型查找节点（Ctrl+F，回车查找下一个）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="68"/>
+        <source>Fit</source>
+        <translation>适应窗口</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="69"/>
+        <source>Show the whole graph (0)</source>
+        <translation>显示整个计算图 (0)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="74"/>
+        <location filename="../widgets/graphview.cpp" line="149"/>
+        <source>No model open.</source>
+        <translation>未打开模型。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="88"/>
+        <source>Find node</source>
+        <translation>查找节点</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="157"/>
+        <source>Laying out the graph...</source>
+        <translation>正在布局计算图...</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="181"/>
+        <source>Layout failed: %1</source>
+        <translation>布局失败：%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="202"/>
+        <source>%1 nodes laid out in %2 ms</source>
+        <translation>已布局 %1 个节点，用时 %2 ms</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="206"/>
+        <source>; %1 items, %2 of them folded groups (double-click a group to expand it)</source>
+        <translation>；共 %1 项，其中 %2 个为折叠的分组（双击分组可展开）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="213"/>
+        <source>; %1 constant nodes not drawn</source>
+        <translation>；未绘制 %1 个常量节点</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="235"/>
+        <source>%1FLOPs (computed from shapes)</source>
+        <translation>%1FLOPs（由形状计算）</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/graphview.cpp" line="253"/>
+        <source>%n ops</source>
+        <translation>
+            <numerusform>%n 个算子</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="262"/>
+        <source>%1: %2 (%3)
+Double-click to expand</source>
+        <translation>%1：%2（%3）
+双击展开</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="346"/>
+        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
+        <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1 计算 &amp;nbsp; %2 无运行时开销 &amp;nbsp; %3 折叠的分组&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案，即可按设备着色。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="370"/>
+        <source>&lt;b&gt;Device in plan %1&lt;/b&gt;&lt;br&gt;%2 &amp;nbsp; %3 not placed&lt;br&gt;&lt;span style=&quot;color:#d62728&quot;&gt;- - -&lt;/span&gt; transfer between devices</source>
+        <translation>&lt;b&gt;方案 %1 中的设备&lt;/b&gt;&lt;br&gt;%2 &amp;nbsp; %3 未放置&lt;br&gt;&lt;span style=&quot;color:#d62728&quot;&gt;- - -&lt;/span&gt; 设备间传输</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="410"/>
+        <source>&lt;b&gt;No latency data&lt;/b&gt;&lt;br&gt;&lt;i&gt;Search placements and pick a plan: its devices&apos; costs colour the nodes.&lt;/i&gt;</source>
+        <translation>&lt;b&gt;无延迟数据&lt;/b&gt;&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案：用其设备上的开销为节点着色。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="422"/>
+        <source>&lt;b&gt;Latency on the device of plan %1&lt;/b&gt; (%2, log scale)&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 no cost</source>
+        <translation>&lt;b&gt;方案 %1 所用设备上的延迟&lt;/b&gt;（%2，对数刻度）&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 无开销</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="447"/>
+        <source>transfer %1 → %2: %3, %4 (modelled link)</source>
+        <translation>传输 %1 → %2：%3，%4（链路为建模值）</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/graphview.cpp" line="459"/>
+        <source>and %n more tensors</source>
+        <translation>
+            <numerusform>以及另外 %n 个张量</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="501"/>
+        <source>Plan %1: %2</source>
+        <translation>方案 %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="503"/>
+        <source>not placed</source>
+        <translation>未放置</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="505"/>
+        <source>, %1 (%2)</source>
+        <translation>，%1（%2）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="647"/>
+        <source>Found %1 (%2)</source>
+        <translation>已找到 %1（%2）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphview.cpp" line="652"/>
+        <source>No drawn node matches &quot;%1&quot;</source>
+        <translation>没有已绘制的节点匹配“%1”</translation>
+    </message>
+</context>
+<context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="41"/>
+        <location filename="../widgets/mainwindow.cpp" line="42"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="51"/>
+        <location filename="../widgets/mainwindow.cpp" line="52"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
         <translation>未打开模型。请使用“文件 &gt; 打开”导入 ONNX 模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="55"/>
+        <location filename="../widgets/mainwindow.cpp" line="56"/>
         <source>Filter nodes by name, op type, kind or shape</source>
         <translation>按名称、算子类型、类别或形状筛选节点</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="71"/>
+        <location filename="../widgets/mainwindow.cpp" line="77"/>
         <source>Diagnostics</source>
         <translation>诊断信息</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="77"/>
+        <location filename="../widgets/mainwindow.cpp" line="83"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="79"/>
+        <location filename="../widgets/mainwindow.cpp" line="85"/>
         <source>&amp;Open model...</source>
         <translation>打开模型(&amp;O)...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="81"/>
+        <location filename="../widgets/mainwindow.cpp" line="87"/>
         <source>Open &amp;sample model</source>
         <translation>打开示例模型(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="83"/>
+        <location filename="../widgets/mainwindow.cpp" line="89"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="86"/>
+        <location filename="../widgets/mainwindow.cpp" line="92"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="95"/>
+        <location filename="../widgets/mainwindow.cpp" line="101"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="100"/>
+        <location filename="../widgets/mainwindow.cpp" line="106"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
@@ -177,309 +330,338 @@
         <translation type="vanished">搜索放置方案(&amp;P)（示例目录：cpu、gpu、npu）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="105"/>
+        <location filename="../widgets/mainwindow.cpp" line="111"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="106"/>
+        <location filename="../widgets/mainwindow.cpp" line="112"/>
         <source>&amp;About Paretune</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="111"/>
+        <location filename="../widgets/mainwindow.cpp" line="117"/>
         <source>Importing %1...</source>
         <translation>正在导入 %1...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="124"/>
+        <location filename="../widgets/mainwindow.cpp" line="130"/>
         <source>Searching placements...</source>
         <translation>正在搜索放置方案...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="146"/>
+        <location filename="../widgets/mainwindow.cpp" line="153"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="158"/>
+        <location filename="../widgets/mainwindow.cpp" line="165"/>
         <source>Open a model before searching placements.</source>
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="51"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="56"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="74"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="79"/>
         <source>Discovering devices...</source>
         <translation>正在发现设备...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="76"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="81"/>
         <source>Discover again</source>
         <translation>重新发现</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="81"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="86"/>
         <source>The catalog devices the placement search uses</source>
         <translation>放置搜索使用的目录设备</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="83"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="88"/>
         <source>Search places operators on:</source>
         <translation>搜索将算子放置到：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="87"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="92"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="141"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="146"/>
         <source>The bundled example catalog is missing from the resources.</source>
         <translation>资源中缺少内置的示例目录。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="142"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="147"/>
         <source>Cannot read the device catalog %1: %2</source>
         <translation>无法读取设备目录 %1：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="212"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="217"/>
         <source>Device catalog: %1</source>
         <translation>设备目录：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="221"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="226"/>
         <source>Log / Issues</source>
         <translation>日志 / 问题</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="224"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="229"/>
         <source>Importing %1</source>
         <translation>正在导入 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="226"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
         <source>Placement search started</source>
         <translation>放置搜索已开始</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="229"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="234"/>
         <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
         <translation>放置搜索在 %2 代后%1：前沿上有 %3 个方案（开销%4）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="245"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="250"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="269"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="274"/>
         <source>Workflow</source>
         <translation>工作流程</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="272"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="277"/>
         <source>&amp;Workflow</source>
         <translation>工作流程(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="282"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
         <source>Open an ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="284"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="289"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="416"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="285"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="290"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="290"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="295"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
         <source>Train</source>
         <translation>训练</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="295"/>
-        <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
-        <translation>训练预测器：尚不可用（此构建中没有引擎的预测器部分）</translation>
+        <location filename="../widgets/mainwindow_docks.cpp" line="301"/>
+        <source>Train the performance predictor on the sample library&apos;s samples</source>
+        <translation>用样本库中的样本训练性能预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="301"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="302"/>
+        <source>Training needs LibTorch, which this build does not include</source>
+        <translation>训练需要 LibTorch，而此构建不包含它</translation>
+    </message>
+    <message>
+        <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
+        <translation type="vanished">训练预测器：尚不可用（此构建中没有引擎的预测器部分）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="308"/>
         <source>Validate</source>
         <translation>验证</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="302"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="309"/>
         <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
         <translation>在硬件上验证所选方案：尚不可用（此构建中没有引擎的验证部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="306"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="307"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="314"/>
         <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
         <translation>导出部署包：尚不可用（此构建中没有引擎的部署包部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="317"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="324"/>
         <source>Profiling...</source>
         <translation>正在进行性能分析...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="330"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="337"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation>在 %1 上的性能分析%2：实测 %3 个算子，复用 %4 个，失败 %5 个，未运行 %6 个；实测中位数之和 %7（实测），端到端 %8；已存入 %9</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="338"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="345"/>
         <source>not run</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="356"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="365"/>
+        <source>Training...</source>
+        <translation>正在训练...</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
+        <source>Training: epoch %1/%2</source>
+        <translation>训练中：第 %1/%2 轮</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="386"/>
+        <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
+        <translation>预测器 %1 已训练并存入 %2；评估数据：%3（%4 个算子，预测值与实测值对照）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="402"/>
+        <source>Training the predictor on %1</source>
+        <translation>正在用 %1 训练预测器</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="411"/>
         <source>No real device to profile on was discovered.</source>
         <translation>未发现可用于性能分析的真实设备。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="361"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="416"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation>在以下设备上分析模型的算子：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="369"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="424"/>
         <source>Open a model before profiling.</source>
         <translation>请先打开模型再进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="429"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation>没有设备“%1”（见“设备”面板）。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="378"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="433"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="381"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="436"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="102"/>
+        <location filename="../widgets/mainwindow.cpp" line="108"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="198"/>
+        <location filename="../widgets/mainwindow.cpp" line="205"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="199"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
+        <location filename="../widgets/mainwindow.cpp" line="206"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="236"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="339"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="199"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="332"/>
+        <location filename="../widgets/mainwindow.cpp" line="206"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="236"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="339"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="216"/>
+        <location filename="../widgets/mainwindow.cpp" line="223"/>
         <source>simulated; costs %1</source>
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="219"/>
+        <location filename="../widgets/mainwindow.cpp" line="226"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation>方案 %1（开销%2）：延迟 %3 ms，能耗 %4 mJ，峰值内存 %5 MiB</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="251"/>
+        <location filename="../widgets/mainwindow.cpp" line="258"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation>资源中缺少内置的示例模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="255"/>
+        <location filename="../widgets/mainwindow.cpp" line="262"/>
         <source>sample.onnx (bundled)</source>
         <translation>sample.onnx（内置）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="259"/>
+        <location filename="../widgets/mainwindow.cpp" line="266"/>
         <source>Open ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="260"/>
+        <location filename="../widgets/mainwindow.cpp" line="267"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="285"/>
+        <location filename="../widgets/mainwindow.cpp" line="292"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; 指纹 &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;输入：%4&lt;br&gt;%5 个节点（%6 个计算，%7 个直通，%8 个常量，%9 个已折叠的形状运算） &amp;nbsp; %10 个参数 &amp;nbsp; %11FLOPs &lt;i&gt;（由形状计算）&lt;/i&gt; &amp;nbsp; %12 个未知形状</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="301"/>
+        <location filename="../widgets/mainwindow.cpp" line="308"/>
         <source>Imported %1: %n warning(s)</source>
         <translation>
             <numerusform>已导入 %1：%n 条警告</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="307"/>
+        <location filename="../widgets/mainwindow.cpp" line="314"/>
         <source>%1 - Paretune Workbench</source>
         <translation>%1 - Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="308"/>
+        <location filename="../widgets/mainwindow.cpp" line="315"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation>已导入 %1：%2 个节点，%3 条警告</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="316"/>
+        <location filename="../widgets/mainwindow.cpp" line="323"/>
         <source>Import failed</source>
         <translation>导入失败</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="320"/>
+        <location filename="../widgets/mainwindow.cpp" line="327"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="325"/>
+        <location filename="../widgets/mainwindow.cpp" line="332"/>
         <source>About Paretune</source>
         <translation>关于 Paretune</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="326"/>
+        <location filename="../widgets/mainwindow.cpp" line="333"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
@@ -564,6 +746,11 @@
         <source>Save workspace</source>
         <translation>保存工作区</translation>
     </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="70"/>
+        <source>Per-layer profile</source>
+        <translation>逐层性能分析</translation>
+    </message>
 </context>
 <context>
     <name>paretune::ModelLoader</name>
@@ -574,143 +761,275 @@
     </message>
 </context>
 <context>
-    <name>paretune::NodeTableModel</name>
+    <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="20"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="100"/>
-        <source>measured</source>
-        <translation>实测</translation>
+        <location filename="../widgets/nodeproperties.cpp" line="34"/>
+        <source>weight</source>
+        <translation>权重</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="22"/>
-        <source>predicted</source>
-        <translation>预测</translation>
+        <location filename="../widgets/nodeproperties.cpp" line="36"/>
+        <source>graph input</source>
+        <translation>图输入</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="24"/>
-        <source>modelled</source>
-        <translation>建模</translation>
+        <location filename="../widgets/nodeproperties.cpp" line="38"/>
+        <source>graph output</source>
+        <translation>图输出</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="28"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="174"/>
-        <source>unsupported</source>
-        <translation>不支持</translation>
+        <location filename="../widgets/nodeproperties.cpp" line="86"/>
+        <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;在计算图或逐层性能分析中选择一个节点以查看其属性。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="165"/>
-        <source>%1 on %2: %3</source>
-        <translation>%1（%2）：%3</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="169"/>
-        <source> (%1)</source>
-        <translation>（%1）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="186"/>
-        <source>%1 µJ</source>
-        <translation>%1 µJ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="190"/>
-        <source>%1 %</source>
-        <translation>%1 %</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="96"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="200"/>
-        <source>%1 · %2</source>
-        <translation>%1 · %2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="104"/>
-        <source>Median latency measured on %1 (sample library)</source>
-        <translation>在 %1 上实测的延迟中位数（样本库）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="296"/>
-        <source> (unknown op)</source>
-        <translation>（未知算子）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="335"/>
-        <source>Measured on %1</source>
-        <translation>在 %1 上实测</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="338"/>
-        <source>Latency on %1</source>
-        <translation>%1 上的延迟</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="344"/>
-        <source>Node</source>
-        <translation>节点</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="346"/>
+        <location filename="../widgets/nodeproperties.cpp" line="102"/>
         <source>Op type</source>
         <translation>算子类型</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="348"/>
+        <location filename="../widgets/nodeproperties.cpp" line="104"/>
         <source>Kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="350"/>
-        <source>Device (selected plan)</source>
-        <translation>设备（所选方案）</translation>
+        <location filename="../widgets/nodeproperties.cpp" line="105"/>
+        <source> (unknown operator)</source>
+        <translation>（未知算子）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="352"/>
-        <source>Output</source>
+        <location filename="../widgets/nodeproperties.cpp" line="112"/>
+        <source>attribute %1</source>
+        <translation>属性 %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="116"/>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="118"/>
+        <source>Outputs</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="354"/>
-        <source>FLOPs (from shapes)</source>
-        <translation>FLOPs（由形状计算）</translation>
+        <location filename="../widgets/nodeproperties.cpp" line="120"/>
+        <source>Work (computed from shapes)</source>
+        <translation>计算量（由形状计算）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="356"/>
-        <source>Read</source>
-        <translation>读取</translation>
+        <location filename="../widgets/nodeproperties.cpp" line="121"/>
+        <source>FLOPs</source>
+        <translation>FLOPs</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="358"/>
-        <source>Written</source>
-        <translation>写入</translation>
+        <location filename="../widgets/nodeproperties.cpp" line="122"/>
+        <source>Bytes read</source>
+        <translation>读取字节数</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="360"/>
+        <location filename="../widgets/nodeproperties.cpp" line="123"/>
+        <source>Bytes written</source>
+        <translation>写入字节数</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="124"/>
         <source>Weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="362"/>
+        <location filename="../widgets/nodeproperties.cpp" line="125"/>
+        <source>Cost per device</source>
+        <translation>各设备上的开销</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="127"/>
+        <source>&lt;i&gt;No costs available: no search has run on this model. Search placements to see this node&apos;s modelled, predicted or measured cost on each device.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;无可用开销：尚未对此模型运行搜索。搜索放置方案后，可查看此节点在各设备上的建模、预测或实测开销。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="132"/>
+        <source>From the current search&apos;s cost table (%1).</source>
+        <translation>来自当前搜索的开销表（%1）。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Energy</source>
+        <translation>能耗</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Workspace</source>
+        <translation>工作空间</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="141"/>
+        <source> (plan)</source>
+        <translation>（方案）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodeproperties.cpp" line="146"/>
+        <source>not supported on this device</source>
+        <translation>此设备不支持</translation>
+    </message>
+    <message>
+        <source>Node properties</source>
+        <translation type="vanished">节点属性</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::NodeTableModel</name>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="21"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="97"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="101"/>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="23"/>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="25"/>
+        <source>modelled</source>
+        <translation>建模</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="29"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="175"/>
+        <source>unsupported</source>
+        <translation>不支持</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="166"/>
+        <source>%1 on %2: %3</source>
+        <translation>%1（%2）：%3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="170"/>
+        <source> (%1)</source>
+        <translation>（%1）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="187"/>
+        <source>%1 µJ</source>
+        <translation>%1 µJ</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="191"/>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="97"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="201"/>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="105"/>
+        <source>Median latency measured on %1 (sample library)</source>
+        <translation>在 %1 上实测的延迟中位数（样本库）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="297"/>
+        <source> (unknown op)</source>
+        <translation>（未知算子）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="336"/>
+        <source>Measured on %1</source>
+        <translation>在 %1 上实测</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="339"/>
+        <source>Latency on %1</source>
+        <translation>%1 上的延迟</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="345"/>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="347"/>
+        <source>Op type</source>
+        <translation>算子类型</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="349"/>
+        <source>Kind</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="351"/>
+        <source>Device (selected plan)</source>
+        <translation>设备（所选方案）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="353"/>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="355"/>
+        <source>FLOPs (from shapes)</source>
+        <translation>FLOPs（由形状计算）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="357"/>
+        <source>Read</source>
+        <translation>读取</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="359"/>
+        <source>Written</source>
+        <translation>写入</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="361"/>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location filename="../widgets/nodetablemodel.cpp" line="363"/>
         <source>Signature</source>
         <translation>签名</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="364"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="365"/>
         <source>Latency (plan)</source>
         <translation>延迟（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="366"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="367"/>
         <source>Memory (plan)</source>
         <translation>内存（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="368"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="369"/>
         <source>Energy (plan)</source>
         <translation>能耗（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="370"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="371"/>
         <source>Share of device time</source>
         <translation>占设备时间比例</translation>
     </message>
@@ -999,328 +1318,74 @@
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="23"/>
         <source>%1 s</source>
-        <translation>%1 秒</translation>
+        <translation type="vanished">%1 秒</translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="26"/>
         <source>%1 ms</source>
-        <translation>%1 毫秒</translation>
+        <translation type="vanished">%1 毫秒</translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="28"/>
         <source>%1 µs</source>
-        <translation>%1 微秒</translation>
+        <translation type="vanished">%1 微秒</translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="65"/>
+        <location filename="../widgets/timelineview.cpp" line="54"/>
         <source>transfer</source>
         <translation>传输</translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="156"/>
+        <location filename="../widgets/timelineview.cpp" line="145"/>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2) on %3&lt;br&gt;start %4, end %5, duration %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;（%2）位于 %3&lt;br&gt;开始 %4，结束 %5，时长 %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="169"/>
+        <location filename="../widgets/timelineview.cpp" line="158"/>
         <source>No plan selected: search placements and pick a plan on the Pareto front.</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
 </context>
 <context>
-    <name>paretune::GraphOverview</name>
+    <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/graphoverview.cpp" line="10"/>
-        <source>Overview: click or drag to move the view</source>
-        <translation>概览：单击或拖动以移动视图</translation>
-    </message>
-</context>
-<context>
-    <name>paretune::GraphView</name>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="56"/>
-        <source>Colour by:</source>
-        <translation>着色依据：</translation>
+        <location filename="../widgets/trainjob.cpp" line="92"/>
+        <source>held out: %1</source>
+        <translation>留出：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="58"/>
-        <source>Device of the selected plan</source>
-        <translation>所选方案的设备</translation>
+        <location filename="../widgets/trainjob.cpp" line="100"/>
+        <source>MAPE %</source>
+        <translation>MAPE %</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="59"/>
-        <source>Latency on the plan&apos;s devices</source>
-        <translation>方案所用设备上的延迟</translation>
+        <location filename="../widgets/trainjob.cpp" line="101"/>
+        <source>Share within ±10%</source>
+        <translation>误差在 ±10% 以内的比例</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="63"/>
-        <source>Find node by name or op type (Ctrl+F, Enter for next)</source>
-        <translation>按名称或算子类型查找节点（Ctrl+F，回车查找下一个）</translation>
+        <location filename="../widgets/trainjob.cpp" line="102"/>
+        <source>Spearman</source>
+        <translation>Spearman 相关系数</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="68"/>
-        <source>Fit</source>
-        <translation>适应窗口</translation>
+        <location filename="../widgets/trainjob.cpp" line="103"/>
+        <source>End-to-end error %</source>
+        <translation>端到端误差 %</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="69"/>
-        <source>Show the whole graph (0)</source>
-        <translation>显示整个计算图 (0)</translation>
+        <location filename="../widgets/trainjob.cpp" line="113"/>
+        <source>Training cancelled; nothing was stored.</source>
+        <translation>训练已取消；未存储任何内容。</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="74"/>
-        <location filename="../widgets/graphview.cpp" line="149"/>
-        <source>No model open.</source>
-        <translation>未打开模型。</translation>
+        <location filename="../widgets/trainjob.cpp" line="117"/>
+        <source>Internal error while training: %1</source>
+        <translation>训练时发生内部错误：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="88"/>
-        <source>Find node</source>
-        <translation>查找节点</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="157"/>
-        <source>Laying out the graph...</source>
-        <translation>正在布局计算图...</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="181"/>
-        <source>Layout failed: %1</source>
-        <translation>布局失败：%1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="202"/>
-        <source>%1 nodes laid out in %2 ms</source>
-        <translation>已布局 %1 个节点，用时 %2 ms</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="206"/>
-        <source>; %1 items, %2 of them folded groups (double-click a group to expand it)</source>
-        <translation>；共 %1 项，其中 %2 个为折叠的分组（双击分组可展开）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="213"/>
-        <source>; %1 constant nodes not drawn</source>
-        <translation>；未绘制 %1 个常量节点</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="235"/>
-        <source>%1FLOPs (computed from shapes)</source>
-        <translation>%1FLOPs（由形状计算）</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../widgets/graphview.cpp" line="253"/>
-        <source>%n ops</source>
-        <translation>
-            <numerusform>%n 个算子</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="262"/>
-        <source>%1: %2 (%3)
-Double-click to expand</source>
-        <translation>%1：%2（%3）
-双击展开</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="346"/>
-        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
-        <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1 计算 &amp;nbsp; %2 无运行时开销 &amp;nbsp; %3 折叠的分组&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案，即可按设备着色。&lt;/i&gt;</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="370"/>
-        <source>&lt;b&gt;Device in plan %1&lt;/b&gt;&lt;br&gt;%2 &amp;nbsp; %3 not placed&lt;br&gt;&lt;span style=&quot;color:#d62728&quot;&gt;- - -&lt;/span&gt; transfer between devices</source>
-        <translation>&lt;b&gt;方案 %1 中的设备&lt;/b&gt;&lt;br&gt;%2 &amp;nbsp; %3 未放置&lt;br&gt;&lt;span style=&quot;color:#d62728&quot;&gt;- - -&lt;/span&gt; 设备间传输</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="410"/>
-        <source>&lt;b&gt;No latency data&lt;/b&gt;&lt;br&gt;&lt;i&gt;Search placements and pick a plan: its devices&apos; costs colour the nodes.&lt;/i&gt;</source>
-        <translation>&lt;b&gt;无延迟数据&lt;/b&gt;&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案：用其设备上的开销为节点着色。&lt;/i&gt;</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="422"/>
-        <source>&lt;b&gt;Latency on the device of plan %1&lt;/b&gt; (%2, log scale)&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 no cost</source>
-        <translation>&lt;b&gt;方案 %1 所用设备上的延迟&lt;/b&gt;（%2，对数刻度）&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 无开销</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="447"/>
-        <source>transfer %1 → %2: %3, %4 (modelled link)</source>
-        <translation>传输 %1 → %2：%3，%4（链路为建模值）</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../widgets/graphview.cpp" line="459"/>
-        <source>and %n more tensors</source>
-        <translation>
-            <numerusform>以及另外 %n 个张量</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="501"/>
-        <source>Plan %1: %2</source>
-        <translation>方案 %1：%2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="503"/>
-        <source>not placed</source>
-        <translation>未放置</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="505"/>
-        <source>, %1 (%2)</source>
-        <translation>，%1（%2）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="647"/>
-        <source>Found %1 (%2)</source>
-        <translation>已找到 %1（%2）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphview.cpp" line="652"/>
-        <source>No drawn node matches &quot;%1&quot;</source>
-        <translation>没有已绘制的节点匹配“%1”</translation>
-    </message>
-</context>
-<context>
-    <name>paretune::NodeProperties</name>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="34"/>
-        <source>weight</source>
-        <translation>权重</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="36"/>
-        <source>graph input</source>
-        <translation>图输入</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="38"/>
-        <source>graph output</source>
-        <translation>图输出</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="86"/>
-        <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
-        <translation>&lt;i&gt;在计算图或逐层性能分析中选择一个节点以查看其属性。&lt;/i&gt;</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="102"/>
-        <source>Op type</source>
-        <translation>算子类型</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="104"/>
-        <source>Kind</source>
-        <translation>类别</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="105"/>
-        <source> (unknown operator)</source>
-        <translation>（未知算子）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="112"/>
-        <source>attribute %1</source>
-        <translation>属性 %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="116"/>
-        <source>Inputs</source>
-        <translation>输入</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="118"/>
-        <source>Outputs</source>
-        <translation>输出</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="120"/>
-        <source>Work (computed from shapes)</source>
-        <translation>计算量（由形状计算）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="121"/>
-        <source>FLOPs</source>
-        <translation>FLOPs</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="122"/>
-        <source>Bytes read</source>
-        <translation>读取字节数</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="123"/>
-        <source>Bytes written</source>
-        <translation>写入字节数</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="124"/>
-        <source>Weights</source>
-        <translation>权重</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="125"/>
-        <source>Cost per device</source>
-        <translation>各设备上的开销</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="127"/>
-        <source>&lt;i&gt;No costs available: no search has run on this model. Search placements to see this node&apos;s modelled, predicted or measured cost on each device.&lt;/i&gt;</source>
-        <translation>&lt;i&gt;无可用开销：尚未对此模型运行搜索。搜索放置方案后，可查看此节点在各设备上的建模、预测或实测开销。&lt;/i&gt;</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="132"/>
-        <source>From the current search&apos;s cost table (%1).</source>
-        <translation>来自当前搜索的开销表（%1）。</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
-        <source>Device</source>
-        <translation>设备</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
-        <source>Latency</source>
-        <translation>延迟</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
-        <source>Energy</source>
-        <translation>能耗</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
-        <source>Workspace</source>
-        <translation>工作空间</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
-        <source>Source</source>
-        <translation>来源</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="141"/>
-        <source> (plan)</source>
-        <translation>（方案）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/nodeproperties.cpp" line="146"/>
-        <source>not supported on this device</source>
-        <translation>此设备不支持</translation>
-    </message>
-    <message>
-        <location filename="../widgets/graphdock.cpp" line="16"/>
-        <source>Node properties</source>
-        <translation>节点属性</translation>
-    </message>
-</context>
-<context>
-    <name>paretune::MainWindow</name>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="66"/>
-        <source>Per-layer profile</source>
-        <translation>逐层性能分析</translation>
+        <location filename="../widgets/trainjob.cpp" line="124"/>
+        <source>Training needs LibTorch, which this build does not include.</source>
+        <translation>训练需要 LibTorch，而此构建不包含它。</translation>
     </message>
 </context>
 </TS>

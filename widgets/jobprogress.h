@@ -24,9 +24,12 @@ public:
     void report(double fraction, const std::string& message) override;
     bool cancelled() const override { return m_cancelled.load(); }
     void cancel() { m_cancelled.store(true); }
+    /// A figure of the job at one step (a training epoch's loss), for plots; any thread.
+    void sample(int step, double value) { Q_EMIT sampled(step, value); }
 
 Q_SIGNALS:
     void progressed(double fraction, const QString& message);
+    void sampled(int step, double value);
 
 private:
     std::atomic<bool> m_cancelled{false};

@@ -148,6 +148,7 @@ MainWindow::MainWindow(QWidget* parent)
     setupPredictorDock();
     setupToolBar();
     setupProfileJob();
+    setupTrainJob();
     setupPersistence();
     statusBar()->showMessage(tr("Ready"));
 }

@@ -21,6 +21,7 @@ class DeviceListModel;
 struct ImportResult;
 class PredictorPanel;
 class ProfileJob;
+class TrainJob;
 class ModelLoader;
 class NodeTableModel;
 class ParetoPlot;
@@ -62,6 +63,10 @@ public:
     DeviceListModel* deviceListModel() const { return m_devices; }
     PlacementSearch* placementSearch() const { return m_searcher; }
     ProfileJob* profileJob() const { return m_profileJob; }
+    TrainJob* trainJob() const { return m_trainJob; }
+    /// Trains the predictor on the sample library (Workflow > Train), holding the open model out
+    /// when the library has other models.
+    void trainPredictor(int epochs = 60, int members = 5);
 
     /// Profiles the current model's operators on a real device (id from the Devices dock) into
     /// the sample library, on a worker thread with progress and Cancel in the status bar; the
@@ -140,6 +145,7 @@ private:
     void setupPredictorDock();
     void setupToolBar();
     void setupProfileJob();
+    void setupTrainJob();
     void chooseDeviceToProfile();
     void setupPersistence();
     void addRecentFile(const QString& path);
@@ -162,6 +168,8 @@ private:
     PredictorPanel* m_predictor = nullptr;
     QAction* m_profileAction = nullptr;
     ProfileJob* m_profileJob = nullptr;
+    TrainJob* m_trainJob = nullptr;
+    QAction* m_trainAction = nullptr;
     QString m_dbPath;
     QString m_modelPath;
     QMenu* m_recentMenu = nullptr;

@@ -2,6 +2,7 @@
 // its own helper, and the window's persistence.
 #include "mainwindow.h"
 
+#include "graph/onnx_importer.h"
 #include "graphpalette.h"
 #include "modelloader.h"
 #include "nodetablemodel.h"
@@ -17,6 +18,7 @@
 #include "predictorpanel.h"
 #include "profilejob.h"
 #include "store/sample_library.h"
+#include "trainjob.h"
 
 #include <QAction>
 #include <QDateTime>
@@ -39,6 +41,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace paretune {
@@ -292,10 +296,12 @@ void MainWindow::setupToolBar() {
                                        "include"));
     }
     connect(m_profileAction, &QAction::triggered, this, &MainWindow::chooseDeviceToProfile);
-    QAction* train = add(tr("Train"), QStringLiteral("trainAction"),
-                         tr("Train the predictor: not available yet (the predictor part of the "
-                            "engine is not in this build)"));
-    train->setEnabled(false);
+    m_trainAction = add(tr("Train"), QStringLiteral("trainAction"),
+                        TrainJob::available()
+                            ? tr("Train the performance predictor on the sample library's samples")
+                            : tr("Training needs LibTorch, which this build does not include"));
+    m_trainAction->setEnabled(TrainJob::available());
+    connect(m_trainAction, &QAction::triggered, this, [this] { trainPredictor(); });
     m_searchAction->setObjectName(QStringLiteral("searchAction"));
     bar->addAction(m_searchAction);
     jobs->addAction(m_searchAction);
@@ -349,6 +355,54 @@ void MainWindow::setupProfileJob() {
         m_cancel->hide();
         showError(message);
     });
+}
+
+void MainWindow::setupTrainJob() {
+    m_trainJob = new TrainJob(this);
+    connect(m_cancel, &QPushButton::clicked, m_trainJob, &TrainJob::cancel);
+    connect(m_trainJob, &TrainJob::trainingStarted, this, [this](int epochs) {
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("Training..."));
+        m_progress->show();
+        m_cancel->show();
+        m_progress->setProperty("epochs", epochs);
+        m_predictor->startTraining();
+    });
+    connect(m_trainJob, &TrainJob::trainingEpoch, this, [this](int epoch, double loss) {
+        const int epochs = std::max(1, m_progress->property("epochs").toInt());
+        m_progress->setValue(epoch * 1000 / epochs);
+        m_progress->setFormat(tr("Training: epoch %1/%2").arg(epoch).arg(epochs));
+        m_predictor->addLoss(epoch, loss, std::numeric_limits<double>::quiet_NaN());
+    });
+    connect(m_trainJob, &TrainJob::trainingFinished, this, [this](const TrainOutcome& o) {
+        m_progress->hide();
+        m_cancel->hide();
+        for (const QString& note : o.notes) {
+            logMessage(note);
+        }
+        m_predictor->showLibrary(o.dbPath);
+        m_predictor->setHeldOut(o.measuredUs, o.predictedUs);
+        m_predictor->setMetrics(o.metricNames, o.predictorMetrics, o.rooflineMetrics);
+        const QString text = tr("Predictor %1 trained and stored in %2; evaluated on the %3 "
+                                "(%4 operators, predicted beside measured)")
+                                 .arg(o.predictorId)
+                                 .arg(o.dbPath, o.evaluatedOn)
+                                 .arg(o.measuredUs.size());
+        logMessage(text);
+        statusBar()->showMessage(text);
+    });
+    connect(m_trainJob, &TrainJob::trainingFailed, this, [this](const QString& message) {
+        m_progress->hide();
+        m_cancel->hide();
+        showError(message);
+    });
+}
+
+void MainWindow::trainPredictor(int epochs, int members) {
+    logMessage(tr("Training the predictor on %1").arg(m_dbPath));
+    m_trainJob->start(m_dbPath,
+                      m_model ? QString::fromStdString(m_model->graph.fingerprint) : QString(),
+                      epochs, members);
 }
 
 void MainWindow::chooseDeviceToProfile() {
