@@ -256,11 +256,14 @@ void MainWindow::setupPredictorDock() {
         tabifyDockWidget(devices, dock);
         devices->raise();
     }
-    // The timeline gets most of the bottom row, beside the log.
-    if (auto* log = findChild<QDockWidget*>(QStringLiteral("diagnosticsDock"))) {
-        if (auto* timeline = findChild<QDockWidget*>(QStringLiteral("timelineDock"))) {
-            resizeDocks({log, timeline}, {1, 2}, Qt::Horizontal);
+    // The bottom row is one wide, tabbed area: per-layer profile, timeline, log.
+    if (auto* profile = findChild<QDockWidget*>(QStringLiteral("profileDock"))) {
+        for (const char* name : {"timelineDock", "diagnosticsDock"}) {
+            if (auto* other = findChild<QDockWidget*>(QLatin1String(name))) {
+                tabifyDockWidget(profile, other);
+            }
         }
+        profile->raise();
     }
     setDatabasePath(QString::fromStdString(defaultSampleLibraryPath().string()));
 }
