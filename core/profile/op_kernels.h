@@ -1,5 +1,6 @@
 #pragma once
-// Private to paretune_profile: includes ATen. Only op_kernels.cpp and op_runner.cpp see it.
+// Private to paretune_profile: includes ATen. Only op_kernels.cpp, op_runner.cpp and
+// graph_executor.cpp (through graph_program.h) see it.
 
 #include "graph/graph.h"
 #include "op_profile.h"
