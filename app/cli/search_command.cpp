@@ -9,8 +9,9 @@
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
 #include "plan/simulator.h"
-#include "predict/library_costs.h" // LibraryCosts; fillCostsFromLibrary needs LibTorch
+#include "predict/library_costs.h"
 #include "search/pareto_search.h"
+#include "search/plans_document.h"
 #include "store/sample_library.h"
 
 #include <CLI/CLI.hpp>
@@ -65,12 +66,6 @@ private:
     bool m_printed = false;
 };
 
-struct PlanRow {
-    const Solution* solution = nullptr;
-    bool onFront = false;
-    std::int32_t dominatedBy = -1; ///< index of a front plan that dominates it
-};
-
 void writeAtomically(const std::string& path, const std::string& text) {
     const std::filesystem::path target(path);
     const std::filesystem::path temporary =
@@ -97,23 +92,6 @@ void writeAtomically(const std::string& path, const std::string& text) {
 }
 
 } // namespace
-
-LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph, const DeviceCatalog& catalog,
-                              SampleLibrary& library) {
-#if PARETUNE_WITH_TORCH
-    return fillCostsFromLibrary(table, graph, catalog, library);
-#else
-    LibraryCosts costs;
-    costs.devices = applyMeasuredSamples(table, graph, library,
-                                         realDeviceFingerprints(table, discoverDevices(&catalog)));
-    for (const MeasuredDevice& m : costs.devices) {
-        costs.measuredCells += m.measured;
-    }
-    costs.notes.push_back("predictions need a build with LibTorch: operators without samples "
-                          "count as unsupported on real devices");
-    return costs;
-#endif
-}
 
 void runSearch(const SearchArguments& args) {
     if (args.catalog.empty()) {
@@ -194,92 +172,13 @@ void runSearch(const SearchArguments& args) {
     const SearchResult result = searchPareto(sim, options, args.json ? nullptr : &progress);
 
     // The front (thinned to --max-plans, spread along it), then the baselines not on it.
-    const std::vector<Solution> shown = args.maxPlans > 0
-                                            ? spreadSubset(result.front, options.objectives,
-                                                           static_cast<std::size_t>(args.maxPlans))
-                                            : result.front;
-    std::vector<PlanRow> rows;
-    for (const Solution& s : shown) {
-        rows.push_back({&s, true, -1});
-    }
-    for (const Solution& b : result.baselines) {
-        bool listed = false;
-        for (const Solution& s : shown) {
-            listed = listed || s.baseline == b.baseline;
-        }
-        if (listed) {
-            continue;
-        }
-        bool onFront = false; // on the front but left out of the --max-plans subset
-        for (const Solution& s : result.front) {
-            onFront = onFront || s.baseline == b.baseline;
-        }
-        PlanRow row{&b, onFront, -1};
-        for (std::size_t i = 0; i < shown.size() && row.dominatedBy < 0 && !onFront; ++i) {
-            if (weaklyDominates(shown[i].objectives, b.objectives, options.objectives)) {
-                row.dominatedBy = static_cast<std::int32_t>(i);
-            }
-        }
-        rows.push_back(row);
-    }
-
-    nlohmann::json plans = nlohmann::json::array();
-    for (std::size_t id = 0; id < rows.size(); ++id) {
-        const Solution& s = *rows[id].solution;
-        const Plan plan = sim.planOf(s.genome);
-        nlohmann::json assignment = nlohmann::json::object();
-        int sources[4] = {0, 0, 0, 0};
-        for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-            if (g.nodes[n].kind == NodeKind::Constant || plan.device[n] < 0) {
-                continue;
-            }
-            assignment[g.nodes[n].name] = table.device(plan.device[n]).id;
-            if (g.nodes[n].kind == NodeKind::Compute) {
-                ++sources[static_cast<int>(
-                    table.cell(static_cast<NodeId>(n), plan.device[n]).source)];
-            }
-        }
-        plans.push_back({{"id", id},
-                         {"assignment", assignment},
-                         {"latency_us", s.objectives.latencyUs},
-                         {"energy_mj", s.objectives.energyMj},
-                         {"average_power_w", s.objectives.averagePowerW},
-                         {"peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
-                         {"feasible", s.objectives.feasible()},
-                         {"baseline", s.baseline.empty() ? nlohmann::json(nullptr)
-                                                         : nlohmann::json(s.baseline)},
-                         {"on_front", rows[id].onFront},
-                         {"sources",
-                          {{"measured", sources[static_cast<int>(CostSource::Measured)]},
-                           {"predicted", sources[static_cast<int>(CostSource::Predicted)]},
-                           {"modelled", sources[static_cast<int>(CostSource::Modelled)]}}}});
-    }
-    nlohmann::json devices = nlohmann::json::array();
-    for (const CostDevice& d : table.devices()) {
-        devices.push_back(d.id);
-    }
-    nlohmann::json objectives = nlohmann::json::array();
-    for (const Objective o : options.objectives) {
-        objectives.push_back(std::string(objectiveName(o)));
-    }
-    const nlohmann::json doc = {{"tool", "paretune"},
-                                {"tool_version", PARETUNE_VERSION},
-                                {"model", g.sourcePath},
-                                {"model_fingerprint", g.fingerprint},
-                                {"catalog", args.catalog},
-                                {"devices", devices},
-                                {"host", catalog.host},
-                                {"objectives", objectives},
-                                {"population", options.population},
-                                {"generations", result.generationsRun},
-                                {"seed", options.seed},
-                                {"coarse_to_fine", options.coarseToFine},
-                                {"evaluations", result.evaluations},
-                                {"front_size", result.front.size()},
-                                {"hypervolume_reference", result.reference},
-                                {"plans", plans},
-                                {"library", library},
-                                {"hypervolume_by_generation", result.hypervolumeByGeneration}};
+    const std::vector<ListedPlan> rows =
+        listPlans(result, options.objectives, static_cast<std::size_t>(args.maxPlans));
+    const std::size_t shownCount =
+        args.maxPlans > 0 ? std::min(result.front.size(), static_cast<std::size_t>(args.maxPlans))
+                          : result.front.size();
+    const nlohmann::json doc =
+        plansDocument(sim, options, result, rows, {args.catalog, catalog.host, library});
     if (!args.out.empty()) {
         writeAtomically(args.out, doc.dump(2) + "\n");
     }
@@ -308,13 +207,13 @@ void runSearch(const SearchArguments& args) {
     std::printf("Hypervolume  %.4f -> %.4f (normalised)\n", result.hypervolumeByGeneration.front(),
                 result.hypervolumeByGeneration.back());
     std::printf("Front        %zu plans%s\n\n", result.front.size(),
-                shown.size() < result.front.size()
-                    ? (", " + std::to_string(shown.size()) + " shown (--max-plans)").c_str()
+                shownCount < result.front.size()
+                    ? (", " + std::to_string(shownCount) + " shown (--max-plans)").c_str()
                     : "");
     std::printf("%5s  %-10s %12s %12s %10s %12s  %s\n", "Plan", "Baseline", "Latency ms",
                 "Energy mJ", "Power W", "Memory MB", "Status");
     for (std::size_t id = 0; id < rows.size(); ++id) {
-        const Solution& s = *rows[id].solution;
+        const Solution& s = rows[id].solution;
         std::string status;
         if (!s.objectives.feasible()) {
             status = "infeasible";

@@ -8,14 +8,6 @@ namespace CLI {
 class App;
 }
 
-namespace paretune {
-class CostTable;
-class SampleLibrary;
-struct DeviceCatalog;
-struct Graph;
-struct LibraryCosts;
-} // namespace paretune
-
 namespace paretune::cli {
 
 struct SearchArguments {
@@ -32,12 +24,6 @@ struct SearchArguments {
     bool json = false;
     bool coarseToFine = false; ///< search chains of nodes first, then single nodes
 };
-
-/// The costs `--db` gives the catalog's real devices: measured cells from the library's samples
-/// and, in builds with LibTorch, predicted cells from its newest predictor where nothing was
-/// measured (fillCostsFromLibrary). Used by search and export alike.
-LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph, const DeviceCatalog& catalog,
-                              SampleLibrary& library);
 
 /// Registers `paretune search`; the command runs when its callback fires.
 void addSearchCommand(CLI::App& app);

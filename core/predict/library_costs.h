@@ -1,6 +1,8 @@
 #pragma once
 
 #include "cost/measured_costs.h"
+#include "device/device.h"
+#include "paretune/config.h"
 
 #include <cstdint>
 #include <string>
@@ -30,5 +32,25 @@ struct LibraryCosts {
 /// are not on this machine keep their cells, with a note.
 LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
                                   const DeviceCatalog& catalog, SampleLibrary& library);
+
+/// The costs a sample library gives the catalog's real devices, as `paretune search --db`, export
+/// and the workbench's search use them: fillCostsFromLibrary in builds with LibTorch (it is in
+/// paretune_predict, which callers then link); without it the measured cells only, with a note.
+inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
+                                     const DeviceCatalog& catalog, SampleLibrary& library) {
+#if PARETUNE_WITH_TORCH
+    return fillCostsFromLibrary(table, graph, catalog, library);
+#else
+    LibraryCosts costs;
+    costs.devices = applyMeasuredSamples(table, graph, library,
+                                         realDeviceFingerprints(table, discoverDevices(&catalog)));
+    for (const MeasuredDevice& m : costs.devices) {
+        costs.measuredCells += m.measured;
+    }
+    costs.notes.push_back("predictions need a build with LibTorch: operators without samples "
+                          "count as unsupported on real devices");
+    return costs;
+#endif
+}
 
 } // namespace paretune

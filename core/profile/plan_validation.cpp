@@ -1,0 +1,390 @@
+#include "plan_validation.h"
+
+#include "common/input_error.h"
+#include "common/progress.h"
+#include "cost/cost_table.h"
+#include "cost/device_catalog.h"
+#include "cost/measured_costs.h"
+#include "device/device.h"
+#include "device/device_fingerprint.h"
+#include "graph_executor.h"
+#include "measurement.h"
+#include "plan/simulator.h"
+#include "rapl_energy.h"
+#include "search/baselines.h"
+#include "search/pareto_search.h"
+#include "store/graph_records.h"
+#include "store/sample_library.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace paretune {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+nlohmann::json optionalJson(const std::optional<double>& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+/// (predicted − measured) / measured; nothing when either is missing or measured is 0.
+std::optional<double> relativeError(const std::optional<double>& predicted,
+                                    const std::optional<double>& measured) {
+    if (!predicted || !measured || *measured <= 0) {
+        return std::nullopt;
+    }
+    return (*predicted - *measured) / *measured;
+}
+
+/// What the plan says for one node when a cost table could be rebuilt.
+struct NodePrediction {
+    std::optional<double> latencyUs;
+    std::string source = "none";
+    std::optional<double> startUs;
+    std::optional<double> finishUs;
+};
+
+struct Prediction {
+    std::vector<NodePrediction> nodes;
+    std::vector<NodeId> order;
+    Objectives objectives;
+};
+
+/// The plan simulated again over the cost table the search used, with the search's priority.
+Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
+                         const std::vector<std::string>& planDevices, const DeviceCatalog& catalog,
+                         const DeviceInventory& inventory, SampleLibrary& library,
+                         const ValidationOptions& options) {
+    const std::vector<std::string>& tableIds =
+        plan.costDevices.empty() ? planDevices : plan.costDevices;
+    CostTable table = buildCostTable(g, catalog, tableIds);
+    if (options.fillCosts) {
+        options.fillCosts(table);
+    } else {
+        applyMeasuredSamples(table, g, library, realDeviceFingerprints(table, inventory));
+    }
+    Simulator sim(g, table);
+    if (SearchOptions{}.upwardRankPriority) {
+        sim.setPriority(upwardRankOrder(sim));
+    }
+    Plan p;
+    p.device.assign(g.nodes.size(), -1);
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (!plan.assignment[n].empty()) {
+            p.device[n] = table.findDevice(plan.assignment[n]);
+            if (p.device[n] < 0) {
+                throw InputError(plan.label + ": device " + plan.assignment[n] +
+                                 " is not among the plans' devices");
+            }
+        }
+    }
+    const Plan full = sim.planOf(sim.genomeOf(p));
+    const SimulationResult result = sim.simulate(full);
+    Prediction prediction;
+    prediction.nodes.resize(g.nodes.size());
+    prediction.order = full.order;
+    prediction.objectives = result.objectives;
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (g.nodes[n].kind != NodeKind::Compute || full.device[n] < 0) {
+            continue;
+        }
+        const CostCell& cell = table.cell(static_cast<NodeId>(n), full.device[n]);
+        NodePrediction& np = prediction.nodes[n];
+        np.source = std::string(costSourceName(cell.source));
+        if (cell.supported()) {
+            np.latencyUs = cell.latencyUs;
+        }
+        np.startUs = result.startUs[n];
+        np.finishUs = result.finishUs[n];
+    }
+    return prediction;
+}
+
+struct NodeTimes {
+    std::vector<double> durationsUs;
+    double beginUs = 0; ///< in the run of median wall time
+    double endUs = 0;
+};
+
+} // namespace
+
+nlohmann::json PlanValidation::objectivesJson() const {
+    return {{"latency_us",
+             {{"measured",
+               {{"median", optionalJson(latencyUs.measured)},
+                {"p10", latencyP10Us},
+                {"p90", latencyP90Us}}},
+              {"predicted", optionalJson(latencyUs.predicted)},
+              {"predicted_source", predictionSource},
+              {"plan_file", optionalJson(latencyUs.planned)},
+              {"error", optionalJson(latencyUs.error)}}},
+            {"energy_mj",
+             {{"measured", optionalJson(energyMj.measured)},
+              {"measured_source", energyMj.measuredSource},
+              {"predicted", optionalJson(energyMj.predicted)},
+              {"plan_file", optionalJson(energyMj.planned)},
+              {"error", optionalJson(energyMj.error)}}},
+            {"peak_memory_mb",
+             {{"measured", nullptr},
+              {"measured_source", peakMemoryMb.measuredSource},
+              {"predicted", optionalJson(peakMemoryMb.predicted)},
+              {"plan_file", optionalJson(peakMemoryMb.planned)},
+              {"error", nullptr}}},
+            {"repeats", repeats},
+            {"warmup_runs", warmup}};
+}
+
+PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,
+                            const ValidationOptions& options) {
+    if (options.repeats < 1 || options.repeats > 100000) {
+        throw InputError("--repeats: expected 1 to 100000, got " + std::to_string(options.repeats));
+    }
+    if (options.warmup < 0 || options.warmup > 1000) {
+        throw InputError("--warmup: expected 0 to 1000, got " + std::to_string(options.warmup));
+    }
+    if (plan.assignment.size() != g.nodes.size()) {
+        throw InputError(plan.label + ": the assignment has " +
+                         std::to_string(plan.assignment.size()) + " entries for " +
+                         std::to_string(g.nodes.size()) + " nodes");
+    }
+    const DeviceInventory inventory = discoverDevices(options.catalog);
+
+    // The plan's devices, in order of first use; modelled or absent ones refuse the plan.
+    std::vector<std::string> deviceIds;
+    std::map<std::string, int> nodesOn;
+    for (const std::string& id : plan.assignment) {
+        if (!id.empty() && nodesOn[id]++ == 0) {
+            deviceIds.push_back(id);
+        }
+    }
+    std::string modelled;
+    std::string absent;
+    for (const std::string& id : deviceIds) {
+        const Device* device = inventory.find(id);
+        if (device && device->tag == DeviceTag::Real) {
+            continue;
+        }
+        std::string& list = device ? modelled : absent;
+        list += (list.empty() ? "" : ", ") + id + " (" + std::to_string(nodesOn[id]) + " nodes)";
+    }
+    if (!modelled.empty()) {
+        throw InputError(plan.label + " places operators on modelled devices: " + modelled +
+                         "; only plans on real devices can be validated");
+    }
+    if (!absent.empty()) {
+        throw InputError(plan.label + " uses devices this machine does not have: " + absent +
+                         " (see paretune devices)");
+    }
+    PlanValidation report;
+    report.repeats = options.repeats;
+    report.warmup = options.warmup;
+    std::vector<ExecutionDevice> execDevices;
+    std::vector<const Device*> realDevices;
+    for (const std::string& id : deviceIds) {
+        realDevices.push_back(inventory.find(id));
+        execDevices.push_back(executionDeviceFor(*realDevices.back()));
+        report.devices.push_back({id, deviceFingerprint(*realDevices.back()),
+                                  execDevices.back().cpus, execDevices.back().threads,
+                                  nodesOn[id]});
+    }
+    std::vector<std::int32_t> nodeDevice(g.nodes.size(), -1);
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (!plan.assignment[n].empty()) {
+            nodeDevice[n] = static_cast<std::int32_t>(
+                std::find(deviceIds.begin(), deviceIds.end(), plan.assignment[n]) -
+                deviceIds.begin());
+        } else if (g.nodes[n].kind == NodeKind::Compute) {
+            throw InputError(plan.label + ": node '" + g.nodes[n].name + "' (" + g.nodes[n].opType +
+                             ") has no device");
+        }
+    }
+
+    std::optional<Prediction> prediction;
+    if (options.catalog) {
+        prediction =
+            simulateAgain(g, plan, deviceIds, *options.catalog, inventory, library, options);
+    } else {
+        report.note = "no catalog: per-operator predictions are not available, the plan's "
+                      "objectives are compared";
+    }
+
+    // Execution: warm-up, then timed runs; RAPL around the timed runs when readable.
+    const int totalRuns = std::max(options.warmup, 1) + options.repeats;
+    int runsDone = 0;
+    const auto step = [&](const char* what) {
+        ++runsDone;
+        if (options.progress) {
+            options.progress->report(static_cast<double>(runsDone) / totalRuns,
+                                     std::string(what) + " run " + std::to_string(runsDone) + "/" +
+                                         std::to_string(totalRuns));
+        }
+        return options.progress && options.progress->cancelled();
+    };
+    PlanExecutor executor(g, execDevices, nodeDevice,
+                          prediction ? prediction->order : std::vector<NodeId>{});
+    try {
+        executor.run(); // also the check that every node runs here
+        bool stop = step("warm-up");
+        for (int i = 1; i < options.warmup && !stop; ++i) {
+            executor.run();
+            stop = step("warm-up");
+        }
+        if (stop) {
+            report.cancelled = true;
+            return report;
+        }
+    } catch (const ExecutionError& e) {
+        if (e.unsupported()) {
+            throw InputError(g.sourcePath + " cannot be executed here: " + e.what());
+        }
+        throw;
+    }
+    const std::optional<RaplEnergy> meter = RaplEnergy::open();
+    const auto before = meter ? meter->read() : std::nullopt;
+    std::vector<PlanRun> runs;
+    runs.reserve(static_cast<std::size_t>(options.repeats));
+    for (int i = 0; i < options.repeats; ++i) {
+        runs.push_back(executor.run());
+        if (step("timed")) {
+            report.cancelled = true;
+            return report;
+        }
+    }
+    const auto after = meter ? meter->read() : std::nullopt;
+    if (before && after) {
+        report.energyMj.measured = meter->deltaUj(*before, *after) / 1000.0 / options.repeats;
+        report.energyMj.measuredSource = "rapl (package, idle included)";
+    }
+    std::vector<double> walls;
+    for (const PlanRun& r : runs) {
+        walls.push_back(r.wallUs);
+    }
+    const double medianUs = medianOf(walls);
+    report.latencyUs.measured = medianUs;
+    report.latencyUs.measuredSource = "median of " + std::to_string(options.repeats) + " runs";
+    report.latencyP10Us = percentileOf(walls, 0.1);
+    report.latencyP90Us = percentileOf(walls, 0.9);
+    std::size_t medianRun = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (std::abs(runs[i].wallUs - medianUs) < std::abs(runs[medianRun].wallUs - medianUs)) {
+            medianRun = i;
+        }
+    }
+    std::vector<NodeTimes> measured(g.nodes.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        for (const NodeRun& r : runs[i].nodes) {
+            NodeTimes& m = measured[static_cast<std::size_t>(r.node)];
+            m.durationsUs.push_back(r.endUs - r.beginUs);
+            if (i == medianRun) {
+                m.beginUs = r.beginUs;
+                m.endUs = r.endUs;
+            }
+        }
+    }
+
+    // Objectives: the plan's figures, the simulation redone here, the measurement.
+    report.latencyUs.planned = plan.plannedLatencyUs;
+    report.energyMj.planned = plan.plannedEnergyMj;
+    report.peakMemoryMb.planned = plan.plannedMemoryMb;
+    report.peakMemoryMb.measuredSource = "none (the executor does not measure memory)";
+    if (prediction) {
+        report.latencyUs.predicted = prediction->objectives.latencyUs;
+        report.energyMj.predicted = prediction->objectives.energyMj;
+        report.peakMemoryMb.predicted = prediction->objectives.peakMemoryBytes / kMiB;
+    } else {
+        report.latencyUs.predicted = plan.plannedLatencyUs;
+        report.energyMj.predicted = plan.plannedEnergyMj;
+        report.peakMemoryMb.predicted = plan.plannedMemoryMb;
+    }
+    report.latencyUs.error = relativeError(report.latencyUs.predicted, medianUs);
+    report.energyMj.error = relativeError(report.energyMj.predicted, report.energyMj.measured);
+    int measuredSources = 0;
+    int otherSources = 0;
+    if (prediction) {
+        for (const NodePrediction& np : prediction->nodes) {
+            if (np.source == "measured") {
+                ++measuredSources;
+            } else if (np.source != "none") {
+                ++otherSources;
+            }
+        }
+    }
+    report.predictionSource = !prediction ? "plan file"
+                              : otherSources == 0 && measuredSources
+                                  ? "simulated from measured samples"
+                                  : "simulated from measured, predicted and modelled costs";
+
+    // Store the measurement and the per-operator samples measured inside the plan.
+    library.upsertGraph(g);
+    nlohmann::json deviceSet = nlohmann::json::array();
+    for (std::size_t i = 0; i < realDevices.size(); ++i) {
+        library.upsertDevice(deviceRecordOf(*realDevices[i]));
+        deviceSet.push_back({{"id", deviceIds[i]},
+                             {"fingerprint", report.devices[i].fingerprint},
+                             {"cpus", execDevices[i].cpus},
+                             {"threads", execDevices[i].threads}});
+    }
+    nlohmann::json assignment = nlohmann::json::object();
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (!plan.assignment[n].empty()) {
+            assignment[g.nodes[n].name] = plan.assignment[n];
+        }
+    }
+    PlanRecord record;
+    record.modelFingerprint = g.fingerprint;
+    record.deviceSetJson = deviceSet.dump();
+    record.objectivesJson = report.objectivesJson().dump();
+    record.assignmentJson = assignment.dump();
+    record.source = "validated";
+    report.storedPlanRow = library.addPlan(record);
+
+    std::vector<Sample> samples;
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        const NodeTimes& m = measured[n];
+        if (g.nodes[n].kind != NodeKind::Compute || m.durationsUs.empty()) {
+            continue;
+        }
+        const NodePrediction np = prediction ? prediction->nodes[n] : NodePrediction{};
+        const double medianNodeUs = medianOf(m.durationsUs);
+        const std::optional<double> residual =
+            np.latencyUs ? std::optional<double>(medianNodeUs - *np.latencyUs) : std::nullopt;
+        const auto dv = static_cast<std::size_t>(nodeDevice[n]);
+        Sample s = sampleFor(g, static_cast<std::int32_t>(n));
+        s.deviceFingerprint = report.devices[dv].fingerprint;
+        s.latencyUs = medianNodeUs;
+        s.latencyP10Us = percentileOf(m.durationsUs, 0.1);
+        s.latencyP90Us = percentileOf(m.durationsUs, 0.9);
+        s.repeats = static_cast<std::int32_t>(m.durationsUs.size());
+        s.energySource = "none";
+        s.configJson = nlohmann::json{{"context", "plan"},
+                                      {"source", "validate"},
+                                      {"plan_row", report.storedPlanRow},
+                                      {"threads", execDevices[dv].threads},
+                                      {"cpus", execDevices[dv].cpus},
+                                      {"predicted_us", optionalJson(np.latencyUs)},
+                                      {"predicted_source", np.source},
+                                      {"residual_us", optionalJson(residual)}}
+                           .dump();
+        samples.push_back(s);
+        ValidatedNode node;
+        node.node = static_cast<NodeId>(n);
+        node.device = static_cast<std::int32_t>(dv);
+        node.measuredUs = medianNodeUs;
+        node.measuredBeginUs = m.beginUs;
+        node.measuredEndUs = m.endUs;
+        node.predictedUs = np.latencyUs;
+        node.predictedSource = np.source;
+        node.error = relativeError(np.latencyUs, medianNodeUs);
+        node.simulatedStartUs = np.startUs;
+        node.simulatedFinishUs = np.finishUs;
+        report.nodes.push_back(std::move(node));
+    }
+    library.addSamples(samples); // one transaction; existing samples are untouched
+    report.storedSamples = samples.size();
+    return report;
+}
+
+} // namespace paretune

@@ -1,0 +1,108 @@
+#pragma once
+
+#include "graph/graph.h"
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+class CostTable;
+class SampleLibrary;
+struct DeviceCatalog;
+struct Progress;
+
+/// A searched plan to run on this machine's devices.
+struct PlanToValidate {
+    std::string label; ///< names the plan in messages, e.g. "plan 3 of plans.json"
+    /// Device id per graph node (graph order); empty for a node without a device (constants).
+    /// Every compute node needs one.
+    std::vector<std::string> assignment;
+    /// The cost table's devices of the search (its order); empty: the plan's devices.
+    std::vector<std::string> costDevices;
+    /// The objectives the plan was found with (plans file or search), if known.
+    std::optional<double> plannedLatencyUs;
+    std::optional<double> plannedEnergyMj;
+    std::optional<double> plannedMemoryMb;
+};
+
+struct ValidationOptions {
+    int repeats = 20; ///< timed runs of the whole plan (1..100000)
+    int warmup = 2;   ///< untimed runs first (0..1000); one always runs to check the plan
+    /// The catalog the plan was searched with; null: the plan's objectives are compared without
+    /// per-operator predictions (nothing to simulate with).
+    const DeviceCatalog* catalog = nullptr;
+    /// Fills the rebuilt cost table of the real devices the way the search did; unset: the
+    /// library's measured samples (applyMeasuredSamples).
+    std::function<void(CostTable&)> fillCosts;
+    Progress* progress = nullptr; ///< one report per run; cancel stops before storing anything
+};
+
+/// Measured, predicted and planned values of one objective.
+struct ValidatedObjective {
+    std::optional<double> measured;
+    std::string measuredSource = "none";
+    std::optional<double> predicted; ///< simulated again here, else the plan's figure
+    std::optional<double> planned;   ///< the plan file's / search's figure
+    std::optional<double> error;     ///< (predicted − measured) / measured
+};
+
+struct ValidatedDevice {
+    std::string id;
+    std::string fingerprint;
+    std::vector<int> cpus; ///< pinned CPUs; empty: not pinned
+    int threads = 1;
+    int nodes = 0; ///< nodes the plan places there
+};
+
+/// One compute node of the plan, measured in place.
+struct ValidatedNode {
+    NodeId node = kNone;
+    std::int32_t device = 0;      ///< index into PlanValidation::devices
+    double measuredUs = 0.0;      ///< median over the timed runs
+    double measuredBeginUs = 0.0; ///< in the run of median wall time, from its start
+    double measuredEndUs = 0.0;
+    std::optional<double> predictedUs;
+    std::string predictedSource = "none"; ///< the cost cell's source: measured, predicted, ...
+    std::optional<double> error;
+    std::optional<double> simulatedStartUs;
+    std::optional<double> simulatedFinishUs;
+};
+
+struct PlanValidation {
+    bool cancelled = false; ///< stopped through Progress: nothing measured is kept or stored
+    std::vector<ValidatedDevice> devices;
+    ValidatedObjective latencyUs; ///< measured: median wall time of the timed runs
+    double latencyP10Us = 0.0;
+    double latencyP90Us = 0.0;
+    ValidatedObjective energyMj;
+    ValidatedObjective peakMemoryMb; ///< never measured: the executor does not track memory
+    /// Where the predicted objectives come from ("simulated from measured samples", ...).
+    std::string predictionSource;
+    std::string note;                 ///< e.g. why there are no per-operator predictions
+    std::vector<ValidatedNode> nodes; ///< compute nodes in graph order
+    int repeats = 0;
+    int warmup = 0;
+    std::int64_t storedPlanRow = 0;
+    std::size_t storedSamples = 0;
+
+    /// The "objectives" object stored with the plan measurement and printed by validate --json.
+    nlohmann::json objectivesJson() const;
+};
+
+/// Executes a plan on this machine's real devices (PlanExecutor: warm-up, then timed runs; RAPL
+/// energy around them where readable), compares the measurement with the plan simulated again
+/// over the search's cost table (catalog + `fillCosts`), and stores in `library` the plan
+/// measurement (plans table, source "validated") and the per-operator times measured inside the
+/// plan as samples with context "plan" and their residuals (existing samples are untouched).
+/// Throws InputError naming the problem: a plan on modelled devices (they are named, with their
+/// node counts) or on devices this machine lacks, a compute node without a device, a device
+/// missing from costDevices, a model this build cannot execute.
+PlanValidation validatePlan(const Graph& graph, const PlanToValidate& plan, SampleLibrary& library,
+                            const ValidationOptions& options);
+
+} // namespace paretune

@@ -1,0 +1,110 @@
+#include "search/plans_document.h"
+
+#include "cost/cost_table.h"
+#include "graph/graph.h"
+#include "paretune/config.h"
+
+namespace paretune {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+} // namespace
+
+std::vector<ListedPlan> listPlans(const SearchResult& result,
+                                  const std::vector<Objective>& objectives, std::size_t maxPlans) {
+    const std::vector<Solution> shown =
+        maxPlans > 0 ? spreadSubset(result.front, objectives, maxPlans) : result.front;
+    std::vector<ListedPlan> plans;
+    for (const Solution& s : shown) {
+        plans.push_back({s, true, -1});
+    }
+    for (const Solution& b : result.baselines) {
+        bool listed = false;
+        for (const Solution& s : shown) {
+            listed = listed || s.baseline == b.baseline;
+        }
+        if (listed) {
+            continue;
+        }
+        bool onFront = false; // on the front but left out of the subset
+        for (const Solution& s : result.front) {
+            onFront = onFront || s.baseline == b.baseline;
+        }
+        ListedPlan plan{b, onFront, -1};
+        for (std::size_t i = 0; i < shown.size() && plan.dominatedBy < 0 && !onFront; ++i) {
+            if (weaklyDominates(shown[i].objectives, b.objectives, objectives)) {
+                plan.dominatedBy = static_cast<std::int32_t>(i);
+            }
+        }
+        plans.push_back(std::move(plan));
+    }
+    return plans;
+}
+
+nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
+                             const SearchResult& result, const std::vector<ListedPlan>& plans,
+                             const PlansDocumentSource& source) {
+    const Graph& g = sim.graph();
+    const CostTable& table = sim.costs();
+    nlohmann::json entries = nlohmann::json::array();
+    for (std::size_t id = 0; id < plans.size(); ++id) {
+        const Solution& s = plans[id].solution;
+        const Plan plan = sim.planOf(s.genome);
+        nlohmann::json assignment = nlohmann::json::object();
+        int sources[4] = {0, 0, 0, 0};
+        for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+            if (g.nodes[n].kind == NodeKind::Constant || plan.device[n] < 0) {
+                continue;
+            }
+            assignment[g.nodes[n].name] = table.device(plan.device[n]).id;
+            if (g.nodes[n].kind == NodeKind::Compute) {
+                ++sources[static_cast<int>(
+                    table.cell(static_cast<NodeId>(n), plan.device[n]).source)];
+            }
+        }
+        entries.push_back({{"id", id},
+                           {"assignment", assignment},
+                           {"latency_us", s.objectives.latencyUs},
+                           {"energy_mj", s.objectives.energyMj},
+                           {"average_power_w", s.objectives.averagePowerW},
+                           {"peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
+                           {"feasible", s.objectives.feasible()},
+                           {"baseline", s.baseline.empty() ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(s.baseline)},
+                           {"on_front", plans[id].onFront},
+                           {"sources",
+                            {{"measured", sources[static_cast<int>(CostSource::Measured)]},
+                             {"predicted", sources[static_cast<int>(CostSource::Predicted)]},
+                             {"modelled", sources[static_cast<int>(CostSource::Modelled)]}}}});
+    }
+    nlohmann::json devices = nlohmann::json::array();
+    for (const CostDevice& d : table.devices()) {
+        devices.push_back(d.id);
+    }
+    nlohmann::json objectives = nlohmann::json::array();
+    for (const Objective o : options.objectives) {
+        objectives.push_back(std::string(objectiveName(o)));
+    }
+    return {{"tool", "paretune"},
+            {"tool_version", PARETUNE_VERSION},
+            {"model", g.sourcePath},
+            {"model_fingerprint", g.fingerprint},
+            {"catalog", source.catalog},
+            {"devices", devices},
+            {"host", source.host},
+            {"objectives", objectives},
+            {"population", options.population},
+            {"generations", result.generationsRun},
+            {"seed", options.seed},
+            {"coarse_to_fine", options.coarseToFine},
+            {"evaluations", result.evaluations},
+            {"front_size", result.front.size()},
+            {"hypervolume_reference", result.reference},
+            {"plans", entries},
+            {"library", source.library},
+            {"hypervolume_by_generation", result.hypervolumeByGeneration}};
+}
+
+} // namespace paretune
