@@ -26,7 +26,7 @@ class TestDocks : public QObject {
 private Q_SLOTS:
     void devicesRealAndModelled();
     void docksExist();
-    void missingEngineActionsDisabled();
+    void planActionsWaitForPlan();
     void predictorWithoutLibrary();
     void predictorWithEmptyLibrary();
     void predictorWithStoredPredictor();
@@ -68,13 +68,13 @@ void TestDocks::docksExist() {
     QVERIFY(log->item(log->count() - 1)->text().endsWith(QStringLiteral("hello")));
 }
 
-void TestDocks::missingEngineActionsDisabled() {
+void TestDocks::planActionsWaitForPlan() {
     MainWindow window;
+    // Validate and Export bundle act on a chosen plan: disabled before there is one.
     for (const char* name : {"validateAction", "exportAction"}) {
         auto* action = window.findChild<QAction*>(QLatin1String(name));
         QVERIFY2(action, name);
         QVERIFY(!action->isEnabled());
-        QVERIFY(action->toolTip().contains(QStringLiteral("not available yet")));
     }
     // Training runs in the workbench wherever the build has the predictor.
     QCOMPARE(window.findChild<QAction*>(QStringLiteral("trainAction"))->isEnabled(),

@@ -211,6 +211,7 @@ private Q_SLOTS:
     void killedWriterLosesOnlyItsOpenBatch();
     void defaultPath();
     void timestamps();
+    void plansByModel();
 };
 
 void TestStore::createsFolderAndSchema() {
@@ -943,6 +944,36 @@ void TestStore::timestamps() {
                  .hasMatch(),
              a.c_str());
     QVERIFY(currentTimestamp() >= a); // text order is time order
+}
+
+void TestStore::plansByModel() {
+    QTemporaryDir dir;
+    SampleLibrary library =
+        SampleLibrary::open(dir.filePath(QStringLiteral("plans.db")).toStdString());
+    Graph a = importOnnxFile(PARETUNE_SAMPLE_MODEL).graph;
+    Graph b = a;
+    b.fingerprint = std::string(64, 'b'); // a second model, as far as the library can tell
+    library.upsertGraph(a);
+    library.upsertGraph(b);
+    const std::string modelA = a.fingerprint;
+    const std::string modelB = b.fingerprint;
+    for (const std::string& model : {modelA, modelB, modelA}) {
+        PlanRecord plan;
+        plan.modelFingerprint = model;
+        plan.deviceSetJson = "[]";
+        plan.objectivesJson = "{}";
+        plan.assignmentJson = "{}";
+        plan.source = "validated";
+        QVERIFY(library.addPlan(plan) > 0);
+    }
+    // No fingerprint (an empty view, whose data pointer may be null): every model's plans.
+    QCOMPARE(library.plans().size(), std::size_t{3});
+    QCOMPARE(library.plans(std::string_view()).size(), std::size_t{3});
+    const std::vector<PlanRecord> plansOfA = library.plans(modelA);
+    QCOMPARE(plansOfA.size(), std::size_t{2});
+    QVERIFY(plansOfA[0].id < plansOfA[1].id);
+    QCOMPARE(library.plans(modelB).front().modelFingerprint, modelB);
+    QVERIFY(library.plans(std::string(64, 'c')).empty());
 }
 
 int main(int argc, char** argv) {

@@ -2,6 +2,14 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>QObject</name>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="48"/>
+        <source>Internal error while %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <location filename="../app/workbench/main.cpp" line="42"/>
@@ -350,218 +358,235 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="153"/>
+        <location filename="../widgets/mainwindow.cpp" line="154"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="165"/>
+        <location filename="../widgets/mainwindow.cpp" line="166"/>
         <source>Open a model before searching placements.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="56"/>
+        <location filename="../widgets/mainwindow.cpp" line="324"/>
+        <source>Failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="328"/>
+        <source>Paretune</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="57"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="79"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="80"/>
         <source>Discovering devices...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="81"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="82"/>
         <source>Discover again</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="86"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="87"/>
         <source>The catalog devices the placement search uses</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="88"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="89"/>
         <source>Search places operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="92"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="93"/>
         <source>Devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="146"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="147"/>
         <source>The bundled example catalog is missing from the resources.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="147"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="148"/>
         <source>Cannot read the device catalog %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="217"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="218"/>
         <source>Device catalog: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="226"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="227"/>
         <source>Log / Issues</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="229"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="230"/>
         <source>Importing %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="232"/>
         <source>Placement search started</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="234"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="235"/>
         <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="250"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="251"/>
         <source>Predictor</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="274"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="278"/>
         <source>Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="277"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
         <source>&amp;Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
         <source>Open</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
         <source>Open an ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="289"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="416"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="293"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="425"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="290"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="295"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="303"/>
         <source>Train</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="301"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="305"/>
         <source>Train the performance predictor on the sample library&apos;s samples</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="302"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="306"/>
         <source>Training needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="308"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
         <source>Validate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="309"/>
-        <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
+        <location filename="../widgets/mainwindow_docks.cpp" line="315"/>
+        <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="317"/>
+        <source>Validation needs LibTorch, which this build does not include</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="322"/>
+        <source>Export the chosen plan as a deployment bundle (partitions, manifest, profile and candidate plans)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="321"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="151"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="158"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="314"/>
-        <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="324"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="333"/>
         <source>Profiling...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="337"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="346"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="345"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="354"/>
         <source>not run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="365"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
         <source>Training...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="383"/>
         <source>Training: epoch %1/%2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="386"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="395"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="402"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="411"/>
         <source>Training the predictor on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="411"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="420"/>
         <source>No real device to profile on was discovered.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="416"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="425"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="424"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="433"/>
         <source>Open a model before profiling.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="429"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="438"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="433"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="442"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="436"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="445"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation type="unfinished"></translation>
     </message>
@@ -571,61 +596,61 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="205"/>
+        <location filename="../widgets/mainwindow.cpp" line="206"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="206"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="236"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="339"/>
+        <location filename="../widgets/mainwindow.cpp" line="207"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="237"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="348"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="206"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="236"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="339"/>
+        <location filename="../widgets/mainwindow.cpp" line="207"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="237"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="348"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="223"/>
+        <location filename="../widgets/mainwindow.cpp" line="224"/>
         <source>simulated; costs %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="226"/>
+        <location filename="../widgets/mainwindow.cpp" line="227"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="258"/>
+        <location filename="../widgets/mainwindow.cpp" line="259"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="262"/>
+        <location filename="../widgets/mainwindow.cpp" line="263"/>
         <source>sample.onnx (bundled)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="266"/>
+        <location filename="../widgets/mainwindow.cpp" line="267"/>
         <source>Open ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="267"/>
+        <location filename="../widgets/mainwindow.cpp" line="268"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="292"/>
+        <location filename="../widgets/mainwindow.cpp" line="293"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="308"/>
+        <location filename="../widgets/mainwindow.cpp" line="309"/>
         <source>Imported %1: %n warning(s)</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -633,32 +658,22 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="314"/>
+        <location filename="../widgets/mainwindow.cpp" line="315"/>
         <source>%1 - Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="315"/>
+        <location filename="../widgets/mainwindow.cpp" line="316"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="323"/>
-        <source>Import failed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="327"/>
-        <source>Cannot open model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="332"/>
+        <location filename="../widgets/mainwindow.cpp" line="333"/>
         <source>About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="333"/>
+        <location filename="../widgets/mainwindow.cpp" line="334"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -741,6 +756,97 @@ Double-click to expand</source>
     <message>
         <location filename="../widgets/mainwindow_persistence.cpp" line="223"/>
         <source>Save workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="41"/>
+        <source>Validating...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="48"/>
+        <source>Validating: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="61"/>
+        <source>Validation of plan %1 cancelled; nothing was stored</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="62"/>
+        <source>Validation cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="72"/>
+        <source>Plan %1 validated on %2: latency %3 measured (median of %4 runs, p10 %5, p90 %6) vs %7 predicted (%8), error %9; stored in %10 (plan row %11, %12 per-operator samples)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="80"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="92"/>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="87"/>
+        <source>Energy %1 mJ measured (%2) vs %3 predicted, error %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="95"/>
+        <source>Energy not measured: no power counter is readable here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="103"/>
+        <source>Exporting the bundle...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="108"/>
+        <source>Export warning: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="114"/>
+        <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="116"/>
+        <source> (zip)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="129"/>
+        <source>Choose a plan on the Pareto front before validating.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="132"/>
+        <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="141"/>
+        <source>Choose a plan on the Pareto front before exporting a bundle.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="144"/>
+        <source>Exporting plan %1 as a bundle to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="152"/>
+        <source>Bundle folder (*);;Zip archive (*.zip)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="158"/>
+        <source>Pareto plans to include for run-time selection:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1201,7 +1307,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="65"/>
+        <location filename="../widgets/placementsearch.cpp" line="88"/>
+        <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/placementsearch.cpp" line="101"/>
         <source>Internal error in the search: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1322,6 +1433,16 @@ Double-click to expand</source>
         <source>No plan selected: search placements and pick a plan on the Pareto front.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="158"/>
+        <source>%1 measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="172"/>
+        <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>paretune::TrainJob</name>
@@ -1363,6 +1484,14 @@ Double-click to expand</source>
     <message>
         <location filename="../widgets/trainjob.cpp" line="124"/>
         <source>Training needs LibTorch, which this build does not include.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::ValidateJob</name>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="134"/>
+        <source>Validation needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

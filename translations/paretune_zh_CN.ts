@@ -2,6 +2,14 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>QObject</name>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="48"/>
+        <source>Internal error while %1: %2</source>
+        <translation>%1 时发生内部错误：%2</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <location filename="../app/workbench/main.cpp" line="42"/>
@@ -350,222 +358,237 @@ Double-click to expand</source>
         <translation>正在搜索放置方案...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="153"/>
+        <location filename="../widgets/mainwindow.cpp" line="154"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="165"/>
+        <location filename="../widgets/mainwindow.cpp" line="166"/>
         <source>Open a model before searching placements.</source>
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="56"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="57"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="79"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="80"/>
         <source>Discovering devices...</source>
         <translation>正在发现设备...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="81"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="82"/>
         <source>Discover again</source>
         <translation>重新发现</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="86"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="87"/>
         <source>The catalog devices the placement search uses</source>
         <translation>放置搜索使用的目录设备</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="88"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="89"/>
         <source>Search places operators on:</source>
         <translation>搜索将算子放置到：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="92"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="93"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="146"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="147"/>
         <source>The bundled example catalog is missing from the resources.</source>
         <translation>资源中缺少内置的示例目录。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="147"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="148"/>
         <source>Cannot read the device catalog %1: %2</source>
         <translation>无法读取设备目录 %1：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="217"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="218"/>
         <source>Device catalog: %1</source>
         <translation>设备目录：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="226"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="227"/>
         <source>Log / Issues</source>
         <translation>日志 / 问题</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="229"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="230"/>
         <source>Importing %1</source>
         <translation>正在导入 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="231"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="232"/>
         <source>Placement search started</source>
         <translation>放置搜索已开始</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="234"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="235"/>
         <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
         <translation>放置搜索在 %2 代后%1：前沿上有 %3 个方案（开销%4）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="250"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="251"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="274"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="278"/>
         <source>Workflow</source>
         <translation>工作流程</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="277"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
         <source>&amp;Workflow</source>
         <translation>工作流程(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="287"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
         <source>Open an ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="289"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="416"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="293"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="425"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="290"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="295"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="303"/>
         <source>Train</source>
         <translation>训练</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="301"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="305"/>
         <source>Train the performance predictor on the sample library&apos;s samples</source>
         <translation>用样本库中的样本训练性能预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="302"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="306"/>
         <source>Training needs LibTorch, which this build does not include</source>
         <translation>训练需要 LibTorch，而此构建不包含它</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="315"/>
+        <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
+        <translation>在本机设备上运行所选方案，并将实测时间与方案时间比较</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="317"/>
+        <source>Validation needs LibTorch, which this build does not include</source>
+        <translation>验证需要 LibTorch，此版本未包含</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="322"/>
+        <source>Export the chosen plan as a deployment bundle (partitions, manifest, profile and candidate plans)</source>
+        <translation>将所选方案导出为部署包（分区、清单、性能剖析和候选方案）</translation>
     </message>
     <message>
         <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
         <translation type="vanished">训练预测器：尚不可用（此构建中没有引擎的预测器部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="308"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
         <source>Validate</source>
         <translation>验证</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="309"/>
         <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
-        <translation>在硬件上验证所选方案：尚不可用（此构建中没有引擎的验证部分）</translation>
+        <translation type="vanished">在硬件上验证所选方案：尚不可用（此构建中没有引擎的验证部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="321"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="151"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="158"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="314"/>
         <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
-        <translation>导出部署包：尚不可用（此构建中没有引擎的部署包部分）</translation>
+        <translation type="vanished">导出部署包：尚不可用（此构建中没有引擎的部署包部分）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="324"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="333"/>
         <source>Profiling...</source>
         <translation>正在进行性能分析...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="337"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="346"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation>在 %1 上的性能分析%2：实测 %3 个算子，复用 %4 个，失败 %5 个，未运行 %6 个；实测中位数之和 %7（实测），端到端 %8；已存入 %9</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="345"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="354"/>
         <source>not run</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="365"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
         <source>Training...</source>
         <translation>正在训练...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="383"/>
         <source>Training: epoch %1/%2</source>
         <translation>训练中：第 %1/%2 轮</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="386"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="395"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation>预测器 %1 已训练并存入 %2；评估数据：%3（%4 个算子，预测值与实测值对照）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="402"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="411"/>
         <source>Training the predictor on %1</source>
         <translation>正在用 %1 训练预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="411"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="420"/>
         <source>No real device to profile on was discovered.</source>
         <translation>未发现可用于性能分析的真实设备。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="416"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="425"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation>在以下设备上分析模型的算子：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="424"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="433"/>
         <source>Open a model before profiling.</source>
         <translation>请先打开模型再进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="429"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="438"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation>没有设备“%1”（见“设备”面板）。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="433"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="442"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="436"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="445"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>
@@ -575,93 +598,101 @@ Double-click to expand</source>
         <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="205"/>
+        <location filename="../widgets/mainwindow.cpp" line="206"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="206"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="236"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="339"/>
+        <location filename="../widgets/mainwindow.cpp" line="207"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="237"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="348"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="206"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="236"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="339"/>
+        <location filename="../widgets/mainwindow.cpp" line="207"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="237"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="348"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="223"/>
+        <location filename="../widgets/mainwindow.cpp" line="224"/>
         <source>simulated; costs %1</source>
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="226"/>
+        <location filename="../widgets/mainwindow.cpp" line="227"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation>方案 %1（开销%2）：延迟 %3 ms，能耗 %4 mJ，峰值内存 %5 MiB</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="258"/>
+        <location filename="../widgets/mainwindow.cpp" line="259"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation>资源中缺少内置的示例模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="262"/>
+        <location filename="../widgets/mainwindow.cpp" line="263"/>
         <source>sample.onnx (bundled)</source>
         <translation>sample.onnx（内置）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="266"/>
+        <location filename="../widgets/mainwindow.cpp" line="267"/>
         <source>Open ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="267"/>
+        <location filename="../widgets/mainwindow.cpp" line="268"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="292"/>
+        <location filename="../widgets/mainwindow.cpp" line="293"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; 指纹 &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;输入：%4&lt;br&gt;%5 个节点（%6 个计算，%7 个直通，%8 个常量，%9 个已折叠的形状运算） &amp;nbsp; %10 个参数 &amp;nbsp; %11FLOPs &lt;i&gt;（由形状计算）&lt;/i&gt; &amp;nbsp; %12 个未知形状</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="308"/>
+        <location filename="../widgets/mainwindow.cpp" line="309"/>
         <source>Imported %1: %n warning(s)</source>
         <translation>
             <numerusform>已导入 %1：%n 条警告</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="314"/>
+        <location filename="../widgets/mainwindow.cpp" line="315"/>
         <source>%1 - Paretune Workbench</source>
         <translation>%1 - Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="315"/>
+        <location filename="../widgets/mainwindow.cpp" line="316"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation>已导入 %1：%2 个节点，%3 条警告</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="323"/>
+        <location filename="../widgets/mainwindow.cpp" line="324"/>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="328"/>
+        <source>Paretune</source>
+        <translation>Paretune</translation>
+    </message>
+    <message>
         <source>Import failed</source>
-        <translation>导入失败</translation>
+        <translation type="vanished">导入失败</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="327"/>
         <source>Cannot open model</source>
-        <translation>无法打开模型</translation>
+        <translation type="vanished">无法打开模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="332"/>
+        <location filename="../widgets/mainwindow.cpp" line="333"/>
         <source>About Paretune</source>
         <translation>关于 Paretune</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="333"/>
+        <location filename="../widgets/mainwindow.cpp" line="334"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
@@ -750,6 +781,97 @@ Double-click to expand</source>
         <location filename="../widgets/mainwindow.cpp" line="70"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="41"/>
+        <source>Validating...</source>
+        <translation>正在验证...</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="48"/>
+        <source>Validating: %1</source>
+        <translation>正在验证：%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="61"/>
+        <source>Validation of plan %1 cancelled; nothing was stored</source>
+        <translation>方案 %1 的验证已取消；未保存任何内容</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="62"/>
+        <source>Validation cancelled</source>
+        <translation>验证已取消</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="72"/>
+        <source>Plan %1 validated on %2: latency %3 measured (median of %4 runs, p10 %5, p90 %6) vs %7 predicted (%8), error %9; stored in %10 (plan row %11, %12 per-operator samples)</source>
+        <translation>方案 %1 已在 %2 上验证：实测延迟 %3（%4 次运行的中位数，p10 %5，p90 %6），预测 %7（%8），误差 %9；已保存到 %10（方案行 %11，%12 个逐算子样本）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="80"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="92"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="87"/>
+        <source>Energy %1 mJ measured (%2) vs %3 predicted, error %4</source>
+        <translation>实测能耗 %1 mJ（%2），预测 %3，误差 %4</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="95"/>
+        <source>Energy not measured: no power counter is readable here</source>
+        <translation>未测量能耗：此处没有可读的功耗计数器</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="103"/>
+        <source>Exporting the bundle...</source>
+        <translation>正在导出部署包...</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="108"/>
+        <source>Export warning: %1</source>
+        <translation>导出警告：%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="114"/>
+        <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
+        <translation>已写入部署包 %1%2：方案 %3，%4 个分区，候选方案 %5；%6 个文件，%7 MB</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="116"/>
+        <source> (zip)</source>
+        <translation>（zip）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="129"/>
+        <source>Choose a plan on the Pareto front before validating.</source>
+        <translation>验证前请先在帕累托前沿上选择一个方案。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="132"/>
+        <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
+        <translation>正在本机上验证方案 %1（%2 次计时运行），结果写入 %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="141"/>
+        <source>Choose a plan on the Pareto front before exporting a bundle.</source>
+        <translation>导出部署包前请先在帕累托前沿上选择一个方案。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="144"/>
+        <source>Exporting plan %1 as a bundle to %2</source>
+        <translation>正在将方案 %1 导出为部署包到 %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="152"/>
+        <source>Bundle folder (*);;Zip archive (*.zip)</source>
+        <translation>部署包文件夹 (*);;Zip 压缩包 (*.zip)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="158"/>
+        <source>Pareto plans to include for run-time selection:</source>
+        <translation>包含的帕累托方案数（供运行时选择）：</translation>
     </message>
 </context>
 <context>
@@ -1212,7 +1334,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="65"/>
+        <location filename="../widgets/placementsearch.cpp" line="88"/>
+        <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
+        <translation>来自 %3 的实测（%1 个单元）和预测（%2 个单元），其余由 %4 建模</translation>
+    </message>
+    <message>
+        <location filename="../widgets/placementsearch.cpp" line="101"/>
         <source>Internal error in the search: %1</source>
         <translation>搜索中发生内部错误：%1</translation>
     </message>
@@ -1344,6 +1471,16 @@ Double-click to expand</source>
         <source>No plan selected: search placements and pick a plan on the Pareto front.</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="158"/>
+        <source>%1 measured</source>
+        <translation>%1 实测</translation>
+    </message>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="172"/>
+        <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
+        <translation>%1；实测泳道：本机验证，%2 次运行中墙钟时间为中位数的一次</translation>
+    </message>
 </context>
 <context>
     <name>paretune::TrainJob</name>
@@ -1386,6 +1523,14 @@ Double-click to expand</source>
         <location filename="../widgets/trainjob.cpp" line="124"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation>训练需要 LibTorch，而此构建不包含它。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::ValidateJob</name>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="134"/>
+        <source>Validation needs LibTorch, which this build does not include.</source>
+        <translation>验证需要 LibTorch，此版本未包含。</translation>
     </message>
 </context>
 </TS>

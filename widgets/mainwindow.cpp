@@ -149,6 +149,7 @@ MainWindow::MainWindow(QWidget* parent)
     setupToolBar();
     setupProfileJob();
     setupTrainJob();
+    setupPlanJobs();
     setupPersistence();
     statusBar()->showMessage(tr("Ready"));
 }
@@ -186,7 +187,7 @@ void MainWindow::searchPlacements(const SearchOptions& options) {
         }
     }
     m_searchOptions = options;
-    m_searcher->start(m_model, catalog, catalogName, ids, options);
+    m_searcher->start(m_model, catalog, catalogName, ids, options, m_dbPath);
 }
 
 void MainWindow::cancelSearch() {
@@ -320,11 +321,11 @@ void MainWindow::showModel(std::shared_ptr<const ImportResult> result, const QSt
 }
 
 void MainWindow::showError(const QString& message) {
-    statusBar()->showMessage(tr("Import failed"));
+    statusBar()->showMessage(tr("Failed: %1").arg(message.section(QLatin1Char('\n'), 0, 0)));
     m_diagnostics->addItem(message);
     Q_EMIT errorShown(message);
     if (isVisible() && !QApplication::platformName().startsWith(QLatin1String("offscreen"))) {
-        QMessageBox::warning(this, tr("Cannot open model"), message);
+        QMessageBox::warning(this, tr("Paretune"), message);
     }
 }
 

@@ -17,7 +17,9 @@ class QTableView;
 
 namespace paretune {
 
+class BundleExportJob;
 class DeviceListModel;
+class ValidateJob;
 struct ImportResult;
 class PredictorPanel;
 class ProfileJob;
@@ -42,8 +44,9 @@ public:
     /// Opens the sample model bundled in the resources (":/models/sample.onnx").
     void openSampleModel();
 
-    /// Searches placements of the current model on the devices of the bundled example catalog
-    /// (cpu host, gpu, npu; modelled costs) on a worker thread.
+    /// Searches placements of the current model on the chosen devices of the catalog (default:
+    /// the bundled example, cpu host, gpu, npu) on a worker thread. Costs are modelled; the
+    /// catalog's measured devices take measured and predicted costs from the sample library.
     void searchPlacements(const SearchOptions& options);
     void cancelSearch();
 
@@ -73,6 +76,16 @@ public:
     /// latest profiling job wins. `repeats` timed runs per round, 0: adaptive.
     void profileOnDevice(const QString& deviceId, int repeats = 0);
     PredictorPanel* predictorPanel() const { return m_predictor; }
+
+    /// Validates the plan shown (Workflow > Validate): runs it on this machine's real devices on
+    /// a worker thread, stores the measurement in the sample library and adds the measured
+    /// lanes to the timeline. Plans on modelled devices are refused with the engine's message.
+    void validateShownPlan(int repeats = 20, int warmup = 2);
+    /// Exports the plan shown as a deployment bundle at `path` (a new folder, or a zip archive
+    /// when it ends in ".zip"), with `candidates` Pareto plans for run-time selection.
+    void exportShownPlan(const QString& path, int candidates = 5);
+    ValidateJob* validateJob() const { return m_validateJob; }
+    BundleExportJob* bundleExportJob() const { return m_exportJob; }
 
     /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
     void setDatabasePath(const QString& path);
@@ -147,6 +160,8 @@ private:
     void setupProfileJob();
     void setupTrainJob();
     void chooseDeviceToProfile();
+    void setupPlanJobs();
+    void chooseBundlePath();
     void setupPersistence();
     void addRecentFile(const QString& path);
     void updateRecentMenu();
@@ -170,6 +185,10 @@ private:
     ProfileJob* m_profileJob = nullptr;
     TrainJob* m_trainJob = nullptr;
     QAction* m_trainAction = nullptr;
+    QAction* m_validateAction = nullptr;
+    QAction* m_exportAction = nullptr;
+    ValidateJob* m_validateJob = nullptr;
+    BundleExportJob* m_exportJob = nullptr;
     QString m_dbPath;
     QString m_modelPath;
     QMenu* m_recentMenu = nullptr;

@@ -8,6 +8,7 @@
 #include "nodetablemodel.h"
 #include "paretoplot.h"
 #include "placementsearch.h"
+#include "planjobs.h"
 #include "planschedule.h"
 #include "timelineview.h"
 
@@ -308,15 +309,20 @@ void MainWindow::setupToolBar() {
     m_searchAction->setObjectName(QStringLiteral("searchAction"));
     bar->addAction(m_searchAction);
     jobs->addAction(m_searchAction);
-    QAction* validate = add(tr("Validate"), QStringLiteral("validateAction"),
-                            tr("Validate the chosen plan on the hardware: not available yet (the "
-                               "validation part of the engine is not in this build)"));
-    validate->setEnabled(false);
-    QAction* exportBundle =
-        add(tr("Export bundle"), QStringLiteral("exportAction"),
-            tr("Export a deployment bundle: not available yet (the bundle part of the engine is "
-               "not in this build)"));
-    exportBundle->setEnabled(false);
+    m_validateAction =
+        add(tr("Validate"), QStringLiteral("validateAction"),
+            ValidateJob::available()
+                ? tr("Run the chosen plan on this machine's devices and compare the measured "
+                     "times with the plan's")
+                : tr("Validation needs LibTorch, which this build does not include"));
+    m_validateAction->setEnabled(false); // once a plan is chosen
+    m_validateAction->setData(ValidateJob::available());
+    connect(m_validateAction, &QAction::triggered, this, [this] { validateShownPlan(); });
+    m_exportAction = add(tr("Export bundle"), QStringLiteral("exportAction"),
+                         tr("Export the chosen plan as a deployment bundle (partitions, "
+                            "manifest, profile and candidate plans)"));
+    m_exportAction->setEnabled(false); // once a plan is chosen
+    connect(m_exportAction, &QAction::triggered, this, &MainWindow::chooseBundlePath);
 }
 
 void MainWindow::setupProfileJob() {
@@ -442,6 +448,8 @@ void MainWindow::profileOnDevice(const QString& deviceId, int repeats) {
 
 void MainWindow::clearPlan() {
     m_schedule.reset();
+    m_validateAction->setEnabled(false);
+    m_exportAction->setEnabled(false);
     m_timeline->clear();
     m_nodeModel->setPlan(nullptr, nullptr);
 }

@@ -5,9 +5,13 @@
 #include "graph/onnx_importer.h"
 #include "jobprogress.h"
 #include "plan/simulator.h"
+#include "predict/library_costs.h"
+#include "store/sample_library.h"
 
 #include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <filesystem>
 
 namespace paretune {
 
@@ -27,8 +31,8 @@ void PlacementSearch::cancel() {
 
 void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
                             const QByteArray& catalogJson, const QString& catalogName,
-                            const std::vector<std::string>& deviceIds,
-                            const SearchOptions& options) {
+                            const std::vector<std::string>& deviceIds, const SearchOptions& options,
+                            const QString& dbPath) {
     auto* watcher = new QFutureWatcher<Result>(this);
     // The latest job wins.
     const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
@@ -43,6 +47,7 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
     Q_EMIT searchStarted();
     const std::string catalogText = catalogJson.toStdString();
     const std::string origin = catalogName.toStdString();
+    const std::string db = dbPath.toStdString();
     watcher->setFuture(QtConcurrent::run([=]() {
         Result r;
         r.job = job;
@@ -55,6 +60,37 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
                 outcome->deviceIds.push_back(outcome->costs.device(d).id);
             }
             outcome->costSource = QStringLiteral("modelled from %1").arg(catalogName);
+            outcome->options = options;
+            outcome->catalogJson = catalogText;
+            outcome->documentSource.catalog = origin;
+            outcome->documentSource.host = catalog.host;
+            bool measuredDevices = false;
+            for (const std::string& id : deviceIds) {
+                const int index = catalog.findDevice(id);
+                measuredDevices =
+                    measuredDevices ||
+                    (index >= 0 && !catalog.devices[static_cast<std::size_t>(index)].modelled);
+            }
+            std::error_code error;
+            if (measuredDevices && !db.empty() && std::filesystem::is_regular_file(db, error)) {
+                SampleLibrary library =
+                    SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
+                const LibraryCosts costs =
+                    costsFromLibrary(outcome->costs, model->graph, catalog, library);
+                outcome->dbPath = db;
+                outcome->documentSource.library = {
+                    {"db", db},
+                    {"predictor_id", costs.predictorId > 0 ? nlohmann::json(costs.predictorId)
+                                                           : nlohmann::json(nullptr)},
+                    {"measured_cells", costs.measuredCells},
+                    {"predicted_cells", costs.predictedCells}};
+                outcome->costSource =
+                    tr("measured (%1 cells) and predicted (%2 cells) from %3, else modelled "
+                       "from %4")
+                        .arg(costs.measuredCells)
+                        .arg(costs.predictedCells)
+                        .arg(dbPath, catalogName);
+            }
             Simulator simulator(model->graph, outcome->costs);
             outcome->result = searchPareto(simulator, options, progress.get());
             outcome->priority.assign(simulator.priority().begin(), simulator.priority().end());

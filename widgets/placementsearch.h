@@ -2,6 +2,7 @@
 
 #include "cost/cost_table.h"
 #include "search/pareto_search.h"
+#include "search/plans_document.h"
 
 #include "jobprogress.h"
 
@@ -24,7 +25,14 @@ struct SearchOutcome {
     std::vector<std::string> deviceIds; ///< in the cost table's device order
     CostTable costs;
     SearchResult result;
-    QString costSource; ///< where the costs came from, e.g. "modelled from example.json"
+    QString costSource;      ///< where the costs came from, e.g. "modelled from example.json"
+    SearchOptions options;   ///< the settings searched with
+    std::string catalogJson; ///< the catalog searched with (validation and export read it again)
+    /// Catalog name, host and the sample library's share of the costs (plans document header).
+    PlansDocumentSource documentSource;
+    /// Sample library that gave the catalog's measured devices their costs; empty: none (all
+    /// costs modelled, or no library file).
+    std::string dbPath;
     /// The simulator's priority when the search ended (compact compute indices): the front's
     /// genomes evaluate to their objectives with it (see simulateFrontPlan).
     std::vector<std::int32_t> priority;
@@ -39,9 +47,12 @@ public:
     explicit PlacementSearch(QObject* parent = nullptr);
     ~PlacementSearch() override;
 
+    /// Costs are modelled from the catalog; the catalog's measured devices ("cost": "measured")
+    /// take measured and predicted costs from the sample library at `dbPath` when that file
+    /// exists (costsFromLibrary, as `paretune search --db`).
     void start(std::shared_ptr<const ImportResult> model, const QByteArray& catalogJson,
                const QString& catalogName, const std::vector<std::string>& deviceIds,
-               const SearchOptions& options);
+               const SearchOptions& options, const QString& dbPath = QString());
     void cancel();
     bool isRunning() const;
 

@@ -182,8 +182,9 @@ public:
     }
 
     Query& bind(int index, std::string_view text) {
-        check(sqlite3_bind_text(m_statement, index, text.data(), static_cast<int>(text.size()),
-                                SQLITE_TRANSIENT));
+        // An empty view may have no data pointer, which SQLite would bind as NULL, not ''.
+        check(sqlite3_bind_text(m_statement, index, text.data() ? text.data() : "",
+                                static_cast<int>(text.size()), SQLITE_TRANSIENT));
         return *this;
     }
     Query& bind(int index, double value) {

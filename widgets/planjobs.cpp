@@ -1,0 +1,289 @@
+#include "planjobs.h"
+
+#include "bundle/bundle_export.h"
+#include "bundle/bundle_files.h"
+#include "common/input_error.h"
+#include "cost/device_catalog.h"
+#include "graph/onnx_importer.h"
+#include "paretune/config.h"
+#include "placementsearch.h"
+#include "planschedule.h"
+#include "predict/library_costs.h"
+#include "store/sample_library.h"
+#include "timelineview.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <filesystem>
+#include <fstream>
+
+namespace paretune {
+
+namespace {
+
+/// The costs the search gave the catalog's measured devices, for re-simulating its plan: the
+/// same sample library again (costsFromLibrary), or nothing when the search modelled all.
+std::function<void(CostTable&, const Graph&, const DeviceCatalog&)>
+searchCostFill(const SearchOutcome& search) {
+    if (search.dbPath.empty()) {
+        return {};
+    }
+    const std::string db = search.dbPath;
+    return [db](CostTable& table, const Graph& graph, const DeviceCatalog& catalog) {
+        SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
+        costsFromLibrary(table, graph, catalog, library);
+    };
+}
+
+template <typename Result, typename Work>
+QString runGuarded(Result& r, Work work, const char* what) {
+    try {
+        work(r);
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.what());
+    } catch (const std::exception& e) {
+        return QObject::tr("Internal error while %1: %2")
+            .arg(QString::fromLatin1(what), QString::fromStdString(e.what()));
+    }
+    return {};
+}
+
+} // namespace
+
+// --- Validation ---------------------------------------------------------------------------
+
+ValidateJob::ValidateJob(QObject* parent) : QObject(parent) {}
+
+ValidateJob::~ValidateJob() {
+    m_jobs.abandon(this);
+}
+
+bool ValidateJob::available() {
+    return PARETUNE_WITH_TORCH != 0;
+}
+
+bool ValidateJob::isRunning() const {
+    return m_jobs.isRunning();
+}
+
+void ValidateJob::cancel() {
+    m_jobs.cancel();
+}
+
+void ValidateJob::start(std::shared_ptr<const SearchOutcome> search, int planIndex,
+                        const QString& dbPath, int repeats, int warmup) {
+    auto* watcher = new QFutureWatcher<Result>(this);
+    const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
+        Q_EMIT validationProgressed(fraction, message);
+    });
+    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
+    connect(watcher, &QFutureWatcher<Result>::finished, this,
+            [this, watcher] { deliver(watcher); });
+    Q_EMIT validationStarted();
+    watcher->setFuture(QtConcurrent::run([=]() {
+        Result r;
+        r.job = job;
+        r.outcome.search = search;
+        r.outcome.planIndex = planIndex;
+        r.outcome.dbPath = dbPath;
+#if PARETUNE_WITH_TORCH
+        r.error = runGuarded(
+            r,
+            [&](Result& out) {
+                const Graph& g = search->model->graph;
+                const PlanSchedule schedule = simulateFrontPlan(*search, planIndex);
+                const Objectives& planned =
+                    search->result.front[static_cast<std::size_t>(planIndex)].objectives;
+                PlanToValidate plan;
+                plan.label = "plan " + std::to_string(planIndex) + " of the search";
+                plan.assignment.resize(g.nodes.size());
+                for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+                    if (g.nodes[n].kind != NodeKind::Constant && schedule.plan.device[n] >= 0) {
+                        plan.assignment[n] =
+                            search->deviceIds[static_cast<std::size_t>(schedule.plan.device[n])];
+                    }
+                }
+                plan.costDevices = search->deviceIds;
+                plan.plannedLatencyUs = planned.latencyUs;
+                plan.plannedEnergyMj = planned.energyMj;
+                plan.plannedMemoryMb = planned.peakMemoryBytes / (1024.0 * 1024.0);
+                const DeviceCatalog catalog =
+                    parseDeviceCatalogText(search->catalogJson, search->documentSource.catalog);
+                SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
+                ValidationOptions options;
+                options.repeats = repeats;
+                options.warmup = warmup;
+                options.catalog = &catalog;
+                const auto fill = searchCostFill(*search);
+                // The search's costs again: modelled only, or the same library's.
+                options.fillCosts = [&](CostTable& table) {
+                    if (fill) {
+                        fill(table, g, catalog);
+                    }
+                };
+                options.progress = progress.get();
+                out.outcome.report = validatePlan(g, plan, library, options);
+            },
+            "validating the plan");
+#else
+        (void)repeats;
+        (void)warmup;
+        r.error = tr("Validation needs LibTorch, which this build does not include.");
+#endif
+        return r;
+    }));
+}
+
+void ValidateJob::deliver(QFutureWatcher<Result>* watcher) {
+    const Result r = watcher->result();
+    if (!m_jobs.isCurrent(watcher, r.job)) {
+        return;
+    }
+    if (r.error.isEmpty()) {
+        Q_EMIT validationFinished(r.outcome);
+    } else {
+        Q_EMIT validationFailed(r.error);
+    }
+}
+
+TimelineData withMeasuredLanes(TimelineData simulated, const ImportResult& model,
+                               const ValidationOutcome& validation) {
+    const PlanValidation& report = validation.report;
+    const int firstLane = static_cast<int>(simulated.lanes.size());
+    for (const ValidatedDevice& d : report.devices) {
+        simulated.lanes.push_back(
+            {TimelineView::tr("%1 measured").arg(QString::fromStdString(d.id)), false});
+    }
+    for (const ValidatedNode& n : report.nodes) {
+        const Node& node = model.graph.nodes[static_cast<std::size_t>(n.node)];
+        TimelineData::Bar bar;
+        bar.lane = firstLane + n.device;
+        bar.beginUs = n.measuredBeginUs;
+        bar.endUs = n.measuredEndUs;
+        bar.node = n.node;
+        bar.label = QString::fromStdString(node.name);
+        bar.kind = QString::fromStdString(node.opType);
+        simulated.endUs = std::max(simulated.endUs, bar.endUs);
+        simulated.bars.push_back(bar);
+    }
+    simulated.source = TimelineView::tr("%1; measured lanes: validation on this machine, the run "
+                                        "of median wall time of %2")
+                           .arg(simulated.source)
+                           .arg(report.repeats);
+    return simulated;
+}
+
+// --- Bundle export ------------------------------------------------------------------------
+
+BundleExportJob::BundleExportJob(QObject* parent) : QObject(parent) {}
+
+BundleExportJob::~BundleExportJob() {
+    m_jobs.abandon(this);
+}
+
+bool BundleExportJob::isRunning() const {
+    return m_jobs.isRunning();
+}
+
+void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int planIndex,
+                            const QString& modelPath, const QString& path, int candidates,
+                            const QString& dbPath) {
+    auto* watcher = new QFutureWatcher<Result>(this);
+    const int job = m_jobs.begin(watcher, this, [](double, const QString&) {});
+    connect(watcher, &QFutureWatcher<Result>::finished, this,
+            [this, watcher] { deliver(watcher); });
+    Q_EMIT exportStarted();
+    watcher->setFuture(QtConcurrent::run([=]() {
+        Result r;
+        r.job = job;
+        r.outcome.path = path;
+        r.outcome.zip = path.endsWith(QStringLiteral(".zip"), Qt::CaseInsensitive);
+        r.outcome.planIndex = planIndex;
+        r.error = runGuarded(
+            r,
+            [&](Result& out) {
+                const std::string target = path.toStdString();
+                checkNewBundlePath(target);
+                simulateFrontPlan(*search, planIndex); // the plan must be on the front
+                // The inputs buildBundle reads, as files: the model (it may be a resource),
+                // the catalog and the plans document of the whole front.
+                QTemporaryDir folder;
+                if (!folder.isValid()) {
+                    throw std::runtime_error("cannot create a temporary folder: " +
+                                             folder.errorString().toStdString());
+                }
+                const QString model = folder.filePath(QFileInfo(modelPath).fileName());
+                if (!QFile::copy(modelPath, model)) {
+                    throw InputError(modelPath.toStdString() +
+                                     ": cannot read the model file to export it");
+                }
+                const std::string catalogName =
+                    std::filesystem::path(search->documentSource.catalog).filename().string();
+                const std::string catalog =
+                    folder.filePath(QString::fromStdString(catalogName)).toStdString();
+                const std::string plans =
+                    folder.filePath(QStringLiteral("plans.json")).toStdString();
+                Simulator sim(search->model->graph, search->costs);
+                sim.setPriority(search->priority);
+                PlansDocumentSource source = search->documentSource;
+                source.catalog = catalog;
+                const nlohmann::json doc =
+                    plansDocument(sim, search->options, search->result,
+                                  listPlans(search->result, search->options.objectives, 0), source);
+                for (const auto& [file, text] :
+                     {std::pair{catalog, search->catalogJson}, std::pair{plans, doc.dump(2)}}) {
+                    std::ofstream stream(file, std::ios::binary);
+                    stream << text;
+                    if (!stream.flush()) {
+                        throw std::runtime_error("cannot write " + file);
+                    }
+                }
+                BundleExportOptions options;
+                options.modelPath = model.toStdString();
+                options.plansPath = plans;
+                options.planId = planIndex;
+                options.candidates = candidates;
+                std::error_code error;
+                if (std::filesystem::is_regular_file(dbPath.toStdString(), error)) {
+                    options.samplesPath = dbPath.toStdString();
+                }
+                options.fillCosts = searchCostFill(*search);
+                const BundleContents bundle = buildBundle(options);
+                if (out.outcome.zip) {
+                    writeBundleZip(target, bundle.files);
+                } else {
+                    writeBundleFolder(target, bundle.files);
+                }
+                std::size_t bytes = 0;
+                for (const auto& [name, data] : bundle.files) {
+                    bytes += data.size();
+                }
+                out.outcome.partitions = bundle.partitionCount;
+                out.outcome.candidateIds = bundle.candidateIds;
+                out.outcome.files = static_cast<int>(bundle.files.size());
+                out.outcome.megabytes = static_cast<double>(bytes) / (1024.0 * 1024.0);
+                for (const Diagnostic& d : bundle.diagnostics) {
+                    out.outcome.warnings << QString::fromStdString(d.message);
+                }
+            },
+            "exporting the bundle");
+        return r;
+    }));
+}
+
+void BundleExportJob::deliver(QFutureWatcher<Result>* watcher) {
+    const Result r = watcher->result();
+    if (!m_jobs.isCurrent(watcher, r.job)) {
+        return;
+    }
+    if (r.error.isEmpty()) {
+        Q_EMIT exportFinished(r.outcome);
+    } else {
+        Q_EMIT exportFailed(r.error);
+    }
+}
+
+} // namespace paretune
