@@ -2,6 +2,7 @@
 
 #include "common/progress.h"
 
+#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
@@ -67,5 +68,22 @@ private:
     std::shared_ptr<JobProgress> m_progress;
     int m_latest = 0;
 };
+
+/// Delivers the result of a finished job of `jobs` (a Result with `job`, `outcome` and `error`):
+/// `finished(outcome)` when its error is empty, else `failed(error)`; nothing when a later job
+/// superseded it.
+template <typename Result, typename Finished, typename Failed>
+void deliverLatest(const LatestJob& jobs, QFutureWatcher<Result>* watcher, Finished finished,
+                   Failed failed) {
+    const Result r = watcher->result();
+    if (!jobs.isCurrent(watcher, r.job)) {
+        return;
+    }
+    if (r.error.isEmpty()) {
+        finished(r.outcome);
+    } else {
+        failed(r.error);
+    }
+}
 
 } // namespace paretune

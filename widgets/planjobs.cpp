@@ -138,15 +138,9 @@ void ValidateJob::start(std::shared_ptr<const SearchOutcome> search, int planInd
 }
 
 void ValidateJob::deliver(QFutureWatcher<Result>* watcher) {
-    const Result r = watcher->result();
-    if (!m_jobs.isCurrent(watcher, r.job)) {
-        return;
-    }
-    if (r.error.isEmpty()) {
-        Q_EMIT validationFinished(r.outcome);
-    } else {
-        Q_EMIT validationFailed(r.error);
-    }
+    deliverLatest(
+        m_jobs, watcher, [this](const auto& outcome) { Q_EMIT validationFinished(outcome); },
+        [this](const QString& error) { Q_EMIT validationFailed(error); });
 }
 
 TimelineData withMeasuredLanes(TimelineData simulated, const ImportResult& model,
@@ -275,15 +269,9 @@ void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int pla
 }
 
 void BundleExportJob::deliver(QFutureWatcher<Result>* watcher) {
-    const Result r = watcher->result();
-    if (!m_jobs.isCurrent(watcher, r.job)) {
-        return;
-    }
-    if (r.error.isEmpty()) {
-        Q_EMIT exportFinished(r.outcome);
-    } else {
-        Q_EMIT exportFailed(r.error);
-    }
+    deliverLatest(
+        m_jobs, watcher, [this](const auto& outcome) { Q_EMIT exportFinished(outcome); },
+        [this](const QString& error) { Q_EMIT exportFailed(error); });
 }
 
 } // namespace paretune

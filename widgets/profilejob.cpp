@@ -95,15 +95,9 @@ void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& 
 }
 
 void ProfileJob::deliver(QFutureWatcher<Result>* watcher) {
-    const Result r = watcher->result();
-    if (!m_jobs.isCurrent(watcher, r.job)) {
-        return;
-    }
-    if (r.error.isEmpty()) {
-        Q_EMIT profileFinished(r.outcome);
-    } else {
-        Q_EMIT profileFailed(r.error);
-    }
+    deliverLatest(
+        m_jobs, watcher, [this](const auto& outcome) { Q_EMIT profileFinished(outcome); },
+        [this](const QString& error) { Q_EMIT profileFailed(error); });
 }
 
 } // namespace paretune

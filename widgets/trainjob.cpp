@@ -128,15 +128,9 @@ void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epo
 }
 
 void TrainJob::deliver(QFutureWatcher<Result>* watcher) {
-    const Result r = watcher->result();
-    if (!m_jobs.isCurrent(watcher, r.job)) {
-        return;
-    }
-    if (r.error.isEmpty()) {
-        Q_EMIT trainingFinished(r.outcome);
-    } else {
-        Q_EMIT trainingFailed(r.error);
-    }
+    deliverLatest(
+        m_jobs, watcher, [this](const auto& outcome) { Q_EMIT trainingFinished(outcome); },
+        [this](const QString& error) { Q_EMIT trainingFailed(error); });
 }
 
 } // namespace paretune
