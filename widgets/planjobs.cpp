@@ -202,17 +202,22 @@ void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int pla
                 const std::string target = path.toStdString();
                 checkNewBundlePath(target);
                 simulateFrontPlan(*search, planIndex); // the plan must be on the front
-                // The inputs buildBundle reads, as files: the model (it may be a resource),
-                // the catalog and the plans document of the whole front.
+                // The inputs buildBundle reads, as files: the model, the catalog and the plans
+                // document of the whole front.
                 QTemporaryDir folder;
                 if (!folder.isValid()) {
                     throw std::runtime_error("cannot create a temporary folder: " +
                                              folder.errorString().toStdString());
                 }
-                const QString model = folder.filePath(QFileInfo(modelPath).fileName());
-                if (!QFile::copy(modelPath, model)) {
-                    throw InputError(modelPath.toStdString() +
-                                     ": cannot read the model file to export it");
+                // A model from the resources (the bundled sample) is copied out; a file is
+                // read where it is.
+                QString model = modelPath;
+                if (modelPath.startsWith(QLatin1Char(':'))) {
+                    model = folder.filePath(QFileInfo(modelPath).fileName());
+                    if (!QFile::copy(modelPath, model)) {
+                        throw InputError(modelPath.toStdString() +
+                                         ": cannot read the model file to export it");
+                    }
                 }
                 const std::string catalogName =
                     std::filesystem::path(search->documentSource.catalog).filename().string();
