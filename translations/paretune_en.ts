@@ -12,38 +12,48 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="42"/>
+        <location filename="../app/workbench/main.cpp" line="44"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="48"/>
+        <location filename="../app/workbench/main.cpp" line="50"/>
         <source>ONNX model or .paretune workspace to open</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="51"/>
+        <location filename="../app/workbench/main.cpp" line="53"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="57"/>
+        <location filename="../app/workbench/main.cpp" line="59"/>
         <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="63"/>
+        <location filename="../app/workbench/main.cpp" line="65"/>
         <source>Sample library (SQLite file).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="68"/>
+        <location filename="../app/workbench/main.cpp" line="70"/>
         <source>Device catalog (JSON) for modelled devices.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="73"/>
+        <location filename="../app/workbench/main.cpp" line="75"/>
         <source>After loading, search placements on the example catalog&apos;s modelled devices and select the fastest plan.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/workbench/main.cpp" line="80"/>
+        <source>Catalog devices to search on, separated by commas (default: every device of the catalog).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../app/workbench/main.cpp" line="86"/>
+        <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1434,12 +1444,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="158"/>
+        <location filename="../widgets/planjobs.cpp" line="152"/>
         <source>%1 measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="172"/>
+        <location filename="../widgets/planjobs.cpp" line="166"/>
         <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
         <translation type="unfinished"></translation>
     </message>

@@ -12,7 +12,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="42"/>
+        <location filename="../app/workbench/main.cpp" line="44"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation>将神经网络算子放置到本机的设备上。</translation>
     </message>
@@ -21,34 +21,44 @@
         <translation type="vanished">要打开的 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="48"/>
+        <location filename="../app/workbench/main.cpp" line="50"/>
         <source>ONNX model or .paretune workspace to open</source>
         <translation>要打开的 ONNX 模型或 .paretune 工作区</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="51"/>
+        <location filename="../app/workbench/main.cpp" line="53"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation>模型显示后保存窗口截图，然后退出。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="57"/>
+        <location filename="../app/workbench/main.cpp" line="59"/>
         <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
         <translation>--screenshot 显示的内容：graph、pareto、timeline 或 profile（后三者会先在目录的建模设备上快速搜索）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="63"/>
+        <location filename="../app/workbench/main.cpp" line="65"/>
         <source>Sample library (SQLite file).</source>
         <translation>样本库（SQLite 文件）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="68"/>
+        <location filename="../app/workbench/main.cpp" line="70"/>
         <source>Device catalog (JSON) for modelled devices.</source>
         <translation>建模设备的设备目录（JSON）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="73"/>
+        <location filename="../app/workbench/main.cpp" line="75"/>
         <source>After loading, search placements on the example catalog&apos;s modelled devices and select the fastest plan.</source>
         <translation>加载后，在示例目录的建模设备上搜索放置方案，并选择最快的方案。</translation>
+    </message>
+    <message>
+        <location filename="../app/workbench/main.cpp" line="80"/>
+        <source>Catalog devices to search on, separated by commas (default: every device of the catalog).</source>
+        <translation>要搜索的目录设备，以逗号分隔（默认：目录中的所有设备）。</translation>
+    </message>
+    <message>
+        <location filename="../app/workbench/main.cpp" line="86"/>
+        <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
+        <translation>搜索后在本机设备上验证所选方案（截图会等待验证完成）。</translation>
     </message>
 </context>
 <context>
@@ -1472,12 +1482,12 @@ Double-click to expand</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="158"/>
+        <location filename="../widgets/planjobs.cpp" line="152"/>
         <source>%1 measured</source>
         <translation>%1 实测</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="172"/>
+        <location filename="../widgets/planjobs.cpp" line="166"/>
         <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
         <translation>%1；实测泳道：本机验证，%2 次运行中墙钟时间为中位数的一次</translation>
     </message>

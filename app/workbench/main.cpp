@@ -1,9 +1,11 @@
-// paretune-workbench [MODEL|WORKSPACE] [--db PATH] [--catalog FILE]
+// paretune-workbench [MODEL|WORKSPACE] [--db PATH] [--catalog FILE] [--devices IDS]
 //                    [--screenshot PNG [--state graph|pareto|timeline|profile]] [--search]
+//                    [--validate]
 // Opens MODEL (or a .paretune workspace), or the bundled sample model when none is given.
 #include "mainwindow.h"
 #include "paretoplot.h"
 #include "paretune/config.h"
+#include "planjobs.h"
 #include "screenshot.h"
 #include "search/pareto_search.h"
 
@@ -73,6 +75,17 @@ int main(int argc, char** argv) {
         QApplication::translate("main", "After loading, search placements on the example catalog's "
                                         "modelled devices and select the fastest plan."));
     parser.addOption(search);
+    const QCommandLineOption devices(
+        QStringLiteral("devices"),
+        QApplication::translate("main", "Catalog devices to search on, separated by commas "
+                                        "(default: every device of the catalog)."),
+        QStringLiteral("ids"));
+    parser.addOption(devices);
+    const QCommandLineOption validate(
+        QStringLiteral("validate"),
+        QApplication::translate("main", "After the search, validate the chosen plan on this "
+                                        "machine's devices (a screenshot waits for it)."));
+    parser.addOption(validate);
     parser.process(app);
 
     const QString shotState = parser.value(state);
@@ -96,11 +109,15 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    // --search, or a screenshot of a state that shows a plan: search after loading and choose
-    // the first plan of the front (quickly for a screenshot).
+    if (parser.isSet(devices)) {
+        window.setSearchDevices(parser.value(devices).split(QLatin1Char(','), Qt::SkipEmptyParts));
+    }
+    // --search, --validate, or a screenshot of a state that shows a plan: search after loading
+    // and choose the first plan of the front (quickly for a screenshot); --validate then runs it.
     const bool shot = parser.isSet(screenshot);
-    const bool withPlan =
-        parser.isSet(search) || (shot && paretune::screenshotNeedsPlan(shotState));
+    const bool withValidation = parser.isSet(validate);
+    const bool withPlan = parser.isSet(search) || withValidation ||
+                          (shot && paretune::screenshotNeedsPlan(shotState));
     if (shot) {
         const QString file = parser.value(screenshot);
         auto save = [&window, file, shotState] {
@@ -112,7 +129,10 @@ int main(int argc, char** argv) {
                 QApplication::exit(ok ? 0 : 1);
             });
         };
-        if (withPlan) {
+        if (withValidation) {
+            QObject::connect(window.validateJob(), &paretune::ValidateJob::validationFinished,
+                             &window, save);
+        } else if (withPlan) {
             QObject::connect(&window, &paretune::MainWindow::planShown, &window, save);
         } else {
             QObject::connect(&window, &paretune::MainWindow::modelShown, &window, save);
@@ -132,6 +152,10 @@ int main(int argc, char** argv) {
                          [&window, options] { window.searchPlacements(options); });
         QObject::connect(&window, &paretune::MainWindow::searchShown, &window,
                          [&window] { window.paretoPlot()->selectPlan(0); });
+    }
+    if (withValidation) {
+        QObject::connect(&window, &paretune::MainWindow::planShown, &window,
+                         [&window] { window.validateShownPlan(); });
     }
     window.show();
     const QStringList args = parser.positionalArguments();
