@@ -97,9 +97,12 @@ public:
     Plan planOf(std::span<const std::uint8_t> genome) const;
 
 private:
-    template <bool WithTimeline, int FixedDevices>
-    Objectives run(const std::uint8_t* genome, SimulationResult* detail);
-    void buildSteps(); // m_steps and m_stepCells from m_priority
+    /// The one scheduling core. Recorder (see simulator.cpp) is told every node run and every
+    /// transfer; evaluate() passes one that records nothing, simulate() one that keeps start and
+    /// finish times and the timeline. FixedDevices > 0: the device count, known at compile time.
+    template <class Recorder, int FixedDevices>
+    Objectives run(const std::uint8_t* genome, Recorder& recorder);
+    void buildSteps(); // m_steps, m_stepInputs, m_stepOutputs and m_stepCells from m_priority
     std::size_t cell(std::int32_t ci, std::int32_t d) const {
         return static_cast<std::size_t>(ci) * static_cast<std::size_t>(m_deviceCount) +
                static_cast<std::size_t>(d);
@@ -127,28 +130,18 @@ private:
     std::vector<double> m_staticBytes;
     std::vector<double> m_exclusiveWeight; // per compute node: statics only it reads
     Csr m_inputs;                          // per compute node: buffers read
-    struct InputRef {
-        std::int32_t buffer;
-        std::int32_t producer; // compact compute index; C (the sentinel): graph input
-    };
-    std::vector<InputRef> m_inputRefs; // parallel to m_inputs.values
-    struct BufferInfo {
-        std::int32_t producer; // compact compute index; C (the sentinel): graph input
-        std::int32_t isOutput;
-        std::int32_t firstHi; // -1 for a graph input (alive from step 0 only if read), else 0
-        double bytes;
-    };
-    std::vector<BufferInfo> m_buffers;
+    Csr m_produced;                        // per compute node: buffers written
     double m_graphInputBytes = 0.0;
     bool m_hasWorkspace = false;
     Csr m_statics; // per compute node: statics read
     Csr m_computeSuccessors;
     Csr m_computePredecessors;
     std::vector<std::int32_t> m_priority;
-    /// The priority order with what evaluate() reads per node, laid out in that order.
+    /// The priority order with what run() reads per node, laid out in that order.
     struct Step {
         std::int32_t ci;
-        std::int32_t inBegin, inEnd;         // m_inputRefs range
+        std::int32_t inBegin, inEnd;         // m_stepInputs range
+        std::int32_t outBegin, outEnd;       // m_stepOutputs range
         std::int32_t staticBegin, staticEnd; // m_statics.values range
         double exclusiveWeight;
     };
@@ -159,6 +152,8 @@ private:
         std::int32_t unsupported;
     };
     std::vector<Step> m_steps;
+    std::vector<std::int32_t> m_stepInputs;  // buffers read, step after step
+    std::vector<std::int32_t> m_stepOutputs; // buffers written, step after step
     std::vector<StepCell> m_stepCells;
     std::vector<TransferHop> m_hops;         // all paths, flat
     std::vector<std::int32_t> m_pathOffsets; // (src · D + dst) → m_hops range
@@ -168,27 +163,46 @@ private:
     std::vector<double> m_idleW, m_memory;
 
     // Scratch, reused by every evaluation.
-    std::vector<double> m_start, m_finish;        // m_finish[C] = 0: graph-input sentinel
-    std::vector<std::int32_t> m_step, m_deviceOf; // [C]: sentinel (step 0, host)
     std::vector<double> m_deviceFree, m_busy;
     std::vector<std::int32_t> m_stepCount;
-    std::vector<double> m_stepStart, m_stepWorkspace; // d · C + k
+    /// Start of the k-th node run on device d at d · m_startRow + kStartPad + k, with -inf
+    /// before each row and +inf after its last run (sentinels: the step searches need no bounds
+    /// checks).
+    std::vector<double> m_stepStart;
+    std::size_t m_startRow = 0;
+    std::vector<double> m_stepWorkspace; // d · C + k
     std::vector<double> m_queueFree;
+    std::vector<std::int32_t> m_home;   // per buffer: the device that produced it
+    std::vector<std::uint32_t> m_where; // per buffer: the devices that have it (bit d)
     /// What the simulation knows about buffer b on device d (entry b · D + d).
     struct Presence {
-        double arrival = -1.0;      ///< end of the copy's arrival; -1: no copy
-        double copyBegin = 0.0;     ///< start of the copy's arrival
-        double outEnd = -1.0;       ///< end of the last transfer out of this copy; -1: none
+        double arrival = -1.0;      ///< when it is there (produced or copied); -1: not there
+        double outEnd = -1.0;       ///< end of the last transfer out of it; -1: none
         std::int32_t lastStep = -1; ///< step of the last consumer here; -1: none
     };
     std::vector<Presence> m_presence; // clean (default) between evaluations
     std::vector<std::uint32_t> m_staticMask;
-    struct Copy {
+    /// Buffers held on devices, for the memory figures. Their lifetimes are settled once the
+    /// schedule is complete: a transfer out of a buffer may end after runs that were scheduled
+    /// later, and a copy on a relay device may begin after them.
+    struct Produced { ///< a buffer where it was produced (graph inputs: on the host)
         std::int32_t buffer;
         std::int32_t device;
-        std::int32_t stepHint; ///< steps the device had when the copy began
+        std::int32_t step;    ///< held from this step (its producer's)
+        std::int32_t floorHi; ///< at least to this step (kToEnd: a graph output)
     };
-    std::vector<Copy> m_copies; ///< capacity buffers × devices
+    struct Copied { ///< a copy that arrived on a device
+        std::int32_t buffer;
+        std::int32_t device;
+        std::int32_t lo;  ///< first step there that starts once the copy began, among the runs
+                          ///< scheduled there when it began
+        double copyBegin; ///< when the copy began
+    };
+    std::vector<Produced> m_producedHoldings; ///< one per buffer
+    /// Copies to devices that never pass a buffer on from the front (their lifetime ends with
+    /// their last consumer), copies to relay devices from the back.
+    std::vector<Copied> m_copyHoldings;
+    std::vector<std::uint8_t> m_relay; ///< per device: some path passes a copy on from it
 
     std::vector<double> m_diff;
     std::vector<double> m_peak;
