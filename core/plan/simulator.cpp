@@ -370,8 +370,13 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
         std::any_of(m_workspace.begin(), m_workspace.end(), [](double w) { return w != 0.0; });
     m_staticMask.resize(m_staticBytes.size());
     m_diff.resize(D * (C + 1));
-    m_producedHoldings.resize(B);
-    m_copyHoldings.resize(B * D);
+    m_sent.resize(B * D);
+    m_relayed.resize(B * D);
+    for (std::size_t b = 0; b < B; ++b) {
+        if (m_bufferIsOutput[b] != 0) {
+            m_outputBuffers.push_back(static_cast<std::int32_t>(b));
+        }
+    }
     m_relay.assign(D, 0);
     for (std::int32_t a = 0; a < m_deviceCount; ++a) {
         for (std::int32_t z = 0; z < m_deviceCount; ++z) {
@@ -464,13 +469,18 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     }
     std::fill(m_queueFree.begin(), m_queueFree.end(), 0.0);
     std::fill(m_staticMask.begin(), m_staticMask.end(), 0u);
+    // Memory: a difference array over the steps of each device (bytes are whole numbers, so the
+    // sums are exact in any order).
+    const std::size_t diffRow = static_cast<std::size_t>(C) + 1;
+    double* const diffs = m_diff.data();
+    std::fill(m_diff.begin(), m_diff.end(), 0.0);
 
     // Local pointers: the compiler need not reload them from `this` after every store.
     const Step* const stepTable = m_steps.data();
     const StepCell* const stepCells = m_stepCells.data();
     const std::int32_t* const stepInputs = m_stepInputs.data();
     const std::int32_t* const stepOutputs = m_stepOutputs.data();
-    const std::uint8_t* const isOutput = m_bufferIsOutput.data();
+    const double* const bufferBytes = m_bufferBytes.data();
     const std::uint8_t* const relay = m_relay.data();
     const TransferHop* const hops = m_hops.data();
     const std::int32_t* const pathOffsets = m_pathOffsets.data();
@@ -482,11 +492,10 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     std::int32_t* const home = m_home.data();
     std::uint32_t* const where = m_where.data();
     Presence* const presence = m_presence.data();
-    Produced* const produced = m_producedHoldings.data();
-    Copied* const copied = m_copyHoldings.data();
-    std::size_t producedCount = 0;
-    std::size_t plainCopies = 0;                     // from the front
-    std::size_t relayCopies = m_copyHoldings.size(); // from the back
+    Sent* const sent = m_sent.data();
+    Relayed* const relayed = m_relayed.data();
+    std::size_t sentCount = 0;
+    std::size_t relayedCount = 0;
     const bool hasWorkspace = m_hasWorkspace;
 
     // Graph inputs: on the host from time 0, held there from step 0 while needed.
@@ -494,7 +503,6 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(host)].arrival =
             0.0;
         where[b] = 1u << host;
-        produced[producedCount++] = {b, host, 0, isOutput[b] != 0 ? kToEnd : -1};
     }
 
     double energyUj = 0.0;
@@ -508,14 +516,16 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
             stepCells[static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(d)];
         unsupported += cell.unsupported;
         const std::int32_t k = stepCount[d];
+        double* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         double ready = deviceFree[d];
+        double released = 0.0; // bytes held here up to this step only, so far
         const std::int32_t* const inEnd = stepInputs + step.inEnd;
         for (const std::int32_t* in = stepInputs + step.inBegin; in != inEnd; ++in) {
             const std::int32_t b = *in;
             Presence* const of = presence + static_cast<std::size_t>(b) * stride;
-            double t;
             // Where the buffer is comes from the plan alone, known long before the times: the
             // branch resolves early even when it goes the unexpected way.
+            double t;
             if ((where[b] & (1u << d)) != 0) {
                 t = of[d].arrival;
             } else {
@@ -547,20 +557,26 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                     queue = end;
                     double& outEnd = of[hop->from].outEnd;
                     outEnd = std::max(outEnd, end);
+                    sent[sentCount] = {b, src};
+                    sentCount += hop->from == src ? 1 : 0;
                     of[to].arrival = end;
                     // Held there from the first run that starts once the copy began: among the
                     // runs scheduled so far, or (relay devices only) a later one.
                     const std::int32_t lo = firstStartingAtOrAfterBack(
                         stepStart + static_cast<std::size_t>(to) * startRow, stepCount[to], begin);
-                    const bool passesOn = relay[to] != 0;
-                    relayCopies -= passesOn ? 1 : 0;
-                    copied[passesOn ? relayCopies : plainCopies] = {b, to, lo, begin};
-                    plainCopies += passesOn ? 0 : 1;
+                    of[to].held = lo - 1;
+                    relayed[relayedCount] = {b, to, lo, begin};
+                    relayedCount += relay[to];
                     t = end;
                     recorder.transfer(hop->queue, b, begin, end);
                 }
             }
-            of[d].lastStep = k;
+            // Held here up to this step.
+            Presence& here = of[d];
+            const double bytes = bufferBytes[b];
+            diff[here.held + 1] += bytes;
+            released += bytes;
+            here.held = k;
             ready = std::max(ready, t);
         }
         weights[d] += step.exclusiveWeight;
@@ -587,73 +603,80 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         busy[d] += latency;
         energyUj += cell.energyUj;
         makespan = std::max(makespan, finish);
-        // Its outputs are on d from its finish, held from its own start (graph outputs: to the
-        // end).
+        // Its outputs are on d from its finish, held from its own start.
+        double produced = 0.0;
         const std::int32_t* const outEnd = stepOutputs + step.outEnd;
         for (const std::int32_t* out = stepOutputs + step.outBegin; out != outEnd; ++out) {
             const std::int32_t b = *out;
-            presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(d)].arrival =
-                finish;
+            Presence& here =
+                presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(d)];
+            here.arrival = finish;
+            here.held = k;
             home[b] = d;
             where[b] = 1u << d;
-            produced[producedCount++] = {b, d, k, isOutput[b] != 0 ? kToEnd : k};
+            const double bytes = bufferBytes[b];
+            produced += bytes;
         }
+        diff[k] += produced;
+        diff[k + 1] -= produced + released;
         recorder.node(step.ci, d, ready, finish);
     }
 
-    // Memory, sampled at each node start on each device: each holding adds its bytes to a
-    // difference array over the steps of its device (bytes are whole numbers, so the sums are
-    // exact in any order). The presence entries read here are reset for the next evaluation.
-    const std::size_t diffRow = static_cast<std::size_t>(C) + 1;
-    double* const diffs = m_diff.data();
+    // What only the complete schedule tells.
     for (std::int32_t d = 0; d < D; ++d) {
-        std::fill_n(diffs + static_cast<std::size_t>(d) * diffRow, stepCount[d] + 1, 0.0);
         std::fill_n(stepStart + static_cast<std::size_t>(d) * startRow + stepCount[d], kStartPad,
                     std::numeric_limits<double>::infinity());
     }
-    const double* const bufferBytes = m_bufferBytes.data();
-    // Copies to plain devices: from the first run that starts once they began to their last
-    // consumer there (which needed them, so the range is not empty).
-    for (std::size_t c = 0; c < plainCopies; ++c) {
-        const Copied& held = copied[c];
-        Presence& state = presence[static_cast<std::size_t>(held.buffer) * stride +
-                                   static_cast<std::size_t>(held.device)];
-        const double bytes = bufferBytes[held.buffer];
-        double* const diff = diffs + static_cast<std::size_t>(held.device) * diffRow;
-        diff[held.lo] += bytes;
-        diff[state.lastStep + 1] -= bytes;
-        state = Presence{};
-    }
-    // Buffers where they were produced, and copies on relay devices: to their last consumer
-    // there, or to the last run that starts before their last transfer out ends (without a
-    // transfer out the search finds the step it starts from), or to the end for a graph output.
-    // An empty range adds and removes its bytes at the same step.
-    auto hold = [&](std::int32_t b, std::int32_t d, std::int32_t lo, std::int32_t floorHi) {
+    // Copies on relay devices: held from the first run that starts once they began (which may
+    // come after the runs scheduled when they began) to their last consumer there or the last
+    // run that starts before their last transfer out ends. What was counted is replaced.
+    for (std::size_t r = 0; r < relayedCount; ++r) {
+        const Relayed& copy = relayed[r];
+        const std::int32_t d = copy.device;
         const std::int32_t steps = stepCount[d];
         const double* const starts = stepStart + static_cast<std::size_t>(d) * startRow;
         Presence& state =
-            presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(d)];
-        std::int32_t hi = std::min(std::max(floorHi, state.lastStep), steps - 1);
-        hi =
-            std::max(hi, firstStartingAtOrAfter(starts, steps, state.outEnd, std::max(lo, hi)) - 1);
-        state = Presence{};
-        const double bytes = bufferBytes[b];
+            presence[static_cast<std::size_t>(copy.buffer) * stride + static_cast<std::size_t>(d)];
+        const std::int32_t lo = firstStartingAtOrAfter(starts, steps, copy.copyBegin, copy.lo);
+        const std::int32_t hi = std::max(
+            state.held,
+            firstStartingAtOrAfter(starts, steps, state.outEnd, std::max(lo, state.held)) - 1);
+        const double bytes = bufferBytes[copy.buffer];
         double* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        diff[copy.lo] -= bytes; // an empty range removes and adds at the same step
+        diff[std::max(state.held + 1, copy.lo)] += bytes;
         diff[lo] += bytes;
         diff[std::max(hi + 1, lo)] -= bytes;
-    };
-    for (std::size_t h = 0; h < producedCount; ++h) {
-        const Produced& held = produced[h];
-        hold(held.buffer, held.device, held.step, held.floorHi);
+        state.held = std::max(hi, lo - 1);
     }
-    for (std::size_t c = relayCopies; c < m_copyHoldings.size(); ++c) {
-        const Copied& held = copied[c];
-        // It may have begun after every run scheduled there when it began.
-        const std::int32_t lo =
-            firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(held.device) * startRow,
-                                   stepCount[held.device], held.copyBegin, held.lo);
-        hold(held.buffer, held.device, lo, -1);
+    // Buffers where they were produced, sent elsewhere: held to the last run that starts before
+    // their last transfer out ends.
+    for (std::size_t s = 0; s < sentCount; ++s) {
+        const std::int32_t d = sent[s].device;
+        Presence& state = presence[static_cast<std::size_t>(sent[s].buffer) * stride +
+                                   static_cast<std::size_t>(d)];
+        const std::int32_t hi =
+            std::max(state.held,
+                     firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(d) * startRow,
+                                            stepCount[d], state.outEnd, std::max(state.held, 0)) -
+                         1);
+        const double bytes = bufferBytes[sent[s].buffer];
+        double* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        diff[state.held + 1] += bytes;
+        diff[hi + 1] -= bytes;
+        state.held = hi;
     }
+    // Graph outputs: held to the end where they were produced.
+    for (const std::int32_t b : m_outputBuffers) {
+        const std::int32_t d = home[b];
+        Presence& state =
+            presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(d)];
+        const double bytes = bufferBytes[b];
+        double* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        diff[state.held + 1] += bytes;
+        diff[std::max(stepCount[d], state.held + 1)] -= bytes;
+    }
+    std::fill(m_presence.begin(), m_presence.end(), Presence{});
     std::copy_n(busy, D, m_busy.begin());
     double peakAll = 0.0;
     double violation = unsupported + unreachable;

@@ -176,33 +176,33 @@ private:
     std::vector<std::uint32_t> m_where; // per buffer: the devices that have it (bit d)
     /// What the simulation knows about buffer b on device d (entry b · D + d).
     struct Presence {
-        double arrival = -1.0;      ///< when it is there (produced or copied); -1: not there
-        double outEnd = -1.0;       ///< end of the last transfer out of it; -1: none
-        std::int32_t lastStep = -1; ///< step of the last consumer here; -1: none
+        double arrival = -1.0; ///< when it is there (produced or copied); -1: not there
+        double outEnd = -1.0;  ///< end of the last transfer out of it; -1: none
+        /// Its memory is counted on the steps of d up to this one (from its first step there).
+        std::int32_t held = -1;
     };
-    std::vector<Presence> m_presence; // clean (default) between evaluations
+    std::vector<Presence> m_presence; // default between evaluations
     std::vector<std::uint32_t> m_staticMask;
-    /// Buffers held on devices, for the memory figures. Their lifetimes are settled once the
-    /// schedule is complete: a transfer out of a buffer may end after runs that were scheduled
-    /// later, and a copy on a relay device may begin after them.
-    struct Produced { ///< a buffer where it was produced (graph inputs: on the host)
+    /// Memory is counted while scheduling: a buffer from its producer's step, a copy from the
+    /// first run that starts once it began, each to its last consumer on that device so far. What
+    /// only the complete schedule tells is settled at the end: a transfer out may end after runs
+    /// scheduled later (the source is held until then), a copy on a relay device may begin after
+    /// them, and graph outputs are held to the end.
+    struct Sent { ///< a transfer out of a buffer where it was produced
         std::int32_t buffer;
         std::int32_t device;
-        std::int32_t step;    ///< held from this step (its producer's)
-        std::int32_t floorHi; ///< at least to this step (kToEnd: a graph output)
     };
-    struct Copied { ///< a copy that arrived on a device
+    struct Relayed { ///< a copy on a device that can pass buffers on
         std::int32_t buffer;
         std::int32_t device;
         std::int32_t lo;  ///< first step there that starts once the copy began, among the runs
                           ///< scheduled there when it began
         double copyBegin; ///< when the copy began
     };
-    std::vector<Produced> m_producedHoldings; ///< one per buffer
-    /// Copies to devices that never pass a buffer on from the front (their lifetime ends with
-    /// their last consumer), copies to relay devices from the back.
-    std::vector<Copied> m_copyHoldings;
-    std::vector<std::uint8_t> m_relay; ///< per device: some path passes a copy on from it
+    std::vector<Sent> m_sent;
+    std::vector<Relayed> m_relayed;
+    std::vector<std::uint8_t> m_relay;         ///< per device: some path passes a copy on from it
+    std::vector<std::int32_t> m_outputBuffers; ///< buffers that are graph outputs
 
     std::vector<double> m_diff;
     std::vector<double> m_peak;
