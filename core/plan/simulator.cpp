@@ -370,6 +370,9 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
         std::any_of(m_workspace.begin(), m_workspace.end(), [](double w) { return w != 0.0; });
     m_staticMask.resize(m_staticBytes.size());
     m_diff.resize(D * (C + 1));
+    for (const double bytes : m_bufferBytes) {
+        m_bufferSize.push_back(static_cast<std::int64_t>(bytes));
+    }
     m_sent.resize(B * D);
     m_relayed.resize(B * D);
     for (std::size_t b = 0; b < B; ++b) {
@@ -443,7 +446,8 @@ void Simulator::buildSteps() {
         s.exclusiveWeight = at(m_exclusiveWeight, ci);
         for (std::size_t d = 0; d < D; ++d) {
             const std::size_t k = static_cast<std::size_t>(ci) * D + d;
-            m_stepCells[i * D + d] = {m_latency[k], m_energyUj[k], m_workspace[k],
+            m_stepCells[i * D + d] = {m_latency[k], m_energyUj[k],
+                                      static_cast<std::int64_t>(m_workspace[k]),
                                       m_supported[k] == 0 ? 1 : 0};
         }
     }
@@ -472,15 +476,17 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     // Memory: a difference array over the steps of each device (bytes are whole numbers, so the
     // sums are exact in any order).
     const std::size_t diffRow = static_cast<std::size_t>(C) + 1;
-    double* const diffs = m_diff.data();
-    std::fill(m_diff.begin(), m_diff.end(), 0.0);
+    std::int64_t* const diffs = m_diff.data();
+    for (std::int32_t d = 0; d < D; ++d) { // entry k + 1 is set at step k
+        diffs[static_cast<std::size_t>(d) * diffRow] = 0;
+    }
 
     // Local pointers: the compiler need not reload them from `this` after every store.
     const Step* const stepTable = m_steps.data();
     const StepCell* const stepCells = m_stepCells.data();
     const std::int32_t* const stepInputs = m_stepInputs.data();
     const std::int32_t* const stepOutputs = m_stepOutputs.data();
-    const double* const bufferBytes = m_bufferBytes.data();
+    const std::int64_t* const bufferBytes = m_bufferSize.data();
     const std::uint8_t* const relay = m_relay.data();
     const TransferHop* const hops = m_hops.data();
     const std::int32_t* const pathOffsets = m_pathOffsets.data();
@@ -500,6 +506,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
 
     // Graph inputs: on the host from time 0, held there from step 0 while needed.
     for (const std::int32_t b : m_graphInputBuffers) {
+        presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(host)] = {};
         presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(host)].arrival =
             0.0;
         where[b] = 1u << host;
@@ -516,9 +523,9 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
             stepCells[static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(d)];
         unsupported += cell.unsupported;
         const std::int32_t k = stepCount[d];
-        double* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         double ready = deviceFree[d];
-        double released = 0.0; // bytes held here up to this step only, so far
+        std::int64_t released = 0; // bytes held here up to this step only, so far
         const std::int32_t* const inEnd = stepInputs + step.inEnd;
         for (const std::int32_t* in = stepInputs + step.inBegin; in != inEnd; ++in) {
             const std::int32_t b = *in;
@@ -526,8 +533,10 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
             // Where the buffer is comes from the plan alone, known long before the times: the
             // branch resolves early even when it goes the unexpected way.
             double t;
+            std::int32_t from = 0; // first step here not counted yet
             if ((where[b] & (1u << d)) != 0) {
                 t = of[d].arrival;
+                from = of[d].held + 1;
             } else {
                 // Not on d yet: copied hop by hop along the path from where it was produced,
                 // reusing copies already on the way, each hop waiting for its queue.
@@ -560,11 +569,13 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                     sent[sentCount] = {b, src};
                     sentCount += hop->from == src ? 1 : 0;
                     of[to].arrival = end;
+                    of[to].outEnd = -1.0;
                     // Held there from the first run that starts once the copy began: among the
                     // runs scheduled so far, or (relay devices only) a later one.
                     const std::int32_t lo = firstStartingAtOrAfterBack(
                         stepStart + static_cast<std::size_t>(to) * startRow, stepCount[to], begin);
                     of[to].held = lo - 1;
+                    from = lo; // the last hop's, to d
                     relayed[relayedCount] = {b, to, lo, begin};
                     relayedCount += relay[to];
                     t = end;
@@ -572,11 +583,10 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                 }
             }
             // Held here up to this step.
-            Presence& here = of[d];
-            const double bytes = bufferBytes[b];
-            diff[here.held + 1] += bytes;
+            const std::int64_t bytes = bufferBytes[b];
+            diff[from] += bytes;
             released += bytes;
-            here.held = k;
+            of[d].held = k;
             ready = std::max(ready, t);
         }
         weights[d] += step.exclusiveWeight;
@@ -604,21 +614,22 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         energyUj += cell.energyUj;
         makespan = std::max(makespan, finish);
         // Its outputs are on d from its finish, held from its own start.
-        double produced = 0.0;
+        std::int64_t produced = 0;
         const std::int32_t* const outEnd = stepOutputs + step.outEnd;
         for (const std::int32_t* out = stepOutputs + step.outBegin; out != outEnd; ++out) {
             const std::int32_t b = *out;
             Presence& here =
                 presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(d)];
             here.arrival = finish;
+            here.outEnd = -1.0;
             here.held = k;
             home[b] = d;
             where[b] = 1u << d;
-            const double bytes = bufferBytes[b];
+            const std::int64_t bytes = bufferBytes[b];
             produced += bytes;
         }
         diff[k] += produced;
-        diff[k + 1] -= produced + released;
+        diff[k + 1] = -(produced + released);
         recorder.node(step.ci, d, ready, finish);
     }
 
@@ -641,8 +652,8 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         const std::int32_t hi = std::max(
             state.held,
             firstStartingAtOrAfter(starts, steps, state.outEnd, std::max(lo, state.held)) - 1);
-        const double bytes = bufferBytes[copy.buffer];
-        double* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        const std::int64_t bytes = bufferBytes[copy.buffer];
+        std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         diff[copy.lo] -= bytes; // an empty range removes and adds at the same step
         diff[std::max(state.held + 1, copy.lo)] += bytes;
         diff[lo] += bytes;
@@ -660,8 +671,8 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                      firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(d) * startRow,
                                             stepCount[d], state.outEnd, std::max(state.held, 0)) -
                          1);
-        const double bytes = bufferBytes[sent[s].buffer];
-        double* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        const std::int64_t bytes = bufferBytes[sent[s].buffer];
+        std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         diff[state.held + 1] += bytes;
         diff[hi + 1] -= bytes;
         state.held = hi;
@@ -671,34 +682,33 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         const std::int32_t d = home[b];
         Presence& state =
             presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(d)];
-        const double bytes = bufferBytes[b];
-        double* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        const std::int64_t bytes = bufferBytes[b];
+        std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         diff[state.held + 1] += bytes;
         diff[std::max(stepCount[d], state.held + 1)] -= bytes;
     }
-    std::fill(m_presence.begin(), m_presence.end(), Presence{});
     std::copy_n(busy, D, m_busy.begin());
     double peakAll = 0.0;
     double violation = unsupported + unreachable;
     for (std::int32_t d = 0; d < D; ++d) {
-        const double* diff = diffs + static_cast<std::size_t>(d) * diffRow;
-        double live = 0.0;
-        double peak = 0.0;
+        const std::int64_t* diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        std::int64_t live = 0;
+        std::int64_t most = 0;
         const std::int32_t steps = stepCount[d];
         if (hasWorkspace) {
-            const double* ws =
+            const std::int64_t* ws =
                 m_stepWorkspace.data() + static_cast<std::size_t>(d) * static_cast<std::size_t>(C);
             for (std::int32_t k = 0; k < steps; ++k) {
                 live += diff[k];
-                peak = std::max(peak, live + ws[k]);
+                most = std::max(most, live + ws[k]);
             }
         } else {
             for (std::int32_t k = 0; k < steps; ++k) {
                 live += diff[k];
-                peak = std::max(peak, live);
+                most = std::max(most, live);
             }
         }
-        peak += weights[d];
+        double peak = static_cast<double>(most) + weights[d];
         if (d == host) {
             peak = std::max(peak, weights[d] + m_graphInputBytes);
         }

@@ -122,6 +122,7 @@ private:
     std::vector<std::uint8_t> m_supported;
     std::vector<double> m_outputBytes;
     std::vector<double> m_bufferBytes;          // per buffer
+    std::vector<std::int64_t> m_bufferSize;     // the same, as an integer
     std::vector<std::int32_t> m_bufferProducer; // compact compute index, -1: graph input (host)
     std::vector<std::uint8_t> m_bufferIsOutput;
     std::vector<TensorId> m_bufferTensor;
@@ -148,7 +149,7 @@ private:
     struct StepCell { // step i · D + d
         double latencyUs;
         double energyUj;
-        double workspaceBytes;
+        std::int64_t workspaceBytes;
         std::int32_t unsupported;
     };
     std::vector<Step> m_steps;
@@ -170,7 +171,7 @@ private:
     /// checks).
     std::vector<double> m_stepStart;
     std::size_t m_startRow = 0;
-    std::vector<double> m_stepWorkspace; // d · C + k
+    std::vector<std::int64_t> m_stepWorkspace; // d · C + k
     std::vector<double> m_queueFree;
     std::vector<std::int32_t> m_home;   // per buffer: the device that produced it
     std::vector<std::uint32_t> m_where; // per buffer: the devices that have it (bit d)
@@ -181,7 +182,7 @@ private:
         /// Its memory is counted on the steps of d up to this one (from its first step there).
         std::int32_t held = -1;
     };
-    std::vector<Presence> m_presence; // default between evaluations
+    std::vector<Presence> m_presence; // read only where m_where says the buffer is
     std::vector<std::uint32_t> m_staticMask;
     /// Memory is counted while scheduling: a buffer from its producer's step, a copy from the
     /// first run that starts once it began, each to its last consumer on that device so far. What
@@ -204,7 +205,7 @@ private:
     std::vector<std::uint8_t> m_relay;         ///< per device: some path passes a copy on from it
     std::vector<std::int32_t> m_outputBuffers; ///< buffers that are graph outputs
 
-    std::vector<double> m_diff;
+    std::vector<std::int64_t> m_diff; // bytes are whole numbers: integer sums, 1-cycle adds
     std::vector<double> m_peak;
 };
 
