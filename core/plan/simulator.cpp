@@ -87,31 +87,28 @@ struct Recording {
     bool withTimeline;
 
     void node(std::int32_t ci, std::int32_t device, double begin, double end) {
-        const auto n = static_cast<std::size_t>(computeNodes[static_cast<std::size_t>(ci)]);
-        result.startUs[n] = begin;
-        result.finishUs[n] = end;
-        if (withTimeline) {
-            TimelineSegment s;
-            s.lane = TimelineSegment::Lane::Device;
-            s.index = device;
-            s.beginUs = begin;
-            s.endUs = end;
-            s.node = static_cast<NodeId>(n);
-            result.timeline.push_back(s);
-        }
+        const auto n = computeNodes[static_cast<std::size_t>(ci)];
+        result.startUs[static_cast<std::size_t>(n)] = begin;
+        result.finishUs[static_cast<std::size_t>(n)] = end;
+        segment(TimelineSegment::Lane::Device, device, begin, end).node = n;
     }
     void transfer(std::int32_t queue, std::int32_t buffer, double begin, double end) {
-        if (withTimeline) {
-            TimelineSegment s;
-            s.lane = TimelineSegment::Lane::Link;
-            s.index = queue;
-            s.beginUs = begin;
-            s.endUs = end;
-            s.tensor = bufferTensor[static_cast<std::size_t>(buffer)];
-            result.timeline.push_back(s);
-        }
+        segment(TimelineSegment::Lane::Link, queue, begin, end).tensor =
+            bufferTensor[static_cast<std::size_t>(buffer)];
+    }
+    /// The new segment; a scratch one when the timeline is not asked for.
+    TimelineSegment& segment(TimelineSegment::Lane lane, std::int32_t index, double begin,
+                             double end) {
+        TimelineSegment& s = withTimeline ? result.timeline.emplace_back() : scratch;
+        s.lane = lane;
+        s.index = index;
+        s.beginUs = begin;
+        s.endUs = end;
+        return s;
     }
     void unsupportedNodes(std::int32_t count) { result.unsupportedCount = count; }
+
+    TimelineSegment scratch;
 };
 
 Csr toCsr(const std::vector<std::vector<std::int32_t>>& rows) {
@@ -821,7 +818,7 @@ SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
     SimulationResult result;
     result.startUs.assign(m_graph.nodes.size(), 0.0);
     result.finishUs.assign(m_graph.nodes.size(), 0.0);
-    Recording recording{result, m_computeNodes, m_bufferTensor, withTimeline};
+    Recording recording{result, m_computeNodes, m_bufferTensor, withTimeline, {}};
     result.objectives = run<Recording, 0>(genome.data(), recording);
     result.peakBytes = m_peak;
     result.busyUs = m_busy;
