@@ -350,9 +350,7 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
     buildSteps();
 
     const std::size_t B = m_bufferBytes.size();
-    m_deviceFree.resize(D);
     m_busy.resize(D);
-    m_stepCount.resize(D);
     m_startRow = C + 2 * static_cast<std::size_t>(kStartPad);
     m_stepStart.assign(D * m_startRow, -std::numeric_limits<double>::infinity());
     m_stepWorkspace.resize(D * std::max<std::size_t>(C, 1));

@@ -164,8 +164,7 @@ private:
     std::vector<double> m_idleW, m_memory;
 
     // Scratch, reused by every evaluation.
-    std::vector<double> m_deviceFree, m_busy;
-    std::vector<std::int32_t> m_stepCount;
+    std::vector<double> m_busy; // per device, of the last evaluation
     /// Start of the k-th node run on device d at d · m_startRow + kStartPad + k, with -inf
     /// before each row and +inf after its last run (sentinels: the step searches need no bounds
     /// checks).
