@@ -3,12 +3,18 @@
 #include "common/input_error.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
+#include "graph/onnx_importer.h"
 #include "graph_fixture.h"
 #include "plan/simulator.h"
+#include "search/baselines.h"
+#include "search/random.h"
+#include "testmodels.h"
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -103,6 +109,8 @@ private Q_SLOTS:
     void passThroughAliasesItsInput();
     void rooflineAndTransferFormulas();
     void evaluateMatchesSimulate();
+    void evaluateMatchesSimulateOnRealModels_data();
+    void evaluateMatchesSimulateOnRealModels();
     void rejectsBadPlans();
 };
 
@@ -438,6 +446,98 @@ void TestSimulator::evaluateMatchesSimulate() {
         QCOMPARE(fast.peakMemoryBytes, full.objectives.peakMemoryBytes);
         QCOMPARE(sim.genomeOf(sim.planOf(genome)), genome);
     }
+}
+
+void TestSimulator::evaluateMatchesSimulateOnRealModels_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("devices");
+    QTest::newRow("resnet50, cpu gpu npu") << "resnet50"
+                                           << "cpu gpu npu";
+    QTest::newRow("resnet50, cpu npu") << "resnet50"
+                                       << "cpu npu";
+    QTest::newRow("bert_base, cpu gpu npu") << "bert_base"
+                                            << "cpu gpu npu";
+}
+
+// The fast evaluation (specialised for the device count, records nothing) and the full
+// simulation (generic, records the timeline) share one scheduling core: on random plans of real
+// models, under two priority orders, one simulator reused across all of them, they must agree
+// exactly, and the full result must agree with itself.
+void TestSimulator::evaluateMatchesSimulateOnRealModels() {
+    QFETCH(QString, model);
+    QFETCH(QString, devices);
+    const QString path = testModelPath(model);
+    if (!std::filesystem::exists(path.toStdString())) {
+        QSKIP(qPrintable(QStringLiteral("model not exported: ") + path));
+    }
+    const ImportResult imported = importOnnxFile(path.toStdString());
+    const Graph& g = imported.graph;
+    const DeviceCatalog catalog =
+        loadDeviceCatalog(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json");
+    std::vector<std::string> ids;
+    for (const QString& id : devices.split(QLatin1Char(' '))) {
+        ids.push_back(id.toStdString());
+    }
+    const CostTable table = buildCostTable(g, catalog, ids);
+    Simulator sim(g, table);
+    const auto C = static_cast<std::size_t>(sim.computeCount());
+    Random random(11);
+    std::vector<std::vector<std::uint8_t>> genomes;
+    for (int r = 0; r < 24; ++r) {
+        std::vector<std::uint8_t> genome(C);
+        for (std::size_t ci = 0; ci < C; ++ci) {
+            // Mostly supported devices (some plans all feasible), now and then any device.
+            std::uint8_t d = 0;
+            do {
+                d = static_cast<std::uint8_t>(
+                    random.below(static_cast<std::uint32_t>(sim.deviceCount())));
+            } while (r % 3 != 0 && !sim.supported(static_cast<std::int32_t>(ci), d));
+            genome[ci] = d;
+        }
+        genomes.push_back(std::move(genome));
+    }
+    for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
+        genomes.push_back(allOnDevice(sim, d));
+    }
+    genomes.push_back(heftPlacement(sim));
+    int transfers = 0;
+    for (int order = 0; order < 2; ++order) {
+        if (order == 1) {
+            sim.setPriority(upwardRankOrder(sim));
+        }
+        for (std::size_t i = 0; i < genomes.size(); ++i) {
+            const Objectives fast = sim.evaluate(genomes[i]);
+            const SimulationResult full = sim.simulate(sim.planOf(genomes[i]), i % 2 == 0);
+            const Objectives again = sim.evaluate(genomes[i]);
+            const Objectives& o = full.objectives;
+            for (const Objectives* f : {&fast, &again}) {
+                QVERIFY2(f->latencyUs == o.latencyUs, qPrintable(QString::number(i)));
+                QVERIFY2(f->energyMj == o.energyMj, qPrintable(QString::number(i)));
+                QVERIFY2(f->averagePowerW == o.averagePowerW, qPrintable(QString::number(i)));
+                QVERIFY2(f->peakMemoryBytes == o.peakMemoryBytes, qPrintable(QString::number(i)));
+                QVERIFY2(f->violation == o.violation, qPrintable(QString::number(i)));
+            }
+            QCOMPARE(o.peakMemoryBytes,
+                     *std::max_element(full.peakBytes.begin(), full.peakBytes.end()));
+            QCOMPARE(o.latencyUs, *std::max_element(full.finishUs.begin(), full.finishUs.end()));
+            QVERIFY(o.violation >= full.unsupportedCount);
+            if (i % 2 == 0) {
+                std::size_t runs = 0;
+                for (const TimelineSegment& s : full.timeline) {
+                    if (s.lane == TimelineSegment::Lane::Device) {
+                        ++runs;
+                        QCOMPARE(s.beginUs, full.startUs[static_cast<std::size_t>(s.node)]);
+                        QCOMPARE(s.endUs, full.finishUs[static_cast<std::size_t>(s.node)]);
+                    } else {
+                        ++transfers;
+                        QVERIFY(s.endUs > s.beginUs);
+                    }
+                }
+                QCOMPARE(runs, C);
+            }
+        }
+    }
+    QVERIFY(transfers > 0); // the random plans move data between devices
 }
 
 void TestSimulator::rejectsBadPlans() {

@@ -3,6 +3,7 @@
 #include "common/input_error.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace paretune {
@@ -20,6 +21,9 @@ template <typename T> T& at(std::vector<T>& v, std::int32_t i) {
 template <typename T> const T& at(const std::vector<T>& v, std::int32_t i) {
     return v[static_cast<std::size_t>(i)];
 }
+
+constexpr std::int32_t kStartPad = 4; // sentinels on each side of a row of step starts
+constexpr std::int32_t kToEnd = std::numeric_limits<std::int32_t>::max();
 
 /// Galloping part of firstStartingAtOrAfter, for starts[from] < t.
 [[gnu::noinline]] std::int32_t gallop(const double* starts, std::int32_t n, double t,
@@ -42,15 +46,70 @@ template <typename T> const T& at(const std::vector<T>& v, std::int32_t i) {
     return above;
 }
 
-/// Smallest k in [from, n] with starts[k] >= t (starts ascending), galloping from `from`;
-/// `from` itself when starts[from] >= t already (the common case, inlined).
+/// Smallest k in [from, n] with starts[k] >= t (starts ascending, from <= n, +inf sentinels at
+/// starts[n], starts[n + 1]). The answer is nearly always `from` or the step after: those two
+/// are counted without a branch; further on it gallops.
 inline std::int32_t firstStartingAtOrAfter(const double* starts, std::int32_t n, double t,
                                            std::int32_t from) {
-    if (from >= n || starts[from] >= t) {
-        return from;
+    const int before = static_cast<int>(starts[from] < t) + static_cast<int>(starts[from + 1] < t);
+    if (before == 2) [[unlikely]] {
+        return gallop(starts, n, t, from + 1);
     }
-    return gallop(starts, n, t, from);
+    return from + before;
 }
+
+/// Smallest k in [0, upTo] with starts[k .. upTo - 1] all >= t (starts ascending, -inf
+/// sentinels at starts[-2], starts[-1]): searching back from upTo, two steps at a time.
+inline std::int32_t firstStartingAtOrAfterBack(const double* starts, std::int32_t upTo, double t) {
+    for (;;) {
+        const int after =
+            static_cast<int>(starts[upTo - 1] >= t) + static_cast<int>(starts[upTo - 2] >= t);
+        upTo -= after;
+        if (after < 2) [[likely]] {
+            return upTo;
+        }
+    }
+}
+
+/// What evaluate() records of a simulation: nothing.
+struct NoRecording {
+    void node(std::int32_t, std::int32_t, double, double) {}
+    void transfer(std::int32_t, std::int32_t, double, double) {}
+    void unsupportedNodes(std::int32_t) {}
+};
+
+/// What simulate() records: start and finish of every compute node and, when asked for, the
+/// timeline.
+struct Recording {
+    SimulationResult& result;
+    const std::vector<NodeId>& computeNodes;
+    const std::vector<TensorId>& bufferTensor;
+    bool withTimeline;
+
+    void node(std::int32_t ci, std::int32_t device, double begin, double end) {
+        const auto n = computeNodes[static_cast<std::size_t>(ci)];
+        result.startUs[static_cast<std::size_t>(n)] = begin;
+        result.finishUs[static_cast<std::size_t>(n)] = end;
+        segment(TimelineSegment::Lane::Device, device, begin, end).node = n;
+    }
+    void transfer(std::int32_t queue, std::int32_t buffer, double begin, double end) {
+        segment(TimelineSegment::Lane::Link, queue, begin, end).tensor =
+            bufferTensor[static_cast<std::size_t>(buffer)];
+    }
+    /// The new segment; a scratch one when the timeline is not asked for.
+    TimelineSegment& segment(TimelineSegment::Lane lane, std::int32_t index, double begin,
+                             double end) {
+        TimelineSegment& s = withTimeline ? result.timeline.emplace_back() : scratch;
+        s.lane = lane;
+        s.index = index;
+        s.beginUs = begin;
+        s.endUs = end;
+        return s;
+    }
+    void unsupportedNodes(std::int32_t count) { result.unsupportedCount = count; }
+
+    TimelineSegment scratch;
+};
 
 Csr toCsr(const std::vector<std::vector<std::int32_t>>& rows) {
     Csr csr;
@@ -227,10 +286,15 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
         m_staticBytes = std::move(used);
     }
     m_inputs = toCsr(inputs);
-    // Graph inputs are produced by a sentinel node C that sits on the host and finishes at 0.
-    for (const std::int32_t b : m_inputs.values) {
-        const std::int32_t p = at(m_bufferProducer, b);
-        m_inputRefs.push_back({b, p < 0 ? static_cast<std::int32_t>(C) : p});
+    {
+        std::vector<std::vector<std::int32_t>> produced(C);
+        for (std::size_t b = 0; b < m_bufferProducer.size(); ++b) {
+            if (m_bufferProducer[b] >= 0) {
+                produced[static_cast<std::size_t>(m_bufferProducer[b])].push_back(
+                    static_cast<std::int32_t>(b));
+            }
+        }
+        m_produced = toCsr(produced);
     }
     // A static read by one compute node only (most weights) is resident exactly where that node
     // runs: its bytes go into the node's exclusive weight; the shared ones keep a device mask.
@@ -286,22 +350,14 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
     buildSteps();
 
     const std::size_t B = m_bufferBytes.size();
-    m_start.resize(C);
-    m_finish.assign(C + 1, 0.0); // [C]: the graph-input sentinel
-    m_step.assign(C + 1, 0);
-    m_deviceOf.assign(C + 1, m_host);
-    m_deviceFree.resize(D);
     m_busy.resize(D);
-    m_stepCount.resize(D);
-    m_stepStart.resize(D * std::max<std::size_t>(C, 1));
+    m_startRow = C + 2 * static_cast<std::size_t>(kStartPad);
+    m_stepStart.assign(D * m_startRow, -std::numeric_limits<double>::infinity());
     m_stepWorkspace.resize(D * std::max<std::size_t>(C, 1));
     m_queueFree.resize(static_cast<std::size_t>(costs.queueCount()));
     m_presence.assign(B * D, Presence{});
-    for (std::size_t b = 0; b < B; ++b) {
-        const std::int32_t p = m_bufferProducer[b];
-        m_buffers.push_back({p < 0 ? static_cast<std::int32_t>(C) : p, m_bufferIsOutput[b],
-                             p < 0 ? -1 : 0, m_bufferBytes[b]});
-    }
+    m_home.assign(B, m_host); // graph inputs start on the host; the rest is set per evaluation
+    m_where.assign(B, 0u);
     for (const std::int32_t b : m_graphInputBuffers) {
         m_graphInputBytes += at(m_bufferBytes, b);
     }
@@ -309,7 +365,25 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
         std::any_of(m_workspace.begin(), m_workspace.end(), [](double w) { return w != 0.0; });
     m_staticMask.resize(m_staticBytes.size());
     m_diff.resize(D * (C + 1));
-    m_copies.resize(B * D);
+    for (const double bytes : m_bufferBytes) {
+        m_bufferSize.push_back(static_cast<std::int64_t>(bytes));
+    }
+    m_sent.resize(B * D);
+    m_relayed.resize(B * D);
+    for (std::size_t b = 0; b < B; ++b) {
+        if (m_bufferIsOutput[b] != 0) {
+            m_outputBuffers.push_back(static_cast<std::int32_t>(b));
+        }
+    }
+    m_relay.assign(D, 0);
+    for (std::int32_t a = 0; a < m_deviceCount; ++a) {
+        for (std::int32_t z = 0; z < m_deviceCount; ++z) {
+            const auto path = costs.path(a, z);
+            for (std::size_t h = 1; h < path.size(); ++h) {
+                at(m_relay, path[h].from) = 1;
+            }
+        }
+    }
     m_peak.resize(D);
 }
 
@@ -348,267 +422,288 @@ void Simulator::buildSteps() {
     const auto D = static_cast<std::size_t>(m_deviceCount);
     m_steps.resize(C);
     m_stepCells.resize(C * D);
+    m_stepInputs.clear();
+    m_stepOutputs.clear();
     for (std::size_t i = 0; i < C; ++i) {
         const std::int32_t ci = m_priority[i];
         Step& s = m_steps[i];
         s.ci = ci;
-        s.inBegin = at(m_inputs.offsets, ci);
-        s.inEnd = at(m_inputs.offsets, ci + 1);
+        s.inBegin = static_cast<std::int32_t>(m_stepInputs.size());
+        const auto in = m_inputs.row(ci);
+        m_stepInputs.insert(m_stepInputs.end(), in.begin(), in.end());
+        s.inEnd = static_cast<std::int32_t>(m_stepInputs.size());
+        s.outBegin = static_cast<std::int32_t>(m_stepOutputs.size());
+        const auto out = m_produced.row(ci);
+        m_stepOutputs.insert(m_stepOutputs.end(), out.begin(), out.end());
+        s.outEnd = static_cast<std::int32_t>(m_stepOutputs.size());
         s.staticBegin = at(m_statics.offsets, ci);
         s.staticEnd = at(m_statics.offsets, ci + 1);
         s.exclusiveWeight = at(m_exclusiveWeight, ci);
         for (std::size_t d = 0; d < D; ++d) {
             const std::size_t k = static_cast<std::size_t>(ci) * D + d;
-            m_stepCells[i * D + d] = {m_latency[k], m_energyUj[k], m_workspace[k],
+            m_stepCells[i * D + d] = {m_latency[k], m_energyUj[k],
+                                      static_cast<std::int64_t>(m_workspace[k]),
                                       m_supported[k] == 0 ? 1 : 0};
         }
     }
 }
 
-template <bool WithTimeline, int FixedDevices>
-Objectives Simulator::run(const std::uint8_t* genome, SimulationResult* detail) {
+template <class Recorder, int FixedDevices>
+Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     // A device count known at compile time turns the b · D + d indexing into shifts and adds.
     const std::int32_t D = FixedDevices > 0 ? FixedDevices : m_deviceCount;
     const auto C = static_cast<std::int32_t>(m_computeNodes.size());
-    const auto B = static_cast<std::int32_t>(m_buffers.size());
     const std::size_t stride = static_cast<std::size_t>(D);
     const std::int32_t host = m_host;
-    std::fill(m_deviceFree.begin(), m_deviceFree.end(), 0.0);
-    std::fill(m_busy.begin(), m_busy.end(), 0.0);
-    std::fill(m_stepCount.begin(), m_stepCount.end(), 0);
+    // Per device, on the stack (at most 32 devices).
+    double deviceFree[32];
+    double busy[32];
+    double weights[32];
+    std::int32_t stepCount[32];
+    for (std::int32_t d = 0; d < D; ++d) {
+        deviceFree[d] = 0.0;
+        busy[d] = 0.0;
+        weights[d] = 0.0;
+        stepCount[d] = 0;
+    }
     std::fill(m_queueFree.begin(), m_queueFree.end(), 0.0);
     std::fill(m_staticMask.begin(), m_staticMask.end(), 0u);
-    std::vector<TimelineSegment>* timeline = WithTimeline ? &detail->timeline : nullptr;
+    // Memory: a difference array over the steps of each device (bytes are whole numbers, so the
+    // sums are exact in any order).
+    const std::size_t diffRow = static_cast<std::size_t>(C) + 1;
+    std::int64_t* const diffs = m_diff.data();
+    for (std::int32_t d = 0; d < D; ++d) { // entry k + 1 is set at step k
+        diffs[static_cast<std::size_t>(d) * diffRow] = 0;
+    }
 
     // Local pointers: the compiler need not reload them from `this` after every store.
     const Step* const stepTable = m_steps.data();
     const StepCell* const stepCells = m_stepCells.data();
-    const double* const staticBytes = m_staticBytes.data();
-    const BufferInfo* const buffers = m_buffers.data();
-    const InputRef* const inputs = m_inputRefs.data();
-    const std::int32_t* const staticIds = m_statics.values.data();
+    const std::int32_t* const stepInputs = m_stepInputs.data();
+    const std::int32_t* const stepOutputs = m_stepOutputs.data();
+    const std::int64_t* const bufferBytes = m_bufferSize.data();
+    const std::uint8_t* const relay = m_relay.data();
     const TransferHop* const hops = m_hops.data();
     const std::int32_t* const pathOffsets = m_pathOffsets.data();
-    double* const startOf = m_start.data();
-    double* const finishOf = m_finish.data();
-    std::int32_t* const stepOf = m_step.data();
-    std::int32_t* const deviceOf = m_deviceOf.data();
     const double* const transferUs = m_transferUs.data();
     const auto hopCount = static_cast<std::size_t>(m_hopCount);
-    double* const deviceFree = m_deviceFree.data();
-    double* const busy = m_busy.data();
-    std::int32_t* const stepCount = m_stepCount.data();
-    double* const stepStart = m_stepStart.data();
-    double* const stepWorkspace = m_stepWorkspace.data();
+    const std::size_t startRow = m_startRow;
+    double* const stepStart = m_stepStart.data() + kStartPad; // row d at d · startRow
     double* const queueFree = m_queueFree.data();
-    std::uint32_t* const staticMask = m_staticMask.data();
+    std::int32_t* const home = m_home.data();
+    std::uint32_t* const where = m_where.data();
     Presence* const presence = m_presence.data();
-    Copy* const copies = m_copies.data();
-    std::size_t copyCount = 0;
+    Sent* const sent = m_sent.data();
+    Relayed* const relayed = m_relayed.data();
+    std::size_t sentCount = 0;
+    std::size_t relayedCount = 0;
     const bool hasWorkspace = m_hasWorkspace;
 
-    // Brings buffer b to device d (hop by hop, reusing copies already on the way) and returns
-    // when it is there; -1 when d cannot be reached.
-    auto arrive = [&](std::int32_t b, std::int32_t d) -> double {
-        Presence& here =
-            presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(d)];
-        if (here.arrival >= 0.0) {
-            return here.arrival;
-        }
-        const std::int32_t p = buffers[b].producer;
-        const std::int32_t home = deviceOf[p];
-        double t = finishOf[p];
-        const double* const transferOfB = transferUs + static_cast<std::size_t>(b) * hopCount;
-        const std::size_t pair =
-            static_cast<std::size_t>(home) * stride + static_cast<std::size_t>(d);
-        const TransferHop* const last = hops + pathOffsets[pair + 1];
-        const TransferHop* hop = hops + pathOffsets[pair];
-        if (hop == last) {
-            return -1.0;
-        }
-        for (; hop != last; ++hop) {
-            Presence& to =
-                presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(hop->to)];
-            if (to.arrival >= 0.0) {
-                t = to.arrival;
-                continue;
-            }
-            double& queue = queueFree[hop->queue];
-            const double begin = std::max(t, queue);
-            const double end = begin + hop->latencyUs + transferOfB[hop - hops];
-            queue = end;
-            Presence& from = presence[static_cast<std::size_t>(b) * stride +
-                                      static_cast<std::size_t>(hop->from)];
-            from.outEnd = std::max(from.outEnd, end);
-            to.copyBegin = begin;
-            to.arrival = end;
-            copies[copyCount++] = {b, hop->to, stepCount[hop->to]};
-            t = end;
-            if constexpr (WithTimeline) {
-                TimelineSegment s;
-                s.lane = TimelineSegment::Lane::Link;
-                s.index = hop->queue;
-                s.beginUs = begin;
-                s.endUs = end;
-                s.tensor = m_bufferTensor[static_cast<std::size_t>(b)];
-                timeline->push_back(s);
-            }
-        }
-        return t;
-    };
+    // Graph inputs: on the host from time 0, held there from step 0 while needed.
+    for (const std::int32_t b : m_graphInputBuffers) {
+        presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(host)] = {};
+        presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(host)].arrival =
+            0.0;
+        where[b] = 1u << host;
+    }
 
-    double weights[32] = {};
     double energyUj = 0.0;
     double makespan = 0.0;
     std::int32_t unsupported = 0;
     std::int32_t unreachable = 0;
     for (std::int32_t i = 0; i < C; ++i) {
         const Step& step = stepTable[i];
-        const std::int32_t ci = step.ci;
-        const std::int32_t d = genome[ci];
+        const std::int32_t d = genome[step.ci];
         const StepCell& cell =
             stepCells[static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(d)];
         unsupported += cell.unsupported;
         const std::int32_t k = stepCount[d];
+        std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         double ready = deviceFree[d];
-        const InputRef* const inEnd = inputs + step.inEnd;
-        for (const InputRef* in = inputs + step.inBegin; in != inEnd; ++in) {
-            const std::int32_t p = in->producer;
+        std::int64_t released = 0; // bytes held here up to this step only, so far
+        const std::int32_t* const inEnd = stepInputs + step.inEnd;
+        for (const std::int32_t* in = stepInputs + step.inBegin; in != inEnd; ++in) {
+            const std::int32_t b = *in;
+            Presence* const of = presence + static_cast<std::size_t>(b) * stride;
+            // Where the buffer is comes from the plan alone, known long before the times: the
+            // branch resolves early even when it goes the unexpected way.
             double t;
-            if (deviceOf[p] == d) {
-                t = finishOf[p];
+            std::int32_t from = 0; // first step here not counted yet
+            if ((where[b] & (1u << d)) != 0) {
+                t = of[d].arrival;
+                from = of[d].held + 1;
             } else {
-                t = arrive(in->buffer, d);
-                if (t < 0.0) {
+                // Not on d yet: copied hop by hop along the path from where it was produced,
+                // reusing copies already on the way, each hop waiting for its queue.
+                const std::int32_t src = home[b];
+                const std::size_t pair =
+                    static_cast<std::size_t>(src) * stride + static_cast<std::size_t>(d);
+                const TransferHop* hop = hops + pathOffsets[pair];
+                const TransferHop* const last = hops + pathOffsets[pair + 1];
+                if (hop == last) { // d cannot be reached
                     ++unreachable;
-                    t = 0.0;
+                    ready = std::max(ready, 0.0);
+                    continue;
+                }
+                t = of[src].arrival;
+                const double* const transferOfB =
+                    transferUs + static_cast<std::size_t>(b) * hopCount;
+                for (; hop != last; ++hop) {
+                    const std::int32_t to = hop->to;
+                    if ((where[b] & (1u << to)) != 0) {
+                        t = of[to].arrival;
+                        continue;
+                    }
+                    where[b] |= 1u << to;
+                    double& queue = queueFree[hop->queue];
+                    const double begin = std::max(t, queue);
+                    const double end = begin + hop->latencyUs + transferOfB[hop - hops];
+                    queue = end;
+                    double& outEnd = of[hop->from].outEnd;
+                    outEnd = std::max(outEnd, end);
+                    sent[sentCount] = {b, src};
+                    sentCount += hop->from == src ? 1 : 0;
+                    of[to].arrival = end;
+                    of[to].outEnd = -1.0;
+                    // Held there from the first run that starts once the copy began: among the
+                    // runs scheduled so far, or (relay devices only) a later one.
+                    const std::int32_t lo = firstStartingAtOrAfterBack(
+                        stepStart + static_cast<std::size_t>(to) * startRow, stepCount[to], begin);
+                    of[to].held = lo - 1;
+                    from = lo; // the last hop's, to d
+                    relayed[relayedCount] = {b, to, lo, begin};
+                    relayedCount += relay[to];
+                    t = end;
+                    recorder.transfer(hop->queue, b, begin, end);
                 }
             }
-            presence[static_cast<std::size_t>(in->buffer) * stride + static_cast<std::size_t>(d)]
-                .lastStep = k;
+            // Held here up to this step.
+            const std::int64_t bytes = bufferBytes[b];
+            diff[from] += bytes;
+            released += bytes;
+            of[d].held = k;
             ready = std::max(ready, t);
         }
         weights[d] += step.exclusiveWeight;
-        const std::uint32_t bit = 1u << d;
-        const std::int32_t* const staticEnd = staticIds + step.staticEnd;
-        for (const std::int32_t* st = staticIds + step.staticBegin; st != staticEnd; ++st) {
-            std::uint32_t& mask = staticMask[*st];
-            if ((mask & bit) == 0) {
-                mask |= bit;
-                weights[d] += staticBytes[*st];
+        if (step.staticBegin != step.staticEnd) {
+            const std::uint32_t bit = 1u << d;
+            const std::int32_t* const staticIds = m_statics.values.data();
+            for (std::int32_t s = step.staticBegin; s != step.staticEnd; ++s) {
+                std::uint32_t& mask = m_staticMask[static_cast<std::size_t>(staticIds[s])];
+                if ((mask & bit) == 0) {
+                    mask |= bit;
+                    weights[d] += m_staticBytes[static_cast<std::size_t>(staticIds[s])];
+                }
             }
         }
         const double latency = cell.latencyUs;
         const double finish = ready + latency;
         stepCount[d] = k + 1;
-        const std::size_t row = static_cast<std::size_t>(d) * static_cast<std::size_t>(C);
-        stepStart[row + static_cast<std::size_t>(k)] = ready;
+        stepStart[static_cast<std::size_t>(d) * startRow + static_cast<std::size_t>(k)] = ready;
         if (hasWorkspace) {
-            stepWorkspace[row + static_cast<std::size_t>(k)] = cell.workspaceBytes;
+            m_stepWorkspace[static_cast<std::size_t>(d) * static_cast<std::size_t>(C) +
+                            static_cast<std::size_t>(k)] = cell.workspaceBytes;
         }
-        if (detail != nullptr) {
-            startOf[ci] = ready;
-        }
-        finishOf[ci] = finish;
-        stepOf[ci] = k;
-        deviceOf[ci] = d;
         deviceFree[d] = finish;
         busy[d] += latency;
         energyUj += cell.energyUj;
         makespan = std::max(makespan, finish);
-        if constexpr (WithTimeline) {
-            TimelineSegment s;
-            s.lane = TimelineSegment::Lane::Device;
-            s.index = d;
-            s.beginUs = ready;
-            s.endUs = finish;
-            s.node = m_computeNodes[static_cast<std::size_t>(ci)];
-            timeline->push_back(s);
+        // Its outputs are on d from its finish, held from its own start.
+        std::int64_t produced = 0;
+        const std::int32_t* const outEnd = stepOutputs + step.outEnd;
+        for (const std::int32_t* out = stepOutputs + step.outBegin; out != outEnd; ++out) {
+            const std::int32_t b = *out;
+            Presence& here =
+                presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(d)];
+            here.arrival = finish;
+            here.outEnd = -1.0;
+            here.held = k;
+            home[b] = d;
+            where[b] = 1u << d;
+            const std::int64_t bytes = bufferBytes[b];
+            produced += bytes;
         }
+        diff[k] += produced;
+        diff[k + 1] = -(produced + released);
+        recorder.node(step.ci, d, ready, finish);
     }
 
-    // Memory, sampled at each node start on each device: a difference array over the steps of
-    // each device. The presence entries read here are reset for the next evaluation.
-    const std::size_t diffRow = static_cast<std::size_t>(C) + 1;
-    double* const diffs = m_diff.data();
+    // What only the complete schedule tells.
     for (std::int32_t d = 0; d < D; ++d) {
-        std::fill_n(diffs + static_cast<std::size_t>(d) * diffRow, stepCount[d] + 1, 0.0);
+        std::fill_n(stepStart + static_cast<std::size_t>(d) * startRow + stepCount[d], kStartPad,
+                    std::numeric_limits<double>::infinity());
     }
-    // Buffers where they were produced (graph inputs: on the host from the start).
-    for (std::int32_t b = 0; b < B; ++b) {
-        const BufferInfo& info = buffers[b];
-        const std::int32_t p = info.producer;
-        const std::int32_t home = deviceOf[p];
+    // Copies on relay devices: held from the first run that starts once they began (which may
+    // come after the runs scheduled when they began) to their last consumer there or the last
+    // run that starts before their last transfer out ends. What was counted is replaced.
+    for (std::size_t r = 0; r < relayedCount; ++r) {
+        const Relayed& copy = relayed[r];
+        const std::int32_t d = copy.device;
+        const std::int32_t steps = stepCount[d];
+        const double* const starts = stepStart + static_cast<std::size_t>(d) * startRow;
         Presence& state =
-            presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(home)];
-        const std::int32_t steps = stepCount[home];
-        const std::int32_t lo = stepOf[p];
-        std::int32_t hi = std::max(lo + info.firstHi, state.lastStep);
-        if (state.outEnd >= 0.0) {
-            hi = std::max(hi, firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(home) *
-                                                                     static_cast<std::size_t>(C),
-                                                     steps, state.outEnd, std::max(lo, hi)) -
-                                  1);
-        }
-        if (info.isOutput != 0) {
-            hi = steps - 1;
-        }
-        state.lastStep = -1;
-        state.outEnd = -1.0;
-        if (hi >= lo) {
-            double* diff = diffs + static_cast<std::size_t>(home) * diffRow;
-            diff[lo] += info.bytes;
-            diff[hi + 1] -= info.bytes;
-        }
+            presence[static_cast<std::size_t>(copy.buffer) * stride + static_cast<std::size_t>(d)];
+        const std::int32_t lo = firstStartingAtOrAfter(starts, steps, copy.copyBegin, copy.lo);
+        const std::int32_t hi = std::max(
+            state.held,
+            firstStartingAtOrAfter(starts, steps, state.outEnd, std::max(lo, state.held)) - 1);
+        const std::int64_t bytes = bufferBytes[copy.buffer];
+        std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        diff[copy.lo] -= bytes; // an empty range removes and adds at the same step
+        diff[std::max(state.held + 1, copy.lo)] += bytes;
+        diff[lo] += bytes;
+        diff[std::max(hi + 1, lo)] -= bytes;
+        state.held = std::max(hi, lo - 1);
     }
-    // Copies, from the start of their arrival.
-    for (std::size_t c = 0; c < copyCount; ++c) {
-        const std::int32_t b = copies[c].buffer;
-        const std::int32_t d = copies[c].device;
+    // Buffers where they were produced, sent elsewhere: held to the last run that starts before
+    // their last transfer out ends.
+    for (std::size_t s = 0; s < sentCount; ++s) {
+        const std::int32_t d = sent[s].device;
+        Presence& state = presence[static_cast<std::size_t>(sent[s].buffer) * stride +
+                                   static_cast<std::size_t>(d)];
+        const std::int32_t hi =
+            std::max(state.held,
+                     firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(d) * startRow,
+                                            stepCount[d], state.outEnd, std::max(state.held, 0)) -
+                         1);
+        const std::int64_t bytes = bufferBytes[sent[s].buffer];
+        std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        diff[state.held + 1] += bytes;
+        diff[hi + 1] -= bytes;
+        state.held = hi;
+    }
+    // Graph outputs: held to the end where they were produced.
+    for (const std::int32_t b : m_outputBuffers) {
+        const std::int32_t d = home[b];
         Presence& state =
             presence[static_cast<std::size_t>(b) * stride + static_cast<std::size_t>(d)];
-        const std::int32_t steps = stepCount[d];
-        const double* starts =
-            stepStart + static_cast<std::size_t>(d) * static_cast<std::size_t>(C);
-        std::int32_t lo = copies[c].stepHint;
-        while (lo > 0 && starts[lo - 1] >= state.copyBegin) {
-            --lo;
-        }
-        lo = firstStartingAtOrAfter(starts, steps, state.copyBegin, lo);
-        std::int32_t hi = state.lastStep;
-        if (state.outEnd >= 0.0) {
-            hi = std::max(
-                hi, firstStartingAtOrAfter(starts, steps, state.outEnd, std::max(lo, hi)) - 1);
-        }
-        state = Presence{};
-        if (hi >= lo) {
-            const double bytes = buffers[b].bytes;
-            double* diff = diffs + static_cast<std::size_t>(d) * diffRow;
-            diff[lo] += bytes;
-            diff[hi + 1] -= bytes;
-        }
+        const std::int64_t bytes = bufferBytes[b];
+        std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        diff[state.held + 1] += bytes;
+        diff[std::max(stepCount[d], state.held + 1)] -= bytes;
     }
+    std::copy_n(busy, D, m_busy.begin());
     double peakAll = 0.0;
     double violation = unsupported + unreachable;
     for (std::int32_t d = 0; d < D; ++d) {
-        const double* diff = diffs + static_cast<std::size_t>(d) * diffRow;
-        double live = 0.0;
-        double peak = 0.0;
+        const std::int64_t* diff = diffs + static_cast<std::size_t>(d) * diffRow;
+        std::int64_t live = 0;
+        std::int64_t most = 0;
         const std::int32_t steps = stepCount[d];
         if (hasWorkspace) {
-            const double* ws =
-                stepWorkspace + static_cast<std::size_t>(d) * static_cast<std::size_t>(C);
+            const std::int64_t* ws =
+                m_stepWorkspace.data() + static_cast<std::size_t>(d) * static_cast<std::size_t>(C);
             for (std::int32_t k = 0; k < steps; ++k) {
                 live += diff[k];
-                peak = std::max(peak, live + ws[k]);
+                most = std::max(most, live + ws[k]);
             }
         } else {
             for (std::int32_t k = 0; k < steps; ++k) {
                 live += diff[k];
-                peak = std::max(peak, live);
+                most = std::max(most, live);
             }
         }
-        peak += weights[d];
+        double peak = static_cast<double>(most) + weights[d];
         if (d == host) {
             peak = std::max(peak, weights[d] + m_graphInputBytes);
         }
@@ -622,37 +717,27 @@ Objectives Simulator::run(const std::uint8_t* genome, SimulationResult* detail) 
         }
     }
 
+    recorder.unsupportedNodes(unsupported);
     Objectives o;
     o.latencyUs = makespan;
     o.energyMj = energyUj * 1e-3;
     o.averagePowerW = makespan > 0.0 ? energyUj / makespan : 0.0;
     o.peakMemoryBytes = peakAll;
     o.violation = violation;
-    if (detail) {
-        detail->objectives = o;
-        detail->peakBytes = m_peak;
-        detail->busyUs = m_busy;
-        detail->unsupportedCount = unsupported;
-        detail->startUs.assign(m_graph.nodes.size(), 0.0);
-        detail->finishUs.assign(m_graph.nodes.size(), 0.0);
-        for (std::int32_t ci = 0; ci < C; ++ci) {
-            detail->startUs[static_cast<std::size_t>(at(m_computeNodes, ci))] = at(m_start, ci);
-            detail->finishUs[static_cast<std::size_t>(at(m_computeNodes, ci))] = at(m_finish, ci);
-        }
-    }
     return o;
 }
 
 Objectives Simulator::evaluate(std::span<const std::uint8_t> genome) {
+    NoRecording none;
     switch (m_deviceCount) {
     case 2:
-        return run<false, 2>(genome.data(), nullptr);
+        return run<NoRecording, 2>(genome.data(), none);
     case 3:
-        return run<false, 3>(genome.data(), nullptr);
+        return run<NoRecording, 3>(genome.data(), none);
     case 4:
-        return run<false, 4>(genome.data(), nullptr);
+        return run<NoRecording, 4>(genome.data(), none);
     default:
-        return run<false, 0>(genome.data(), nullptr);
+        return run<NoRecording, 0>(genome.data(), none);
     }
 }
 
@@ -729,11 +814,12 @@ SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
     const std::vector<std::int32_t> saved = m_priority;
     setPriority(order); // validates
     SimulationResult result;
-    if (withTimeline) {
-        run<true, 0>(genome.data(), &result);
-    } else {
-        run<false, 0>(genome.data(), &result);
-    }
+    result.startUs.assign(m_graph.nodes.size(), 0.0);
+    result.finishUs.assign(m_graph.nodes.size(), 0.0);
+    Recording recording{result, m_computeNodes, m_bufferTensor, withTimeline, {}};
+    result.objectives = run<Recording, 0>(genome.data(), recording);
+    result.peakBytes = m_peak;
+    result.busyUs = m_busy;
     m_priority = saved;
     buildSteps();
     return result;

@@ -97,9 +97,12 @@ public:
     Plan planOf(std::span<const std::uint8_t> genome) const;
 
 private:
-    template <bool WithTimeline, int FixedDevices>
-    Objectives run(const std::uint8_t* genome, SimulationResult* detail);
-    void buildSteps(); // m_steps and m_stepCells from m_priority
+    /// The one scheduling core. Recorder (see simulator.cpp) is told every node run and every
+    /// transfer; evaluate() passes one that records nothing, simulate() one that keeps start and
+    /// finish times and the timeline. FixedDevices > 0: the device count, known at compile time.
+    template <class Recorder, int FixedDevices>
+    Objectives run(const std::uint8_t* genome, Recorder& recorder);
+    void buildSteps(); // m_steps, m_stepInputs, m_stepOutputs and m_stepCells from m_priority
     std::size_t cell(std::int32_t ci, std::int32_t d) const {
         return static_cast<std::size_t>(ci) * static_cast<std::size_t>(m_deviceCount) +
                static_cast<std::size_t>(d);
@@ -119,6 +122,7 @@ private:
     std::vector<std::uint8_t> m_supported;
     std::vector<double> m_outputBytes;
     std::vector<double> m_bufferBytes;          // per buffer
+    std::vector<std::int64_t> m_bufferSize;     // the same, as an integer
     std::vector<std::int32_t> m_bufferProducer; // compact compute index, -1: graph input (host)
     std::vector<std::uint8_t> m_bufferIsOutput;
     std::vector<TensorId> m_bufferTensor;
@@ -127,38 +131,30 @@ private:
     std::vector<double> m_staticBytes;
     std::vector<double> m_exclusiveWeight; // per compute node: statics only it reads
     Csr m_inputs;                          // per compute node: buffers read
-    struct InputRef {
-        std::int32_t buffer;
-        std::int32_t producer; // compact compute index; C (the sentinel): graph input
-    };
-    std::vector<InputRef> m_inputRefs; // parallel to m_inputs.values
-    struct BufferInfo {
-        std::int32_t producer; // compact compute index; C (the sentinel): graph input
-        std::int32_t isOutput;
-        std::int32_t firstHi; // -1 for a graph input (alive from step 0 only if read), else 0
-        double bytes;
-    };
-    std::vector<BufferInfo> m_buffers;
+    Csr m_produced;                        // per compute node: buffers written
     double m_graphInputBytes = 0.0;
     bool m_hasWorkspace = false;
     Csr m_statics; // per compute node: statics read
     Csr m_computeSuccessors;
     Csr m_computePredecessors;
     std::vector<std::int32_t> m_priority;
-    /// The priority order with what evaluate() reads per node, laid out in that order.
+    /// The priority order with what run() reads per node, laid out in that order.
     struct Step {
         std::int32_t ci;
-        std::int32_t inBegin, inEnd;         // m_inputRefs range
+        std::int32_t inBegin, inEnd;         // m_stepInputs range
+        std::int32_t outBegin, outEnd;       // m_stepOutputs range
         std::int32_t staticBegin, staticEnd; // m_statics.values range
         double exclusiveWeight;
     };
     struct StepCell { // step i · D + d
         double latencyUs;
         double energyUj;
-        double workspaceBytes;
+        std::int64_t workspaceBytes;
         std::int32_t unsupported;
     };
     std::vector<Step> m_steps;
+    std::vector<std::int32_t> m_stepInputs;  // buffers read, step after step
+    std::vector<std::int32_t> m_stepOutputs; // buffers written, step after step
     std::vector<StepCell> m_stepCells;
     std::vector<TransferHop> m_hops;         // all paths, flat
     std::vector<std::int32_t> m_pathOffsets; // (src · D + dst) → m_hops range
@@ -168,29 +164,47 @@ private:
     std::vector<double> m_idleW, m_memory;
 
     // Scratch, reused by every evaluation.
-    std::vector<double> m_start, m_finish;        // m_finish[C] = 0: graph-input sentinel
-    std::vector<std::int32_t> m_step, m_deviceOf; // [C]: sentinel (step 0, host)
-    std::vector<double> m_deviceFree, m_busy;
-    std::vector<std::int32_t> m_stepCount;
-    std::vector<double> m_stepStart, m_stepWorkspace; // d · C + k
+    std::vector<double> m_busy; // per device, of the last evaluation
+    /// Start of the k-th node run on device d at d · m_startRow + kStartPad + k, with -inf
+    /// before each row and +inf after its last run (sentinels: the step searches need no bounds
+    /// checks).
+    std::vector<double> m_stepStart;
+    std::size_t m_startRow = 0;
+    std::vector<std::int64_t> m_stepWorkspace; // d · C + k
     std::vector<double> m_queueFree;
+    std::vector<std::int32_t> m_home;   // per buffer: the device that produced it
+    std::vector<std::uint32_t> m_where; // per buffer: the devices that have it (bit d)
     /// What the simulation knows about buffer b on device d (entry b · D + d).
     struct Presence {
-        double arrival = -1.0;      ///< end of the copy's arrival; -1: no copy
-        double copyBegin = 0.0;     ///< start of the copy's arrival
-        double outEnd = -1.0;       ///< end of the last transfer out of this copy; -1: none
-        std::int32_t lastStep = -1; ///< step of the last consumer here; -1: none
+        double arrival = -1.0; ///< when it is there (produced or copied); -1: not there
+        double outEnd = -1.0;  ///< end of the last transfer out of it; -1: none
+        /// Its memory is counted on the steps of d up to this one (from its first step there).
+        std::int32_t held = -1;
     };
-    std::vector<Presence> m_presence; // clean (default) between evaluations
+    std::vector<Presence> m_presence; // read only where m_where says the buffer is
     std::vector<std::uint32_t> m_staticMask;
-    struct Copy {
+    /// Memory is counted while scheduling: a buffer from its producer's step, a copy from the
+    /// first run that starts once it began, each to its last consumer on that device so far. What
+    /// only the complete schedule tells is settled at the end: a transfer out may end after runs
+    /// scheduled later (the source is held until then), a copy on a relay device may begin after
+    /// them, and graph outputs are held to the end.
+    struct Sent { ///< a transfer out of a buffer where it was produced
         std::int32_t buffer;
         std::int32_t device;
-        std::int32_t stepHint; ///< steps the device had when the copy began
     };
-    std::vector<Copy> m_copies; ///< capacity buffers × devices
+    struct Relayed { ///< a copy on a device that can pass buffers on
+        std::int32_t buffer;
+        std::int32_t device;
+        std::int32_t lo;  ///< first step there that starts once the copy began, among the runs
+                          ///< scheduled there when it began
+        double copyBegin; ///< when the copy began
+    };
+    std::vector<Sent> m_sent;
+    std::vector<Relayed> m_relayed;
+    std::vector<std::uint8_t> m_relay;         ///< per device: some path passes a copy on from it
+    std::vector<std::int32_t> m_outputBuffers; ///< buffers that are graph outputs
 
-    std::vector<double> m_diff;
+    std::vector<std::int64_t> m_diff; // bytes are whole numbers: integer sums, 1-cycle adds
     std::vector<double> m_peak;
 };
 
