@@ -90,6 +90,14 @@ class TestPredictor : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void handWrittenTrainingStepMatchesAutograd() {
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            const double mismatch = detail::trainingGradientMismatch(seed);
+            qInfo("seed %d: largest relative difference %.2e", static_cast<int>(seed), mismatch);
+            QVERIFY2(mismatch < 1e-4, qPrintable(QString::number(mismatch)));
+        }
+    }
+
     void roundTripGivesIdenticalPredictions() {
         const PredictorDataset d = syntheticDataset(2, 60);
         const std::vector<std::size_t> all = allRows(d);

@@ -76,6 +76,7 @@ public:
         m_gradients = torch::zeros({total});
         m_first = torch::zeros({total});
         m_second = torch::zeros({total});
+        m_denominator = torch::empty({total});
         const torch::NoGradGuard noGrad;
         std::int64_t offset = 0;
         for (torch::Tensor& p : m_parameters) {
@@ -83,15 +84,13 @@ public:
             torch::Tensor value = m_values.narrow(0, offset, n).view(p.sizes());
             value.copy_(p);
             p.set_data(value);
-            // Backward accumulates into a defined gradient in place, i.e. into the buffer.
+            // NetStep writes each gradient in place, i.e. into the buffer.
             p.mutable_grad() = m_gradients.narrow(0, offset, n).view(p.sizes());
             offset += n;
         }
     }
     FlatAdam(const FlatAdam&) = delete;
     FlatAdam& operator=(const FlatAdam&) = delete;
-
-    void zeroGrad() { m_gradients.zero_(); }
 
     void step() {
         const torch::NoGradGuard noGrad;
@@ -100,8 +99,8 @@ public:
         const double correction2 = 1.0 - std::pow(kBeta2, m_step);
         m_first.mul_(kBeta1).add_(m_gradients, 1.0 - kBeta1);
         m_second.mul_(kBeta2).addcmul_(m_gradients, m_gradients, 1.0 - kBeta2);
-        const torch::Tensor denominator = (m_second.sqrt() / std::sqrt(correction2)).add_(kEps);
-        m_values.addcdiv_(m_first, denominator, -m_learningRate / correction1);
+        at::sqrt_out(m_denominator, m_second).div_(std::sqrt(correction2)).add_(kEps);
+        m_values.addcdiv_(m_first, m_denominator, -m_learningRate / correction1);
     }
 
     /// Gives every parameter its own storage again (for saving) and drops the gradients.
@@ -119,8 +118,110 @@ private:
     static constexpr double kEps = 1e-8;
     std::vector<torch::Tensor> m_parameters;
     double m_learningRate;
-    torch::Tensor m_values, m_gradients, m_first, m_second;
+    torch::Tensor m_values, m_gradients, m_first, m_second, m_denominator;
     int m_step = 0;
+};
+
+/// One training step's forward and backward pass of a Net written out by hand: the same
+/// function and the same gradients as autograd (relu backward, index_select's index_add, addmm's
+/// transposed products), into buffers allocated once, without building a graph per batch. What
+/// remains per step is a dozen matrix products and a few elementwise kernels; autograd's graph,
+/// its allocations and its dispatch were most of the time of training this small network.
+class NetStep {
+public:
+    NetStep(Net& net, std::int64_t batchSize) : m_net(net), m_batchSize(batchSize) {
+        const auto buffer = [batchSize](std::int64_t width) {
+            return torch::empty({batchSize, width});
+        };
+        m_op = buffer(kEmbedding);
+        m_device = buffer(kEmbedding);
+        m_projected = buffer(kEmbedding);
+        m_joined = buffer(3 * kEmbedding);
+        m_hidden1 = buffer(kHidden);
+        m_hidden2 = buffer(kHidden);
+        m_out = buffer(2);
+        m_dOut = buffer(2);
+        m_dHidden2 = buffer(kHidden);
+        m_dHidden1 = buffer(kHidden);
+        m_dJoined = buffer(3 * kEmbedding);
+        m_dProjected = buffer(kEmbedding);
+    }
+
+    /// Writes d loss / d parameter into every parameter's gradient (which must be defined, e.g.
+    /// FlatAdam's views) and returns the loss: the masked Huber loss (delta 1) summed over the
+    /// known targets and divided by their count (at least 1). Rows are [n] / [n, k] contiguous.
+    double lossAndGradients(const torch::Tensor& op, const torch::Tensor& device,
+                            const torch::Tensor& numeric, const torch::Tensor& target,
+                            const torch::Tensor& mask) {
+        const torch::NoGradGuard noGrad;
+        const std::int64_t n = op.size(0);
+        const auto rows = [this, n](const torch::Tensor& t) {
+            return n == m_batchSize ? t : t.narrow(0, 0, n);
+        };
+        torch::Tensor opRows = rows(m_op), deviceRows = rows(m_device);
+        torch::Tensor projected = rows(m_projected), joined = rows(m_joined);
+        torch::Tensor hidden1 = rows(m_hidden1), hidden2 = rows(m_hidden2);
+        torch::Tensor out = rows(m_out), dOut = rows(m_dOut);
+        torch::Tensor dHidden2 = rows(m_dHidden2), dHidden1 = rows(m_dHidden1);
+        torch::Tensor dJoined = rows(m_dJoined), dProjected = rows(m_dProjected);
+        NetImpl& net = *m_net;
+
+        // Forward, as NetImpl::forward.
+        at::index_select_out(opRows, net.opTable, 0, op);
+        at::index_select_out(deviceRows, net.deviceTable, 0, device);
+        at::addmm_out(projected, net.projection->bias, numeric, net.projection->weight.t());
+        projected.relu_();
+        at::cat_out(joined, {opRows, deviceRows, projected}, 1);
+        at::addmm_out(hidden1, net.hidden1->bias, joined, net.hidden1->weight.t());
+        hidden1.relu_();
+        at::addmm_out(hidden2, net.hidden2->bias, hidden1, net.hidden2->weight.t());
+        hidden2.relu_();
+        at::addmm_out(out, net.head->bias, hidden2, net.head->weight.t());
+
+        // Masked Huber loss and its gradient, element by element (2n values).
+        const float* o = out.data_ptr<float>();
+        const float* t = target.data_ptr<float>();
+        const float* w = mask.data_ptr<float>();
+        float* g = dOut.data_ptr<float>();
+        double loss = 0.0;
+        double weight = 0.0;
+        for (std::int64_t i = 0; i < 2 * n; ++i) {
+            const float r = o[i] - t[i];
+            const float a = std::abs(r);
+            loss += w[i] * (a < 1.0f ? 0.5f * r * r : a - 0.5f);
+            weight += w[i];
+            g[i] = w[i] * std::clamp(r, -1.0f, 1.0f);
+        }
+        const double scale = 1.0 / std::max(weight, 1.0);
+        dOut.mul_(scale);
+
+        // Backward.
+        at::mm_out(net.head->weight.mutable_grad(), dOut.t(), hidden2);
+        at::sum_out(net.head->bias.mutable_grad(), dOut, {0});
+        at::mm_out(dHidden2, dOut, net.head->weight);
+        at::threshold_backward_out(dHidden2, dHidden2, hidden2, 0);
+        at::mm_out(net.hidden2->weight.mutable_grad(), dHidden2.t(), hidden1);
+        at::sum_out(net.hidden2->bias.mutable_grad(), dHidden2, {0});
+        at::mm_out(dHidden1, dHidden2, net.hidden2->weight);
+        at::threshold_backward_out(dHidden1, dHidden1, hidden1, 0);
+        at::mm_out(net.hidden1->weight.mutable_grad(), dHidden1.t(), joined);
+        at::sum_out(net.hidden1->bias.mutable_grad(), dHidden1, {0});
+        at::mm_out(dJoined, dHidden1, net.hidden1->weight);
+        net.opTable.mutable_grad().zero_().index_add_(0, op, dJoined.narrow(1, 0, kEmbedding));
+        net.deviceTable.mutable_grad().zero_().index_add_(
+            0, device, dJoined.narrow(1, kEmbedding, kEmbedding));
+        at::threshold_backward_out(dProjected, dJoined.narrow(1, 2 * kEmbedding, kEmbedding),
+                                   projected, 0);
+        at::mm_out(net.projection->weight.mutable_grad(), dProjected.t(), numeric);
+        at::sum_out(net.projection->bias.mutable_grad(), dProjected, {0});
+        return loss * scale;
+    }
+
+private:
+    Net& m_net;
+    std::int64_t m_batchSize;
+    torch::Tensor m_op, m_device, m_projected, m_joined, m_hidden1, m_hidden2, m_out;
+    torch::Tensor m_dOut, m_dHidden2, m_dHidden1, m_dJoined, m_dProjected;
 };
 
 /// One thread for the predictor's own work, restored afterwards. ATen's thread setting does
@@ -470,27 +571,27 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
             const torch::Tensor target = all.target.index_select(0, pick).contiguous();
             const torch::Tensor mask = all.mask.index_select(0, pick).contiguous();
             FlatAdam optimizer(*net, options.learningRate);
+            NetStep step(net, options.batchSize);
+            // Each epoch shuffles once into these; its batches are then contiguous slices.
+            torch::Tensor opE = torch::empty_like(op), devE = torch::empty_like(dev);
+            torch::Tensor numE = torch::empty_like(num), targetE = torch::empty_like(target);
+            torch::Tensor maskE = torch::empty_like(mask);
             for (int epoch = 0; epoch < options.epochs; ++epoch) {
                 const torch::Tensor order = torch::randperm(count, torch::kLong);
+                at::index_select_out(opE, op, 0, order);
+                at::index_select_out(devE, dev, 0, order);
+                at::index_select_out(numE, num, 0, order);
+                at::index_select_out(targetE, target, 0, order);
+                at::index_select_out(maskE, mask, 0, order);
                 double lossSum = 0.0;
                 int batches = 0;
                 for (std::int64_t begin = 0; begin < count; begin += options.batchSize) {
-                    const torch::Tensor index =
-                        order.slice(0, begin, std::min(count, begin + options.batchSize));
-                    const torch::Tensor out =
-                        net->forward(op.index_select(0, index), dev.index_select(0, index),
-                                     num.index_select(0, index));
-                    const torch::Tensor w = mask.index_select(0, index);
-                    const torch::Tensor loss =
-                        (torch::huber_loss(out, target.index_select(0, index), at::Reduction::None,
-                                           1.0) *
-                         w)
-                            .sum() /
-                        w.sum().clamp_min(1.0);
-                    optimizer.zeroGrad();
-                    loss.backward();
+                    const std::int64_t end = std::min(count, begin + options.batchSize);
+                    lossSum += step.lossAndGradients(
+                        opE.slice(0, begin, end), devE.slice(0, begin, end),
+                        numE.slice(0, begin, end), targetE.slice(0, begin, end),
+                        maskE.slice(0, begin, end));
                     optimizer.step();
-                    lossSum += loss.item<double>();
                     ++batches;
                 }
                 epochLoss[static_cast<std::size_t>(epoch)] += lossSum / batches / options.members;
@@ -732,6 +833,40 @@ PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& rec
         throw InputError(where + ": the weights are damaged (" + torchFailure(e) + ")");
     }
     return PerformancePredictor(std::move(impl));
+}
+
+double detail::trainingGradientMismatch(std::uint64_t seed) {
+    const OneThread oneThread;
+    torch::manual_seed(seed);
+    constexpr std::int64_t kOps = 5, kDevices = 3, kRows = 37, kBatch = 64;
+    Net net(kOps, kDevices);
+    const torch::Tensor op = torch::randint(kOps, {kRows}, torch::kLong);
+    const torch::Tensor device = torch::randint(kDevices, {kRows}, torch::kLong);
+    const torch::Tensor numeric = torch::randn({kRows, static_cast<std::int64_t>(kNumericCount)});
+    const torch::Tensor target = torch::randn({kRows, 2}) * 2.0;
+    const torch::Tensor mask = (torch::rand({kRows, 2}) > 0.2).to(torch::kFloat);
+    // Autograd on the network's own forward and the loss the training minimises.
+    const torch::Tensor w = mask;
+    const torch::Tensor loss =
+        (torch::huber_loss(net->forward(op, device, numeric), target, at::Reduction::None, 1.0) * w)
+            .sum() /
+        w.sum().clamp_min(1.0);
+    loss.backward();
+    std::vector<torch::Tensor> expected;
+    for (torch::Tensor& p : net->parameters()) {
+        expected.push_back(p.grad().clone());
+        p.mutable_grad() = torch::full_like(p, 7.0); // stale values NetStep must overwrite
+    }
+    NetStep step(net, kBatch);
+    const double manualLoss = step.lossAndGradients(op, device, numeric, target, mask);
+    double mismatch = std::abs(manualLoss - loss.item<double>()) / std::abs(loss.item<double>());
+    const std::vector<torch::Tensor> parameters = net->parameters();
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+        const double scale = std::max(expected[i].abs().max().item<double>(), 1e-12);
+        mismatch = std::max(
+            mismatch, (parameters[i].grad() - expected[i]).abs().max().item<double>() / scale);
+    }
+    return mismatch;
 }
 
 } // namespace paretune
