@@ -2,6 +2,7 @@
 
 #include "accuracy_metrics.h"
 #include "common/input_error.h"
+#include "small_gemm.h"
 #include "store/records.h"
 
 #include <nlohmann/json.hpp>
@@ -122,29 +123,64 @@ private:
     int m_step = 0;
 };
 
+/// out = bias + a·b (bias optional) through smallGemm where the layouts allow it (b and out
+/// row-major), else LibTorch's addmm / mm.
+void product(torch::Tensor& out, const torch::Tensor& a, const torch::Tensor& b,
+             const torch::Tensor* bias, int vectorBits) {
+    if (b.stride(1) == 1 && out.stride(1) == 1 && (bias == nullptr || bias->is_contiguous()) &&
+        smallGemm(static_cast<int>(a.size(0)), static_cast<int>(b.size(1)),
+                  static_cast<int>(a.size(1)), a.data_ptr<float>(), a.stride(0), a.stride(1),
+                  b.data_ptr<float>(), b.stride(0),
+                  bias != nullptr ? bias->data_ptr<float>() : nullptr, out.data_ptr<float>(),
+                  out.stride(0), vectorBits)) {
+        return;
+    }
+    if (bias != nullptr) {
+        at::addmm_out(out, *bias, a, b);
+    } else {
+        at::mm_out(out, a, b);
+    }
+}
+
 /// One training step's forward and backward pass of a Net written out by hand: the same
-/// function and the same gradients as autograd (relu backward, index_select's index_add, addmm's
-/// transposed products), into buffers allocated once, without building a graph per batch. What
-/// remains per step is a dozen matrix products and a few elementwise kernels; autograd's graph,
-/// its allocations and its dispatch were most of the time of training this small network.
+/// function and the same gradients as autograd, into buffers allocated once, without building a
+/// graph per batch.
+/// - The first hidden layer is applied to the concatenation [op embedding, device embedding,
+///   projection] in three parts: the embedding parts are multiplied once per table row (a few
+///   dozen op types, a few devices) and then gathered per batch row, so the batch-sized products
+///   of that layer shrink from 96 to 32 inputs; the gradients follow the same split (rows
+///   summed per table entry first).
+/// - The matrix products go through smallGemm (AVX-512 / AVX2 loops; the transposed weights
+///   they need are copied once per step), LibTorch's BLAS where the shape does not suit it.
+/// Autograd's graph, its allocations and dispatch, the system BLAS's generic kernels on CPUs it
+/// does not recognise and two thirds of the first layer's products were most of the time of
+/// training this small network.
 class NetStep {
 public:
-    NetStep(Net& net, std::int64_t batchSize) : m_net(net), m_batchSize(batchSize) {
+    /// `vectorBits`: smallGemm's cap (tests check every path; 512 = the best the CPU has).
+    NetStep(Net& net, std::int64_t batchSize, int vectorBits = 512)
+        : m_net(net), m_batchSize(batchSize), m_vectorBits(vectorBits) {
         const auto buffer = [batchSize](std::int64_t width) {
             return torch::empty({batchSize, width});
         };
-        m_op = buffer(kEmbedding);
-        m_device = buffer(kEmbedding);
         m_projected = buffer(kEmbedding);
-        m_joined = buffer(3 * kEmbedding);
+        m_gathered = buffer(kHidden);
         m_hidden1 = buffer(kHidden);
         m_hidden2 = buffer(kHidden);
         m_out = buffer(2);
         m_dOut = buffer(2);
         m_dHidden2 = buffer(kHidden);
         m_dHidden1 = buffer(kHidden);
-        m_dJoined = buffer(3 * kEmbedding);
         m_dProjected = buffer(kEmbedding);
+        m_opTerm = torch::empty({net->opTable.size(0), kHidden});
+        m_deviceTerm = torch::empty({net->deviceTable.size(0), kHidden});
+        m_opSum = torch::empty({net->opTable.size(0), kHidden});
+        m_deviceSum = torch::empty({net->deviceTable.size(0), kHidden});
+        m_projectionT = torch::empty({static_cast<std::int64_t>(kNumericCount), kEmbedding});
+        m_w1OpT = torch::empty({kEmbedding, kHidden});
+        m_w1DeviceT = torch::empty({kEmbedding, kHidden});
+        m_w1ProjectedT = torch::empty({kEmbedding, kHidden});
+        m_w2T = torch::empty({kHidden, kHidden});
     }
 
     /// Writes d loss / d parameter into every parameter's gradient (which must be defined, e.g.
@@ -158,23 +194,42 @@ public:
         const auto rows = [this, n](const torch::Tensor& t) {
             return n == m_batchSize ? t : t.narrow(0, 0, n);
         };
-        torch::Tensor opRows = rows(m_op), deviceRows = rows(m_device);
-        torch::Tensor projected = rows(m_projected), joined = rows(m_joined);
+        const auto mm = [this](torch::Tensor& out, const torch::Tensor& a, const torch::Tensor& b,
+                               const torch::Tensor* bias = nullptr) {
+            product(out, a, b, bias, m_vectorBits);
+        };
+        torch::Tensor projected = rows(m_projected), gathered = rows(m_gathered);
         torch::Tensor hidden1 = rows(m_hidden1), hidden2 = rows(m_hidden2);
         torch::Tensor out = rows(m_out), dOut = rows(m_dOut);
         torch::Tensor dHidden2 = rows(m_dHidden2), dHidden1 = rows(m_dHidden1);
-        torch::Tensor dJoined = rows(m_dJoined), dProjected = rows(m_dProjected);
+        torch::Tensor dProjected = rows(m_dProjected);
         NetImpl& net = *m_net;
+        // The first hidden layer's weight by input part: op embedding, device embedding,
+        // projection (and its gradient likewise).
+        const torch::Tensor& w1 = net.hidden1->weight;
+        const torch::Tensor w1Op = w1.narrow(1, 0, kEmbedding);
+        const torch::Tensor w1Device = w1.narrow(1, kEmbedding, kEmbedding);
+        const torch::Tensor w1Projected = w1.narrow(1, 2 * kEmbedding, kEmbedding);
+        torch::Tensor& g1 = net.hidden1->weight.mutable_grad();
+        torch::Tensor g1Op = g1.narrow(1, 0, kEmbedding);
+        torch::Tensor g1Device = g1.narrow(1, kEmbedding, kEmbedding);
+        torch::Tensor g1Projected = g1.narrow(1, 2 * kEmbedding, kEmbedding);
+        m_projectionT.copy_(net.projection->weight.t());
+        m_w1OpT.copy_(w1Op.t());
+        m_w1DeviceT.copy_(w1Device.t());
+        m_w1ProjectedT.copy_(w1Projected.t());
+        m_w2T.copy_(net.hidden2->weight.t());
 
         // Forward, as NetImpl::forward.
-        at::index_select_out(opRows, net.opTable, 0, op);
-        at::index_select_out(deviceRows, net.deviceTable, 0, device);
-        at::addmm_out(projected, net.projection->bias, numeric, net.projection->weight.t());
+        mm(projected, numeric, m_projectionT, &net.projection->bias);
         projected.relu_();
-        at::cat_out(joined, {opRows, deviceRows, projected}, 1);
-        at::addmm_out(hidden1, net.hidden1->bias, joined, net.hidden1->weight.t());
+        mm(m_opTerm, net.opTable, m_w1OpT);
+        mm(m_deviceTerm, net.deviceTable, m_w1DeviceT);
+        mm(hidden1, projected, m_w1ProjectedT, &net.hidden1->bias);
+        hidden1.add_(at::index_select_out(gathered, m_opTerm, 0, op));
+        hidden1.add_(at::index_select_out(gathered, m_deviceTerm, 0, device));
         hidden1.relu_();
-        at::addmm_out(hidden2, net.hidden2->bias, hidden1, net.hidden2->weight.t());
+        mm(hidden2, hidden1, m_w2T, &net.hidden2->bias);
         hidden2.relu_();
         at::addmm_out(out, net.head->bias, hidden2, net.head->weight.t());
 
@@ -196,23 +251,25 @@ public:
         dOut.mul_(scale);
 
         // Backward.
-        at::mm_out(net.head->weight.mutable_grad(), dOut.t(), hidden2);
+        mm(net.head->weight.mutable_grad(), dOut.t(), hidden2);
         at::sum_out(net.head->bias.mutable_grad(), dOut, {0});
-        at::mm_out(dHidden2, dOut, net.head->weight);
+        mm(dHidden2, dOut, net.head->weight);
         at::threshold_backward_out(dHidden2, dHidden2, hidden2, 0);
-        at::mm_out(net.hidden2->weight.mutable_grad(), dHidden2.t(), hidden1);
+        mm(net.hidden2->weight.mutable_grad(), dHidden2.t(), hidden1);
         at::sum_out(net.hidden2->bias.mutable_grad(), dHidden2, {0});
-        at::mm_out(dHidden1, dHidden2, net.hidden2->weight);
+        mm(dHidden1, dHidden2, net.hidden2->weight);
         at::threshold_backward_out(dHidden1, dHidden1, hidden1, 0);
-        at::mm_out(net.hidden1->weight.mutable_grad(), dHidden1.t(), joined);
         at::sum_out(net.hidden1->bias.mutable_grad(), dHidden1, {0});
-        at::mm_out(dJoined, dHidden1, net.hidden1->weight);
-        net.opTable.mutable_grad().zero_().index_add_(0, op, dJoined.narrow(1, 0, kEmbedding));
-        net.deviceTable.mutable_grad().zero_().index_add_(
-            0, device, dJoined.narrow(1, kEmbedding, kEmbedding));
-        at::threshold_backward_out(dProjected, dJoined.narrow(1, 2 * kEmbedding, kEmbedding),
-                                   projected, 0);
-        at::mm_out(net.projection->weight.mutable_grad(), dProjected.t(), numeric);
+        m_opSum.zero_().index_add_(0, op, dHidden1);
+        m_deviceSum.zero_().index_add_(0, device, dHidden1);
+        mm(g1Op, m_opSum.t(), net.opTable);
+        mm(g1Device, m_deviceSum.t(), net.deviceTable);
+        mm(g1Projected, dHidden1.t(), projected);
+        mm(net.opTable.mutable_grad(), m_opSum, w1Op);
+        mm(net.deviceTable.mutable_grad(), m_deviceSum, w1Device);
+        mm(dProjected, dHidden1, w1Projected);
+        at::threshold_backward_out(dProjected, dProjected, projected, 0);
+        mm(net.projection->weight.mutable_grad(), dProjected.t(), numeric);
         at::sum_out(net.projection->bias.mutable_grad(), dProjected, {0});
         return loss * scale;
     }
@@ -220,8 +277,12 @@ public:
 private:
     Net& m_net;
     std::int64_t m_batchSize;
-    torch::Tensor m_op, m_device, m_projected, m_joined, m_hidden1, m_hidden2, m_out;
-    torch::Tensor m_dOut, m_dHidden2, m_dHidden1, m_dJoined, m_dProjected;
+    int m_vectorBits;
+    torch::Tensor m_projected, m_gathered, m_hidden1, m_hidden2, m_out;
+    torch::Tensor m_dOut, m_dHidden2, m_dHidden1, m_dProjected;
+    torch::Tensor m_opTerm, m_deviceTerm, m_opSum, m_deviceSum; ///< per table row
+    torch::Tensor m_projectionT, m_w1OpT, m_w1DeviceT, m_w1ProjectedT,
+        m_w2T; ///< weights, transposed
 };
 
 /// One thread for the predictor's own work, restored afterwards. ATen's thread setting does
@@ -835,7 +896,7 @@ PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& rec
     return PerformancePredictor(std::move(impl));
 }
 
-double detail::trainingGradientMismatch(std::uint64_t seed) {
+double detail::trainingGradientMismatch(std::uint64_t seed, int vectorBits) {
     const OneThread oneThread;
     torch::manual_seed(seed);
     constexpr std::int64_t kOps = 5, kDevices = 3, kRows = 37, kBatch = 64;
@@ -857,7 +918,7 @@ double detail::trainingGradientMismatch(std::uint64_t seed) {
         expected.push_back(p.grad().clone());
         p.mutable_grad() = torch::full_like(p, 7.0); // stale values NetStep must overwrite
     }
-    NetStep step(net, kBatch);
+    NetStep step(net, kBatch, vectorBits);
     const double manualLoss = step.lossAndGradients(op, device, numeric, target, mask);
     double mismatch = std::abs(manualLoss - loss.item<double>()) / std::abs(loss.item<double>());
     const std::vector<torch::Tensor> parameters = net->parameters();
