@@ -2,8 +2,8 @@
 
 #include "accuracy_metrics.h"
 #include "common/input_error.h"
-#include "small_gemm.h"
 #include "store/records.h"
+#include "training_kernels.h"
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -62,9 +62,9 @@ struct NetImpl : torch::nn::Module {
 TORCH_MODULE(Net);
 
 /// Adam over every parameter of a network at once: the parameters and their gradients are views
-/// into two flat buffers, so that a step is a handful of tensor operations rather than a
-/// handful per parameter tensor (what makes small-network training overhead-bound). The update
-/// is torch::optim::Adam's (bias-corrected, no weight decay).
+/// into two flat buffers, so that a step is one fused loop over them (adamStep) rather than a
+/// handful of tensor operations per parameter tensor (what makes small-network training
+/// overhead-bound). The update is torch::optim::Adam's (bias-corrected, no weight decay).
 class FlatAdam {
 public:
     FlatAdam(torch::nn::Module& module, double learningRate)
@@ -77,7 +77,6 @@ public:
         m_gradients = torch::zeros({total});
         m_first = torch::zeros({total});
         m_second = torch::zeros({total});
-        m_denominator = torch::empty({total});
         const torch::NoGradGuard noGrad;
         std::int64_t offset = 0;
         for (torch::Tensor& p : m_parameters) {
@@ -94,14 +93,9 @@ public:
     FlatAdam& operator=(const FlatAdam&) = delete;
 
     void step() {
-        const torch::NoGradGuard noGrad;
-        ++m_step;
-        const double correction1 = 1.0 - std::pow(kBeta1, m_step);
-        const double correction2 = 1.0 - std::pow(kBeta2, m_step);
-        m_first.mul_(kBeta1).add_(m_gradients, 1.0 - kBeta1);
-        m_second.mul_(kBeta2).addcmul_(m_gradients, m_gradients, 1.0 - kBeta2);
-        at::sqrt_out(m_denominator, m_second).div_(std::sqrt(correction2)).add_(kEps);
-        m_values.addcdiv_(m_first, m_denominator, -m_learningRate / correction1);
+        adamStep(m_values.data_ptr<float>(), m_gradients.data_ptr<float>(),
+                 m_first.data_ptr<float>(), m_second.data_ptr<float>(), m_values.numel(),
+                 m_learningRate, kBeta1, kBeta2, kEps, ++m_step);
     }
 
     /// Gives every parameter its own storage again (for saving) and drops the gradients.
@@ -119,7 +113,7 @@ private:
     static constexpr double kEps = 1e-8;
     std::vector<torch::Tensor> m_parameters;
     double m_learningRate;
-    torch::Tensor m_values, m_gradients, m_first, m_second, m_denominator;
+    torch::Tensor m_values, m_gradients, m_first, m_second;
     int m_step = 0;
 };
 
@@ -164,7 +158,6 @@ public:
             return torch::empty({batchSize, width});
         };
         m_projected = buffer(kEmbedding);
-        m_gathered = buffer(kHidden);
         m_hidden1 = buffer(kHidden);
         m_hidden2 = buffer(kHidden);
         m_out = buffer(2);
@@ -198,7 +191,7 @@ public:
                                const torch::Tensor* bias = nullptr) {
             product(out, a, b, bias, m_vectorBits);
         };
-        torch::Tensor projected = rows(m_projected), gathered = rows(m_gathered);
+        torch::Tensor projected = rows(m_projected);
         torch::Tensor hidden1 = rows(m_hidden1), hidden2 = rows(m_hidden2);
         torch::Tensor out = rows(m_out), dOut = rows(m_dOut);
         torch::Tensor dHidden2 = rows(m_dHidden2), dHidden1 = rows(m_dHidden1);
@@ -214,11 +207,16 @@ public:
         torch::Tensor g1Op = g1.narrow(1, 0, kEmbedding);
         torch::Tensor g1Device = g1.narrow(1, kEmbedding, kEmbedding);
         torch::Tensor g1Projected = g1.narrow(1, 2 * kEmbedding, kEmbedding);
-        m_projectionT.copy_(net.projection->weight.t());
-        m_w1OpT.copy_(w1Op.t());
-        m_w1DeviceT.copy_(w1Device.t());
-        m_w1ProjectedT.copy_(w1Projected.t());
-        m_w2T.copy_(net.hidden2->weight.t());
+        const auto transpose = [](torch::Tensor& dst, const torch::Tensor& src) {
+            transposeInto(dst.data_ptr<float>(), src.data_ptr<float>(),
+                          static_cast<int>(src.size(0)), static_cast<int>(src.size(1)),
+                          src.stride(0));
+        };
+        transpose(m_projectionT, net.projection->weight);
+        transpose(m_w1OpT, w1Op);
+        transpose(m_w1DeviceT, w1Device);
+        transpose(m_w1ProjectedT, w1Projected);
+        transpose(m_w2T, net.hidden2->weight);
 
         // Forward, as NetImpl::forward.
         mm(projected, numeric, m_projectionT, &net.projection->bias);
@@ -226,9 +224,10 @@ public:
         mm(m_opTerm, net.opTable, m_w1OpT);
         mm(m_deviceTerm, net.deviceTable, m_w1DeviceT);
         mm(hidden1, projected, m_w1ProjectedT, &net.hidden1->bias);
-        hidden1.add_(at::index_select_out(gathered, m_opTerm, 0, op));
-        hidden1.add_(at::index_select_out(gathered, m_deviceTerm, 0, device));
-        hidden1.relu_();
+        addGatheredRowsRelu(hidden1.data_ptr<float>(), m_opTerm.data_ptr<float>(),
+                            op.data_ptr<std::int64_t>(), m_deviceTerm.data_ptr<float>(),
+                            device.data_ptr<std::int64_t>(), static_cast<int>(n),
+                            static_cast<int>(kHidden));
         mm(hidden2, hidden1, m_w2T, &net.hidden2->bias);
         hidden2.relu_();
         at::addmm_out(out, net.head->bias, hidden2, net.head->weight.t());
@@ -260,8 +259,12 @@ public:
         mm(dHidden1, dHidden2, net.hidden2->weight);
         at::threshold_backward_out(dHidden1, dHidden1, hidden1, 0);
         at::sum_out(net.hidden1->bias.mutable_grad(), dHidden1, {0});
-        m_opSum.zero_().index_add_(0, op, dHidden1);
-        m_deviceSum.zero_().index_add_(0, device, dHidden1);
+        sumRowsByIndex(m_opSum.data_ptr<float>(), static_cast<int>(m_opSum.size(0)),
+                       dHidden1.data_ptr<float>(), op.data_ptr<std::int64_t>(), static_cast<int>(n),
+                       static_cast<int>(kHidden));
+        sumRowsByIndex(m_deviceSum.data_ptr<float>(), static_cast<int>(m_deviceSum.size(0)),
+                       dHidden1.data_ptr<float>(), device.data_ptr<std::int64_t>(),
+                       static_cast<int>(n), static_cast<int>(kHidden));
         mm(g1Op, m_opSum.t(), net.opTable);
         mm(g1Device, m_deviceSum.t(), net.deviceTable);
         mm(g1Projected, dHidden1.t(), projected);
@@ -278,7 +281,7 @@ private:
     Net& m_net;
     std::int64_t m_batchSize;
     int m_vectorBits;
-    torch::Tensor m_projected, m_gathered, m_hidden1, m_hidden2, m_out;
+    torch::Tensor m_projected, m_hidden1, m_hidden2, m_out;
     torch::Tensor m_dOut, m_dHidden2, m_dHidden1, m_dProjected;
     torch::Tensor m_opTerm, m_deviceTerm, m_opSum, m_deviceSum; ///< per table row
     torch::Tensor m_projectionT, m_w1OpT, m_w1DeviceT, m_w1ProjectedT,
