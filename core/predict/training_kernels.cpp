@@ -219,61 +219,55 @@ inline __attribute__((always_inline)) void adamScalar(float& value, float gradie
     value -= f.stepSize * first / (std::sqrt(second) * f.inverseRootCorrection2 + f.eps);
 }
 
-__attribute__((target("avx512f"))) void adamAvx512(float* value, const float* gradient,
-                                                   float* first, float* second, std::int64_t count,
-                                                   const AdamFactors& f) {
-    const __m512 beta1 = _mm512_set1_ps(f.beta1), beta2 = _mm512_set1_ps(f.beta2);
-    const __m512 oneMinusBeta1 = _mm512_set1_ps(f.oneMinusBeta1);
-    const __m512 oneMinusBeta2 = _mm512_set1_ps(f.oneMinusBeta2);
-    const __m512 inverseRoot = _mm512_set1_ps(f.inverseRootCorrection2);
-    const __m512 eps = _mm512_set1_ps(f.eps), stepSize = _mm512_set1_ps(f.stepSize);
+/// Lane-wise square root (the ISA builtins; used only inlined into functions of that target, so
+/// the ABI note about vector returns outside those targets does not apply).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+inline __attribute__((always_inline)) void squareRoot(Vec16& v) {
+    v = __builtin_ia32_sqrtps512_mask(v, v, static_cast<unsigned short>(0xFFFF),
+                                      _MM_FROUND_CUR_DIRECTION);
+}
+inline __attribute__((always_inline)) void squareRoot(Vec8& v) {
+    v = __builtin_ia32_sqrtps256(v);
+}
+#pragma GCC diagnostic pop
+
+template <typename V>
+inline __attribute__((always_inline)) void adamVector(float* value, const float* gradient,
+                                                      float* first, float* second,
+                                                      std::int64_t count, const AdamFactors& f) {
+    constexpr int W = sizeof(V) / sizeof(float);
     std::int64_t i = 0;
-    for (; i + 16 <= count; i += 16) {
-        const __m512 g = _mm512_loadu_ps(gradient + i);
-        const __m512 m = _mm512_add_ps(_mm512_mul_ps(beta1, _mm512_loadu_ps(first + i)),
-                                       _mm512_mul_ps(oneMinusBeta1, g));
-        const __m512 v = _mm512_add_ps(_mm512_mul_ps(beta2, _mm512_loadu_ps(second + i)),
-                                       _mm512_mul_ps(_mm512_mul_ps(oneMinusBeta2, g), g));
-        // The masked form: the plain _mm512_sqrt_ps trips GCC 12's -Wmaybe-uninitialized.
-        const __m512 denominator =
-            _mm512_add_ps(_mm512_mul_ps(_mm512_mask_sqrt_ps(v, 0xFFFF, v), inverseRoot), eps);
-        const __m512 p = _mm512_sub_ps(_mm512_loadu_ps(value + i),
-                                       _mm512_div_ps(_mm512_mul_ps(stepSize, m), denominator));
-        _mm512_storeu_ps(first + i, m);
-        _mm512_storeu_ps(second + i, v);
-        _mm512_storeu_ps(value + i, p);
+    for (; i + W <= count; i += W) {
+        V g, m, v, p;
+        load(g, gradient + i);
+        load(m, first + i);
+        load(v, second + i);
+        load(p, value + i);
+        m = f.beta1 * m + f.oneMinusBeta1 * g;
+        v = f.beta2 * v + f.oneMinusBeta2 * g * g;
+        V root = v;
+        squareRoot(root);
+        p -= f.stepSize * m / (root * f.inverseRootCorrection2 + f.eps);
+        store(first + i, m);
+        store(second + i, v);
+        store(value + i, p);
     }
     for (; i < count; ++i) {
         adamScalar(value[i], gradient[i], first[i], second[i], f);
     }
 }
 
+__attribute__((target("avx512f"))) void adamAvx512(float* value, const float* gradient,
+                                                   float* first, float* second, std::int64_t count,
+                                                   const AdamFactors& f) {
+    adamVector<Vec16>(value, gradient, first, second, count, f);
+}
+
 __attribute__((target("avx2"))) void adamAvx2(float* value, const float* gradient, float* first,
                                               float* second, std::int64_t count,
                                               const AdamFactors& f) {
-    const __m256 beta1 = _mm256_set1_ps(f.beta1), beta2 = _mm256_set1_ps(f.beta2);
-    const __m256 oneMinusBeta1 = _mm256_set1_ps(f.oneMinusBeta1);
-    const __m256 oneMinusBeta2 = _mm256_set1_ps(f.oneMinusBeta2);
-    const __m256 inverseRoot = _mm256_set1_ps(f.inverseRootCorrection2);
-    const __m256 eps = _mm256_set1_ps(f.eps), stepSize = _mm256_set1_ps(f.stepSize);
-    std::int64_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        const __m256 g = _mm256_loadu_ps(gradient + i);
-        const __m256 m = _mm256_add_ps(_mm256_mul_ps(beta1, _mm256_loadu_ps(first + i)),
-                                       _mm256_mul_ps(oneMinusBeta1, g));
-        const __m256 v = _mm256_add_ps(_mm256_mul_ps(beta2, _mm256_loadu_ps(second + i)),
-                                       _mm256_mul_ps(_mm256_mul_ps(oneMinusBeta2, g), g));
-        const __m256 denominator =
-            _mm256_add_ps(_mm256_mul_ps(_mm256_sqrt_ps(v), inverseRoot), eps);
-        const __m256 p = _mm256_sub_ps(_mm256_loadu_ps(value + i),
-                                       _mm256_div_ps(_mm256_mul_ps(stepSize, m), denominator));
-        _mm256_storeu_ps(first + i, m);
-        _mm256_storeu_ps(second + i, v);
-        _mm256_storeu_ps(value + i, p);
-    }
-    for (; i < count; ++i) {
-        adamScalar(value[i], gradient[i], first[i], second[i], f);
-    }
+    adamVector<Vec8>(value, gradient, first, second, count, f);
 }
 
 } // namespace
