@@ -2,6 +2,7 @@
 // roofline on a held-out model, and it flags what it has not seen.
 #include "predict/accuracy_metrics.h"
 #include "predict/performance_predictor.h"
+#include "predict/training_kernels.h"
 #include "store/sample_library.h"
 
 #include <nlohmann/json.hpp>
@@ -90,6 +91,56 @@ class TestPredictor : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void handWrittenTrainingStepMatchesAutograd() {
+        // Every path of the matrix products: the best the CPU has, AVX2 at most, LibTorch's.
+        for (const int vectorBits : {512, 256, 0}) {
+            for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+                const double mismatch = detail::trainingGradientMismatch(seed, vectorBits);
+                qInfo("%d-bit products, seed %d: largest relative difference %.2e", vectorBits,
+                      static_cast<int>(seed), mismatch);
+                QVERIFY2(mismatch < 1e-4, qPrintable(QString::number(mismatch)));
+            }
+        }
+    }
+
+    void fusedAdamStepIsAdam() {
+        // Five steps on 37 parameters (vector bodies and scalar tails) against the update
+        // written out in double precision, on every instruction-set path.
+        for (const int vectorBits : {512, 256, 0}) {
+            std::mt19937 random(5);
+            std::normal_distribution<float> normal(0.0f, 1.0f);
+            constexpr int kCount = 37;
+            std::vector<float> value(kCount), first(kCount, 0.0f), second(kCount, 0.0f);
+            std::vector<double> v(kCount), m(kCount, 0.0), s(kCount, 0.0);
+            for (int i = 0; i < kCount; ++i) {
+                value[i] = normal(random);
+                v[i] = value[i];
+            }
+            for (int step = 1; step <= 5; ++step) {
+                std::vector<float> gradient(kCount);
+                for (float& g : gradient) {
+                    g = normal(random);
+                }
+                adamStep(value.data(), gradient.data(), first.data(), second.data(), kCount, 1e-2,
+                         0.9, 0.999, 1e-8, step, vectorBits);
+                for (int i = 0; i < kCount; ++i) {
+                    m[i] = 0.9 * m[i] + 0.1 * gradient[i];
+                    s[i] = 0.999 * s[i] + 0.001 * gradient[i] * gradient[i];
+                    v[i] -= 1e-2 / (1.0 - std::pow(0.9, step)) * m[i] /
+                            (std::sqrt(s[i]) / std::sqrt(1.0 - std::pow(0.999, step)) + 1e-8);
+                }
+            }
+            for (int i = 0; i < kCount; ++i) {
+                QVERIFY2(std::abs(value[i] - v[i]) < 1e-5,
+                         qPrintable(QStringLiteral("%1 bits, parameter %2: %3 vs %4")
+                                        .arg(vectorBits)
+                                        .arg(i)
+                                        .arg(value[i])
+                                        .arg(v[i])));
+            }
+        }
+    }
+
     void roundTripGivesIdenticalPredictions() {
         const PredictorDataset d = syntheticDataset(2, 60);
         const std::vector<std::size_t> all = allRows(d);

@@ -7,9 +7,12 @@ the same shapes as the C++ bench (the timing does not depend on the values).
 
 Usage: /usr/bin/python3 tools/reference_train.py [--samples N] [--epochs N] [--ops N]
        [--devices N] [--numeric N]
-Prints one JSON object: {"samples", "epochs", "seconds", "final_loss", "torch"}.
+Prints one JSON object: {"samples", "epochs", "seconds", "final_loss", "torch", "blas_core"}
+(blas_core: the OpenBLAS kernel set in use, e.g. "Prescott" when OpenBLAS does not recognise
+the CPU and falls back to its SSE3 kernels; set OPENBLAS_CORETYPE to choose another).
 """
 import argparse
+import ctypes
 import json
 import os
 import time
@@ -37,6 +40,15 @@ class Net(torch.nn.Module):
         h = torch.relu(self.hidden1(h))
         h = torch.relu(self.hidden2(h))
         return self.head(h)
+
+
+def blas_core():
+    try:
+        corename = ctypes.CDLL("libopenblas.so.0").openblas_get_corename
+        corename.restype = ctypes.c_char_p
+        return corename().decode()
+    except (OSError, AttributeError):
+        return "not OpenBLAS"
 
 
 def main():
@@ -75,7 +87,8 @@ def main():
             loss_value = loss.item()
     seconds = time.perf_counter() - start
     print(json.dumps({"samples": n, "epochs": args.epochs, "seconds": seconds,
-                      "final_loss": loss_value, "torch": torch.__version__}))
+                      "final_loss": loss_value, "torch": torch.__version__,
+                      "blas_core": blas_core()}))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #include "accuracy_metrics.h"
 #include "common/input_error.h"
 #include "store/records.h"
+#include "training_kernels.h"
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -61,9 +62,9 @@ struct NetImpl : torch::nn::Module {
 TORCH_MODULE(Net);
 
 /// Adam over every parameter of a network at once: the parameters and their gradients are views
-/// into two flat buffers, so that a step is a handful of tensor operations rather than a
-/// handful per parameter tensor (what makes small-network training overhead-bound). The update
-/// is torch::optim::Adam's (bias-corrected, no weight decay).
+/// into two flat buffers, so that a step is one fused loop over them (adamStep) rather than a
+/// handful of tensor operations per parameter tensor (what makes small-network training
+/// overhead-bound). The update is torch::optim::Adam's (bias-corrected, no weight decay).
 class FlatAdam {
 public:
     FlatAdam(torch::nn::Module& module, double learningRate)
@@ -83,7 +84,7 @@ public:
             torch::Tensor value = m_values.narrow(0, offset, n).view(p.sizes());
             value.copy_(p);
             p.set_data(value);
-            // Backward accumulates into a defined gradient in place, i.e. into the buffer.
+            // NetStep writes each gradient in place, i.e. into the buffer.
             p.mutable_grad() = m_gradients.narrow(0, offset, n).view(p.sizes());
             offset += n;
         }
@@ -91,17 +92,10 @@ public:
     FlatAdam(const FlatAdam&) = delete;
     FlatAdam& operator=(const FlatAdam&) = delete;
 
-    void zeroGrad() { m_gradients.zero_(); }
-
     void step() {
-        const torch::NoGradGuard noGrad;
-        ++m_step;
-        const double correction1 = 1.0 - std::pow(kBeta1, m_step);
-        const double correction2 = 1.0 - std::pow(kBeta2, m_step);
-        m_first.mul_(kBeta1).add_(m_gradients, 1.0 - kBeta1);
-        m_second.mul_(kBeta2).addcmul_(m_gradients, m_gradients, 1.0 - kBeta2);
-        const torch::Tensor denominator = (m_second.sqrt() / std::sqrt(correction2)).add_(kEps);
-        m_values.addcdiv_(m_first, denominator, -m_learningRate / correction1);
+        adamStep(m_values.data_ptr<float>(), m_gradients.data_ptr<float>(),
+                 m_first.data_ptr<float>(), m_second.data_ptr<float>(), m_values.numel(),
+                 m_learningRate, kBeta1, kBeta2, kEps, ++m_step);
     }
 
     /// Gives every parameter its own storage again (for saving) and drops the gradients.
@@ -121,6 +115,177 @@ private:
     double m_learningRate;
     torch::Tensor m_values, m_gradients, m_first, m_second;
     int m_step = 0;
+};
+
+/// out = bias + a·b (bias optional) through smallGemm where the layouts allow it (b and out
+/// row-major), else LibTorch's addmm / mm.
+void product(torch::Tensor& out, const torch::Tensor& a, const torch::Tensor& b,
+             const torch::Tensor* bias, int vectorBits) {
+    if (b.stride(1) == 1 && out.stride(1) == 1 && (bias == nullptr || bias->is_contiguous()) &&
+        smallGemm(static_cast<int>(a.size(0)), static_cast<int>(b.size(1)),
+                  static_cast<int>(a.size(1)), a.data_ptr<float>(), a.stride(0), a.stride(1),
+                  b.data_ptr<float>(), b.stride(0),
+                  bias != nullptr ? bias->data_ptr<float>() : nullptr, out.data_ptr<float>(),
+                  out.stride(0), vectorBits)) {
+        return;
+    }
+    if (bias != nullptr) {
+        at::addmm_out(out, *bias, a, b);
+    } else {
+        at::mm_out(out, a, b);
+    }
+}
+
+/// One training step's forward and backward pass of a Net written out by hand: the same
+/// function and the same gradients as autograd, into buffers allocated once, without building a
+/// graph per batch.
+/// - The first hidden layer is applied to the concatenation [op embedding, device embedding,
+///   projection] in three parts: the embedding parts are multiplied once per table row (a few
+///   dozen op types, a few devices) and then gathered per batch row, so the batch-sized products
+///   of that layer shrink from 96 to 32 inputs; the gradients follow the same split (rows
+///   summed per table entry first).
+/// - The matrix products go through smallGemm (AVX-512 / AVX2 loops; the transposed weights
+///   they need are copied once per step), LibTorch's BLAS where the shape does not suit it.
+/// Autograd's graph, its allocations and dispatch, the system BLAS's generic kernels on CPUs it
+/// does not recognise and two thirds of the first layer's products were most of the time of
+/// training this small network.
+class NetStep {
+public:
+    /// `vectorBits`: smallGemm's cap (tests check every path; 512 = the best the CPU has).
+    NetStep(Net& net, std::int64_t batchSize, int vectorBits = 512)
+        : m_net(net), m_batchSize(batchSize), m_vectorBits(vectorBits) {
+        const auto buffer = [batchSize](std::int64_t width) {
+            return torch::empty({batchSize, width});
+        };
+        m_projected = buffer(kEmbedding);
+        m_hidden1 = buffer(kHidden);
+        m_hidden2 = buffer(kHidden);
+        m_out = buffer(2);
+        m_dOut = buffer(2);
+        m_dHidden2 = buffer(kHidden);
+        m_dHidden1 = buffer(kHidden);
+        m_dProjected = buffer(kEmbedding);
+        m_opTerm = torch::empty({net->opTable.size(0), kHidden});
+        m_deviceTerm = torch::empty({net->deviceTable.size(0), kHidden});
+        m_opSum = torch::empty({net->opTable.size(0), kHidden});
+        m_deviceSum = torch::empty({net->deviceTable.size(0), kHidden});
+        m_projectionT = torch::empty({static_cast<std::int64_t>(kNumericCount), kEmbedding});
+        m_w1OpT = torch::empty({kEmbedding, kHidden});
+        m_w1DeviceT = torch::empty({kEmbedding, kHidden});
+        m_w1ProjectedT = torch::empty({kEmbedding, kHidden});
+        m_w2T = torch::empty({kHidden, kHidden});
+    }
+
+    /// Writes d loss / d parameter into every parameter's gradient (which must be defined, e.g.
+    /// FlatAdam's views) and returns the loss: the masked Huber loss (delta 1) summed over the
+    /// known targets and divided by their count (at least 1). Rows are [n] / [n, k] contiguous.
+    double lossAndGradients(const torch::Tensor& op, const torch::Tensor& device,
+                            const torch::Tensor& numeric, const torch::Tensor& target,
+                            const torch::Tensor& mask) {
+        const torch::NoGradGuard noGrad;
+        const std::int64_t n = op.size(0);
+        const auto rows = [this, n](const torch::Tensor& t) {
+            return n == m_batchSize ? t : t.narrow(0, 0, n);
+        };
+        const auto mm = [this](torch::Tensor& out, const torch::Tensor& a, const torch::Tensor& b,
+                               const torch::Tensor* bias = nullptr) {
+            product(out, a, b, bias, m_vectorBits);
+        };
+        torch::Tensor projected = rows(m_projected);
+        torch::Tensor hidden1 = rows(m_hidden1), hidden2 = rows(m_hidden2);
+        torch::Tensor out = rows(m_out), dOut = rows(m_dOut);
+        torch::Tensor dHidden2 = rows(m_dHidden2), dHidden1 = rows(m_dHidden1);
+        torch::Tensor dProjected = rows(m_dProjected);
+        NetImpl& net = *m_net;
+        // The first hidden layer's weight by input part: op embedding, device embedding,
+        // projection (and its gradient likewise).
+        const torch::Tensor& w1 = net.hidden1->weight;
+        const torch::Tensor w1Op = w1.narrow(1, 0, kEmbedding);
+        const torch::Tensor w1Device = w1.narrow(1, kEmbedding, kEmbedding);
+        const torch::Tensor w1Projected = w1.narrow(1, 2 * kEmbedding, kEmbedding);
+        torch::Tensor& g1 = net.hidden1->weight.mutable_grad();
+        torch::Tensor g1Op = g1.narrow(1, 0, kEmbedding);
+        torch::Tensor g1Device = g1.narrow(1, kEmbedding, kEmbedding);
+        torch::Tensor g1Projected = g1.narrow(1, 2 * kEmbedding, kEmbedding);
+        const auto transpose = [](torch::Tensor& dst, const torch::Tensor& src) {
+            transposeInto(dst.data_ptr<float>(), src.data_ptr<float>(),
+                          static_cast<int>(src.size(0)), static_cast<int>(src.size(1)),
+                          src.stride(0));
+        };
+        transpose(m_projectionT, net.projection->weight);
+        transpose(m_w1OpT, w1Op);
+        transpose(m_w1DeviceT, w1Device);
+        transpose(m_w1ProjectedT, w1Projected);
+        transpose(m_w2T, net.hidden2->weight);
+
+        // Forward, as NetImpl::forward.
+        mm(projected, numeric, m_projectionT, &net.projection->bias);
+        projected.relu_();
+        mm(m_opTerm, net.opTable, m_w1OpT);
+        mm(m_deviceTerm, net.deviceTable, m_w1DeviceT);
+        mm(hidden1, projected, m_w1ProjectedT, &net.hidden1->bias);
+        addGatheredRowsRelu(hidden1.data_ptr<float>(), m_opTerm.data_ptr<float>(),
+                            op.data_ptr<std::int64_t>(), m_deviceTerm.data_ptr<float>(),
+                            device.data_ptr<std::int64_t>(), static_cast<int>(n),
+                            static_cast<int>(kHidden));
+        mm(hidden2, hidden1, m_w2T, &net.hidden2->bias);
+        hidden2.relu_();
+        at::addmm_out(out, net.head->bias, hidden2, net.head->weight.t());
+
+        // Masked Huber loss and its gradient, element by element (2n values).
+        const float* o = out.data_ptr<float>();
+        const float* t = target.data_ptr<float>();
+        const float* w = mask.data_ptr<float>();
+        float* g = dOut.data_ptr<float>();
+        double loss = 0.0;
+        double weight = 0.0;
+        for (std::int64_t i = 0; i < 2 * n; ++i) {
+            const float r = o[i] - t[i];
+            const float a = std::abs(r);
+            loss += w[i] * (a < 1.0f ? 0.5f * r * r : a - 0.5f);
+            weight += w[i];
+            g[i] = w[i] * std::clamp(r, -1.0f, 1.0f);
+        }
+        const double scale = 1.0 / std::max(weight, 1.0);
+        dOut.mul_(scale);
+
+        // Backward.
+        mm(net.head->weight.mutable_grad(), dOut.t(), hidden2);
+        at::sum_out(net.head->bias.mutable_grad(), dOut, {0});
+        mm(dHidden2, dOut, net.head->weight);
+        at::threshold_backward_out(dHidden2, dHidden2, hidden2, 0);
+        mm(net.hidden2->weight.mutable_grad(), dHidden2.t(), hidden1);
+        at::sum_out(net.hidden2->bias.mutable_grad(), dHidden2, {0});
+        mm(dHidden1, dHidden2, net.hidden2->weight);
+        at::threshold_backward_out(dHidden1, dHidden1, hidden1, 0);
+        at::sum_out(net.hidden1->bias.mutable_grad(), dHidden1, {0});
+        sumRowsByIndex(m_opSum.data_ptr<float>(), static_cast<int>(m_opSum.size(0)),
+                       dHidden1.data_ptr<float>(), op.data_ptr<std::int64_t>(), static_cast<int>(n),
+                       static_cast<int>(kHidden));
+        sumRowsByIndex(m_deviceSum.data_ptr<float>(), static_cast<int>(m_deviceSum.size(0)),
+                       dHidden1.data_ptr<float>(), device.data_ptr<std::int64_t>(),
+                       static_cast<int>(n), static_cast<int>(kHidden));
+        mm(g1Op, m_opSum.t(), net.opTable);
+        mm(g1Device, m_deviceSum.t(), net.deviceTable);
+        mm(g1Projected, dHidden1.t(), projected);
+        mm(net.opTable.mutable_grad(), m_opSum, w1Op);
+        mm(net.deviceTable.mutable_grad(), m_deviceSum, w1Device);
+        mm(dProjected, dHidden1, w1Projected);
+        at::threshold_backward_out(dProjected, dProjected, projected, 0);
+        mm(net.projection->weight.mutable_grad(), dProjected.t(), numeric);
+        at::sum_out(net.projection->bias.mutable_grad(), dProjected, {0});
+        return loss * scale;
+    }
+
+private:
+    Net& m_net;
+    std::int64_t m_batchSize;
+    int m_vectorBits;
+    torch::Tensor m_projected, m_hidden1, m_hidden2, m_out;
+    torch::Tensor m_dOut, m_dHidden2, m_dHidden1, m_dProjected;
+    torch::Tensor m_opTerm, m_deviceTerm, m_opSum, m_deviceSum; ///< per table row
+    torch::Tensor m_projectionT, m_w1OpT, m_w1DeviceT, m_w1ProjectedT,
+        m_w2T; ///< weights, transposed
 };
 
 /// One thread for the predictor's own work, restored afterwards. ATen's thread setting does
@@ -470,27 +635,27 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
             const torch::Tensor target = all.target.index_select(0, pick).contiguous();
             const torch::Tensor mask = all.mask.index_select(0, pick).contiguous();
             FlatAdam optimizer(*net, options.learningRate);
+            NetStep step(net, options.batchSize);
+            // Each epoch shuffles once into these; its batches are then contiguous slices.
+            torch::Tensor opE = torch::empty_like(op), devE = torch::empty_like(dev);
+            torch::Tensor numE = torch::empty_like(num), targetE = torch::empty_like(target);
+            torch::Tensor maskE = torch::empty_like(mask);
             for (int epoch = 0; epoch < options.epochs; ++epoch) {
                 const torch::Tensor order = torch::randperm(count, torch::kLong);
+                at::index_select_out(opE, op, 0, order);
+                at::index_select_out(devE, dev, 0, order);
+                at::index_select_out(numE, num, 0, order);
+                at::index_select_out(targetE, target, 0, order);
+                at::index_select_out(maskE, mask, 0, order);
                 double lossSum = 0.0;
                 int batches = 0;
                 for (std::int64_t begin = 0; begin < count; begin += options.batchSize) {
-                    const torch::Tensor index =
-                        order.slice(0, begin, std::min(count, begin + options.batchSize));
-                    const torch::Tensor out =
-                        net->forward(op.index_select(0, index), dev.index_select(0, index),
-                                     num.index_select(0, index));
-                    const torch::Tensor w = mask.index_select(0, index);
-                    const torch::Tensor loss =
-                        (torch::huber_loss(out, target.index_select(0, index), at::Reduction::None,
-                                           1.0) *
-                         w)
-                            .sum() /
-                        w.sum().clamp_min(1.0);
-                    optimizer.zeroGrad();
-                    loss.backward();
+                    const std::int64_t end = std::min(count, begin + options.batchSize);
+                    lossSum += step.lossAndGradients(
+                        opE.slice(0, begin, end), devE.slice(0, begin, end),
+                        numE.slice(0, begin, end), targetE.slice(0, begin, end),
+                        maskE.slice(0, begin, end));
                     optimizer.step();
-                    lossSum += loss.item<double>();
                     ++batches;
                 }
                 epochLoss[static_cast<std::size_t>(epoch)] += lossSum / batches / options.members;
@@ -732,6 +897,40 @@ PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& rec
         throw InputError(where + ": the weights are damaged (" + torchFailure(e) + ")");
     }
     return PerformancePredictor(std::move(impl));
+}
+
+double detail::trainingGradientMismatch(std::uint64_t seed, int vectorBits) {
+    const OneThread oneThread;
+    torch::manual_seed(seed);
+    constexpr std::int64_t kOps = 5, kDevices = 3, kRows = 37, kBatch = 64;
+    Net net(kOps, kDevices);
+    const torch::Tensor op = torch::randint(kOps, {kRows}, torch::kLong);
+    const torch::Tensor device = torch::randint(kDevices, {kRows}, torch::kLong);
+    const torch::Tensor numeric = torch::randn({kRows, static_cast<std::int64_t>(kNumericCount)});
+    const torch::Tensor target = torch::randn({kRows, 2}) * 2.0;
+    const torch::Tensor mask = (torch::rand({kRows, 2}) > 0.2).to(torch::kFloat);
+    // Autograd on the network's own forward and the loss the training minimises.
+    const torch::Tensor w = mask;
+    const torch::Tensor loss =
+        (torch::huber_loss(net->forward(op, device, numeric), target, at::Reduction::None, 1.0) * w)
+            .sum() /
+        w.sum().clamp_min(1.0);
+    loss.backward();
+    std::vector<torch::Tensor> expected;
+    for (torch::Tensor& p : net->parameters()) {
+        expected.push_back(p.grad().clone());
+        p.mutable_grad() = torch::full_like(p, 7.0); // stale values NetStep must overwrite
+    }
+    NetStep step(net, kBatch, vectorBits);
+    const double manualLoss = step.lossAndGradients(op, device, numeric, target, mask);
+    double mismatch = std::abs(manualLoss - loss.item<double>()) / std::abs(loss.item<double>());
+    const std::vector<torch::Tensor> parameters = net->parameters();
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+        const double scale = std::max(expected[i].abs().max().item<double>(), 1e-12);
+        mismatch = std::max(
+            mismatch, (parameters[i].grad() - expected[i]).abs().max().item<double>() / scale);
+    }
+    return mismatch;
 }
 
 } // namespace paretune

@@ -10,7 +10,8 @@ if(PARETUNE_WITH_TORCH)
   add_library(paretune_predict STATIC
     ${CMAKE_CURRENT_LIST_DIR}/library_costs.cpp
     ${CMAKE_CURRENT_LIST_DIR}/performance_predictor.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/predictor_training.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/predictor_training.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/training_kernels.cpp)
   set_target_properties(paretune_predict PROPERTIES AUTOMOC OFF AUTOUIC OFF AUTORCC OFF)
   target_include_directories(paretune_predict PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(paretune_predict
