@@ -530,8 +530,8 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="321"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="151"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="158"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="174"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="181"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -810,52 +810,63 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="103"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="106"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="109"/>
         <source>Exporting the bundle...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="108"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="126"/>
+        <source>Export of plan %1 cancelled; nothing was written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="127"/>
+        <source>Export cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="131"/>
         <source>Export warning: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="114"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="137"/>
         <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="116"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="139"/>
         <source> (zip)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="129"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="152"/>
         <source>Choose a plan on the Pareto front before validating.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="132"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="155"/>
         <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="141"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="164"/>
         <source>Choose a plan on the Pareto front before exporting a bundle.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="144"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="167"/>
         <source>Exporting plan %1 as a bundle to %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="152"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="175"/>
         <source>Bundle folder (*);;Zip archive (*.zip)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="158"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="181"/>
         <source>Pareto plans to include for run-time selection:</source>
         <translation type="unfinished"></translation>
     </message>

@@ -528,8 +528,8 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="321"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="151"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="158"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="174"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="181"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -834,52 +834,63 @@ Double-click to expand</source>
         <translation>未测量能耗：此处没有可读的功耗计数器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="103"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="106"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="109"/>
         <source>Exporting the bundle...</source>
         <translation>正在导出部署包...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="108"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="126"/>
+        <source>Export of plan %1 cancelled; nothing was written</source>
+        <translation>方案 %1 的导出已取消；未写入任何内容</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="127"/>
+        <source>Export cancelled</source>
+        <translation>导出已取消</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="131"/>
         <source>Export warning: %1</source>
         <translation>导出警告：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="114"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="137"/>
         <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
         <translation>已写入部署包 %1%2：方案 %3，%4 个分区，候选方案 %5；%6 个文件，%7 MB</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="116"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="139"/>
         <source> (zip)</source>
         <translation>（zip）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="129"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="152"/>
         <source>Choose a plan on the Pareto front before validating.</source>
         <translation>验证前请先在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="132"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="155"/>
         <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
         <translation>正在本机上验证方案 %1（%2 次计时运行），结果写入 %3</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="141"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="164"/>
         <source>Choose a plan on the Pareto front before exporting a bundle.</source>
         <translation>导出部署包前请先在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="144"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="167"/>
         <source>Exporting plan %1 as a bundle to %2</source>
         <translation>正在将方案 %1 导出为部署包到 %2</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="152"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="175"/>
         <source>Bundle folder (*);;Zip archive (*.zip)</source>
         <translation>部署包文件夹 (*);;Zip 压缩包 (*.zip)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="158"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="181"/>
         <source>Pareto plans to include for run-time selection:</source>
         <translation>包含的帕累托方案数（供运行时选择）：</translation>
     </message>

@@ -99,11 +99,34 @@ void MainWindow::setupPlanJobs() {
                     m_timeline->setData(withMeasuredLanes(m_timeline->data(), *m_model, o));
                 }
             });
-    connect(m_exportJob, &BundleExportJob::exportStarted, this,
-            [this] { statusBar()->showMessage(tr("Exporting the bundle...")); });
-    connect(m_exportJob, &BundleExportJob::exportFailed, this, &MainWindow::showError);
+    // The export reports no fractions: a busy bar, and Cancel before anything is written.
+    connect(m_cancel, &QPushButton::clicked, m_exportJob, &BundleExportJob::cancel);
+    connect(m_exportJob, &BundleExportJob::exportStarted, this, [this] {
+        m_progress->setRange(0, 0);
+        m_progress->setFormat(tr("Exporting the bundle..."));
+        m_progress->show();
+        m_cancel->show();
+        statusBar()->showMessage(tr("Exporting the bundle..."));
+    });
+    const auto exportEnded = [this] {
+        m_progress->hide();
+        m_cancel->hide();
+        m_progress->setRange(0, 1000);
+    };
+    connect(m_exportJob, &BundleExportJob::exportFailed, this,
+            [this, exportEnded](const QString& message) {
+                exportEnded();
+                showError(message);
+            });
     connect(m_exportJob, &BundleExportJob::exportFinished, this,
-            [this](const BundleExportOutcome& o) {
+            [this, exportEnded](const BundleExportOutcome& o) {
+                exportEnded();
+                if (o.cancelled) {
+                    logMessage(
+                        tr("Export of plan %1 cancelled; nothing was written").arg(o.planIndex));
+                    statusBar()->showMessage(tr("Export cancelled"));
+                    return;
+                }
                 for (const QString& warning : o.warnings) {
                     logMessage(tr("Export warning: %1").arg(warning));
                 }

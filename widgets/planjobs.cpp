@@ -178,6 +178,10 @@ BundleExportJob::~BundleExportJob() {
     m_jobs.abandon(this);
 }
 
+void BundleExportJob::cancel() {
+    m_jobs.cancel();
+}
+
 bool BundleExportJob::isRunning() const {
     return m_jobs.isRunning();
 }
@@ -187,6 +191,7 @@ void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int pla
                             const QString& dbPath) {
     auto* watcher = new QFutureWatcher<Result>(this);
     const int job = m_jobs.begin(watcher, this, [](double, const QString&) {});
+    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
     connect(watcher, &QFutureWatcher<Result>::finished, this,
             [this, watcher] { deliver(watcher); });
     Q_EMIT exportStarted();
@@ -251,6 +256,10 @@ void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int pla
                 }
                 options.fillCosts = searchCostFill(*search);
                 const BundleContents bundle = buildBundle(options);
+                if (progress->cancelled()) {
+                    out.outcome.cancelled = true;
+                    return;
+                }
                 if (out.outcome.zip) {
                     writeBundleZip(target, bundle.files);
                 } else {

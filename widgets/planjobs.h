@@ -74,13 +74,15 @@ struct BundleExportOutcome {
     int files = 0;
     double megabytes = 0.0;
     QStringList warnings;
+    bool cancelled = false; ///< cancelled before writing: nothing was written
 };
 
 /// Exports a plan of a search's front as a deployment bundle (core's buildBundle) on a worker
 /// thread: the plans document of the whole front (plansDocument, plan id = front index), the
 /// catalog and the model go to a temporary folder, then the bundle is written to `path`
 /// atomically, as a folder or, when `path` ends in ".zip", as a zip archive. An existing `path`
-/// is never replaced. The latest start wins.
+/// is never replaced. The latest start wins; cancel() before the bundle is written leaves
+/// nothing behind.
 class BundleExportJob : public QObject {
     Q_OBJECT
 public:
@@ -91,6 +93,7 @@ public:
     /// `dbPath`: the sample library whose measurements go into profile.csv (when it exists).
     void start(std::shared_ptr<const SearchOutcome> search, int planIndex, const QString& modelPath,
                const QString& path, int candidates, const QString& dbPath);
+    void cancel();
     bool isRunning() const;
 
 Q_SIGNALS:
