@@ -9,6 +9,7 @@
 #include "devicelistmodel.h"
 #include "graph/onnx_importer.h"
 #include "mainwindow.h"
+#include "nodetablemodel.h"
 #include "paretoplot.h"
 #include "placementsearch.h"
 #include "planjobs.h"
@@ -144,6 +145,22 @@ void TestPlanJobs::validatesPlanOnCoreDevices() {
     }
     QCOMPARE(measuredBars, computeNodes);
     QVERIFY(data.source.contains(QStringLiteral("measured")));
+
+    // The per-layer profile gets the in-plan times as a measured column, until the plan changes.
+    const NodeTableModel* table = window.nodeTableModel();
+    const int column = table->measuredColumn();
+    QVERIFY(column >= 0);
+    QCOMPARE(table->headerData(column, Qt::Horizontal).toString(),
+             QStringLiteral("Measured in plan 0"));
+    for (const ValidatedNode& n : report.nodes) {
+        const QModelIndex i = table->index(n.node, column);
+        QCOMPARE(table->data(i, NodeTableModel::SortRole).toDouble(), n.measuredUs);
+        QCOMPARE(table->data(i, NodeTableModel::SourceRole).toString(), QStringLiteral("measured"));
+    }
+    if (search.result.front.size() > 1) {
+        window.paretoPlot()->selectPlan(1);
+        QCOMPARE(table->measuredColumn(), -1);
+    }
 }
 
 void TestPlanJobs::modelledPlanIsRefused() {

@@ -378,12 +378,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="324"/>
+        <location filename="../widgets/mainwindow.cpp" line="325"/>
         <source>Failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="328"/>
+        <location filename="../widgets/mainwindow.cpp" line="329"/>
         <source>Paretune</source>
         <translation type="unfinished"></translation>
     </message>
@@ -479,7 +479,7 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="293"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="425"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="426"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
@@ -530,8 +530,8 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="321"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="174"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="181"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="197"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="204"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -551,52 +551,52 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="375"/>
         <source>Training...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="383"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="384"/>
         <source>Training: epoch %1/%2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="395"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="396"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="411"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="412"/>
         <source>Training the predictor on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="420"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="421"/>
         <source>No real device to profile on was discovered.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="425"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="426"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="433"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="434"/>
         <source>Open a model before profiling.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="438"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="439"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="442"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="443"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="445"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="446"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation type="unfinished"></translation>
     </message>
@@ -625,42 +625,42 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="224"/>
+        <location filename="../widgets/mainwindow.cpp" line="225"/>
         <source>simulated; costs %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="227"/>
+        <location filename="../widgets/mainwindow.cpp" line="228"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="259"/>
+        <location filename="../widgets/mainwindow.cpp" line="260"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="263"/>
+        <location filename="../widgets/mainwindow.cpp" line="264"/>
         <source>sample.onnx (bundled)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="267"/>
+        <location filename="../widgets/mainwindow.cpp" line="268"/>
         <source>Open ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="268"/>
+        <location filename="../widgets/mainwindow.cpp" line="269"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="293"/>
+        <location filename="../widgets/mainwindow.cpp" line="294"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="309"/>
+        <location filename="../widgets/mainwindow.cpp" line="310"/>
         <source>Imported %1: %n warning(s)</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -668,22 +668,22 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="315"/>
+        <location filename="../widgets/mainwindow.cpp" line="316"/>
         <source>%1 - Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="316"/>
+        <location filename="../widgets/mainwindow.cpp" line="317"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="333"/>
+        <location filename="../widgets/mainwindow.cpp" line="334"/>
         <source>About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="334"/>
+        <location filename="../widgets/mainwindow.cpp" line="335"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -769,104 +769,114 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="41"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="44"/>
         <source>Validating...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="48"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="51"/>
         <source>Validating: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="61"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="64"/>
         <source>Validation of plan %1 cancelled; nothing was stored</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="62"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="65"/>
         <source>Validation cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="72"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="75"/>
         <source>Plan %1 validated on %2: latency %3 measured (median of %4 runs, p10 %5, p90 %6) vs %7 predicted (%8), error %9; stored in %10 (plan row %11, %12 per-operator samples)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="80"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="92"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="83"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="95"/>
         <source>none</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="87"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="90"/>
         <source>Energy %1 mJ measured (%2) vs %3 predicted, error %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="95"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="98"/>
         <source>Energy not measured: no power counter is readable here</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="106"/>
         <location filename="../widgets/mainwindow_plans.cpp" line="109"/>
+        <source>Measured in plan %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="110"/>
+        <source>Median of %1 runs of plan %2 on this machine, each node on its device in the plan (validation)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="122"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="125"/>
         <source>Exporting the bundle...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="126"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="142"/>
         <source>Export of plan %1 cancelled; nothing was written</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="127"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="143"/>
         <source>Export cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="131"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="147"/>
         <source>Export warning: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="137"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="153"/>
         <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="139"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="155"/>
         <source> (zip)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="152"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="175"/>
         <source>Choose a plan on the Pareto front before validating.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="155"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="178"/>
         <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="164"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="187"/>
         <source>Choose a plan on the Pareto front before exporting a bundle.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="167"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="190"/>
         <source>Exporting plan %1 as a bundle to %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="175"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="198"/>
         <source>Bundle folder (*);;Zip archive (*.zip)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="181"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="204"/>
         <source>Pareto plans to include for run-time selection:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1011,8 +1021,8 @@ Double-click to expand</source>
     <name>paretune::NodeTableModel</name>
     <message>
         <location filename="../widgets/nodetablemodel.cpp" line="21"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="97"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="101"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="106"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="110"/>
         <source>measured</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1028,123 +1038,123 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/nodetablemodel.cpp" line="29"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="175"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="183"/>
         <source>unsupported</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="166"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="174"/>
         <source>%1 on %2: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="170"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="178"/>
         <source> (%1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="187"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="195"/>
         <source>%1 µJ</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="191"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="199"/>
         <source>%1 %</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="97"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="201"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="106"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="209"/>
         <source>%1 · %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="105"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="71"/>
         <source>Median latency measured on %1 (sample library)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="297"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="305"/>
         <source> (unknown op)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="336"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="70"/>
         <source>Measured on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="339"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="347"/>
         <source>Latency on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="345"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="353"/>
         <source>Node</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="347"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="355"/>
         <source>Op type</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="349"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="357"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="351"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="359"/>
         <source>Device (selected plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="353"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="361"/>
         <source>Output</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="355"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="363"/>
         <source>FLOPs (from shapes)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="357"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="365"/>
         <source>Read</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="359"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="367"/>
         <source>Written</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="361"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="369"/>
         <source>Weights</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="363"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="371"/>
         <source>Signature</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="365"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="373"/>
         <source>Latency (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="367"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="375"/>
         <source>Memory (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="369"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="377"/>
         <source>Energy (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="371"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="379"/>
         <source>Share of device time</source>
         <translation type="unfinished"></translation>
     </message>

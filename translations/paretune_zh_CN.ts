@@ -469,7 +469,7 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="293"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="425"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="426"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
@@ -528,8 +528,8 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="321"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="174"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="181"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="197"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="204"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -553,52 +553,52 @@ Double-click to expand</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="374"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="375"/>
         <source>Training...</source>
         <translation>正在训练...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="383"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="384"/>
         <source>Training: epoch %1/%2</source>
         <translation>训练中：第 %1/%2 轮</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="395"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="396"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation>预测器 %1 已训练并存入 %2；评估数据：%3（%4 个算子，预测值与实测值对照）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="411"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="412"/>
         <source>Training the predictor on %1</source>
         <translation>正在用 %1 训练预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="420"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="421"/>
         <source>No real device to profile on was discovered.</source>
         <translation>未发现可用于性能分析的真实设备。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="425"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="426"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation>在以下设备上分析模型的算子：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="433"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="434"/>
         <source>Open a model before profiling.</source>
         <translation>请先打开模型再进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="438"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="439"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation>没有设备“%1”（见“设备”面板）。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="442"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="443"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="445"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="446"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>
@@ -627,64 +627,64 @@ Double-click to expand</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="224"/>
+        <location filename="../widgets/mainwindow.cpp" line="225"/>
         <source>simulated; costs %1</source>
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="227"/>
+        <location filename="../widgets/mainwindow.cpp" line="228"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation>方案 %1（开销%2）：延迟 %3 ms，能耗 %4 mJ，峰值内存 %5 MiB</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="259"/>
+        <location filename="../widgets/mainwindow.cpp" line="260"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation>资源中缺少内置的示例模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="263"/>
+        <location filename="../widgets/mainwindow.cpp" line="264"/>
         <source>sample.onnx (bundled)</source>
         <translation>sample.onnx（内置）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="267"/>
+        <location filename="../widgets/mainwindow.cpp" line="268"/>
         <source>Open ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="268"/>
+        <location filename="../widgets/mainwindow.cpp" line="269"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="293"/>
+        <location filename="../widgets/mainwindow.cpp" line="294"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; 指纹 &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;输入：%4&lt;br&gt;%5 个节点（%6 个计算，%7 个直通，%8 个常量，%9 个已折叠的形状运算） &amp;nbsp; %10 个参数 &amp;nbsp; %11FLOPs &lt;i&gt;（由形状计算）&lt;/i&gt; &amp;nbsp; %12 个未知形状</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="309"/>
+        <location filename="../widgets/mainwindow.cpp" line="310"/>
         <source>Imported %1: %n warning(s)</source>
         <translation>
             <numerusform>已导入 %1：%n 条警告</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="315"/>
+        <location filename="../widgets/mainwindow.cpp" line="316"/>
         <source>%1 - Paretune Workbench</source>
         <translation>%1 - Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="316"/>
+        <location filename="../widgets/mainwindow.cpp" line="317"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation>已导入 %1：%2 个节点，%3 条警告</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="324"/>
+        <location filename="../widgets/mainwindow.cpp" line="325"/>
         <source>Failed: %1</source>
         <translation>失败：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="328"/>
+        <location filename="../widgets/mainwindow.cpp" line="329"/>
         <source>Paretune</source>
         <translation>Paretune</translation>
     </message>
@@ -697,12 +697,12 @@ Double-click to expand</source>
         <translation type="vanished">无法打开模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="333"/>
+        <location filename="../widgets/mainwindow.cpp" line="334"/>
         <source>About Paretune</source>
         <translation>关于 Paretune</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="334"/>
+        <location filename="../widgets/mainwindow.cpp" line="335"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
@@ -793,104 +793,114 @@ Double-click to expand</source>
         <translation>逐层性能分析</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="41"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="44"/>
         <source>Validating...</source>
         <translation>正在验证...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="48"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="51"/>
         <source>Validating: %1</source>
         <translation>正在验证：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="61"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="64"/>
         <source>Validation of plan %1 cancelled; nothing was stored</source>
         <translation>方案 %1 的验证已取消；未保存任何内容</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="62"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="65"/>
         <source>Validation cancelled</source>
         <translation>验证已取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="72"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="75"/>
         <source>Plan %1 validated on %2: latency %3 measured (median of %4 runs, p10 %5, p90 %6) vs %7 predicted (%8), error %9; stored in %10 (plan row %11, %12 per-operator samples)</source>
         <translation>方案 %1 已在 %2 上验证：实测延迟 %3（%4 次运行的中位数，p10 %5，p90 %6），预测 %7（%8），误差 %9；已保存到 %10（方案行 %11，%12 个逐算子样本）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="80"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="92"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="83"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="95"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="87"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="90"/>
         <source>Energy %1 mJ measured (%2) vs %3 predicted, error %4</source>
         <translation>实测能耗 %1 mJ（%2），预测 %3，误差 %4</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="95"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="98"/>
         <source>Energy not measured: no power counter is readable here</source>
         <translation>未测量能耗：此处没有可读的功耗计数器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="106"/>
         <location filename="../widgets/mainwindow_plans.cpp" line="109"/>
+        <source>Measured in plan %1</source>
+        <translation>方案 %1 中实测</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="110"/>
+        <source>Median of %1 runs of plan %2 on this machine, each node on its device in the plan (validation)</source>
+        <translation>方案 %2 在本机上运行 %1 次的中位数，每个节点位于方案为其指定的设备上（验证）</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_plans.cpp" line="122"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="125"/>
         <source>Exporting the bundle...</source>
         <translation>正在导出部署包...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="126"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="142"/>
         <source>Export of plan %1 cancelled; nothing was written</source>
         <translation>方案 %1 的导出已取消；未写入任何内容</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="127"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="143"/>
         <source>Export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="131"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="147"/>
         <source>Export warning: %1</source>
         <translation>导出警告：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="137"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="153"/>
         <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
         <translation>已写入部署包 %1%2：方案 %3，%4 个分区，候选方案 %5；%6 个文件，%7 MB</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="139"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="155"/>
         <source> (zip)</source>
         <translation>（zip）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="152"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="175"/>
         <source>Choose a plan on the Pareto front before validating.</source>
         <translation>验证前请先在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="155"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="178"/>
         <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
         <translation>正在本机上验证方案 %1（%2 次计时运行），结果写入 %3</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="164"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="187"/>
         <source>Choose a plan on the Pareto front before exporting a bundle.</source>
         <translation>导出部署包前请先在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="167"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="190"/>
         <source>Exporting plan %1 as a bundle to %2</source>
         <translation>正在将方案 %1 导出为部署包到 %2</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="175"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="198"/>
         <source>Bundle folder (*);;Zip archive (*.zip)</source>
         <translation>部署包文件夹 (*);;Zip 压缩包 (*.zip)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="181"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="204"/>
         <source>Pareto plans to include for run-time selection:</source>
         <translation>包含的帕累托方案数（供运行时选择）：</translation>
     </message>
@@ -1039,8 +1049,8 @@ Double-click to expand</source>
     <name>paretune::NodeTableModel</name>
     <message>
         <location filename="../widgets/nodetablemodel.cpp" line="21"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="97"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="101"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="106"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="110"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
@@ -1056,123 +1066,123 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/nodetablemodel.cpp" line="29"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="175"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="183"/>
         <source>unsupported</source>
         <translation>不支持</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="166"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="174"/>
         <source>%1 on %2: %3</source>
         <translation>%1（%2）：%3</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="170"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="178"/>
         <source> (%1)</source>
         <translation>（%1）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="187"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="195"/>
         <source>%1 µJ</source>
         <translation>%1 µJ</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="191"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="199"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="97"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="201"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="106"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="209"/>
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="105"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="71"/>
         <source>Median latency measured on %1 (sample library)</source>
         <translation>在 %1 上实测的延迟中位数（样本库）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="297"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="305"/>
         <source> (unknown op)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="336"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="70"/>
         <source>Measured on %1</source>
         <translation>在 %1 上实测</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="339"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="347"/>
         <source>Latency on %1</source>
         <translation>%1 上的延迟</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="345"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="353"/>
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="347"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="355"/>
         <source>Op type</source>
         <translation>算子类型</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="349"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="357"/>
         <source>Kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="351"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="359"/>
         <source>Device (selected plan)</source>
         <translation>设备（所选方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="353"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="361"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="355"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="363"/>
         <source>FLOPs (from shapes)</source>
         <translation>FLOPs（由形状计算）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="357"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="365"/>
         <source>Read</source>
         <translation>读取</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="359"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="367"/>
         <source>Written</source>
         <translation>写入</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="361"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="369"/>
         <source>Weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="363"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="371"/>
         <source>Signature</source>
         <translation>签名</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="365"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="373"/>
         <source>Latency (plan)</source>
         <translation>延迟（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="367"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="375"/>
         <source>Memory (plan)</source>
         <translation>内存（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="369"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="377"/>
         <source>Energy (plan)</source>
         <translation>能耗（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="371"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="379"/>
         <source>Share of device time</source>
         <translation>占设备时间比例</translation>
     </message>

@@ -218,6 +218,7 @@ void MainWindow::showPlan(int index) {
     }
     const Solution& chosen = m_search->result.front[static_cast<std::size_t>(index)];
     auto schedule = std::make_shared<PlanSchedule>(simulateFrontPlan(*m_search, index));
+    clearPlanMeasurements();
     m_schedule = schedule;
     m_nodeModel->setPlan(m_search, m_schedule);
     m_timeline->setData(timelineData(m_model->graph, m_search->costs, schedule->simulation,

@@ -161,6 +161,8 @@ private:
     void setupTrainJob();
     void chooseDeviceToProfile();
     void setupPlanJobs();
+    /// Removes the node table's "Measured in plan" column when a validation put it there.
+    void clearPlanMeasurements();
     void chooseBundlePath();
     void setupPersistence();
     void addRecentFile(const QString& path);
@@ -189,6 +191,7 @@ private:
     QAction* m_exportAction = nullptr;
     ValidateJob* m_validateJob = nullptr;
     BundleExportJob* m_exportJob = nullptr;
+    bool m_planMeasurements = false; ///< the node table's measured column came from validation
     QString m_dbPath;
     QString m_modelPath;
     QMenu* m_recentMenu = nullptr;

@@ -356,6 +356,7 @@ void MainWindow::setupProfileJob() {
         statusBar()->showMessage(text);
         m_predictor->showLibrary(m_dbPath);
         if (o.model == m_model) {
+            m_planMeasurements = false;
             m_nodeModel->setMeasurements(o.deviceId, o.nodeLatencyUs);
         }
     });
@@ -447,6 +448,7 @@ void MainWindow::profileOnDevice(const QString& deviceId, int repeats) {
 }
 
 void MainWindow::clearPlan() {
+    clearPlanMeasurements();
     m_schedule.reset();
     m_validateAction->setEnabled(false);
     m_exportAction->setEnabled(false);

@@ -3,6 +3,7 @@
 
 #include "graph/onnx_importer.h"
 #include "graphpalette.h"
+#include "nodetablemodel.h"
 #include "placementsearch.h"
 #include "planjobs.h"
 #include "planschedule.h"
@@ -14,6 +15,8 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStatusBar>
+
+#include <limits>
 
 namespace paretune {
 
@@ -97,6 +100,19 @@ void MainWindow::setupPlanJobs() {
                 statusBar()->showMessage(text);
                 if (m_schedule && o.search == m_search && o.planIndex == m_schedule->index) {
                     m_timeline->setData(withMeasuredLanes(m_timeline->data(), *m_model, o));
+                    std::vector<double> measured(m_model->graph.nodes.size(),
+                                                 std::numeric_limits<double>::quiet_NaN());
+                    for (const ValidatedNode& n : r.nodes) {
+                        measured[static_cast<std::size_t>(n.node)] = n.measuredUs;
+                    }
+                    m_nodeModel->setMeasurements(
+                        tr("Measured in plan %1").arg(o.planIndex),
+                        tr("Median of %1 runs of plan %2 on this machine, each node on its "
+                           "device in the plan (validation)")
+                            .arg(r.repeats)
+                            .arg(o.planIndex),
+                        std::move(measured));
+                    m_planMeasurements = true;
                 }
             });
     // The export reports no fractions: a busy bar, and Cancel before anything is written.
@@ -145,6 +161,13 @@ void MainWindow::setupPlanJobs() {
                 logMessage(text);
                 statusBar()->showMessage(text);
             });
+}
+
+void MainWindow::clearPlanMeasurements() {
+    if (m_planMeasurements) {
+        m_nodeModel->setMeasurements(QString(), QString(), {});
+        m_planMeasurements = false;
+    }
 }
 
 void MainWindow::validateShownPlan(int repeats, int warmup) {

@@ -56,7 +56,8 @@ void NodeTableModel::setModel(std::shared_ptr<const ImportResult> model) {
     m_outcome.reset();
     m_schedule.reset();
     m_planBusyUs = 0.0;
-    m_measuredDevice.clear();
+    m_measuredHeader.clear();
+    m_measuredToolTip.clear();
     m_measuredUs.clear();
     endResetModel();
 }
@@ -66,6 +67,13 @@ int NodeTableModel::measuredColumn() const {
 }
 
 void NodeTableModel::setMeasurements(const QString& deviceId, std::vector<double> latencyUs) {
+    setMeasurements(tr("Measured on %1").arg(deviceId),
+                    tr("Median latency measured on %1 (sample library)").arg(deviceId),
+                    std::move(latencyUs));
+}
+
+void NodeTableModel::setMeasurements(const QString& header, const QString& toolTip,
+                                     std::vector<double> latencyUs) {
     if (!m_model || latencyUs.size() != m_model->graph.nodes.size()) {
         latencyUs.clear();
     }
@@ -77,7 +85,8 @@ void NodeTableModel::setMeasurements(const QString& deviceId, std::vector<double
     } else if (!had && has) {
         beginInsertColumns({}, column, column);
     }
-    m_measuredDevice = deviceId;
+    m_measuredHeader = header;
+    m_measuredToolTip = toolTip;
     m_measuredUs = std::move(latencyUs);
     if (had && !has) {
         endRemoveColumns();
@@ -102,8 +111,7 @@ QVariant NodeTableModel::measuredData(std::size_t row, int role) const {
     case Qt::ForegroundRole:
         return known ? QVariant(sourceColor(CostSource::Measured)) : QVariant();
     case Qt::ToolTipRole:
-        return known ? tr("Median latency measured on %1 (sample library)").arg(m_measuredDevice)
-                     : QVariant();
+        return known ? QVariant(m_measuredToolTip) : QVariant();
     default:
         return {};
     }
@@ -333,7 +341,7 @@ QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, in
         return QAbstractTableModel::headerData(section, orientation, role);
     }
     if (section == measuredColumn()) {
-        return tr("Measured on %1").arg(m_measuredDevice);
+        return m_measuredHeader;
     }
     if (section >= ColumnCount && section < columnCount()) {
         return tr("Latency on %1")

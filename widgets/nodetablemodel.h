@@ -58,6 +58,10 @@ public:
     /// profiling run: one more column, "Measured on <device>", after the per-device ones. An
     /// empty vector removes it; a new model clears it.
     void setMeasurements(const QString& deviceId, std::vector<double> latencyUs);
+    /// The same column with its own header and tooltip, e.g. the times a plan's validation
+    /// measured on each node's device ("Measured in plan 3").
+    void setMeasurements(const QString& header, const QString& toolTip,
+                         std::vector<double> latencyUs);
     /// Index of the measured column, or -1.
     int measuredColumn() const;
 
@@ -82,7 +86,8 @@ private:
     std::shared_ptr<const SearchOutcome> m_outcome;
     std::shared_ptr<const PlanSchedule> m_schedule;
     double m_planBusyUs = 0.0; ///< Σ latency of the plan's nodes on their devices
-    QString m_measuredDevice;
+    QString m_measuredHeader;
+    QString m_measuredToolTip;
     std::vector<double> m_measuredUs;
 };
 
