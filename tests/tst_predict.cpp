@@ -24,6 +24,18 @@ g (float[1,8,16,16] x, float[16,8,3,3] w, float[8,1,3,3] dw, float[2,32,64] a, f
 }
 )";
 
+/// Convolutions on either side of LibTorch's oneDNN / native (slow_conv2d) rules.
+const std::string kConvPaths = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,256,56,56] x, float[64,256,1,1] w1, float[64,256,3,3] w3, float[16,8,8,8] z,
+   float[8,8,1,1] wz)
+    => (float[1,64,56,56] p, float[1,64,28,28] s, float[1,64,56,56] k, float[16,8,8,8] b) {
+  p = Conv(x, w1)
+  s = Conv<strides = [2,2]>(x, w1)
+  k = Conv<pads = [1,1,1,1]>(x, w3)
+  b = Conv(z, wz)
+}
+)";
+
 NodeId nodeProducing(const Graph& graph, const std::string& tensor) {
     return graph.tensors[static_cast<std::size_t>(graph.findTensor(tensor))].producer;
 }
@@ -83,6 +95,22 @@ private Q_SLOTS:
         QCOMPARE(f[15], 2.0f);                    // inputs
         QCOMPARE(f[16], 0.0f);                    // not depthwise
         QCOMPARE(f[17], log1pf(1.0));             // batch 1
+        QCOMPARE(f[18], 1.0f); // 3×3 on 2,048 input elements at batch 1: native slow_conv2d
+    }
+
+    void convolutionPathFeature() {
+        const Graph g = importOnnxText(kConvPaths, {}, "paths").graph;
+        const auto path = [&](const char* tensor) {
+            return opFeatures(g, nodeProducing(g, tensor))[18];
+        };
+        QCOMPARE(opFeatureNames()[18], std::string_view("conv_native_path"));
+        QCOMPARE(path("p"), 1.0f); // unstrided 1×1 at batch 1, one thread: native
+        QCOMPARE(path("s"), 0.0f); // strided 1×1 on a large input: oneDNN
+        QCOMPARE(path("k"), 0.0f); // 3×3 on a large input: oneDNN
+        QCOMPARE(path("b"), 0.0f); // batch 16: oneDNN
+        const Graph f = importOnnxText(kModel, {}, "fixture").graph;
+        QCOMPARE(opFeatures(f, nodeProducing(f, "d"))[18], 0.0f); // grouped: oneDNN
+        QCOMPARE(opFeatures(f, nodeProducing(f, "m"))[18], 0.0f); // not a Conv
     }
 
     void depthwiseAndMatMulFeatures() {

@@ -1,6 +1,8 @@
 // The LibTorch predictor: train → store → load → predict gives identical outputs, it beats the
 // roofline on a held-out model, and it flags what it has not seen.
+#include "common/input_error.h"
 #include "predict/accuracy_metrics.h"
+#include "predict/op_features.h"
 #include "predict/performance_predictor.h"
 #include "predict/training_kernels.h"
 #include "store/sample_library.h"
@@ -267,6 +269,25 @@ private Q_SLOTS:
         const PredictorDataset d = syntheticDataset(1, 8);
         QVERIFY_THROWS_EXCEPTION(std::exception,
                                  PerformancePredictor::train(d, {}, quickOptions()));
+    }
+
+    void refusesAnotherFeatureSet() {
+        // A predictor stored by a version with other features (one fewer, as before
+        // conv_native_path) is refused by name, not read with shifted statistics.
+        const PredictorDataset d = syntheticDataset(2, 40);
+        const PerformancePredictor p = PerformancePredictor::train(d, allRows(d), quickOptions());
+        PredictorRecord r = p.toRecord(nlohmann::json::object());
+        QVERIFY(PerformancePredictor::fromRecord(r).knowsDevice("dev1"));
+        nlohmann::json j = nlohmann::json::parse(r.trainSetJson);
+        j["feature_names"].erase(static_cast<std::size_t>(kOpFeatureCount - 1));
+        r.trainSetJson = j.dump();
+        try {
+            PerformancePredictor::fromRecord(r);
+            QFAIL("a predictor with another feature set was loaded");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("another feature set") != std::string::npos,
+                     e.what());
+        }
     }
 };
 

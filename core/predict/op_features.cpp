@@ -42,6 +42,39 @@ double dimAt(const Tensor* t, std::ptrdiff_t index) {
     return i >= 0 && i < rank ? static_cast<double>(t->dims[static_cast<std::size_t>(i)]) : 0.0;
 }
 
+/// Whether LibTorch (1.13, CPU, one intra-op thread as on the cpu:N devices) runs this Conv
+/// through its native slow_conv2d (im2col + the system BLAS) rather than oneDNN. These are the
+/// rules of ATen's ConvParams::use_mkldnn: oneDNN needs a strided or dilated conv, a batch of
+/// 16 or more, or a kernel other than 1×1 (more than one thread also qualifies, but not here),
+/// and also a grouped conv, a kernel larger than 3×3 in both dimensions, a batch over 1 or an
+/// input of more than 20,480 elements. The two paths run at very different speeds: on this
+/// machine's BLAS, unstrided 1×1 convolutions at 18–30 GFLOP/s, oneDNN convolutions at 80–150.
+bool convTakesNativePath(const Graph& graph, NodeId node) {
+    const Node& n = graph.nodes[static_cast<std::size_t>(node)];
+    const auto inputs = graph.nodeInputs.row(node);
+    const Tensor* input = tensorAt(graph, inputs, 0);
+    const Tensor* weight = tensorAt(graph, inputs, 1);
+    if (n.opType != "Conv" || input == nullptr || weight == nullptr || input->dims.size() != 4 ||
+        weight->dims.size() != 4) {
+        return false;
+    }
+    const std::int64_t batch = input->dims[0];
+    const std::int64_t kh = weight->dims[2];
+    const std::int64_t kw = weight->dims[3];
+    bool strided = false;
+    for (const std::int64_t s : n.attrInts("strides")) {
+        strided = strided || s != 1;
+    }
+    bool dilated = false;
+    for (const std::int64_t d : n.attrInts("dilations")) {
+        dilated = dilated || d != 1;
+    }
+    const bool first = strided || dilated || batch >= 16 || kh != 1 || kw != 1;
+    const bool second = n.attrInt("group", 1) > 1 || (kh > 3 && kw > 3) || batch > 1 ||
+                        input->elementCount() > 20480;
+    return !(first && second);
+}
+
 } // namespace
 
 const std::array<std::string_view, kOpFeatureCount>& opFeatureNames() {
@@ -50,7 +83,7 @@ const std::array<std::string_view, kOpFeatureCount>& opFeatureNames() {
         "log_intensity",   "log_kernel_size",  "log_stride",        "log_groups",
         "log_in_channels", "log_out_channels", "log_spatial",       "log_sequence_length",
         "dtype_bytes",     "output_rank",      "log_out_elements",  "input_count",
-        "depthwise",       "log_batch"};
+        "depthwise",       "log_batch",        "conv_native_path"};
     return names;
 }
 
@@ -141,6 +174,7 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
     f[15] = static_cast<float>(inputs.size());
     f[16] = depthwise ? 1.0f : 0.0f;
     f[17] = logOf(batch);
+    f[18] = convTakesNativePath(graph, node) ? 1.0f : 0.0f;
     return f;
 }
 

@@ -14,7 +14,7 @@ struct DeviceRecord;
 /// Numeric features of one operator node, all finite; sizes enter as log1p so that a ResNet
 /// convolution and a tiny element-wise op sit on comparable scales. The order is fixed (the
 /// stored normalisation statistics refer to it); see opFeatureNames().
-constexpr std::size_t kOpFeatureCount = 18;
+constexpr std::size_t kOpFeatureCount = 19;
 using OpFeatureVector = std::array<float, kOpFeatureCount>;
 
 /// Numeric fingerprint of a device: what lets the predictor place a device it was never

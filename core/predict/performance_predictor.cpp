@@ -846,6 +846,14 @@ PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& rec
             throw InputError(where + ": not a " + std::string(kSchema) +
                              " predictor (retrain with paretune train)");
         }
+        std::vector<std::string> featureNames(opFeatureNames().begin(), opFeatureNames().end());
+        featureNames.insert(featureNames.end(), deviceFeatureNames().begin(),
+                            deviceFeatureNames().end());
+        if (j.value("feature_names", std::vector<std::string>()) != featureNames) {
+            throw InputError(where + ": trained on another feature set than this version's (" +
+                             std::to_string(featureNames.size()) +
+                             " features); train again with paretune train");
+        }
         const nlohmann::json& o = j.at("options");
         impl->options.epochs = o.at("epochs").get<int>();
         impl->options.batchSize = o.at("batch_size").get<int>();
