@@ -172,7 +172,9 @@ PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLi
     }
     if (!modelled.empty()) {
         throw InputError(plan.label + " places operators on modelled devices: " + modelled +
-                         "; only plans on real devices can be validated");
+                         "; only plans on real devices can be validated: profile this "
+                         "machine's devices, then search with a catalog that marks them measured "
+                         "(e.g. resources/catalogs/cpu_cores.json)");
     }
     if (!absent.empty()) {
         throw InputError(plan.label + " uses devices this machine does not have: " + absent +
