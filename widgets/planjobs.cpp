@@ -25,11 +25,12 @@ namespace paretune {
 namespace {
 
 /// The costs the search gave the catalog's measured devices, for re-simulating its plan: the
-/// same sample library again (costsFromLibrary), or nothing when the search modelled all.
+/// same sample library again (costsFromLibrary), or nothing more than the catalog's when the
+/// search modelled all.
 std::function<void(CostTable&, const Graph&, const DeviceCatalog&)>
 searchCostFill(const SearchOutcome& search) {
     if (search.dbPath.empty()) {
-        return {};
+        return [](CostTable&, const Graph&, const DeviceCatalog&) {};
     }
     const std::string db = search.dbPath;
     return [db](CostTable& table, const Graph& graph, const DeviceCatalog& catalog) {
@@ -117,13 +118,7 @@ void ValidateJob::start(std::shared_ptr<const SearchOutcome> search, int planInd
                 options.repeats = repeats;
                 options.warmup = warmup;
                 options.catalog = &catalog;
-                const auto fill = searchCostFill(*search);
-                // The search's costs again: modelled only, or the same library's.
-                options.fillCosts = [&](CostTable& table) {
-                    if (fill) {
-                        fill(table, g, catalog);
-                    }
-                };
+                options.fillCosts = searchCostFill(*search);
                 options.progress = progress.get();
                 out.outcome.report = validatePlan(g, plan, library, options);
             },
@@ -206,7 +201,11 @@ void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int pla
             [&](Result& out) {
                 const std::string target = path.toStdString();
                 checkNewBundlePath(target);
-                simulateFrontPlan(*search, planIndex); // the plan must be on the front
+                if (planIndex < 0 || planIndex >= static_cast<int>(search->result.front.size())) {
+                    throw InputError("plan " + std::to_string(planIndex) +
+                                     " is not on the front (it has " +
+                                     std::to_string(search->result.front.size()) + " plans)");
+                }
                 // The inputs buildBundle reads, as files: the model, the catalog and the plans
                 // document of the whole front.
                 QTemporaryDir folder;

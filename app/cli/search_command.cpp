@@ -4,8 +4,6 @@
 #include "common/progress.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
-#include "cost/measured_costs.h"
-#include "device/device.h"
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
 #include "plan/simulator.h"
@@ -21,7 +19,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <unistd.h>
 

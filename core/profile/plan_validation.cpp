@@ -62,7 +62,7 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         plan.costDevices.empty() ? planDevices : plan.costDevices;
     CostTable table = buildCostTable(g, catalog, tableIds);
     if (options.fillCosts) {
-        options.fillCosts(table);
+        options.fillCosts(table, g, catalog);
     } else {
         applyMeasuredSamples(table, g, library, realDeviceFingerprints(table, inventory));
     }

@@ -36,9 +36,10 @@ struct ValidationOptions {
     /// The catalog the plan was searched with; null: the plan's objectives are compared without
     /// per-operator predictions (nothing to simulate with).
     const DeviceCatalog* catalog = nullptr;
-    /// Fills the rebuilt cost table of the real devices the way the search did; unset: the
-    /// library's measured samples (applyMeasuredSamples).
-    std::function<void(CostTable&)> fillCosts;
+    /// Fills the rebuilt cost table of the real devices the way the search did (the same
+    /// signature as BundleExportOptions::fillCosts); unset: the library's measured samples
+    /// (applyMeasuredSamples).
+    std::function<void(CostTable&, const Graph&, const DeviceCatalog&)> fillCosts;
     Progress* progress = nullptr; ///< one report per run; cancel stops before storing anything
 };
 
