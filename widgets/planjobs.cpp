@@ -96,8 +96,7 @@ void ValidateJob::start(std::shared_ptr<const SearchOutcome> search, int planInd
             [&](Result& out) {
                 const Graph& g = search->model->graph;
                 const PlanSchedule schedule = simulateFrontPlan(*search, planIndex);
-                const Objectives& planned =
-                    search->result.front[static_cast<std::size_t>(planIndex)].objectives;
+                const Objectives& planned = frontPlan(*search, planIndex).objectives;
                 PlanToValidate plan;
                 plan.label = "plan " + std::to_string(planIndex) + " of the search";
                 plan.assignment.resize(g.nodes.size());
@@ -201,11 +200,7 @@ void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int pla
             [&](Result& out) {
                 const std::string target = path.toStdString();
                 checkNewBundlePath(target);
-                if (planIndex < 0 || planIndex >= static_cast<int>(search->result.front.size())) {
-                    throw InputError("plan " + std::to_string(planIndex) +
-                                     " is not on the front (it has " +
-                                     std::to_string(search->result.front.size()) + " plans)");
-                }
+                frontPlan(*search, planIndex); // throws for a plan not on the front
                 // The inputs buildBundle reads, as files: the model, the catalog and the plans
                 // document of the whole front.
                 QTemporaryDir folder;

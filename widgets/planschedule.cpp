@@ -9,8 +9,6 @@
 
 namespace paretune {
 
-namespace {
-
 const Solution& frontPlan(const SearchOutcome& outcome, int index) {
     const auto& front = outcome.result.front;
     if (index < 0 || index >= static_cast<int>(front.size())) {
@@ -19,8 +17,6 @@ const Solution& frontPlan(const SearchOutcome& outcome, int index) {
     }
     return front[static_cast<std::size_t>(index)];
 }
-
-} // namespace
 
 PlanSchedule simulateFrontPlan(const SearchOutcome& outcome, int index) {
     const Solution& chosen = frontPlan(outcome, index);

@@ -2,6 +2,7 @@
 
 #include "plan/plan.h"
 #include "plan/simulator.h"
+#include "search/solution.h"
 
 #include <vector>
 
@@ -17,6 +18,9 @@ struct PlanSchedule {
     Plan plan;
     SimulationResult simulation;
 };
+
+/// Plan `index` of the search's front; throws InputError when there is no such plan.
+const Solution& frontPlan(const SearchOutcome& outcome, int index);
 
 /// Throws InputError when `index` is not a plan of the front.
 PlanSchedule simulateFrontPlan(const SearchOutcome& outcome, int index);
