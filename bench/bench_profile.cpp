@@ -4,6 +4,7 @@
 // full discipline, then the whole model), the run-to-run coefficient of variation of per-op
 // medians for ops of at least 100 µs, and the layer-sum / end-to-end ratio.
 #include "common/input_error.h"
+#include "common/openmp_wait.h"
 #include "graph/onnx_importer.h"
 #include "profile_model.h"
 
@@ -30,6 +31,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
     using namespace paretune;
+    restartWithPassiveOpenMpWait(argv);
     if (argc < 2) {
         std::cerr << "usage: bench_profile MODEL.onnx [THREADS]\n";
         return 2;

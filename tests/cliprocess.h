@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QStringList>
 
 struct CliRun {
@@ -12,8 +13,11 @@ struct CliRun {
     QByteArray err;
 };
 
-inline CliRun runParetune(const QStringList& args, int timeoutMs = 300000) {
+inline CliRun
+runParetune(const QStringList& args, int timeoutMs = 300000,
+            const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
     QProcess process;
+    process.setProcessEnvironment(environment);
     process.start(QStringLiteral(PARETUNE_CLI_PATH), args);
     const bool finished = process.waitForFinished(timeoutMs);
     return {finished && process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,

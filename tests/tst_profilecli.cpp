@@ -53,6 +53,8 @@ private Q_SLOTS:
     void killedProfileKeepsCommittedBatches();
     void badDevicesExitWithTwo_data();
     void badDevicesExitWithTwo();
+    void openMpThreadsSleepWhenIdle_data();
+    void openMpThreadsSleepWhenIdle();
 };
 
 void TestProfileCli::everyComputeNodeIsMeasuredThenReused() {
@@ -199,6 +201,45 @@ void TestProfileCli::badDevicesExitWithTwo() {
                     extra);
     QCOMPARE(run.exitCode, 2);
     QVERIFY(!run.err.isEmpty());
+}
+
+// The all-core device runs LibTorch's OpenMP threads: the program starts itself again with
+// OMP_WAIT_POLICY=passive when it is unset (common/openmp_wait.h), keeps a policy the user
+// chose, and stores the policy with every sample.
+void TestProfileCli::openMpThreadsSleepWhenIdle_data() {
+    QTest::addColumn<QString>("given");
+    QTest::addColumn<QString>("stored");
+    QTest::newRow("unset") << QString() << QStringLiteral("passive");
+    QTest::newRow("chosen") << QStringLiteral("active") << QStringLiteral("active");
+}
+
+void TestProfileCli::openMpThreadsSleepWhenIdle() {
+    QFETCH(QString, given);
+    QFETCH(QString, stored);
+    QVERIFY2(QFile::exists(model("tiny_mlp")), "run tools/export_models.py");
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("samples.db"));
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.remove(QStringLiteral("OMP_WAIT_POLICY"));
+    if (!given.isEmpty()) {
+        environment.insert(QStringLiteral("OMP_WAIT_POLICY"), given);
+    }
+    const CliRun run =
+        runParetune({QStringLiteral("profile"), model("tiny_mlp"), QStringLiteral("--device"),
+                     QStringLiteral("cpu"), QStringLiteral("--db"), db, QStringLiteral("--repeats"),
+                     QStringLiteral("5")},
+                    300000, environment);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const CliRun samples = runParetune(
+        {QStringLiteral("samples"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+    QCOMPARE(samples.exitCode, 0);
+    const QJsonArray samplesStored =
+        QJsonDocument::fromJson(samples.out)[QStringLiteral("samples")].toArray();
+    QVERIFY(!samplesStored.isEmpty());
+    for (const QJsonValue& v : samplesStored) {
+        QCOMPARE(v[QStringLiteral("config")][QStringLiteral("openmp_wait_policy")].toString(),
+                 stored);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestProfileCli)

@@ -1,6 +1,7 @@
 // paretune: command-line front end. Exit codes: 0 ok, 1 internal error, 2 bad input.
 #include "bundle_command.h"
 #include "common/input_error.h"
+#include "common/openmp_wait.h"
 #include "device/cuda_devices.h"
 #include "devices_command.h"
 #include "samples_command.h"
@@ -34,6 +35,7 @@ void printVersion() {
 } // namespace
 
 int main(int argc, char** argv) {
+    paretune::restartWithPassiveOpenMpWait(argv);
     CLI::App app{"Paretune: profile, predict and place neural-network operators on the devices "
                  "of a machine"};
     app.require_subcommand(0, 1);

@@ -2,6 +2,7 @@
 //                    [--screenshot PNG [--state graph|pareto|timeline|profile]] [--search]
 //                    [--validate]
 // Opens MODEL (or a .paretune workspace), or the bundled sample model when none is given.
+#include "common/openmp_wait.h"
 #include "mainwindow.h"
 #include "paretoplot.h"
 #include "paretune/config.h"
@@ -19,6 +20,7 @@
 #include <cstdio>
 
 int main(int argc, char** argv) {
+    paretune::restartWithPassiveOpenMpWait(argv);
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Paretune Workbench"));
     QApplication::setOrganizationName(QStringLiteral("Paretune"));

@@ -1,6 +1,7 @@
 #include "library_profile.h"
 
 #include "common/input_error.h"
+#include "common/openmp_wait.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "store/graph_records.h"
@@ -100,7 +101,8 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
                                    {"rounds", profileOptions.measure.rounds},
                                    {"warmup_runs", profileOptions.measure.warmupRuns},
                                    {"min_repeats", profileOptions.measure.minRepeats},
-                                   {"min_measure_ms", profileOptions.measure.minMeasureMs}};
+                                   {"min_measure_ms", profileOptions.measure.minMeasureMs},
+                                   {"openmp_wait_policy", openMpWaitPolicy()}};
     const auto toSample = [&](NodeId node, const OpProfile& profile) {
         Sample s = sampleFor(graph, node);
         s.deviceFingerprint = fingerprint;

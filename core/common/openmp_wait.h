@@ -1,0 +1,27 @@
+#pragma once
+
+#include <string>
+
+namespace paretune {
+
+/// LibTorch's intra-op threads come from libgomp. Unless told otherwise (OMP_WAIT_POLICY),
+/// an idle libgomp thread spins before it sleeps. When another process shares a core, a
+/// thread spinning at a barrier keeps its core until the scheduler's next tick while the
+/// thread it waits for cannot run: an op on a multi-threaded device then takes 4, 8 or 32 ms
+/// instead of microseconds. Measured on a 2-core machine with a compiler running beside:
+/// MobileNet-V2's operators on `cpu` summed to 1.52 s spinning and 33 ms with
+/// OMP_WAIT_POLICY=passive. libgomp reads the variable once, when it is loaded, so a process
+/// started without it has to start again with it.
+///
+/// Call first thing in main(): when OMP_WAIT_POLICY is unset, sets it to "passive" and
+/// replaces the process with a fresh copy of itself (same arguments, /proc/self/exe). Returns
+/// when the variable was already set (by the user or by the first start), or when the restart
+/// is impossible (the program then runs with libgomp's default, and openMpWaitPolicy() says
+/// so).
+void restartWithPassiveOpenMpWait(char** argv);
+
+/// The wait policy this process's OpenMP threads run with: the value of OMP_WAIT_POLICY, or
+/// "default" when it is unset. Stored with every measurement (a sample's config_json).
+std::string openMpWaitPolicy();
+
+} // namespace paretune
