@@ -85,6 +85,7 @@ private Q_SLOTS:
     void raplWrapAround();
     void raplAbsentMeansNoMeter();
     void pinsTheCallingThread();
+    void blasThreadsFollowTheScope();
 };
 
 void TestOpRunner::supportsTheRequiredOps() {
@@ -536,6 +537,24 @@ void TestOpRunner::pinsTheCallingThread() {
     }
     QCOMPARE(ScopedCpuAffinity::current(), before);
     QVERIFY_EXCEPTION_THROWN(ScopedCpuAffinity({-1}), InputError);
+}
+
+// OpenBLAS keeps its own thread pool: a one-core device sets it to one thread while it runs.
+void TestOpRunner::blasThreadsFollowTheScope() {
+    const int before = ScopedBlasThreads::current();
+    if (before == 0) {
+        QSKIP("the system BLAS is not OpenBLAS");
+    }
+    {
+        ScopedBlasThreads one(1);
+        QCOMPARE(ScopedBlasThreads::current(), 1);
+        {
+            ScopedBlasThreads two(2);
+            QCOMPARE(ScopedBlasThreads::current(), 2);
+        }
+        QCOMPARE(ScopedBlasThreads::current(), 1);
+    }
+    QCOMPARE(ScopedBlasThreads::current(), before);
 }
 
 QTEST_APPLESS_MAIN(TestOpRunner)

@@ -4,8 +4,12 @@
 #include "predict/accuracy_metrics.h"
 #include "predict/op_features.h"
 #include "predict/predictor_dataset.h"
+#include "store/graph_records.h"
 #include "store/records.h"
+#include "store/sample_library.h"
+#include "testpaths.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -169,6 +173,62 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::exception, deviceFiguresOf(r));
         r.specJson = R"({"hardware":{"cores":1}})";
         QVERIFY(!deviceFiguresOf(r).hasMicroBenchmark());
+    }
+
+    void repeatedMeasurementsCountByTheirMedian() {
+        // A signature profiled three times trains on the median of its measurements (not the
+        // newest, 40); a stale sample and one measured inside a plan do not count.
+        QTemporaryDir dir;
+        SampleLibrary library =
+            SampleLibrary::open(dir.filePath(QStringLiteral("samples.db")).toStdString());
+        const Graph graph = importOnnxFile(PARETUNE_SAMPLE_MODEL).graph;
+        library.upsertGraph(graph);
+        DeviceRecord device;
+        device.fingerprint = std::string(64, 'a');
+        device.kind = "cpu";
+        device.name = "test cpu";
+        device.specJson = R"({"hardware":{"cores":1}})";
+        library.upsertDevice(device);
+        BenchmarkRecord bench;
+        bench.deviceFingerprint = device.fingerprint;
+        bench.gemmGflops = 50.0;
+        bench.memoryBwGbs = 10.0;
+        bench.reference = true;
+        library.addBenchmark(bench);
+
+        const std::vector<PredictorRow> rows = nodeRows(graph, device.fingerprint);
+        QVERIFY(rows.size() >= 2);
+        const auto nodeOf = [&](const PredictorRow& row) {
+            for (NodeId n = 0; n < static_cast<NodeId>(graph.nodes.size()); ++n) {
+                if (graph.nodes[static_cast<std::size_t>(n)].name == row.nodeName) {
+                    return n;
+                }
+            }
+            return NodeId{kNone};
+        };
+        const auto sample = [&](const PredictorRow& row, double latencyUs,
+                                const std::string& config) {
+            Sample s = sampleFor(graph, nodeOf(row));
+            s.deviceFingerprint = device.fingerprint;
+            s.latencyUs = latencyUs;
+            s.repeats = 5;
+            s.configJson = config;
+            return s;
+        };
+        library.addSamples(std::vector<Sample>{sample(rows[0], 500.0, "{}")});
+        library.markDeviceStale(device.fingerprint, "test");
+        library.addSamples(
+            std::vector<Sample>{sample(rows[0], 10.0, "{}"), sample(rows[0], 20.0, "{}"),
+                                sample(rows[0], 1000.0, R"({"context":"plan"})"),
+                                sample(rows[0], 40.0, "{}"), sample(rows[1], 7.0, "{}")});
+
+        const PredictorDataset dataset = assembleDataset(library);
+        std::map<std::string, double> bySignature;
+        for (const PredictorRow& row : dataset.rows) {
+            bySignature[row.signature] = row.latencyUs;
+        }
+        QCOMPARE(bySignature.at(rows[0].signature), 20.0);
+        QCOMPARE(bySignature.at(rows[1].signature), 7.0);
     }
 
     void splitsNeverLeak_data() {

@@ -8,6 +8,7 @@
 #include "device/device_fingerprint.h"
 #include "device/micro_benchmark.h"
 #include "graph/onnx_importer.h"
+#include "profile/measurement.h"
 #include "store/sample_library.h"
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,40 @@ std::vector<PredictorRow> nodeRows(const Graph& graph, const std::string& device
     return rows;
 }
 
+namespace {
+
+/// What the library measured of one signature on one device.
+struct Measurements {
+    std::vector<double> latenciesUs; ///< every measurement that is not stale
+    std::optional<double> newestPeakMemoryMb;
+};
+
+/// The operator measurements of the library by (signature, device): stale samples and those
+/// measured inside a plan (config {"context": "plan"}: in-plan residuals, not the operator
+/// alone) are left out. A signature profiled several times (paretune profile --force, or in
+/// several models) keeps all its measurements: the median of them is what the predictor learns,
+/// so that a machine's slow or fast moments in one session weigh less.
+std::map<std::pair<std::string, std::string>, Measurements>
+measurementsByOperator(const SampleLibrary& library) {
+    SampleFilter filter;
+    filter.includeStale = false;
+    std::map<std::pair<std::string, std::string>, Measurements> measured;
+    for (Sample& sample : library.samples(filter)) {
+        const nlohmann::json config = nlohmann::json::parse(sample.configJson, nullptr, false);
+        if (config.is_object() && config.value("context", std::string()) == "plan") {
+            continue;
+        }
+        Measurements& m = measured[{sample.opSignature, sample.deviceFingerprint}];
+        m.latenciesUs.push_back(sample.latencyUs);
+        if (sample.peakMemoryMb) { // samples come oldest first
+            m.newestPeakMemoryMb = sample.peakMemoryMb;
+        }
+    }
+    return measured;
+}
+
+} // namespace
+
 PredictorDataset assembleDataset(const SampleLibrary& library) {
     PredictorDataset dataset;
     std::vector<std::string> deviceKeys;
@@ -54,6 +89,7 @@ PredictorDataset assembleDataset(const SampleLibrary& library) {
         deviceKeys.push_back(record.fingerprint);
         dataset.devices.emplace(record.fingerprint, std::move(figures));
     }
+    const auto measured = measurementsByOperator(library);
     for (const ModelRecord& model : library.models()) {
         const std::string label = model.sourcePath.empty() ? model.name : model.sourcePath;
         Graph graph;
@@ -73,12 +109,12 @@ PredictorDataset assembleDataset(const SampleLibrary& library) {
             std::filesystem::path(model.sourcePath).stem().string();
         for (const std::string& device : deviceKeys) {
             for (PredictorRow& row : nodeRows(graph, device)) {
-                const std::optional<Sample> sample = library.findSample(row.signature, device);
-                if (!sample) {
+                const auto found = measured.find({row.signature, device});
+                if (found == measured.end()) {
                     continue;
                 }
-                row.latencyUs = sample->latencyUs;
-                row.peakMemoryMb = sample->peakMemoryMb;
+                row.latencyUs = medianOf(found->second.latenciesUs);
+                row.peakMemoryMb = found->second.newestPeakMemoryMb;
                 dataset.rows.push_back(std::move(row));
             }
         }

@@ -3,6 +3,7 @@
 #include "common/input_error.h"
 #include "device/device.h"
 
+#include <dlfcn.h>
 #include <sched.h>
 
 namespace paretune {
@@ -46,6 +47,49 @@ ScopedCpuAffinity::~ScopedCpuAffinity() {
     if (m_active && !m_previous.empty()) {
         pinCurrentThreadTo(m_previous);
     }
+}
+
+namespace {
+
+using SetThreads = void (*)(int);
+using GetThreads = int (*)();
+
+/// OpenBLAS's thread controls, when the process's BLAS is OpenBLAS.
+struct OpenBlasControls {
+    SetThreads set = nullptr;
+    GetThreads get = nullptr;
+};
+
+const OpenBlasControls& openBlas() {
+    static const OpenBlasControls controls = [] {
+        OpenBlasControls c;
+        c.set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+        c.get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+        if (c.set == nullptr || c.get == nullptr) {
+            c = {};
+        }
+        return c;
+    }();
+    return controls;
+}
+
+} // namespace
+
+ScopedBlasThreads::ScopedBlasThreads(int threads) {
+    if (openBlas().set != nullptr && threads > 0) {
+        m_previous = openBlas().get();
+        openBlas().set(threads);
+    }
+}
+
+ScopedBlasThreads::~ScopedBlasThreads() {
+    if (m_previous > 0) {
+        openBlas().set(m_previous);
+    }
+}
+
+int ScopedBlasThreads::current() {
+    return openBlas().get != nullptr ? openBlas().get() : 0;
 }
 
 } // namespace paretune

@@ -26,4 +26,25 @@ private:
 
 std::string cpuSetText(const std::vector<int>& cpus);
 
+/// The system BLAS's own thread count, for the scope's lifetime. LibTorch runs MatMul, Gemm
+/// and the convolutions it does not give to oneDNN (1×1 unstrided ones at one thread) through
+/// the system BLAS, and OpenBLAS's pthread build keeps its own pool of one thread per core,
+/// whatever LibTorch's intra-op thread count says. Without this scope a one-core device ran
+/// those ops on two cores while the other core was idle, and behind spinning BLAS threads
+/// (4–12 ms per call) while another process used it. Effective when the BLAS is OpenBLAS
+/// (found by its symbols at run time); a no-op with another BLAS.
+class ScopedBlasThreads {
+public:
+    explicit ScopedBlasThreads(int threads);
+    ~ScopedBlasThreads();
+    ScopedBlasThreads(const ScopedBlasThreads&) = delete;
+    ScopedBlasThreads& operator=(const ScopedBlasThreads&) = delete;
+
+    /// The BLAS's thread count now; 0 when the BLAS does not say (not OpenBLAS).
+    static int current();
+
+private:
+    int m_previous = 0;
+};
+
 } // namespace paretune

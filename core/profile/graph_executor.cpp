@@ -198,9 +198,13 @@ NamedTensors GraphProgram::outputsByName(const std::vector<at::Tensor>& values) 
     return named;
 }
 
-ThreadScope::ThreadScope(int threads, const std::vector<int>& cpus) : m_affinity(cpus) {
+ThreadScope::ThreadScope(int threads, const std::vector<int>& cpus, bool blasToo)
+    : m_affinity(cpus) {
     if (threads < 1) {
         throw InputError("profiling: thread count " + std::to_string(threads) + " is not positive");
+    }
+    if (blasToo) {
+        m_blas.emplace(threads);
     }
     m_previous = at::get_num_threads();
     at::set_num_threads(threads);
@@ -287,6 +291,9 @@ struct PlanExecutor::Impl {
     std::vector<int> priority;                    ///< per step: rank in the order
     std::vector<std::vector<at::Tensor>> fixedOn; ///< per device: fixed values there
     std::vector<int> stepsOn;                     ///< per device: number of steps
+    /// The BLAS's threads, process-wide: the fewest of any device, so that devices running
+    /// side by side never share cores through it.
+    std::optional<ScopedBlasThreads> blasThreads;
 
     // Per run.
     std::vector<at::Tensor> values;           ///< tensor · D + device
@@ -316,7 +323,7 @@ struct PlanExecutor::Impl {
         std::unique_ptr<detail::ThreadScope> scope;
         std::exception_ptr setupError;
         try {
-            scope = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus);
+            scope = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus, false);
         } catch (...) {
             setupError = std::current_exception();
         }
@@ -470,6 +477,11 @@ PlanExecutor::PlanExecutor(const Graph& graph, std::vector<ExecutionDevice> devi
                          " nodes, the graph has " + std::to_string(graph.nodes.size()));
     }
     const auto D = static_cast<std::int32_t>(devices.size());
+    d->blasThreads.emplace(std::min_element(devices.begin(), devices.end(),
+                                            [](const ExecutionDevice& a, const ExecutionDevice& b) {
+                                                return a.threads < b.threads;
+                                            })
+                               ->threads);
     d->devices = std::move(devices);
     d->program = std::make_unique<detail::GraphProgram>(graph, inputs, options.seed);
     const detail::GraphProgram& program = *d->program;

@@ -5,6 +5,7 @@
 #include "graph_executor.h"
 #include "op_kernels.h"
 
+#include <optional>
 #include <vector>
 
 namespace paretune::detail {
@@ -50,17 +51,20 @@ private:
     std::vector<std::vector<TensorId>> m_release; ///< per step, tensors dead after it
 };
 
-/// Intra-op threads and pinning of the calling thread for the scope's lifetime; restored
-/// afterwards. Throws InputError for threads < 1 or a CPU set the kernel refuses.
+/// Intra-op threads and pinning of the calling thread for the scope's lifetime, and the system
+/// BLAS's threads unless `blasToo` is false (the BLAS count is process-wide: threads that run
+/// devices side by side set it once for all, see PlanExecutor); restored afterwards. Throws
+/// InputError for threads < 1 or a CPU set the kernel refuses.
 class ThreadScope {
 public:
-    ThreadScope(int threads, const std::vector<int>& cpus);
+    ThreadScope(int threads, const std::vector<int>& cpus, bool blasToo = true);
     ~ThreadScope();
     ThreadScope(const ThreadScope&) = delete;
     ThreadScope& operator=(const ThreadScope&) = delete;
 
 private:
     ScopedCpuAffinity m_affinity;
+    std::optional<ScopedBlasThreads> m_blas;
     int m_previous = 1;
 };
 

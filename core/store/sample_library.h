@@ -89,8 +89,6 @@ public:
     /// model, device and signature of every sample must be stored already; if any sample is
     /// rejected, nothing of the batch is written.
     std::vector<std::int64_t> addSamples(std::span<const Sample> batch);
-    /// Flags every sample of the device taken so far as stale (its micro-benchmarks drifted).
-    /// Samples are kept. Records the event with `reason`; returns how many samples it flagged.
     /// Stores one micro-benchmark vector of a device already in the library; returns its id.
     std::int64_t addBenchmark(const BenchmarkRecord& benchmark);
     /// The latest vector stored as the device's reference; none before the first benchmark.
@@ -98,6 +96,8 @@ public:
     /// Every vector stored for a device, oldest first.
     std::vector<BenchmarkRecord> benchmarks(std::string_view deviceFingerprint) const;
 
+    /// Flags every sample of the device taken so far as stale (its micro-benchmarks drifted).
+    /// Samples are kept. Records the event with `reason`; returns how many samples it flagged.
     std::int64_t markDeviceStale(std::string_view deviceFingerprint, std::string_view reason);
     /// Inserts a plan (its model must be stored) and returns its id. Plans are only added.
     std::int64_t addPlan(const PlanRecord& plan);
