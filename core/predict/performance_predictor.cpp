@@ -2,13 +2,13 @@
 
 #include "accuracy_metrics.h"
 #include "common/input_error.h"
+#include "profile/cpu_affinity.h"
+#include "profile/measurement.h"
 #include "store/records.h"
 #include "training_kernels.h"
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +27,31 @@ constexpr std::int64_t kHidden = 128;
 constexpr const char* kSchema = "paretune.predictor/1";
 /// A roofline below this is treated as this (µs): a ratio to ~0 would be meaningless.
 constexpr double kMinReferenceUs = 1e-3;
+
+/// Index of a numeric op feature by name (the order is fixed, see opFeatureNames).
+std::size_t opFeature(std::string_view name) {
+    const auto& names = opFeatureNames();
+    return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+/// The kind of operator the ratio target's reference is calibrated per: the op type, and for a
+/// convolution the kernel LibTorch runs it with (oneDNN, its native im2col + BLAS path,
+/// depthwise, grouped), which differ several times in speed per FLOP.
+std::string calibrationKey(const PredictorRow& row) {
+    if (row.opType != "Conv") {
+        return row.opType;
+    }
+    static const std::size_t native = opFeature("conv_native_path");
+    static const std::size_t depthwise = opFeature("depthwise");
+    static const std::size_t groups = opFeature("log_groups");
+    if (row.features[depthwise] > 0.5f) {
+        return "Conv/depthwise";
+    }
+    if (std::expm1(row.features[groups]) > 1.5f) { // log1p(groups): more than one group
+        return "Conv/grouped";
+    }
+    return row.features[native] > 0.5f ? "Conv/native" : "Conv/onednn";
+}
 
 /// Op and device embeddings, numeric projection, two hidden layers, two heads.
 struct NetImpl : torch::nn::Module {
@@ -288,36 +313,18 @@ private:
         m_w2T; ///< weights, transposed
 };
 
-/// One thread for the predictor's own work, restored afterwards. ATen's thread setting does
-/// not reach OpenBLAS's own pool (Debian's LibTorch calls the system BLAS), so its thread count
-/// is set too when the library exports the OpenBLAS control functions.
+/// One thread for the predictor's own work, restored afterwards: ATen's intra-op threads and
+/// OpenBLAS's own pool (Debian's LibTorch calls the system BLAS; see ScopedBlasThreads).
 class OneThread {
 public:
-    OneThread() : m_previous(torch::get_num_threads()) {
-        torch::set_num_threads(1);
-        if (m_setBlas != nullptr && m_getBlas != nullptr) {
-            m_previousBlas = m_getBlas();
-            m_setBlas(1);
-        }
-    }
-    ~OneThread() {
-        torch::set_num_threads(m_previous);
-        if (m_setBlas != nullptr && m_previousBlas > 0) {
-            m_setBlas(m_previousBlas);
-        }
-    }
+    OneThread() : m_previous(torch::get_num_threads()) { torch::set_num_threads(1); }
+    ~OneThread() { torch::set_num_threads(m_previous); }
     OneThread(const OneThread&) = delete;
     OneThread& operator=(const OneThread&) = delete;
 
 private:
-    using SetThreads = void (*)(int);
-    using GetThreads = int (*)();
+    ScopedBlasThreads m_blas{1};
     int m_previous;
-    int m_previousBlas = 0;
-    SetThreads m_setBlas =
-        reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-    GetThreads m_getBlas =
-        reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
 };
 
 /// Rows as contiguous tensors.
@@ -393,6 +400,12 @@ struct PerformancePredictor::Impl {
     std::vector<Net> members;
 
     std::vector<std::int64_t> opCounts; ///< training rows per vocabulary entry
+    /// The per-op-type reference of the ratio target: per trained device, the median log ratio
+    /// of measured latency to roofline of the training rows of each operator kind (see
+    /// calibrationKey), of each op family and of all rows ("<fingerprint>/<key>",
+    /// "<fingerprint>/family:<family>", "<fingerprint>/*"). Empty for predictors stored before
+    /// it existed: their reference is the plain roofline.
+    std::map<std::string, double> calibration;
 
     /// The op type's vocabulary index, 0 when it was never trained on.
     std::int64_t knownOp(const std::string& opType) const {
@@ -442,11 +455,55 @@ struct PerformancePredictor::Impl {
         }
         return bestIndex;
     }
+    static double roofline(const PredictorRow& row, const DeviceFigures& device) {
+        return std::max(kMinReferenceUs,
+                        rooflineBaselineUs(device, row.opType, row.flops, row.bytes));
+    }
+    /// Median log(latency / roofline) of the rows per calibration key of their device.
+    void calibrate(std::span<const PredictorRow> trainingRows,
+                   const std::map<std::string, DeviceFigures>& figures) {
+        std::map<std::string, std::vector<double>> ratios;
+        for (const PredictorRow& row : trainingRows) {
+            const double r =
+                std::log(row.latencyUs / roofline(row, figures.at(row.deviceFingerprint)));
+            const std::string& fp = row.deviceFingerprint;
+            ratios[fp + "/" + calibrationKey(row)].push_back(r);
+            ratios[fp + "/family:" + std::string(opFamily(row.opType))].push_back(r);
+            ratios[fp + "/*"].push_back(r);
+        }
+        calibration.clear();
+        for (auto& [key, values] : ratios) {
+            calibration[key] = medianOf(std::move(values));
+        }
+    }
+    /// What the ratio target divides by: the roofline scaled by the calibration of the row's
+    /// operator kind on the device (a device never trained on uses its nearest known device's);
+    /// 1 for the absolute target.
     double reference(const PredictorRow& row, const DeviceFigures& device) const {
-        return options.rooflineRatio
-                   ? std::max(kMinReferenceUs,
-                              rooflineBaselineUs(device, row.opType, row.flops, row.bytes))
-                   : 1.0;
+        if (!options.rooflineRatio) {
+            return 1.0;
+        }
+        const double base = roofline(row, device);
+        if (calibration.empty()) {
+            return base;
+        }
+        const std::string fp = deviceIndex(device.fingerprint) >= 0
+                                   ? device.fingerprint
+                                   : devices[static_cast<std::size_t>(nearest(device))].fingerprint;
+        // An op type never trained on is predicted like its family's most frequent trained one
+        // (opIndex): its reference too.
+        PredictorRow like = row;
+        if (const std::int64_t stand = opIndex(row.opType); knownOp(row.opType) == 0 && stand > 0) {
+            like.opType = opVocabulary[static_cast<std::size_t>(stand)];
+        }
+        for (const std::string& key :
+             {fp + "/" + calibrationKey(like), fp + "/family:" + std::string(opFamily(row.opType)),
+              fp + "/*"}) {
+            if (const auto found = calibration.find(key); found != calibration.end()) {
+                return base * std::exp(found->second);
+            }
+        }
+        return base;
     }
     std::array<float, kNumericCount> raw(const PredictorRow& row,
                                          const DeviceFigures& device) const {
@@ -571,6 +628,9 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
     }
     impl->rows = rows.size();
     impl->deviceOffsets.assign(impl->devices.size(), 0.0);
+    if (options.rooflineRatio) {
+        impl->calibrate(rows, dataset.devices);
+    }
     // Normalisation statistics of the raw numeric features and of the targets.
     impl->mean.assign(kNumericCount, 0.0f);
     impl->stddev.assign(kNumericCount, 1.0f);
@@ -806,6 +866,7 @@ PredictorRecord PerformancePredictor::toRecord(const nlohmann::json& metrics) co
           {"members", impl.options.members},
           {"seed", impl.options.seed},
           {"target", impl.options.rooflineRatio ? "log_ratio_to_roofline" : "log_latency"}}},
+        {"calibration", impl.calibration},
         {"rows", impl.rows},
         {"op_vocabulary", impl.opVocabulary},
         {"op_counts", impl.opCounts},
@@ -861,6 +922,8 @@ PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& rec
         impl->options.members = o.at("members").get<int>();
         impl->options.seed = o.at("seed").get<std::uint64_t>();
         impl->options.rooflineRatio = o.at("target").get<std::string>() == "log_ratio_to_roofline";
+        impl->calibration =
+            j.value("calibration", std::map<std::string, double>()); // older predictors: none
         impl->rows = j.at("rows").get<std::size_t>();
         impl->opVocabulary = j.at("op_vocabulary").get<std::vector<std::string>>();
         impl->opCounts = j.at("op_counts").get<std::vector<std::int64_t>>();
