@@ -118,7 +118,7 @@ void runTrain(const TrainArguments& args) {
                 "%d epochs, target %s\n",
                 static_cast<long long>(id), split.train.size(), report.trainingRows,
                 options.members, options.epochs,
-                options.rooflineRatio ? "log(latency / roofline)" : "log(latency)");
+                options.rooflineRatio ? "log(latency / calibrated roofline)" : "log(latency)");
     std::printf("Evaluated  on the %s: %zu ops\n", evaluation["set"].get<std::string>().c_str(),
                 evalRows.size());
     printMetricsLine("predicted", evaluation["predictor"]);
@@ -384,7 +384,8 @@ void addPredictCommands(CLI::App& app) {
     t->add_option("--epochs", train->epochs, "Training epochs (default 60)");
     t->add_option("--members", train->members, "Ensemble members (default 5)");
     t->add_option("--target", train->target,
-                  "ratio: learn latency / roofline (default); absolute: learn latency");
+                  "ratio: learn latency / roofline calibrated per op kind (default); absolute: "
+                  "learn latency");
     t->add_option("--seed", train->seed, "Random seed (default 1)");
     t->add_flag("--json", train->json, "Machine-readable output");
     t->callback([train] { runTrain(*train); });

@@ -23,8 +23,10 @@ struct PredictorOptions {
     double learningRate = 1e-3;
     int members = 5; ///< ensemble size; the spread of the members is the uncertainty
     std::uint64_t seed = 1;
-    /// Learn log(latency / roofline baseline) instead of log(latency): the network then only
-    /// corrects the roofline per op type and device.
+    /// Learn log(latency / reference) instead of log(latency), the reference being the roofline
+    /// baseline scaled by the median ratio of measured latency to it over the training rows of
+    /// the same operator kind on the same device (a per-op-type reference; for Conv, per kernel
+    /// path): the network then only corrects that reference.
     bool rooflineRatio = true;
 };
 
