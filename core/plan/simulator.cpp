@@ -418,6 +418,7 @@ void Simulator::setPriority(std::span<const std::int32_t> order) {
 }
 
 void Simulator::buildSteps() {
+    ++m_stepsVersion;
     const std::size_t C = m_priority.size();
     const auto D = static_cast<std::size_t>(m_deviceCount);
     m_steps.resize(C);
@@ -683,8 +684,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         diff[std::max(stepCount[d], state.held + 1)] -= bytes;
     }
     std::copy_n(busy, D, m_busy.begin());
-    double peakAll = 0.0;
-    double violation = unsupported + unreachable;
+    std::int64_t mostLive[32];
     for (std::int32_t d = 0; d < D; ++d) {
         const std::int64_t* diff = diffs + static_cast<std::size_t>(d) * diffRow;
         std::int64_t live = 0;
@@ -703,21 +703,36 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                 most = std::max(most, live);
             }
         }
-        double peak = static_cast<double>(most) + weights[d];
-        if (d == host) {
-            peak = std::max(peak, weights[d] + m_graphInputBytes);
+        mostLive[d] = most;
+    }
+    recorder.unsupportedNodes(unsupported);
+    return objectivesOf(
+        {mostLive, weights, busy, stepCount, makespan, energyUj, unsupported, unreachable},
+        m_peak.data());
+}
+
+Objectives Simulator::objectivesOf(const ScheduleTotals& totals, double* peaks) const {
+    double peakAll = 0.0;
+    double violation = totals.unsupported + totals.unreachable;
+    double energyUj = totals.energyUj;
+    const double makespan = totals.makespan;
+    for (std::int32_t d = 0; d < m_deviceCount; ++d) {
+        const double weights = totals.weights[d];
+        double peak = static_cast<double>(totals.mostLive[d]) + weights;
+        if (d == m_host) {
+            peak = std::max(peak, weights + m_graphInputBytes);
         }
-        m_peak[static_cast<std::size_t>(d)] = peak;
+        if (peaks != nullptr) {
+            peaks[d] = peak;
+        }
         peakAll = std::max(peakAll, peak);
         if (peak > m_memory[static_cast<std::size_t>(d)]) {
             violation += peak / m_memory[static_cast<std::size_t>(d)] - 1.0;
         }
-        if (steps > 0 || d == host) {
-            energyUj += (makespan - busy[d]) * m_idleW[static_cast<std::size_t>(d)];
+        if (totals.steps[d] > 0 || d == m_host) {
+            energyUj += (makespan - totals.busy[d]) * m_idleW[static_cast<std::size_t>(d)];
         }
     }
-
-    recorder.unsupportedNodes(unsupported);
     Objectives o;
     o.latencyUs = makespan;
     o.energyMj = energyUj * 1e-3;
