@@ -95,11 +95,17 @@ void Simulator::prepareLanes() {
     fitTo(l.diff, D * (C + 1) * L);
     fitTo(l.queueFree, m_queueFree.size() * L);
     fitTo(l.staticMask, m_staticMask.size() * L);
-    for (auto* list : {&l.sentSlot, &l.sentDevice, &l.sentBytes, &l.relayedSlot, &l.relayedDevice,
-                       &l.relayedLo, &l.relayedBytes}) {
-        fitTo(*list, B * D * L);
+    // At most one row of each list per input of a step and hop.
+    const std::size_t rows = m_stepInputs.size() * static_cast<std::size_t>(l.maxHops);
+    for (auto* list :
+         {&l.sentSlot, &l.sentDevice, &l.relayedSlot, &l.relayedDevice, &l.relayedLo}) {
+        fitTo(*list, rows * L);
     }
-    fitTo(l.relayedBegin, B * D * L);
+    fitTo(l.relayedBegin, rows * L);
+    fitTo(l.sentBytes, rows);
+    fitTo(l.relayedBytes, rows);
+    fitTo(l.sentLanes, rows);
+    fitTo(l.relayedLanes, rows);
 }
 
 // The vector core: everything from here on is compiled for AVX-512 and only called where the CPU
@@ -295,14 +301,6 @@ PARETUNE_LANES __m512i firstStartingAtOrAfter(const double* starts, __m512i row,
     return _mm512_mask_mov_epi64(result, second, above);
 }
 
-/// Appends v to each masked lane's list at its count (entry count · 8 + lane).
-PARETUNE_LANES void append(std::int64_t* list, __mmask8 m, __m512i count, __m512i v) {
-    scatter(list, m, entry(laneIndex(), count), v);
-}
-PARETUNE_LANES void append(double* list, __mmask8 m, __m512i count, __m512d v) {
-    scatter(list, m, entry(laneIndex(), count), v);
-}
-
 } // namespace
 
 /// evaluateBatch's vector core, a friend of Simulator defined here so that it is compiled for
@@ -365,6 +363,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     double* const outEnd = l.outEnd.data();
     std::int64_t* const held = l.held.data();
     double* const queueFree = l.queueFree.data();
+    const auto queues = static_cast<std::int64_t>(sim.m_queueFree.size());
     const std::int64_t* const bufferBytes = sim.m_bufferSize.data();
     const double* const transferUs = l.transferUs.data();
     const std::int32_t* const stepInputs = sim.m_stepInputs.data();
@@ -385,8 +384,8 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     __m512d makespan = zeroTime;
     __m512i unsupported = zero;
     __m512i unreachable = zero;
-    __m512i sentCount = zero;
-    __m512i relayedCount = zero;
+    std::size_t sentRows = 0;
+    std::size_t relayedRows = 0;
     for (std::int64_t i = 0; i < C; ++i) {
         const Simulator::Step& step = sim.m_steps[static_cast<std::size_t>(i)];
         const __m512i d = _mm512_cvtepu8_epi64(
@@ -441,20 +440,32 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                         continue;
                     }
                     whereB = _mm512_mask_or_epi64(whereB, fresh, whereB, bitTo);
-                    const __m512i queue = entry(lane, lookup16(l.hopQueue, hop));
-                    const __m512d begin = _mm512_max_pd(t, gather(queueFree, fresh, queue));
+                    const __m512i queue = lookup16(l.hopQueue, hop);
+                    __m512d queueAt = zeroTime;
+                    for (std::int64_t q = 0; q < queues; ++q) {
+                        queueAt = _mm512_mask_loadu_pd(
+                            queueAt, _mm512_mask_cmpeq_epi64_mask(fresh, queue, splat(q)),
+                            queueFree + q * kLanes);
+                    }
+                    const __m512d begin = _mm512_max_pd(t, queueAt);
                     const __m512d end =
                         _mm512_add_pd(_mm512_add_pd(begin, lookup16(l.hopLatencyUs, hop)),
                                       _mm512_permutex2var_pd(transferLo, hop, transferHi));
-                    scatter(queueFree, fresh, queue, end);
+                    for (std::int64_t q = 0; q < queues; ++q) {
+                        _mm512_mask_storeu_pd(queueFree + q * kLanes,
+                                              _mm512_mask_cmpeq_epi64_mask(fresh, queue, splat(q)),
+                                              end);
+                    }
                     const __m512i hopFrom = lookup16(l.hopFrom, hop);
                     const DeviceMasks<D> fromOn = restricted(masksOf<D>(hopFrom), fresh);
                     put<D>(outEndOf, fromOn, _mm512_max_pd(pick<D>(outEndOf, fromOn), end));
                     const __mmask8 sent = _mm512_mask_cmpeq_epi64_mask(fresh, hopFrom, src);
-                    append(l.sentSlot.data(), sent, sentCount, srcSlot);
-                    append(l.sentDevice.data(), sent, sentCount, src);
-                    append(l.sentBytes.data(), sent, sentCount, splat(bufferBytes[b]));
-                    sentCount = _mm512_mask_add_epi64(sentCount, sent, sentCount, one);
+                    if (sent != 0) {
+                        _mm512_storeu_si512(l.sentSlot.data() + sentRows * kLanes, srcSlot);
+                        _mm512_storeu_si512(l.sentDevice.data() + sentRows * kLanes, src);
+                        l.sentBytes[sentRows] = bufferBytes[b];
+                        l.sentLanes[sentRows++] = sent;
+                    }
                     const DeviceMasks<D> toFresh = restricted(toOn, fresh);
                     put<D>(arrivalOf, toFresh, end);
                     put<D>(outEndOf, toFresh, noTransfer);
@@ -466,13 +477,16 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     from = _mm512_mask_mov_epi64(from, fresh, lo); // the last hop's, to d
                     const __mmask8 relayed =
                         _mm512_mask_test_epi64_mask(fresh, lookup8(relayOf, D, to), one);
-                    append(l.relayedSlot.data(), relayed, relayedCount,
-                           _mm512_add_epi64(splat(b * D), to));
-                    append(l.relayedDevice.data(), relayed, relayedCount, to);
-                    append(l.relayedLo.data(), relayed, relayedCount, lo);
-                    append(l.relayedBegin.data(), relayed, relayedCount, begin);
-                    append(l.relayedBytes.data(), relayed, relayedCount, splat(bufferBytes[b]));
-                    relayedCount = _mm512_mask_add_epi64(relayedCount, relayed, relayedCount, one);
+                    if (relayed != 0) {
+                        const std::size_t row = relayedRows * kLanes;
+                        _mm512_storeu_si512(l.relayedSlot.data() + row,
+                                            _mm512_add_epi64(splat(b * D), to));
+                        _mm512_storeu_si512(l.relayedDevice.data() + row, to);
+                        _mm512_storeu_si512(l.relayedLo.data() + row, lo);
+                        _mm512_storeu_pd(l.relayedBegin.data() + row, begin);
+                        l.relayedBytes[relayedRows] = bufferBytes[b];
+                        l.relayedLanes[relayedRows++] = relayed;
+                    }
                     t = _mm512_mask_mov_pd(t, fresh, end);
                 }
                 _mm512_storeu_si512(where + b * kLanes, whereB);
@@ -539,14 +553,13 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         }
     }
     // Copies on relay devices.
-    const std::int64_t relayedMost = _mm512_reduce_max_epi64(relayedCount);
-    for (std::int64_t r = 0; r < relayedMost; ++r) {
-        const __mmask8 active = _mm512_cmpgt_epi64_mask(relayedCount, splat(r));
+    for (std::size_t r = 0; r < relayedRows; ++r) {
+        const __mmask8 active = l.relayedLanes[r];
         const __m512i slot = entry(lane, _mm512_loadu_si512(l.relayedSlot.data() + r * kLanes));
         const __m512i device = _mm512_loadu_si512(l.relayedDevice.data() + r * kLanes);
         const __m512i copyLo = _mm512_loadu_si512(l.relayedLo.data() + r * kLanes);
         const __m512d copyBegin = _mm512_loadu_pd(l.relayedBegin.data() + r * kLanes);
-        const __m512i bytes = _mm512_loadu_si512(l.relayedBytes.data() + r * kLanes);
+        const __m512i bytes = splat(l.relayedBytes[r]);
         const __m512i steps = pick<D>(stepCount, masksOf<D>(device));
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
         const __m512i stateHeld = gather(held, active, slot);
@@ -569,12 +582,11 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         scatter(held, active, slot, _mm512_max_epi64(hi, _mm512_sub_epi64(lo, one)));
     }
     // Buffers where they were produced, sent elsewhere.
-    const std::int64_t sentMost = _mm512_reduce_max_epi64(sentCount);
-    for (std::int64_t s = 0; s < sentMost; ++s) {
-        const __mmask8 active = _mm512_cmpgt_epi64_mask(sentCount, splat(s));
+    for (std::size_t s = 0; s < sentRows; ++s) {
+        const __mmask8 active = l.sentLanes[s];
         const __m512i slot = entry(lane, _mm512_loadu_si512(l.sentSlot.data() + s * kLanes));
         const __m512i device = _mm512_loadu_si512(l.sentDevice.data() + s * kLanes);
-        const __m512i bytes = _mm512_loadu_si512(l.sentBytes.data() + s * kLanes);
+        const __m512i bytes = splat(l.sentBytes[s]);
         const __m512i steps = pick<D>(stepCount, masksOf<D>(device));
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
         const __m512i stateHeld = gather(held, active, slot);
