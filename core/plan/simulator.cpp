@@ -561,9 +561,11 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                     const double end = begin + hop->latencyUs + transferOfB[hop - hops];
                     queue = end;
                     double& outEnd = of[hop->from].outEnd;
-                    outEnd = std::max(outEnd, end);
+                    // Only the first transfer out of the buffer where it was produced is listed:
+                    // a repeated entry would settle to no change (same range, +bytes -bytes).
                     sent[sentCount] = {b, src};
-                    sentCount += hop->from == src ? 1 : 0;
+                    sentCount += hop->from == src && outEnd < 0.0 ? 1 : 0;
+                    outEnd = std::max(outEnd, end);
                     of[to].arrival = end;
                     of[to].outEnd = -1.0;
                     // Held there from the first run that starts once the copy began: among the

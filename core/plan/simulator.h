@@ -258,11 +258,11 @@ private:
         std::vector<std::int64_t> staticMask;
         // What run()'s m_sent and m_relayed hold, a row per input and hop where some lane
         // transferred: per lane (row · 8 + lane) and for the row, with the lanes it holds.
-        std::vector<std::int64_t> sentSlot, sentDevice; // slot: buffer · D + device
-        std::vector<std::int64_t> relayedSlot, relayedDevice, relayedLo;
+        std::vector<std::int64_t> sentDevice, relayedDevice, relayedLo;
         std::vector<double> relayedBegin;
-        std::vector<std::int64_t> sentBytes, relayedBytes;
+        std::vector<std::int64_t> sentBuffer, relayedBuffer;
         std::vector<std::uint8_t> sentLanes, relayedLanes;
+        std::vector<std::uint8_t> relayedFinal; // lanes whose copy is on its consumer's device
     };
     Lanes m_lanes;
     std::uint64_t m_stepsVersion = 0; // bumped by buildSteps()

@@ -97,15 +97,15 @@ void Simulator::prepareLanes() {
     fitTo(l.staticMask, m_staticMask.size() * L);
     // At most one row of each list per input of a step and hop.
     const std::size_t rows = m_stepInputs.size() * static_cast<std::size_t>(l.maxHops);
-    for (auto* list :
-         {&l.sentSlot, &l.sentDevice, &l.relayedSlot, &l.relayedDevice, &l.relayedLo}) {
+    for (auto* list : {&l.sentDevice, &l.relayedDevice, &l.relayedLo}) {
         fitTo(*list, rows * L);
     }
     fitTo(l.relayedBegin, rows * L);
-    fitTo(l.sentBytes, rows);
-    fitTo(l.relayedBytes, rows);
+    fitTo(l.sentBuffer, rows);
+    fitTo(l.relayedBuffer, rows);
     fitTo(l.sentLanes, rows);
     fitTo(l.relayedLanes, rows);
+    fitTo(l.relayedFinal, rows);
 }
 
 // The vector core: everything from here on is compiled for AVX-512 and only called where the CPU
@@ -420,7 +420,6 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                 reached = static_cast<__mmask8>(~cut);
                 const __mmask8 moving = absent & reached;
                 t = _mm512_mask_mov_pd(t, moving, pick<D>(arrivalOf, masksOf<D>(src)));
-                const __m512i srcSlot = _mm512_add_epi64(splat(b * D), src);
                 const __m512d transferLo = _mm512_loadu_pd(transferUs + b * 16);
                 const __m512d transferHi = _mm512_loadu_pd(transferUs + b * 16 + kLanes);
                 for (std::int32_t h = 0; h < l.maxHops; ++h) {
@@ -458,12 +457,16 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     }
                     const __m512i hopFrom = lookup16(l.hopFrom, hop);
                     const DeviceMasks<D> fromOn = restricted(masksOf<D>(hopFrom), fresh);
-                    put<D>(outEndOf, fromOn, _mm512_max_pd(pick<D>(outEndOf, fromOn), end));
-                    const __mmask8 sent = _mm512_mask_cmpeq_epi64_mask(fresh, hopFrom, src);
+                    const __m512d outEndBefore = pick<D>(outEndOf, fromOn);
+                    put<D>(outEndOf, fromOn, _mm512_max_pd(outEndBefore, end));
+                    // Only the first transfer out of the buffer where it was produced is listed:
+                    // run() settles a repeated entry to no change (same range, +bytes -bytes).
+                    const __mmask8 sent =
+                        _mm512_mask_cmp_pd_mask(_mm512_mask_cmpeq_epi64_mask(fresh, hopFrom, src),
+                                                outEndBefore, zeroTime, _CMP_LT_OQ);
                     if (sent != 0) {
-                        _mm512_storeu_si512(l.sentSlot.data() + sentRows * kLanes, srcSlot);
                         _mm512_storeu_si512(l.sentDevice.data() + sentRows * kLanes, src);
-                        l.sentBytes[sentRows] = bufferBytes[b];
+                        l.sentBuffer[sentRows] = b;
                         l.sentLanes[sentRows++] = sent;
                     }
                     const DeviceMasks<D> toFresh = restricted(toOn, fresh);
@@ -479,12 +482,11 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                         _mm512_mask_test_epi64_mask(fresh, lookup8(relayOf, D, to), one);
                     if (relayed != 0) {
                         const std::size_t row = relayedRows * kLanes;
-                        _mm512_storeu_si512(l.relayedSlot.data() + row,
-                                            _mm512_add_epi64(splat(b * D), to));
+                        l.relayedBuffer[relayedRows] = b;
                         _mm512_storeu_si512(l.relayedDevice.data() + row, to);
                         _mm512_storeu_si512(l.relayedLo.data() + row, lo);
                         _mm512_storeu_pd(l.relayedBegin.data() + row, begin);
-                        l.relayedBytes[relayedRows] = bufferBytes[b];
+                        l.relayedFinal[relayedRows] = _mm512_mask_cmpeq_epi64_mask(relayed, to, d);
                         l.relayedLanes[relayedRows++] = relayed;
                     }
                     t = _mm512_mask_mov_pd(t, fresh, end);
@@ -554,52 +556,77 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     }
     // Copies on relay devices.
     for (std::size_t r = 0; r < relayedRows; ++r) {
-        const __mmask8 active = l.relayedLanes[r];
-        const __m512i slot = entry(lane, _mm512_loadu_si512(l.relayedSlot.data() + r * kLanes));
+        const std::int64_t b = l.relayedBuffer[r];
         const __m512i device = _mm512_loadu_si512(l.relayedDevice.data() + r * kLanes);
+        const DeviceMasks<D> deviceOn = restricted(masksOf<D>(device), l.relayedLanes[r]);
+        const __m512d stateOutEnd = pick<D>(outEnd + b * D * kLanes, deviceOn);
+        // A copy on the device of its consumer starts being held at its first run there (the
+        // one counted), and if nothing was sent from it, its range ends where it was held: run()
+        // settles it to no change.
+        const __mmask8 final = l.relayedFinal[r];
+        const __mmask8 active =
+            l.relayedLanes[r] & ~_mm512_mask_cmp_pd_mask(final, stateOutEnd, zeroTime, _CMP_LT_OQ);
+        if (active == 0) {
+            continue;
+        }
         const __m512i copyLo = _mm512_loadu_si512(l.relayedLo.data() + r * kLanes);
-        const __m512d copyBegin = _mm512_loadu_pd(l.relayedBegin.data() + r * kLanes);
-        const __m512i bytes = splat(l.relayedBytes[r]);
-        const __m512i steps = pick<D>(stepCount, masksOf<D>(device));
+        const __m512i bytes = splat(bufferBytes[b]);
+        const __m512i steps = pick<D>(stepCount, deviceOn);
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
-        const __m512i stateHeld = gather(held, active, slot);
-        const __m512d stateOutEnd = gather(outEnd, active, slot);
-        const __m512i lo = firstStartingAtOrAfter(stepStart, row, steps, copyBegin, copyLo, active);
+        const __m512i stateHeld = pick<D>(held + b * D * kLanes, deviceOn);
+        __m512i lo = copyLo;
+        if (const __mmask8 passing = active & ~final; passing != 0) {
+            const __m512d copyBegin = _mm512_loadu_pd(l.relayedBegin.data() + r * kLanes);
+            lo = firstStartingAtOrAfter(stepStart, row, steps, copyBegin, copyLo, passing);
+        }
         const __m512i hi = _mm512_max_epi64(
             stateHeld,
             _mm512_sub_epi64(firstStartingAtOrAfter(stepStart, row, steps, stateOutEnd,
                                                     _mm512_max_epi64(lo, stateHeld), active),
                              one));
+        // run()'s four updates, leaving out the pairs that cancel.
         const __m512i diffRowOf = _mm512_add_epi64(lookup8(diffBase, D, device), lane);
         const __m512i minus = _mm512_sub_epi64(zero, bytes);
-        scatterAdd(diffs, active, entry(diffRowOf, copyLo), minus);
-        scatterAdd(diffs, active,
-                   entry(diffRowOf, _mm512_max_epi64(_mm512_add_epi64(stateHeld, one), copyLo)),
-                   bytes);
-        scatterAdd(diffs, active, entry(diffRowOf, lo), bytes);
-        scatterAdd(diffs, active, entry(diffRowOf, _mm512_max_epi64(_mm512_add_epi64(hi, one), lo)),
-                   minus);
-        scatter(held, active, slot, _mm512_max_epi64(hi, _mm512_sub_epi64(lo, one)));
+        const __mmask8 later = _mm512_mask_cmpneq_epi64_mask(active, lo, copyLo);
+        if (later != 0) {
+            scatterAdd(diffs, later, entry(diffRowOf, copyLo), minus);
+            scatterAdd(diffs, later, entry(diffRowOf, lo), bytes);
+        }
+        const __mmask8 moved = later | _mm512_mask_cmpneq_epi64_mask(active, hi, stateHeld);
+        if (moved != 0) {
+            scatterAdd(diffs, moved,
+                       entry(diffRowOf, _mm512_max_epi64(_mm512_add_epi64(stateHeld, one), copyLo)),
+                       bytes);
+            scatterAdd(diffs, moved,
+                       entry(diffRowOf, _mm512_max_epi64(_mm512_add_epi64(hi, one), lo)), minus);
+        }
+        put<D>(held + b * D * kLanes, restricted(deviceOn, active),
+               _mm512_max_epi64(hi, _mm512_sub_epi64(lo, one)));
     }
     // Buffers where they were produced, sent elsewhere.
     for (std::size_t s = 0; s < sentRows; ++s) {
+        const std::int64_t b = l.sentBuffer[s];
         const __mmask8 active = l.sentLanes[s];
-        const __m512i slot = entry(lane, _mm512_loadu_si512(l.sentSlot.data() + s * kLanes));
         const __m512i device = _mm512_loadu_si512(l.sentDevice.data() + s * kLanes);
-        const __m512i bytes = splat(l.sentBytes[s]);
-        const __m512i steps = pick<D>(stepCount, masksOf<D>(device));
+        const DeviceMasks<D> deviceOn = restricted(masksOf<D>(device), active);
+        const __m512i bytes = splat(bufferBytes[b]);
+        const __m512i steps = pick<D>(stepCount, deviceOn);
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
-        const __m512i stateHeld = gather(held, active, slot);
+        const __m512i stateHeld = pick<D>(held + b * D * kLanes, deviceOn);
         const __m512i hi = _mm512_max_epi64(
-            stateHeld, _mm512_sub_epi64(firstStartingAtOrAfter(
-                                            stepStart, row, steps, gather(outEnd, active, slot),
-                                            _mm512_max_epi64(stateHeld, zero), active),
-                                        one));
-        const __m512i diffRowOf = _mm512_add_epi64(lookup8(diffBase, D, device), lane);
-        scatterAdd(diffs, active, entry(diffRowOf, _mm512_add_epi64(stateHeld, one)), bytes);
-        scatterAdd(diffs, active, entry(diffRowOf, _mm512_add_epi64(hi, one)),
-                   _mm512_sub_epi64(zero, bytes));
-        scatter(held, active, slot, hi);
+            stateHeld,
+            _mm512_sub_epi64(firstStartingAtOrAfter(stepStart, row, steps,
+                                                    pick<D>(outEnd + b * D * kLanes, deviceOn),
+                                                    _mm512_max_epi64(stateHeld, zero), active),
+                             one));
+        const __mmask8 moved = _mm512_mask_cmpneq_epi64_mask(active, hi, stateHeld);
+        if (moved != 0) {
+            const __m512i diffRowOf = _mm512_add_epi64(lookup8(diffBase, D, device), lane);
+            scatterAdd(diffs, moved, entry(diffRowOf, _mm512_add_epi64(stateHeld, one)), bytes);
+            scatterAdd(diffs, moved, entry(diffRowOf, _mm512_add_epi64(hi, one)),
+                       _mm512_sub_epi64(zero, bytes));
+            put<D>(held + b * D * kLanes, restricted(deviceOn, moved), hi);
+        }
     }
     // Graph outputs: held to the end where they were produced.
     for (const std::int32_t b : sim.m_outputBuffers) {
