@@ -241,10 +241,17 @@ PARETUNE_LANES __m512i entry(__m512i row, __m512i k) {
 }
 
 /// firstStartingAtOrAfterBack of simulator.cpp per lane: smallest k in [0, upTo] with
-/// starts[k .. upTo - 1] all >= t (-inf sentinels before each row).
+/// starts[k .. upTo - 1] all >= t (-inf sentinels before each row). The last two starts,
+/// starts[upTo - 1] and starts[upTo - 2] (-inf where there are none), come from registers: they
+/// were stored only a few steps ago, and a load from what a scatter just wrote waits for it.
 PARETUNE_LANES __m512i firstStartingAtOrAfterBack(const double* starts, __m512i row, __m512i upTo,
+                                                  __m512d lastStart, __m512d previousStart,
                                                   __m512d t, __mmask8 active) {
     const __m512i one = splat(std::int64_t{1});
+    const __mmask8 a = _mm512_mask_cmp_pd_mask(active, lastStart, t, _CMP_GE_OQ);
+    active = _mm512_mask_cmp_pd_mask(a, previousStart, t, _CMP_GE_OQ);
+    upTo = _mm512_mask_sub_epi64(upTo, a, upTo, one);
+    upTo = _mm512_mask_sub_epi64(upTo, active, upTo, one);
     while (active != 0) {
         const __m512i last = entry(row, _mm512_sub_epi64(upTo, one));
         const __mmask8 a =
@@ -344,9 +351,12 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     }
 
     __m512d deviceFree[D], busy[D], weights[D];
+    __m512d lastStart[D], previousStart[D]; // of the last two runs there
     __m512i stepCount[D];
     for (int dd = 0; dd < D; ++dd) {
         deviceFree[dd] = zeroTime;
+        lastStart[dd] = splat(-std::numeric_limits<double>::infinity());
+        previousStart[dd] = lastStart[dd];
         busy[dd] = zeroTime;
         weights[dd] = zeroTime;
         stepCount[dd] = zero;
@@ -475,7 +485,8 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     // Held there from the first run that starts once the copy began.
                     const __m512i toRow = _mm512_add_epi64(lookup8(startBase, D, to), lane);
                     const __m512i lo = firstStartingAtOrAfterBack(
-                        stepStart, toRow, pick<D>(stepCount, toOn), begin, fresh);
+                        stepStart, toRow, pick<D>(stepCount, toOn), pick<D>(lastStart, toOn),
+                        pick<D>(previousStart, toOn), begin, fresh);
                     put<D>(heldOf, toFresh, _mm512_sub_epi64(lo, one));
                     from = _mm512_mask_mov_epi64(from, fresh, lo); // the last hop's, to d
                     const __mmask8 relayed =
@@ -519,6 +530,8 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         for (int dd = 0; dd < D; ++dd) {
             stepCount[dd] = _mm512_mask_add_epi64(stepCount[dd], on.on[dd], stepCount[dd], one);
             deviceFree[dd] = _mm512_mask_mov_pd(deviceFree[dd], on.on[dd], finish);
+            previousStart[dd] = _mm512_mask_mov_pd(previousStart[dd], on.on[dd], lastStart[dd]);
+            lastStart[dd] = _mm512_mask_mov_pd(lastStart[dd], on.on[dd], ready);
             busy[dd] = _mm512_mask_add_pd(busy[dd], on.on[dd], busy[dd], latency);
         }
         scatter(stepStart, 0xFF, entry(_mm512_add_epi64(lookup8(startBase, D, d), lane), k), ready);
