@@ -256,13 +256,13 @@ private:
         std::vector<std::int64_t> stepWorkspace, diff; // as m_stepWorkspace, m_diff
         std::vector<double> queueFree;
         std::vector<std::int64_t> staticMask;
-        // What run()'s m_sent and m_relayed hold, a row per input and hop where some lane
-        // transferred: per lane (row · 8 + lane) and for the row, with the lanes it holds.
+        // What run() settles at the end, a row per input and hop where some lane transferred:
+        // per lane (row · 8 + lane) and for the row, with the lanes it holds. Sent: first
+        // transfers out of a buffer or of a copy made for a consumer; relayed: copies passed on.
         std::vector<std::int64_t> sentDevice, relayedDevice, relayedLo;
         std::vector<double> relayedBegin;
         std::vector<std::int64_t> sentBuffer, relayedBuffer;
         std::vector<std::uint8_t> sentLanes, relayedLanes;
-        std::vector<std::uint8_t> relayedFinal; // lanes whose copy is on its consumer's device
     };
     Lanes m_lanes;
     std::uint64_t m_stepsVersion = 0; // bumped by buildSteps()

@@ -105,7 +105,6 @@ void Simulator::prepareLanes() {
     fitTo(l.relayedBuffer, rows);
     fitTo(l.sentLanes, rows);
     fitTo(l.relayedLanes, rows);
-    fitTo(l.relayedFinal, rows);
 }
 
 // The vector core: everything from here on is compiled for AVX-512 and only called where the CPU
@@ -248,9 +247,9 @@ PARETUNE_LANES __m512i firstStartingAtOrAfterBack(const double* starts, __m512i 
                                                   __m512d lastStart, __m512d previousStart,
                                                   __m512d t, __mmask8 active) {
     const __m512i one = splat(std::int64_t{1});
-    const __mmask8 a = _mm512_mask_cmp_pd_mask(active, lastStart, t, _CMP_GE_OQ);
-    active = _mm512_mask_cmp_pd_mask(a, previousStart, t, _CMP_GE_OQ);
-    upTo = _mm512_mask_sub_epi64(upTo, a, upTo, one);
+    const __mmask8 lastAfter = _mm512_mask_cmp_pd_mask(active, lastStart, t, _CMP_GE_OQ);
+    active = _mm512_mask_cmp_pd_mask(lastAfter, previousStart, t, _CMP_GE_OQ);
+    upTo = _mm512_mask_sub_epi64(upTo, lastAfter, upTo, one);
     upTo = _mm512_mask_sub_epi64(upTo, active, upTo, one);
     while (active != 0) {
         const __m512i last = entry(row, _mm512_sub_epi64(upTo, one));
@@ -432,6 +431,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                 t = _mm512_mask_mov_pd(t, moving, pick<D>(arrivalOf, masksOf<D>(src)));
                 const __m512d transferLo = _mm512_loadu_pd(transferUs + b * 16);
                 const __m512d transferHi = _mm512_loadu_pd(transferUs + b * 16 + kLanes);
+                __mmask8 copiedBefore = 0; // lanes that made a copy at the previous hop
                 for (std::int32_t h = 0; h < l.maxHops; ++h) {
                     const __mmask8 hopping =
                         _mm512_mask_cmpgt_epi64_mask(moving, length, splat(std::int64_t{h}));
@@ -445,6 +445,8 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     const __mmask8 there = _mm512_mask_test_epi64_mask(hopping, whereB, bitTo);
                     t = _mm512_mask_mov_pd(t, there, pick<D>(arrivalOf, toOn));
                     const __mmask8 fresh = hopping & static_cast<__mmask8>(~there);
+                    const __mmask8 passedOn = fresh & copiedBefore;
+                    copiedBefore = fresh;
                     if (fresh == 0) {
                         continue;
                     }
@@ -469,13 +471,16 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     const DeviceMasks<D> fromOn = restricted(masksOf<D>(hopFrom), fresh);
                     const __m512d outEndBefore = pick<D>(outEndOf, fromOn);
                     put<D>(outEndOf, fromOn, _mm512_max_pd(outEndBefore, end));
-                    // Only the first transfer out of the buffer where it was produced is listed:
-                    // run() settles a repeated entry to no change (same range, +bytes -bytes).
+                    // Listed: the first transfer out of the buffer where it was produced (run()
+                    // settles a repeated entry to no change: same range, +bytes -bytes) or out of
+                    // a copy made for a consumer there (run() settles those as relay copies, to
+                    // the same: they are held from their consumer's run on). A copy passed on at
+                    // once is listed below.
                     const __mmask8 sent =
-                        _mm512_mask_cmp_pd_mask(_mm512_mask_cmpeq_epi64_mask(fresh, hopFrom, src),
+                        _mm512_mask_cmp_pd_mask(fresh & static_cast<__mmask8>(~passedOn),
                                                 outEndBefore, zeroTime, _CMP_LT_OQ);
                     if (sent != 0) {
-                        _mm512_storeu_si512(l.sentDevice.data() + sentRows * kLanes, src);
+                        _mm512_storeu_si512(l.sentDevice.data() + sentRows * kLanes, hopFrom);
                         l.sentBuffer[sentRows] = b;
                         l.sentLanes[sentRows++] = sent;
                     }
@@ -489,15 +494,15 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                         pick<D>(previousStart, toOn), begin, fresh);
                     put<D>(heldOf, toFresh, _mm512_sub_epi64(lo, one));
                     from = _mm512_mask_mov_epi64(from, fresh, lo); // the last hop's, to d
-                    const __mmask8 relayed =
-                        _mm512_mask_test_epi64_mask(fresh, lookup8(relayOf, D, to), one);
+                    // A copy on the way, passed on from a relay device: settled in full at the end.
+                    const __mmask8 relayed = _mm512_mask_cmpneq_epi64_mask(
+                        _mm512_mask_test_epi64_mask(fresh, lookup8(relayOf, D, to), one), to, d);
                     if (relayed != 0) {
                         const std::size_t row = relayedRows * kLanes;
                         l.relayedBuffer[relayedRows] = b;
                         _mm512_storeu_si512(l.relayedDevice.data() + row, to);
                         _mm512_storeu_si512(l.relayedLo.data() + row, lo);
                         _mm512_storeu_pd(l.relayedBegin.data() + row, begin);
-                        l.relayedFinal[relayedRows] = _mm512_mask_cmpeq_epi64_mask(relayed, to, d);
                         l.relayedLanes[relayedRows++] = relayed;
                     }
                     t = _mm512_mask_mov_pd(t, fresh, end);
@@ -571,27 +576,17 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     for (std::size_t r = 0; r < relayedRows; ++r) {
         const std::int64_t b = l.relayedBuffer[r];
         const __m512i device = _mm512_loadu_si512(l.relayedDevice.data() + r * kLanes);
-        const DeviceMasks<D> deviceOn = restricted(masksOf<D>(device), l.relayedLanes[r]);
+        const __mmask8 active = l.relayedLanes[r];
+        const DeviceMasks<D> deviceOn = restricted(masksOf<D>(device), active);
         const __m512d stateOutEnd = pick<D>(outEnd + b * D * kLanes, deviceOn);
-        // A copy on the device of its consumer starts being held at its first run there (the
-        // one counted), and if nothing was sent from it, its range ends where it was held: run()
-        // settles it to no change.
-        const __mmask8 final = l.relayedFinal[r];
-        const __mmask8 active =
-            l.relayedLanes[r] & ~_mm512_mask_cmp_pd_mask(final, stateOutEnd, zeroTime, _CMP_LT_OQ);
-        if (active == 0) {
-            continue;
-        }
         const __m512i copyLo = _mm512_loadu_si512(l.relayedLo.data() + r * kLanes);
         const __m512i bytes = splat(bufferBytes[b]);
         const __m512i steps = pick<D>(stepCount, deviceOn);
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
         const __m512i stateHeld = pick<D>(held + b * D * kLanes, deviceOn);
-        __m512i lo = copyLo;
-        if (const __mmask8 passing = active & ~final; passing != 0) {
-            const __m512d copyBegin = _mm512_loadu_pd(l.relayedBegin.data() + r * kLanes);
-            lo = firstStartingAtOrAfter(stepStart, row, steps, copyBegin, copyLo, passing);
-        }
+        const __m512i lo = firstStartingAtOrAfter(
+            stepStart, row, steps, _mm512_loadu_pd(l.relayedBegin.data() + r * kLanes), copyLo,
+            active);
         const __m512i hi = _mm512_max_epi64(
             stateHeld,
             _mm512_sub_epi64(firstStartingAtOrAfter(stepStart, row, steps, stateOutEnd,
