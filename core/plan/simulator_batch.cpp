@@ -20,6 +20,7 @@ namespace {
 
 constexpr std::int64_t kLanes = 8;
 constexpr std::int64_t kPad = 4; // sentinel steps on each side of a row of step starts
+constexpr std::int64_t kMaxQueues = 16;
 
 bool cpuHasAvx512() {
     __builtin_cpu_init();
@@ -36,7 +37,8 @@ template <typename T> void fitTo(std::vector<T>& v, std::size_t size) {
 
 bool Simulator::lanesApply() const {
     static const bool avx512 = cpuHasAvx512();
-    return avx512 && m_deviceCount >= 2 && m_deviceCount <= 4 && m_hopCount <= 16;
+    return avx512 && m_deviceCount >= 2 && m_deviceCount <= 4 && m_hopCount <= 16 &&
+           m_queueFree.size() <= static_cast<std::size_t>(kMaxQueues);
 }
 
 const char* Simulator::batchPath() const {
@@ -352,6 +354,9 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     __m512d deviceFree[D], busy[D], weights[D];
     __m512d lastStart[D], previousStart[D]; // of the last two runs there
     __m512i stepCount[D];
+    // Entry stepCount of each device's memory differences, stored when its run is scheduled:
+    // most additions land there, and they need no load then.
+    __m512i nextDiff[D];
     for (int dd = 0; dd < D; ++dd) {
         deviceFree[dd] = zeroTime;
         lastStart[dd] = splat(-std::numeric_limits<double>::infinity());
@@ -359,7 +364,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         busy[dd] = zeroTime;
         weights[dd] = zeroTime;
         stepCount[dd] = zero;
-        _mm512_storeu_si512(l.diff.data() + diffBase[dd], zero);
+        nextDiff[dd] = zero;
     }
     std::fill_n(l.queueFree.begin(), sim.m_queueFree.size() * kLanes, 0.0);
     std::fill_n(l.staticMask.begin(), sim.m_staticMask.size() * kLanes, 0);
@@ -406,7 +411,8 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const __m512i k = pick<D>(stepCount, on);
         const __m512i diffRowD = _mm512_add_epi64(lookup8(diffBase, D, d), lane);
         __m512d ready = pick<D>(deviceFree, on);
-        __m512i released = zero; // bytes held here up to this step only, so far
+        __m512i released = zero;                 // bytes held here up to this step only, so far
+        __m512i ownDiff = pick<D>(nextDiff, on); // entry k of d's differences
         for (std::int32_t in = step.inBegin; in != step.inEnd; ++in) {
             const std::int64_t b = stepInputs[in];
             double* const arrivalOf = arrival + b * D * kLanes;
@@ -453,19 +459,17 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     whereB = _mm512_mask_or_epi64(whereB, fresh, whereB, bitTo);
                     const __m512i queue = lookup16(l.hopQueue, hop);
                     __m512d queueAt = zeroTime;
+                    __mmask8 onQueue[kMaxQueues];
                     for (std::int64_t q = 0; q < queues; ++q) {
-                        queueAt = _mm512_mask_loadu_pd(
-                            queueAt, _mm512_mask_cmpeq_epi64_mask(fresh, queue, splat(q)),
-                            queueFree + q * kLanes);
+                        onQueue[q] = _mm512_mask_cmpeq_epi64_mask(fresh, queue, splat(q));
+                        queueAt = _mm512_mask_loadu_pd(queueAt, onQueue[q], queueFree + q * kLanes);
                     }
                     const __m512d begin = _mm512_max_pd(t, queueAt);
                     const __m512d end =
                         _mm512_add_pd(_mm512_add_pd(begin, lookup16(l.hopLatencyUs, hop)),
                                       _mm512_permutex2var_pd(transferLo, hop, transferHi));
                     for (std::int64_t q = 0; q < queues; ++q) {
-                        _mm512_mask_storeu_pd(queueFree + q * kLanes,
-                                              _mm512_mask_cmpeq_epi64_mask(fresh, queue, splat(q)),
-                                              end);
+                        _mm512_mask_storeu_pd(queueFree + q * kLanes, onQueue[q], end);
                     }
                     const __m512i hopFrom = lookup16(l.hopFrom, hop);
                     const DeviceMasks<D> fromOn = restricted(masksOf<D>(hopFrom), fresh);
@@ -511,7 +515,11 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             }
             // Held here up to this step.
             const __m512i bytes = splat(bufferBytes[b]);
-            scatterAdd(diffs, reached, entry(diffRowD, from), bytes);
+            const __mmask8 atK = _mm512_mask_cmpeq_epi64_mask(reached, from, k);
+            ownDiff = _mm512_mask_add_epi64(ownDiff, atK, ownDiff, bytes);
+            if (const __mmask8 before = reached & static_cast<__mmask8>(~atK); before != 0) {
+                scatterAdd(diffs, before, entry(diffRowD, from), bytes);
+            }
             released = _mm512_mask_add_epi64(released, reached, released, bytes);
             put<D>(heldOf, restricted(on, reached), k);
             ready = _mm512_mask_max_pd(ready, reached, ready, t);
@@ -558,10 +566,15 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             _mm512_storeu_si512(where + b * kLanes, bitD);
             produced += bufferBytes[b];
         }
-        const __m512i atK = entry(diffRowD, k);
-        scatterAdd(diffs, 0xFF, atK, splat(produced));
-        scatter(diffs, 0xFF, _mm512_add_epi64(atK, splat(kLanes)),
-                _mm512_sub_epi64(zero, _mm512_add_epi64(splat(produced), released)));
+        scatter(diffs, 0xFF, entry(diffRowD, k), _mm512_add_epi64(ownDiff, splat(produced)));
+        const __m512i next = _mm512_sub_epi64(zero, _mm512_add_epi64(splat(produced), released));
+        for (int dd = 0; dd < D; ++dd) {
+            nextDiff[dd] = _mm512_mask_mov_epi64(nextDiff[dd], on.on[dd], next);
+        }
+    }
+    for (int dd = 0; dd < D; ++dd) {
+        scatter(diffs, 0xFF, entry(_mm512_add_epi64(splat(diffBase[dd]), lane), stepCount[dd]),
+                nextDiff[dd]);
     }
 
     // What only the complete schedule tells (as in run()).
