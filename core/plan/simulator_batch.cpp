@@ -597,13 +597,16 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const __m512i steps = pick<D>(stepCount, deviceOn);
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
         const __m512i stateHeld = pick<D>(held + b * D * kLanes, deviceOn);
+        // run() searches from max(lo, held); from held + 1 when that is lo or more, as the
+        // answer held gives the same range as held + 1 (and the gallop starts one step later).
+        const __m512i heldNext = _mm512_add_epi64(stateHeld, one);
         const __m512i lo = firstStartingAtOrAfter(
             stepStart, row, steps, _mm512_loadu_pd(l.relayedBegin.data() + r * kLanes), copyLo,
             active);
         const __m512i hi = _mm512_max_epi64(
             stateHeld,
             _mm512_sub_epi64(firstStartingAtOrAfter(stepStart, row, steps, stateOutEnd,
-                                                    _mm512_max_epi64(lo, stateHeld), active),
+                                                    _mm512_max_epi64(lo, heldNext), active),
                              one));
         // run()'s four updates, leaving out the pairs that cancel.
         const __m512i diffRowOf = _mm512_add_epi64(lookup8(diffBase, D, device), lane);
@@ -636,9 +639,11 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const __m512i stateHeld = pick<D>(held + b * D * kLanes, deviceOn);
         const __m512i hi = _mm512_max_epi64(
             stateHeld,
+            // run() searches from max(held, 0); from held + 1 here: an answer of held gives
+            // the same range as held + 1.
             _mm512_sub_epi64(firstStartingAtOrAfter(stepStart, row, steps,
                                                     pick<D>(outEnd + b * D * kLanes, deviceOn),
-                                                    _mm512_max_epi64(stateHeld, zero), active),
+                                                    _mm512_add_epi64(stateHeld, one), active),
                              one));
         const __mmask8 moved = _mm512_mask_cmpneq_epi64_mask(active, hi, stateHeld);
         if (moved != 0) {
