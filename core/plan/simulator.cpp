@@ -647,9 +647,10 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         Presence& state =
             presence[static_cast<std::size_t>(copy.buffer) * stride + static_cast<std::size_t>(d)];
         const std::int32_t lo = firstStartingAtOrAfter(starts, steps, copy.copyBegin, copy.lo);
+        // From the step after the held one: an answer of `held` gives the same range.
         const std::int32_t hi = std::max(
             state.held,
-            firstStartingAtOrAfter(starts, steps, state.outEnd, std::max(lo, state.held)) - 1);
+            firstStartingAtOrAfter(starts, steps, state.outEnd, std::max(lo, state.held + 1)) - 1);
         const std::int64_t bytes = bufferBytes[copy.buffer];
         std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         diff[copy.lo] -= bytes; // an empty range removes and adds at the same step
@@ -664,11 +665,10 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         const std::int32_t d = sent[s].device;
         Presence& state = presence[static_cast<std::size_t>(sent[s].buffer) * stride +
                                    static_cast<std::size_t>(d)];
-        const std::int32_t hi =
-            std::max(state.held,
-                     firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(d) * startRow,
-                                            stepCount[d], state.outEnd, std::max(state.held, 0)) -
-                         1);
+        const std::int32_t hi = std::max(
+            state.held, firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(d) * startRow,
+                                               stepCount[d], state.outEnd, state.held + 1) -
+                            1);
         const std::int64_t bytes = bufferBytes[sent[s].buffer];
         std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         diff[state.held + 1] += bytes;
