@@ -249,9 +249,8 @@ private:
         std::vector<double> transferUs; // per buffer, 16 hops (zero-padded)
         // Scratch.
         std::vector<std::uint8_t> genomes;             // per step
-        std::vector<std::int64_t> where, home;         // per buffer
-        std::vector<double> arrival, outEnd;           // per buffer · D + device
-        std::vector<std::int64_t> held;                // per buffer · D + device
+        std::vector<double> times;                     // per buffer: arrival and outEnd per device
+        std::vector<std::int64_t> marks;               // per buffer: held per device, where, home
         std::vector<double> stepStart;                 // as m_stepStart
         std::vector<std::int64_t> stepWorkspace, diff; // as m_stepWorkspace, m_diff
         std::vector<double> queueFree;

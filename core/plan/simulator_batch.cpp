@@ -86,11 +86,8 @@ void Simulator::prepareLanes() {
     }
     constexpr auto L = static_cast<std::size_t>(kLanes);
     fitTo(l.genomes, C * L);
-    fitTo(l.where, B * L);
-    fitTo(l.home, B * L);
-    fitTo(l.arrival, B * D * L);
-    fitTo(l.outEnd, B * D * L);
-    fitTo(l.held, B * D * L);
+    fitTo(l.times, B * 2 * D * L);
+    fitTo(l.marks, B * (D + 2) * L);
     const std::size_t startRow = C + 2 * static_cast<std::size_t>(kPad);
     l.stepStart.assign(D * startRow * L, -std::numeric_limits<double>::infinity());
     fitTo(l.stepWorkspace, D * std::max<std::size_t>(C, 1) * L);
@@ -371,11 +368,15 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
 
     double* const stepStart = l.stepStart.data();
     std::int64_t* const diffs = l.diff.data();
-    std::int64_t* const where = l.where.data();
-    std::int64_t* const home = l.home.data();
-    double* const arrival = l.arrival.data();
-    double* const outEnd = l.outEnd.data();
-    std::int64_t* const held = l.held.data();
+    // Per buffer b: arrival and outEnd (per device) at times + b · timesRow, held (per device),
+    // where and home at marks + b · marksRow: what is used together lies together.
+    constexpr std::int64_t timesRow = 2 * D * kLanes;
+    constexpr std::int64_t marksRow = (D + 2) * kLanes;
+    double* const arrival = l.times.data();
+    double* const outEnd = arrival + D * kLanes;
+    std::int64_t* const held = l.marks.data();
+    std::int64_t* const where = held + D * kLanes;
+    std::int64_t* const home = where + kLanes;
     double* const queueFree = l.queueFree.data();
     const auto queues = static_cast<std::int64_t>(sim.m_queueFree.size());
     const std::int64_t* const bufferBytes = sim.m_bufferSize.data();
@@ -387,11 +388,11 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
 
     // Graph inputs: on the host from time 0.
     for (const std::int32_t b : sim.m_graphInputBuffers) {
-        const std::int64_t slot = (std::int64_t{b} * D + sim.m_host) * kLanes;
-        _mm512_storeu_pd(arrival + slot, zeroTime);
-        _mm512_storeu_pd(outEnd + slot, noTransfer);
-        _mm512_storeu_si512(held + slot, splat(std::int64_t{-1}));
-        _mm512_storeu_si512(where + std::int64_t{b} * kLanes, splat(std::int64_t{1} << sim.m_host));
+        const std::int64_t hostRow = sim.m_host * kLanes;
+        _mm512_storeu_pd(arrival + b * timesRow + hostRow, zeroTime);
+        _mm512_storeu_pd(outEnd + b * timesRow + hostRow, noTransfer);
+        _mm512_storeu_si512(held + b * marksRow + hostRow, splat(std::int64_t{-1}));
+        _mm512_storeu_si512(where + b * marksRow, splat(std::int64_t{1} << sim.m_host));
     }
 
     __m512d energyUj = zeroTime;
@@ -415,17 +416,17 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         __m512i ownDiff = pick<D>(nextDiff, on); // entry k of d's differences
         for (std::int32_t in = step.inBegin; in != step.inEnd; ++in) {
             const std::int64_t b = stepInputs[in];
-            double* const arrivalOf = arrival + b * D * kLanes;
-            double* const outEndOf = outEnd + b * D * kLanes;
-            std::int64_t* const heldOf = held + b * D * kLanes;
-            __m512i whereB = _mm512_loadu_si512(where + b * kLanes);
+            double* const arrivalOf = arrival + b * timesRow;
+            double* const outEndOf = outEnd + b * timesRow;
+            std::int64_t* const heldOf = held + b * marksRow;
+            __m512i whereB = _mm512_loadu_si512(where + b * marksRow);
             const __mmask8 absent = _mm512_testn_epi64_mask(whereB, bitD);
             __m512d t = pick<D>(arrivalOf, on);
             __m512i from = _mm512_add_epi64(pick<D>(heldOf, on), one); // first step not counted
             __mmask8 reached = 0xFF;
             if (absent != 0) {
                 // Copied hop by hop along the path from where it was produced.
-                const __m512i src = _mm512_loadu_si512(home + b * kLanes);
+                const __m512i src = _mm512_loadu_si512(home + b * marksRow);
                 const __m512i pair = _mm512_add_epi64(timesDevices<D>(src), d);
                 const __m512i length = lookup16(l.pathLength, pair);
                 const __m512i firstHop = lookup16(l.pathFirst, pair);
@@ -511,7 +512,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     }
                     t = _mm512_mask_mov_pd(t, fresh, end);
                 }
-                _mm512_storeu_si512(where + b * kLanes, whereB);
+                _mm512_storeu_si512(where + b * marksRow, whereB);
             }
             // Held here up to this step.
             const __m512i bytes = splat(bufferBytes[b]);
@@ -559,11 +560,11 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         std::int64_t produced = 0;
         for (std::int32_t o = step.outBegin; o != step.outEnd; ++o) {
             const std::int64_t b = stepOutputs[o];
-            put<D>(arrival + b * D * kLanes, on, finish);
-            put<D>(outEnd + b * D * kLanes, on, noTransfer);
-            put<D>(held + b * D * kLanes, on, k);
-            _mm512_storeu_si512(home + b * kLanes, d);
-            _mm512_storeu_si512(where + b * kLanes, bitD);
+            put<D>(arrival + b * timesRow, on, finish);
+            put<D>(outEnd + b * timesRow, on, noTransfer);
+            put<D>(held + b * marksRow, on, k);
+            _mm512_storeu_si512(home + b * marksRow, d);
+            _mm512_storeu_si512(where + b * marksRow, bitD);
             produced += bufferBytes[b];
         }
         scatter(diffs, 0xFF, entry(diffRowD, k), _mm512_add_epi64(ownDiff, splat(produced)));
@@ -591,12 +592,12 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const __m512i device = _mm512_loadu_si512(l.relayedDevice.data() + r * kLanes);
         const __mmask8 active = l.relayedLanes[r];
         const DeviceMasks<D> deviceOn = restricted(masksOf<D>(device), active);
-        const __m512d stateOutEnd = pick<D>(outEnd + b * D * kLanes, deviceOn);
+        const __m512d stateOutEnd = pick<D>(outEnd + b * timesRow, deviceOn);
         const __m512i copyLo = _mm512_loadu_si512(l.relayedLo.data() + r * kLanes);
         const __m512i bytes = splat(bufferBytes[b]);
         const __m512i steps = pick<D>(stepCount, deviceOn);
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
-        const __m512i stateHeld = pick<D>(held + b * D * kLanes, deviceOn);
+        const __m512i stateHeld = pick<D>(held + b * marksRow, deviceOn);
         // run() searches from max(lo, held); from held + 1 when that is lo or more, as the
         // answer held gives the same range as held + 1 (and the gallop starts one step later).
         const __m512i heldNext = _mm512_add_epi64(stateHeld, one);
@@ -624,7 +625,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             scatterAdd(diffs, moved,
                        entry(diffRowOf, _mm512_max_epi64(_mm512_add_epi64(hi, one), lo)), minus);
         }
-        put<D>(held + b * D * kLanes, restricted(deviceOn, active),
+        put<D>(held + b * marksRow, restricted(deviceOn, active),
                _mm512_max_epi64(hi, _mm512_sub_epi64(lo, one)));
     }
     // Buffers where they were produced, sent elsewhere.
@@ -636,13 +637,13 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const __m512i bytes = splat(bufferBytes[b]);
         const __m512i steps = pick<D>(stepCount, deviceOn);
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
-        const __m512i stateHeld = pick<D>(held + b * D * kLanes, deviceOn);
+        const __m512i stateHeld = pick<D>(held + b * marksRow, deviceOn);
         const __m512i hi = _mm512_max_epi64(
             stateHeld,
             // run() searches from max(held, 0); from held + 1 here: an answer of held gives
             // the same range as held + 1.
             _mm512_sub_epi64(firstStartingAtOrAfter(stepStart, row, steps,
-                                                    pick<D>(outEnd + b * D * kLanes, deviceOn),
+                                                    pick<D>(outEnd + b * timesRow, deviceOn),
                                                     _mm512_add_epi64(stateHeld, one), active),
                              one));
         const __mmask8 moved = _mm512_mask_cmpneq_epi64_mask(active, hi, stateHeld);
@@ -651,14 +652,14 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             scatterAdd(diffs, moved, entry(diffRowOf, _mm512_add_epi64(stateHeld, one)), bytes);
             scatterAdd(diffs, moved, entry(diffRowOf, _mm512_add_epi64(hi, one)),
                        _mm512_sub_epi64(zero, bytes));
-            put<D>(held + b * D * kLanes, restricted(deviceOn, moved), hi);
+            put<D>(held + b * marksRow, restricted(deviceOn, moved), hi);
         }
     }
     // Graph outputs: held to the end where they were produced.
     for (const std::int32_t b : sim.m_outputBuffers) {
-        const __m512i device = _mm512_loadu_si512(home + std::int64_t{b} * kLanes);
+        const __m512i device = _mm512_loadu_si512(home + std::int64_t{b} * marksRow);
         const DeviceMasks<D> deviceOn = masksOf<D>(device);
-        const __m512i stateHeld = pick<D>(held + std::int64_t{b} * D * kLanes, deviceOn);
+        const __m512i stateHeld = pick<D>(held + std::int64_t{b} * marksRow, deviceOn);
         const __m512i bytes = splat(bufferBytes[b]);
         const __m512i diffRowOf = _mm512_add_epi64(lookup8(diffBase, D, device), lane);
         const __m512i after = _mm512_add_epi64(stateHeld, one);
