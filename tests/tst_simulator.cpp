@@ -79,6 +79,22 @@ CostTable manualTable(const Graph& g, const DeviceCatalog& catalog, const QStrin
     return table;
 }
 
+/// "cpu gpu npu" → {"cpu", "gpu", "npu"}.
+std::vector<std::string> deviceIds(const QString& devices) {
+    std::vector<std::string> ids;
+    for (const QString& id : devices.split(QLatin1Char(' '))) {
+        ids.push_back(id.toStdString());
+    }
+    return ids;
+}
+
+/// Every figure the same, bit for bit.
+bool identical(const Objectives& a, const Objectives& b) {
+    return a.latencyUs == b.latencyUs && a.energyMj == b.energyMj &&
+           a.averagePowerW == b.averagePowerW && a.peakMemoryBytes == b.peakMemoryBytes &&
+           a.violation == b.violation;
+}
+
 Plan placement(const Graph& g, const CostTable& table, const Simulator& sim, const QString& text) {
     std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
     for (const QString& item : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
@@ -476,11 +492,7 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels() {
     const Graph& g = imported.graph;
     const DeviceCatalog catalog =
         loadDeviceCatalog(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json");
-    std::vector<std::string> ids;
-    for (const QString& id : devices.split(QLatin1Char(' '))) {
-        ids.push_back(id.toStdString());
-    }
-    const CostTable table = buildCostTable(g, catalog, ids);
+    const CostTable table = buildCostTable(g, catalog, deviceIds(devices));
     Simulator sim(g, table);
     const auto C = static_cast<std::size_t>(sim.computeCount());
     Random random(11);
@@ -513,11 +525,7 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels() {
             const Objectives again = sim.evaluate(genomes[i]);
             const Objectives& o = full.objectives;
             for (const Objectives* f : {&fast, &again}) {
-                QVERIFY2(f->latencyUs == o.latencyUs, qPrintable(QString::number(i)));
-                QVERIFY2(f->energyMj == o.energyMj, qPrintable(QString::number(i)));
-                QVERIFY2(f->averagePowerW == o.averagePowerW, qPrintable(QString::number(i)));
-                QVERIFY2(f->peakMemoryBytes == o.peakMemoryBytes, qPrintable(QString::number(i)));
-                QVERIFY2(f->violation == o.violation, qPrintable(QString::number(i)));
+                QVERIFY2(identical(*f, o), qPrintable(QString::number(i)));
             }
             QCOMPARE(o.peakMemoryBytes,
                      *std::max_element(full.peakBytes.begin(), full.peakBytes.end()));
@@ -605,11 +613,7 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
        {"src": "gpu", "dst": "npu", "via": ["cpu"]}, {"src": "npu", "dst": "gpu", "via": ["cpu"]},
        {"src": "npu", "dst": "dsp", "via": ["cpu"]}, {"src": "dsp", "dst": "npu", "via": ["cpu"]}]})",
                                      "four devices");
-    std::vector<std::string> ids;
-    for (const QString& id : devices.split(QLatin1Char(' '))) {
-        ids.push_back(id.toStdString());
-    }
-    CostTable table = buildCostTable(g, devicesCatalog, ids);
+    CostTable table = buildCostTable(g, devicesCatalog, deviceIds(devices));
     if (workspace) {
         for (std::size_t n = 0; n < g.nodes.size(); n += 3) {
             for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
@@ -662,13 +666,8 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
             sim.evaluateBatch({pointers.data(), size}, batch);
             for (std::size_t i = 0; i < size; ++i) {
                 const Objectives one = sim.evaluate(genomes[i]);
-                const Objectives& b = batch[i];
-                const QByteArray at = QByteArray::number(static_cast<qulonglong>(i));
-                QVERIFY2(b.latencyUs == one.latencyUs, at.constData());
-                QVERIFY2(b.energyMj == one.energyMj, at.constData());
-                QVERIFY2(b.averagePowerW == one.averagePowerW, at.constData());
-                QVERIFY2(b.peakMemoryBytes == one.peakMemoryBytes, at.constData());
-                QVERIFY2(b.violation == one.violation, at.constData());
+                QVERIFY2(identical(batch[i], one),
+                         QByteArray::number(static_cast<qulonglong>(i)).constData());
                 infeasible += one.feasible() ? 0 : 1;
             }
         }
