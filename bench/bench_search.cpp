@@ -1,7 +1,8 @@
 // Simulator and NSGA-II speed on real models with the example three-device catalog.
 // Usage: bench_search MODEL_DIR [CATALOG] [--reference]   (one thread; prints one JSON object)
 // Figures: simulator ns per compute node and per graph node (random support-feasible plans,
-// and single-device plans), search time for population 200 × 300 generations, final
+// and single-device plans; one plan at a time with evaluate() and in one batch with
+// evaluateBatch()), search time for population 200 × 300 generations, final
 // normalised hypervolume, and the same search in coarse-to-fine mode (its front's hypervolume
 // on the flat search's reference point). Models: resnet50, bert_base, and swin_t when it is
 // there. Times are this thread's CPU time (wall time is given for the search too), so that
@@ -43,6 +44,25 @@ double threadSeconds() {
     timespec t{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+/// Thread CPU ns per plan of Simulator::evaluateBatch over `genomes`, all in one batch, repeated
+/// for about `budget` seconds; the latencies go into `sink`.
+double batchNsPerEvaluation(paretune::Simulator& sim,
+                            const std::vector<const std::uint8_t*>& genomes, double budget,
+                            double& sink) {
+    std::vector<paretune::Objectives> out(genomes.size());
+    std::int64_t evaluations = 0;
+    const auto start = Clock::now();
+    const double cpuStart = threadSeconds();
+    while (seconds(start) < budget) {
+        sim.evaluateBatch(genomes, out);
+        for (const paretune::Objectives& o : out) {
+            sink += o.latencyUs;
+        }
+        evaluations += static_cast<std::int64_t>(genomes.size());
+    }
+    return (threadSeconds() - cpuStart) * 1e9 / static_cast<double>(evaluations);
 }
 
 /// The problem as the Python reference reads it: per compute node (genome order) its costs,
@@ -185,6 +205,13 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
     }
     const double simSeconds = threadSeconds() - simCpuStart;
     const double nsPerEvaluation = simSeconds * 1e9 / static_cast<double>(evaluations);
+    // The same plans through evaluateBatch (what the search calls: eight plans per SIMD lane
+    // group where the CPU has AVX-512).
+    std::vector<const std::uint8_t*> randomPlans;
+    for (const auto& genome : genomes) {
+        randomPlans.push_back(genome.data());
+    }
+    const double nsBatch = batchNsPerEvaluation(sim, randomPlans, 1.0, sink);
 
     // The same on single-device plans (no transfers): the cheapest case.
     const std::vector<std::uint8_t> single = allOnDevice(sim, table.findDevice("gpu"));
@@ -219,6 +246,12 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
     }
     const double nsFront =
         (threadSeconds() - frontCpuStart) * 1e9 / static_cast<double>(frontEvaluations);
+    std::vector<const std::uint8_t*> frontPlans;
+    for (const Solution& s : result.front) {
+        frontPlans.push_back(s.genome.data());
+    }
+    const double nsFrontBatch = // per compute node
+        batchNsPerEvaluation(sim, frontPlans, 0.5, sink) / static_cast<double>(C);
 
     // Coarse-to-fine with the same population and generations; its front's hypervolume is
     // given on the flat search's reference point so that the two compare.
@@ -265,6 +298,9 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
             {"simulator_ns_per_graph_node", nsPerEvaluation / static_cast<double>(g.nodes.size())},
             {"simulator_ns_per_compute_node_single_device", nsSingle / static_cast<double>(C)},
             {"simulator_ns_per_compute_node_front_plans", nsFront / static_cast<double>(C)},
+            {"simulator_batch_path", sim.batchPath()},
+            {"simulator_ns_per_compute_node_batch", nsBatch / static_cast<double>(C)},
+            {"simulator_ns_per_compute_node_front_plans_batch", nsFrontBatch},
             {"simulator_checksum", sink},
             {"search_population", options.population},
             {"search_generations", options.generations},

@@ -79,6 +79,22 @@ CostTable manualTable(const Graph& g, const DeviceCatalog& catalog, const QStrin
     return table;
 }
 
+/// "cpu gpu npu" → {"cpu", "gpu", "npu"}.
+std::vector<std::string> deviceIds(const QString& devices) {
+    std::vector<std::string> ids;
+    for (const QString& id : devices.split(QLatin1Char(' '))) {
+        ids.push_back(id.toStdString());
+    }
+    return ids;
+}
+
+/// Every figure the same, bit for bit.
+bool identical(const Objectives& a, const Objectives& b) {
+    return a.latencyUs == b.latencyUs && a.energyMj == b.energyMj &&
+           a.averagePowerW == b.averagePowerW && a.peakMemoryBytes == b.peakMemoryBytes &&
+           a.violation == b.violation;
+}
+
 Plan placement(const Graph& g, const CostTable& table, const Simulator& sim, const QString& text) {
     std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
     for (const QString& item : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
@@ -111,6 +127,8 @@ private Q_SLOTS:
     void evaluateMatchesSimulate();
     void evaluateMatchesSimulateOnRealModels_data();
     void evaluateMatchesSimulateOnRealModels();
+    void evaluateBatchMatchesEvaluate_data();
+    void evaluateBatchMatchesEvaluate();
     void rejectsBadPlans();
 };
 
@@ -474,11 +492,7 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels() {
     const Graph& g = imported.graph;
     const DeviceCatalog catalog =
         loadDeviceCatalog(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json");
-    std::vector<std::string> ids;
-    for (const QString& id : devices.split(QLatin1Char(' '))) {
-        ids.push_back(id.toStdString());
-    }
-    const CostTable table = buildCostTable(g, catalog, ids);
+    const CostTable table = buildCostTable(g, catalog, deviceIds(devices));
     Simulator sim(g, table);
     const auto C = static_cast<std::size_t>(sim.computeCount());
     Random random(11);
@@ -511,11 +525,7 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels() {
             const Objectives again = sim.evaluate(genomes[i]);
             const Objectives& o = full.objectives;
             for (const Objectives* f : {&fast, &again}) {
-                QVERIFY2(f->latencyUs == o.latencyUs, qPrintable(QString::number(i)));
-                QVERIFY2(f->energyMj == o.energyMj, qPrintable(QString::number(i)));
-                QVERIFY2(f->averagePowerW == o.averagePowerW, qPrintable(QString::number(i)));
-                QVERIFY2(f->peakMemoryBytes == o.peakMemoryBytes, qPrintable(QString::number(i)));
-                QVERIFY2(f->violation == o.violation, qPrintable(QString::number(i)));
+                QVERIFY2(identical(*f, o), qPrintable(QString::number(i)));
             }
             QCOMPARE(o.peakMemoryBytes,
                      *std::max_element(full.peakBytes.begin(), full.peakBytes.end()));
@@ -538,6 +548,131 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels() {
         }
     }
     QVERIFY(transfers > 0); // the random plans move data between devices
+}
+
+void TestSimulator::evaluateBatchMatchesEvaluate_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("devices");
+    QTest::addColumn<QString>("catalog");     // "example" or "four": cpu, gpu, npu and a dsp
+    QTest::addColumn<bool>("workspace");      // give every third cell a workspace
+    QTest::addColumn<bool>("someInfeasible"); // unsupported cells or a device over its memory
+    QTest::newRow("resnet50, cpu gpu npu") << "resnet50"
+                                           << "cpu gpu npu"
+                                           << "example" << false << false;
+    QTest::newRow("resnet50, cpu npu, workspace") << "resnet50"
+                                                  << "cpu npu"
+                                                  << "example" << true << false;
+    QTest::newRow("resnet50, four devices") << "resnet50"
+                                            << "cpu gpu npu dsp"
+                                            << "four" << false << true;
+    QTest::newRow("bert_base, cpu gpu npu") << "bert_base"
+                                            << "cpu gpu npu"
+                                            << "example" << false << true;
+    QTest::newRow("bert_base, four devices, workspace") << "bert_base"
+                                                        << "cpu gpu npu dsp"
+                                                        << "four" << true << true;
+}
+
+// evaluateBatch (eight plans per SIMD lane group where the CPU has AVX-512) must give exactly
+// what evaluate() gives, plan by plan: random plans (some with unsupported nodes, some over a
+// device's memory), single-device plans and HEFT, in batches whose size is not a multiple of
+// eight, under two priority orders.
+void TestSimulator::evaluateBatchMatchesEvaluate() {
+    QFETCH(QString, model);
+    QFETCH(QString, devices);
+    QFETCH(QString, catalog);
+    QFETCH(bool, workspace);
+    QFETCH(bool, someInfeasible);
+    const QString path = testModelPath(model);
+    if (!std::filesystem::exists(path.toStdString())) {
+        QSKIP(qPrintable(QStringLiteral("model not exported: ") + path));
+    }
+    const ImportResult imported = importOnnxFile(path.toStdString());
+    const Graph& g = imported.graph;
+    // Four devices: a small-memory npu (plans over its memory) and a dsp on a half-duplex link
+    // to the host and a link to the gpu, reached from the npu through the host.
+    const DeviceCatalog devicesCatalog =
+        catalog == QLatin1String("example")
+            ? loadDeviceCatalog(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json")
+            : parseDeviceCatalogText(R"({"schema": "paretune.devices/1", "host": "cpu",
+      "devices": [
+       {"id": "cpu", "kind": "cpu", "peak_gflops": 600, "mem_bw_gbs": 40, "launch_us": 2,
+        "active_w": 65, "idle_w": 8, "memory_mb": 16384},
+       {"id": "gpu", "kind": "gpu", "peak_gflops": 20000, "mem_bw_gbs": 450, "launch_us": 8,
+        "active_w": 180, "idle_w": 15, "memory_mb": 8192},
+       {"id": "npu", "kind": "npu", "peak_gflops": 4000, "mem_bw_gbs": 60, "launch_us": 20,
+        "active_w": 5, "idle_w": 0.5, "memory_mb": 24, "unsupported_ops": ["Softmax"]},
+       {"id": "dsp", "kind": "dsp", "peak_gflops": 300, "mem_bw_gbs": 20, "launch_us": 5,
+        "active_w": 3, "idle_w": 0.2, "memory_mb": 512}],
+      "links": [
+       {"a": "cpu", "b": "gpu", "bandwidth_gbs": 16, "latency_us": 10, "duplex": "full"},
+       {"a": "cpu", "b": "npu", "bandwidth_gbs": 4, "latency_us": 30, "duplex": "full"},
+       {"a": "cpu", "b": "dsp", "bandwidth_gbs": 2, "latency_us": 15, "duplex": "half"},
+       {"a": "gpu", "b": "dsp", "bandwidth_gbs": 8, "latency_us": 12, "duplex": "full"}],
+      "routes": [
+       {"src": "gpu", "dst": "npu", "via": ["cpu"]}, {"src": "npu", "dst": "gpu", "via": ["cpu"]},
+       {"src": "npu", "dst": "dsp", "via": ["cpu"]}, {"src": "dsp", "dst": "npu", "via": ["cpu"]}]})",
+                                     "four devices");
+    CostTable table = buildCostTable(g, devicesCatalog, deviceIds(devices));
+    if (workspace) {
+        for (std::size_t n = 0; n < g.nodes.size(); n += 3) {
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                CostCell cell = table.cell(static_cast<NodeId>(n), d);
+                if (cell.supported() && g.nodes[n].kind == NodeKind::Compute) {
+                    cell.workspaceBytes = 4096 * static_cast<std::int64_t>(n % 7 + 1);
+                    table.setCell(static_cast<NodeId>(n), d, cell);
+                }
+            }
+        }
+    }
+    Simulator sim(g, table);
+    qInfo("batch path: %s", sim.batchPath());
+    const auto C = static_cast<std::size_t>(sim.computeCount());
+    Random random(5);
+    std::vector<std::vector<std::uint8_t>> genomes;
+    for (int r = 0; r < 37; ++r) {
+        std::vector<std::uint8_t> genome(C);
+        // Random plans, some with blocks of neighbours on one device, some unsupported cells.
+        std::uint8_t block = 0;
+        for (std::size_t ci = 0; ci < C; ++ci) {
+            if (r % 2 == 0 || ci % 9 == 0) {
+                block = static_cast<std::uint8_t>(
+                    random.below(static_cast<std::uint32_t>(sim.deviceCount())));
+            }
+            std::uint8_t d = block;
+            while (r % 5 != 0 && !sim.supported(static_cast<std::int32_t>(ci), d)) {
+                d = static_cast<std::uint8_t>(
+                    random.below(static_cast<std::uint32_t>(sim.deviceCount())));
+            }
+            genome[ci] = d;
+        }
+        genomes.push_back(std::move(genome));
+    }
+    for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
+        genomes.push_back(allOnDevice(sim, d));
+    }
+    genomes.push_back(heftPlacement(sim));
+    std::vector<const std::uint8_t*> pointers;
+    for (const auto& genome : genomes) {
+        pointers.push_back(genome.data());
+    }
+    int infeasible = 0;
+    for (int order = 0; order < 2; ++order) {
+        if (order == 1) {
+            sim.setPriority(upwardRankOrder(sim));
+        }
+        for (const std::size_t size : {pointers.size(), std::size_t{8}, std::size_t{3}}) {
+            std::vector<Objectives> batch(size);
+            sim.evaluateBatch({pointers.data(), size}, batch);
+            for (std::size_t i = 0; i < size; ++i) {
+                const Objectives one = sim.evaluate(genomes[i]);
+                QVERIFY2(identical(batch[i], one),
+                         QByteArray::number(static_cast<qulonglong>(i)).constData());
+                infeasible += one.feasible() ? 0 : 1;
+            }
+        }
+    }
+    QCOMPARE(infeasible > 0, someInfeasible);
 }
 
 void TestSimulator::rejectsBadPlans() {

@@ -418,6 +418,7 @@ void Simulator::setPriority(std::span<const std::int32_t> order) {
 }
 
 void Simulator::buildSteps() {
+    ++m_stepsVersion;
     const std::size_t C = m_priority.size();
     const auto D = static_cast<std::size_t>(m_deviceCount);
     m_steps.resize(C);
@@ -560,9 +561,11 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                     const double end = begin + hop->latencyUs + transferOfB[hop - hops];
                     queue = end;
                     double& outEnd = of[hop->from].outEnd;
-                    outEnd = std::max(outEnd, end);
+                    // Only the first transfer out of the buffer where it was produced is listed:
+                    // a repeated entry would settle to no change (same range, +bytes -bytes).
                     sent[sentCount] = {b, src};
-                    sentCount += hop->from == src ? 1 : 0;
+                    sentCount += hop->from == src && outEnd < 0.0 ? 1 : 0;
+                    outEnd = std::max(outEnd, end);
                     of[to].arrival = end;
                     of[to].outEnd = -1.0;
                     // Held there from the first run that starts once the copy began: among the
@@ -644,9 +647,10 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         Presence& state =
             presence[static_cast<std::size_t>(copy.buffer) * stride + static_cast<std::size_t>(d)];
         const std::int32_t lo = firstStartingAtOrAfter(starts, steps, copy.copyBegin, copy.lo);
+        // From the step after the held one: an answer of `held` gives the same range.
         const std::int32_t hi = std::max(
             state.held,
-            firstStartingAtOrAfter(starts, steps, state.outEnd, std::max(lo, state.held)) - 1);
+            firstStartingAtOrAfter(starts, steps, state.outEnd, std::max(lo, state.held + 1)) - 1);
         const std::int64_t bytes = bufferBytes[copy.buffer];
         std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         diff[copy.lo] -= bytes; // an empty range removes and adds at the same step
@@ -661,11 +665,10 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         const std::int32_t d = sent[s].device;
         Presence& state = presence[static_cast<std::size_t>(sent[s].buffer) * stride +
                                    static_cast<std::size_t>(d)];
-        const std::int32_t hi =
-            std::max(state.held,
-                     firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(d) * startRow,
-                                            stepCount[d], state.outEnd, std::max(state.held, 0)) -
-                         1);
+        const std::int32_t hi = std::max(
+            state.held, firstStartingAtOrAfter(stepStart + static_cast<std::size_t>(d) * startRow,
+                                               stepCount[d], state.outEnd, state.held + 1) -
+                            1);
         const std::int64_t bytes = bufferBytes[sent[s].buffer];
         std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         diff[state.held + 1] += bytes;
@@ -683,8 +686,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         diff[std::max(stepCount[d], state.held + 1)] -= bytes;
     }
     std::copy_n(busy, D, m_busy.begin());
-    double peakAll = 0.0;
-    double violation = unsupported + unreachable;
+    std::int64_t mostLive[32];
     for (std::int32_t d = 0; d < D; ++d) {
         const std::int64_t* diff = diffs + static_cast<std::size_t>(d) * diffRow;
         std::int64_t live = 0;
@@ -703,21 +705,36 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                 most = std::max(most, live);
             }
         }
-        double peak = static_cast<double>(most) + weights[d];
-        if (d == host) {
-            peak = std::max(peak, weights[d] + m_graphInputBytes);
+        mostLive[d] = most;
+    }
+    recorder.unsupportedNodes(unsupported);
+    return objectivesOf(
+        {mostLive, weights, busy, stepCount, makespan, energyUj, unsupported, unreachable},
+        m_peak.data());
+}
+
+Objectives Simulator::objectivesOf(const ScheduleTotals& totals, double* peaks) const {
+    double peakAll = 0.0;
+    double violation = totals.unsupported + totals.unreachable;
+    double energyUj = totals.energyUj;
+    const double makespan = totals.makespan;
+    for (std::int32_t d = 0; d < m_deviceCount; ++d) {
+        const double weights = totals.weights[d];
+        double peak = static_cast<double>(totals.mostLive[d]) + weights;
+        if (d == m_host) {
+            peak = std::max(peak, weights + m_graphInputBytes);
         }
-        m_peak[static_cast<std::size_t>(d)] = peak;
+        if (peaks != nullptr) {
+            peaks[d] = peak;
+        }
         peakAll = std::max(peakAll, peak);
         if (peak > m_memory[static_cast<std::size_t>(d)]) {
             violation += peak / m_memory[static_cast<std::size_t>(d)] - 1.0;
         }
-        if (steps > 0 || d == host) {
-            energyUj += (makespan - busy[d]) * m_idleW[static_cast<std::size_t>(d)];
+        if (totals.steps[d] > 0 || d == m_host) {
+            energyUj += (makespan - totals.busy[d]) * m_idleW[static_cast<std::size_t>(d)];
         }
     }
-
-    recorder.unsupportedNodes(unsupported);
     Objectives o;
     o.latencyUs = makespan;
     o.energyMj = energyUj * 1e-3;

@@ -86,6 +86,15 @@ public:
     /// current priority. Allocation-free.
     Objectives evaluate(std::span<const std::uint8_t> genome);
 
+    /// Evaluates several genomes at once: out[i] is bit for bit what evaluate(genomes[i]) gives.
+    /// Where the CPU has AVX-512 and the cost table 2 to 4 devices and at most 16 transfer hops,
+    /// eight plans go through the schedule together, one per SIMD lane (the data-dependent
+    /// branches of one plan become lane masks); otherwise they are evaluated one after another.
+    /// Allocation-free after the first call. `out` has at least as many entries as `genomes`.
+    void evaluateBatch(std::span<const std::uint8_t* const> genomes, std::span<Objectives> out);
+    /// How evaluateBatch runs on this machine and cost table: "avx512x8" or "scalar".
+    const char* batchPath() const;
+
     /// Full simulation of a plan, with per-device figures and optionally the timeline.
     /// Throws InputError when the plan does not fit the graph (sizes, device indices, an order
     /// that is not topological or misses a compute node).
@@ -102,7 +111,25 @@ private:
     /// finish times and the timeline. FixedDevices > 0: the device count, known at compile time.
     template <class Recorder, int FixedDevices>
     Objectives run(const std::uint8_t* genome, Recorder& recorder);
-    void buildSteps(); // m_steps, m_stepInputs, m_stepOutputs and m_stepCells from m_priority
+    /// What one schedule ends with, per device, before the objectives are formed.
+    struct ScheduleTotals {
+        const std::int64_t* mostLive; ///< most bytes of activations and workspace at a step
+        const double* weights;        ///< bytes of the weights placed there
+        const double* busy;           ///< µs
+        const std::int32_t* steps;    ///< nodes run there
+        double makespan;
+        double energyUj; ///< of the node runs
+        std::int32_t unsupported;
+        std::int32_t unreachable;
+    };
+    /// The objectives of a finished schedule (and the peak per device when `peaks` is given):
+    /// one function for both evaluation paths, not inlined into the vector code so that its
+    /// floating-point operations stay the same instructions.
+    [[gnu::noinline]] Objectives objectivesOf(const ScheduleTotals& totals, double* peaks) const;
+    friend class SimulatorLanes; // evaluateBatch's vector core (simulator_batch.cpp)
+    bool lanesApply() const;
+    void prepareLanes(); // m_lanes' tables and scratch for the current steps
+    void buildSteps();   // m_steps, m_stepInputs, m_stepOutputs and m_stepCells from m_priority
     std::size_t cell(std::int32_t ci, std::int32_t d) const {
         return static_cast<std::size_t>(ci) * static_cast<std::size_t>(m_deviceCount) +
                static_cast<std::size_t>(d);
@@ -206,6 +233,38 @@ private:
 
     std::vector<std::int64_t> m_diff; // bytes are whole numbers: integer sums, 1-cycle adds
     std::vector<double> m_peak;
+
+    /// evaluateBatch's tables and scratch: the state of run() with eight lanes per entry (entry
+    /// e of lane l at e · 8 + l), built on the first batch and again after the priority changes.
+    struct Lanes {
+        std::uint64_t stepsVersion = 0; // m_stepsVersion it was built for; 0: never
+        // Per step i and device d at i · D + d.
+        std::vector<double> latencyUs, energyUj;
+        std::vector<std::int64_t> workspaceBytes, unsupported;
+        // Per device pair (src · D + dst, up to 16): first hop and hop count; per hop (up to 16).
+        std::int64_t pathFirst[16], pathLength[16];
+        std::int64_t hopTo[16], hopFrom[16], hopQueue[16];
+        double hopLatencyUs[16];
+        std::int32_t maxHops = 0;
+        std::vector<double> transferUs; // per buffer, 16 hops (zero-padded)
+        // Scratch.
+        std::vector<std::uint8_t> genomes;             // per step
+        std::vector<double> times;                     // per buffer: arrival and outEnd per device
+        std::vector<std::int64_t> marks;               // per buffer: held per device, where, home
+        std::vector<double> stepStart;                 // as m_stepStart
+        std::vector<std::int64_t> stepWorkspace, diff; // as m_stepWorkspace, m_diff
+        std::vector<double> queueFree;
+        std::vector<std::int64_t> staticMask;
+        // What run() settles at the end, a row per input and hop where some lane transferred:
+        // per lane (row · 8 + lane) and for the row, with the lanes it holds. Sent: first
+        // transfers out of a buffer or of a copy made for a consumer; relayed: copies passed on.
+        std::vector<std::int64_t> sentDevice, relayedDevice, relayedLo;
+        std::vector<double> relayedBegin;
+        std::vector<std::int64_t> sentBuffer, relayedBuffer;
+        std::vector<std::uint8_t> sentLanes, relayedLanes;
+    };
+    Lanes m_lanes;
+    std::uint64_t m_stepsVersion = 0; // bumped by buildSteps()
 };
 
 } // namespace paretune

@@ -262,18 +262,18 @@ public:
 private:
     std::uint8_t* genome(std::size_t i) { return m_genomes.data() + i * m_c; }
 
-    /// The node genome of a genome (itself in the flat space).
-    const std::uint8_t* expand(const std::uint8_t* g) {
+    /// The node genome of a genome (itself in the flat space), written into `to` when grouped.
+    const std::uint8_t* expand(const std::uint8_t* g, std::uint8_t* to) {
         if (!m_space.grouped()) {
             return g;
         }
         const std::size_t D = static_cast<std::size_t>(m_sim.deviceCount());
         for (std::size_t ci = 0; ci < m_expanded.size(); ++ci) {
-            m_expanded[ci] =
-                m_space.nodeDevice[ci * D + g[static_cast<std::size_t>(m_space.geneOf[ci])]];
+            to[ci] = m_space.nodeDevice[ci * D + g[static_cast<std::size_t>(m_space.geneOf[ci])]];
         }
-        return m_expanded.data();
+        return to;
     }
+    const std::uint8_t* expand(const std::uint8_t* g) { return expand(g, m_expanded.data()); }
     std::vector<std::uint8_t> nodeGenome(const std::uint8_t* g) {
         const std::uint8_t* e = expand(g);
         return std::vector<std::uint8_t>(e, e + m_expanded.size());
@@ -305,9 +305,9 @@ private:
         return h;
     }
 
-    /// Evaluates individual i; a child identical to one of its parents (pa, pb) takes the
-    /// parent's figures instead of being simulated again.
-    void evaluate(std::size_t i, std::size_t pa = SIZE_MAX, std::size_t pb = SIZE_MAX) {
+    /// A child identical to one of its parents (pa, pb) takes the parent's figures instead of
+    /// being simulated again: true when child i did.
+    bool tookParentFigures(std::size_t i, std::size_t pa, std::size_t pb) {
         m_hash[i] = hashOf(genome(i));
         for (const std::size_t p : {pa, pb}) {
             if (p != SIZE_MAX && m_hash[p] == m_hash[i] &&
@@ -315,15 +315,51 @@ private:
                 m_full[i] = m_full[p];
                 std::copy_n(values(p), kStride, m_values.data() + i * kStride);
                 ++m_reused;
-                return;
+                return true;
             }
         }
-        const Objectives o = m_sim.evaluate({expand(genome(i)), m_expanded.size()});
+        return false;
+    }
+
+    void setFigures(std::size_t i, const Objectives& o) {
         ++m_simulated;
         m_full[i] = o;
         for (std::size_t k = 0; k < m_m; ++k) {
             m_values[i * kStride + k] = objectiveValue(o, m_options.objectives[k]);
         }
+    }
+
+    /// Evaluates individual i now (see tookParentFigures).
+    void evaluate(std::size_t i, std::size_t pa = SIZE_MAX, std::size_t pb = SIZE_MAX) {
+        if (!tookParentFigures(i, pa, pb)) {
+            setFigures(i, m_sim.evaluate({expand(genome(i)), m_expanded.size()}));
+        }
+    }
+
+    /// Evaluates child i with the others of its generation (evaluatePending), unless it takes
+    /// a parent's figures. Nothing reads a child's figures before the generation is complete.
+    void evaluateLater(std::size_t i, std::size_t pa = SIZE_MAX, std::size_t pb = SIZE_MAX) {
+        if (!tookParentFigures(i, pa, pb)) {
+            m_pending.push_back(i);
+        }
+    }
+
+    /// One Simulator::evaluateBatch call for the children evaluateLater set aside.
+    void evaluatePending() {
+        const std::size_t C = m_expanded.size();
+        if (m_space.grouped()) {
+            m_pendingGenomes.resize(m_pending.size() * C);
+        }
+        m_pendingPlans.clear();
+        for (std::size_t k = 0; k < m_pending.size(); ++k) {
+            m_pendingPlans.push_back(expand(genome(m_pending[k]), m_pendingGenomes.data() + k * C));
+        }
+        m_pendingObjectives.resize(m_pending.size());
+        m_sim.evaluateBatch(m_pendingPlans, m_pendingObjectives);
+        for (std::size_t k = 0; k < m_pending.size(); ++k) {
+            setFigures(m_pending[k], m_pendingObjectives[k]);
+        }
+        m_pending.clear();
     }
 
     void initialise(const std::vector<Solution>& baselines, const std::vector<Solution>& seeds) {
@@ -664,7 +700,7 @@ private:
             m_archiveSize > 0 ? m_options.archiveStepShare * static_cast<double>(m_n) : 0.0);
         for (; k < archiveChildren; ++k) {
             archiveStep(genome(m_n + k));
-            evaluate(m_n + k);
+            evaluateLater(m_n + k);
         }
         for (; k < m_n; k += 2) {
             const std::size_t pa = tournament();
@@ -702,12 +738,13 @@ private:
                 }
             }
             mutate(a);
-            evaluate(ca, pa, pb);
+            evaluateLater(ca, pa, pb);
             if (cb != ca) {
                 mutate(b);
-                evaluate(cb, pa, pb);
+                evaluateLater(cb, pa, pb);
             }
         }
+        evaluatePending();
     }
 
     std::uint8_t* archiveGenome(std::size_t a) { return m_archiveGenomes.data() + a * m_c; }
@@ -872,6 +909,11 @@ private:
 
     std::vector<std::int32_t> m_priority;
     std::vector<std::uint8_t> m_expanded;
+    // Children of the generation waiting for evaluatePending, their node genomes when grouped.
+    std::vector<std::size_t> m_pending;
+    std::vector<std::uint8_t> m_pendingGenomes;
+    std::vector<const std::uint8_t*> m_pendingPlans;
+    std::vector<Objectives> m_pendingObjectives;
     std::size_t m_seededInPopulation = 0;
     std::vector<std::uint8_t> m_support;
     std::vector<std::int32_t> m_supportOffsets;

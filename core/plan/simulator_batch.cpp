@@ -1,0 +1,754 @@
+// Simulator::evaluateBatch: run()'s schedule for eight plans at once, one per AVX-512 lane.
+//
+// The graph, the priority order and so the loops over steps, inputs and outputs are the same
+// for every plan; only the devices differ. What is a branch in run() (is the input already on
+// this device? how many hops to bring it? how far back does the step search go?) becomes a lane
+// mask here, and the chain of dependent times is shared by eight plans. Every lane performs the
+// same floating-point operations in the same order as run() does for its plan (additions and
+// maxima only; the objectives are formed by the shared scalar objectivesOf()), so the results
+// are bit-identical: tst_simulator checks it on random plans of real models.
+#include "simulator.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace paretune {
+
+namespace {
+
+constexpr std::int64_t kLanes = 8;
+constexpr std::int64_t kPad = 4; // sentinel steps on each side of a row of step starts
+constexpr std::int64_t kMaxQueues = 16;
+
+bool cpuHasAvx512() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+}
+
+template <typename T> void fitTo(std::vector<T>& v, std::size_t size) {
+    if (v.size() < size) {
+        v.resize(size);
+    }
+}
+
+} // namespace
+
+bool Simulator::lanesApply() const {
+    static const bool avx512 = cpuHasAvx512();
+    return avx512 && m_deviceCount >= 2 && m_deviceCount <= 4 && m_hopCount <= 16 &&
+           m_queueFree.size() <= static_cast<std::size_t>(kMaxQueues);
+}
+
+const char* Simulator::batchPath() const {
+    return lanesApply() ? "avx512x8" : "scalar";
+}
+
+void Simulator::prepareLanes() {
+    Lanes& l = m_lanes;
+    if (l.stepsVersion == m_stepsVersion) {
+        return;
+    }
+    l.stepsVersion = m_stepsVersion;
+    const auto D = static_cast<std::size_t>(m_deviceCount);
+    const std::size_t C = m_steps.size();
+    const std::size_t B = m_bufferBytes.size();
+    l.latencyUs.resize(C * D);
+    l.energyUj.resize(C * D);
+    l.workspaceBytes.resize(C * D);
+    l.unsupported.resize(C * D);
+    for (std::size_t k = 0; k < C * D; ++k) {
+        l.latencyUs[k] = m_stepCells[k].latencyUs;
+        l.energyUj[k] = m_stepCells[k].energyUj;
+        l.workspaceBytes[k] = m_stepCells[k].workspaceBytes;
+        l.unsupported[k] = m_stepCells[k].unsupported;
+    }
+    std::fill(std::begin(l.pathFirst), std::end(l.pathFirst), 0);
+    std::fill(std::begin(l.pathLength), std::end(l.pathLength), 0);
+    l.maxHops = 0;
+    for (std::size_t p = 0; p < D * D; ++p) {
+        l.pathFirst[p] = m_pathOffsets[p];
+        l.pathLength[p] = m_pathOffsets[p + 1] - m_pathOffsets[p];
+        l.maxHops = std::max(l.maxHops, static_cast<std::int32_t>(l.pathLength[p]));
+    }
+    for (std::size_t h = 0; h < 16; ++h) {
+        const TransferHop hop = h < m_hops.size() ? m_hops[h] : TransferHop{};
+        l.hopTo[h] = hop.to;
+        l.hopFrom[h] = hop.from;
+        l.hopQueue[h] = hop.queue;
+        l.hopLatencyUs[h] = hop.latencyUs;
+    }
+    l.transferUs.assign(B * 16, 0.0);
+    for (std::size_t b = 0; b < B; ++b) {
+        std::copy_n(m_transferUs.begin() + static_cast<std::ptrdiff_t>(b * m_hops.size()),
+                    m_hops.size(), l.transferUs.begin() + static_cast<std::ptrdiff_t>(b * 16));
+    }
+    constexpr auto L = static_cast<std::size_t>(kLanes);
+    fitTo(l.genomes, C * L);
+    fitTo(l.times, B * 2 * D * L);
+    fitTo(l.marks, B * (D + 2) * L);
+    const std::size_t startRow = C + 2 * static_cast<std::size_t>(kPad);
+    l.stepStart.assign(D * startRow * L, -std::numeric_limits<double>::infinity());
+    fitTo(l.stepWorkspace, D * std::max<std::size_t>(C, 1) * L);
+    fitTo(l.diff, D * (C + 1) * L);
+    fitTo(l.queueFree, m_queueFree.size() * L);
+    fitTo(l.staticMask, m_staticMask.size() * L);
+    // At most one row of each list per input of a step and hop.
+    const std::size_t rows = m_stepInputs.size() * static_cast<std::size_t>(l.maxHops);
+    for (auto* list : {&l.sentDevice, &l.relayedDevice, &l.relayedLo}) {
+        fitTo(*list, rows * L);
+    }
+    fitTo(l.relayedBegin, rows * L);
+    fitTo(l.sentBuffer, rows);
+    fitTo(l.relayedBuffer, rows);
+    fitTo(l.sentLanes, rows);
+    fitTo(l.relayedLanes, rows);
+}
+
+// The vector core: everything from here on is compiled for AVX-512 and only called where the CPU
+// has it (lanesApply()).
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi" // vectors passed only between functions of that target
+// GCC 12 takes the undefined source operand of some intrinsics (_mm512_undefined_*) for an
+// uninitialised variable (GCC bug 105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+namespace {
+
+#define PARETUNE_LANES inline __attribute__((always_inline))
+
+PARETUNE_LANES __m512i splat(std::int64_t v) {
+    return _mm512_set1_epi64(v);
+}
+PARETUNE_LANES __m512d splat(double v) {
+    return _mm512_set1_pd(v);
+}
+PARETUNE_LANES __m512i laneIndex() {
+    return _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+}
+
+/// Per device dd, the lanes whose `device` is dd.
+template <int D> struct DeviceMasks { __mmask8 on[D]; };
+template <int D> PARETUNE_LANES DeviceMasks<D> masksOf(__m512i device) {
+    DeviceMasks<D> m;
+    for (int dd = 0; dd < D; ++dd) {
+        m.on[dd] = _mm512_cmpeq_epi64_mask(device, splat(std::int64_t{dd}));
+    }
+    return m;
+}
+template <int D> PARETUNE_LANES DeviceMasks<D> restricted(DeviceMasks<D> m, __mmask8 keep) {
+    for (int dd = 0; dd < D; ++dd) {
+        m.on[dd] &= keep;
+    }
+    return m;
+}
+
+/// Per lane, rows[device · 8 + lane]: rows is a [D][8] block (the entries of one buffer).
+template <int D> PARETUNE_LANES __m512d pick(const double* rows, const DeviceMasks<D>& m) {
+    __m512d v = _mm512_loadu_pd(rows);
+    for (int dd = 1; dd < D; ++dd) {
+        v = _mm512_mask_loadu_pd(v, m.on[dd], rows + dd * kLanes);
+    }
+    return v;
+}
+template <int D> PARETUNE_LANES __m512i pick(const std::int64_t* rows, const DeviceMasks<D>& m) {
+    __m512i v = _mm512_loadu_si512(rows);
+    for (int dd = 1; dd < D; ++dd) {
+        v = _mm512_mask_loadu_epi64(v, m.on[dd], rows + dd * kLanes);
+    }
+    return v;
+}
+/// Per lane, the register of its device.
+template <int D> PARETUNE_LANES __m512d pick(const __m512d* regs, const DeviceMasks<D>& m) {
+    __m512d v = regs[0];
+    for (int dd = 1; dd < D; ++dd) {
+        v = _mm512_mask_mov_pd(v, m.on[dd], regs[dd]);
+    }
+    return v;
+}
+template <int D> PARETUNE_LANES __m512i pick(const __m512i* regs, const DeviceMasks<D>& m) {
+    __m512i v = regs[0];
+    for (int dd = 1; dd < D; ++dd) {
+        v = _mm512_mask_mov_epi64(v, m.on[dd], regs[dd]);
+    }
+    return v;
+}
+/// rows[device · 8 + lane] = v for the lanes of the masks.
+template <int D> PARETUNE_LANES void put(double* rows, const DeviceMasks<D>& m, __m512d v) {
+    for (int dd = 0; dd < D; ++dd) {
+        _mm512_mask_storeu_pd(rows + dd * kLanes, m.on[dd], v);
+    }
+}
+template <int D> PARETUNE_LANES void put(std::int64_t* rows, const DeviceMasks<D>& m, __m512i v) {
+    for (int dd = 0; dd < D; ++dd) {
+        _mm512_mask_storeu_epi64(rows + dd * kLanes, m.on[dd], v);
+    }
+}
+
+/// x · D for small non-negative x.
+template <int D> PARETUNE_LANES __m512i timesDevices(__m512i x) {
+    __m512i r = x;
+    for (int i = 1; i < D; ++i) {
+        r = _mm512_add_epi64(r, x);
+    }
+    return r;
+}
+
+/// Entry `index` of a table of up to 16 values (two registers).
+PARETUNE_LANES __m512i lookup16(const std::int64_t* table, __m512i index) {
+    return _mm512_permutex2var_epi64(_mm512_loadu_si512(table), index,
+                                     _mm512_loadu_si512(table + kLanes));
+}
+PARETUNE_LANES __m512d lookup16(const double* table, __m512i index) {
+    return _mm512_permutex2var_pd(_mm512_loadu_pd(table), index, _mm512_loadu_pd(table + kLanes));
+}
+/// Entry `index` of a table of at most 8 values.
+PARETUNE_LANES __m512i lookup8(const std::int64_t* table, std::int64_t size, __m512i index) {
+    return _mm512_permutexvar_epi64(
+        index, _mm512_maskz_loadu_epi64(static_cast<__mmask8>((1u << size) - 1), table));
+}
+PARETUNE_LANES __m512d lookup8(const double* table, std::int64_t size, __m512i index) {
+    return _mm512_permutexvar_pd(
+        index, _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << size) - 1), table));
+}
+
+PARETUNE_LANES __m512d gather(const double* base, __mmask8 m, __m512i index) {
+    return _mm512_mask_i64gather_pd(_mm512_setzero_pd(), m, index, base, 8);
+}
+PARETUNE_LANES __m512i gather(const std::int64_t* base, __mmask8 m, __m512i index) {
+    return _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), m, index, base, 8);
+}
+PARETUNE_LANES void scatter(double* base, __mmask8 m, __m512i index, __m512d v) {
+    _mm512_mask_i64scatter_pd(base, m, index, v, 8);
+}
+PARETUNE_LANES void scatter(std::int64_t* base, __mmask8 m, __m512i index, __m512i v) {
+    _mm512_mask_i64scatter_epi64(base, m, index, v, 8);
+}
+/// base[index] += v: the lanes' indices differ (each lane has its own entries).
+PARETUNE_LANES void scatterAdd(std::int64_t* base, __mmask8 m, __m512i index, __m512i v) {
+    scatter(base, m, index, _mm512_add_epi64(gather(base, m, index), v));
+}
+
+/// Index of step k in a row of a lane-interleaved table whose entry 0 is at `row`.
+PARETUNE_LANES __m512i entry(__m512i row, __m512i k) {
+    return _mm512_add_epi64(row, _mm512_slli_epi64(k, 3));
+}
+
+/// firstStartingAtOrAfterBack of simulator.cpp per lane: smallest k in [0, upTo] with
+/// starts[k .. upTo - 1] all >= t (-inf sentinels before each row). The last two starts,
+/// starts[upTo - 1] and starts[upTo - 2] (-inf where there are none), come from registers: they
+/// were stored only a few steps ago, and a load from what a scatter just wrote waits for it.
+PARETUNE_LANES __m512i firstStartingAtOrAfterBack(const double* starts, __m512i row, __m512i upTo,
+                                                  __m512d lastStart, __m512d previousStart,
+                                                  __m512d t, __mmask8 active) {
+    const __m512i one = splat(std::int64_t{1});
+    const __mmask8 lastAfter = _mm512_mask_cmp_pd_mask(active, lastStart, t, _CMP_GE_OQ);
+    active = _mm512_mask_cmp_pd_mask(lastAfter, previousStart, t, _CMP_GE_OQ);
+    upTo = _mm512_mask_sub_epi64(upTo, lastAfter, upTo, one);
+    upTo = _mm512_mask_sub_epi64(upTo, active, upTo, one);
+    while (active != 0) {
+        const __m512i last = entry(row, _mm512_sub_epi64(upTo, one));
+        const __mmask8 a =
+            _mm512_mask_cmp_pd_mask(active, gather(starts, active, last), t, _CMP_GE_OQ);
+        const __mmask8 b = _mm512_mask_cmp_pd_mask(
+            a, gather(starts, a, _mm512_sub_epi64(last, splat(kLanes))), t, _CMP_GE_OQ);
+        upTo = _mm512_mask_sub_epi64(upTo, a, upTo, one);
+        upTo = _mm512_mask_sub_epi64(upTo, b, upTo, one);
+        active = b;
+    }
+    return upTo;
+}
+
+/// firstStartingAtOrAfter of simulator.cpp per lane: smallest k in [from, n] with
+/// starts[k] >= t (+inf sentinels after each row's last step), galloping past the next two.
+PARETUNE_LANES __m512i firstStartingAtOrAfter(const double* starts, __m512i row, __m512i n,
+                                              __m512d t, __m512i from, __mmask8 active) {
+    const __m512i one = splat(std::int64_t{1});
+    const __m512i at = entry(row, from);
+    const __mmask8 first =
+        _mm512_mask_cmp_pd_mask(active, gather(starts, active, at), t, _CMP_LT_OQ);
+    const __mmask8 second = _mm512_mask_cmp_pd_mask(
+        first, gather(starts, first, _mm512_add_epi64(at, splat(kLanes))), t, _CMP_LT_OQ);
+    __m512i result = _mm512_mask_add_epi64(from, first, from, one);
+    result = _mm512_mask_add_epi64(result, second, result, one);
+    if (second == 0) [[likely]] {
+        return result;
+    }
+    // Gallop from from + 1, then bisect (as gallop() in simulator.cpp).
+    __m512i below = _mm512_add_epi64(from, one);
+    __m512i step = one;
+    for (__mmask8 going = second; going != 0;) {
+        const __m512i probe = _mm512_add_epi64(below, step);
+        going = _mm512_mask_cmpgt_epi64_mask(going, n, probe);
+        going =
+            _mm512_mask_cmp_pd_mask(going, gather(starts, going, entry(row, probe)), t, _CMP_LT_OQ);
+        below = _mm512_mask_add_epi64(below, going, below, step);
+        step = _mm512_mask_slli_epi64(step, going, step, 1);
+    }
+    __m512i above = _mm512_min_epi64(_mm512_add_epi64(below, step), n);
+    for (;;) {
+        const __mmask8 wide =
+            _mm512_mask_cmpgt_epi64_mask(second, _mm512_sub_epi64(above, below), one);
+        if (wide == 0) {
+            break;
+        }
+        const __m512i mid =
+            _mm512_add_epi64(below, _mm512_srli_epi64(_mm512_sub_epi64(above, below), 1));
+        const __mmask8 lower =
+            _mm512_mask_cmp_pd_mask(wide, gather(starts, wide, entry(row, mid)), t, _CMP_LT_OQ);
+        below = _mm512_mask_mov_epi64(below, lower, mid);
+        above = _mm512_mask_mov_epi64(above, wide & ~lower, mid);
+    }
+    return _mm512_mask_mov_epi64(result, second, above);
+}
+
+} // namespace
+
+/// evaluateBatch's vector core, a friend of Simulator defined here so that it is compiled for
+/// AVX-512 (a member function template would keep the target of its declaration).
+class SimulatorLanes {
+public:
+    template <int D>
+    static void run(Simulator& sim, const std::uint8_t* const* genomes, Objectives* out,
+                    std::size_t count);
+};
+
+template <int D>
+void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Objectives* out,
+                         std::size_t count) {
+    Simulator::Lanes& l = sim.m_lanes;
+    const auto C = static_cast<std::int64_t>(sim.m_steps.size());
+    const std::int64_t diffRow = C + 1;
+    const std::int64_t startRow = C + 2 * kPad;
+    const __m512i lane = laneIndex();
+    const __m512i one = splat(std::int64_t{1});
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512d zeroTime = _mm512_setzero_pd();
+    const __m512d noTransfer = splat(-1.0);
+
+    // The genomes in step order, eight bytes (one per lane) per step.
+    std::uint8_t* const genomeOfStep = l.genomes.data();
+    for (std::int64_t i = 0; i < C; ++i) {
+        const auto ci = static_cast<std::size_t>(sim.m_steps[static_cast<std::size_t>(i)].ci);
+        for (std::int64_t g = 0; g < kLanes; ++g) {
+            genomeOfStep[i * kLanes + g] = genomes[g][ci];
+        }
+    }
+
+    // Where row 0 of each device's tables is, per lane.
+    std::int64_t diffBase[D], startBase[D], workspaceBase[D], relayOf[D];
+    for (std::int64_t dd = 0; dd < D; ++dd) {
+        diffBase[dd] = dd * diffRow * kLanes;
+        startBase[dd] = (dd * startRow + kPad) * kLanes;
+        workspaceBase[dd] = dd * C * kLanes;
+        relayOf[dd] = sim.m_relay[static_cast<std::size_t>(dd)];
+    }
+
+    __m512d deviceFree[D], busy[D], weights[D];
+    __m512d lastStart[D], previousStart[D]; // of the last two runs there
+    __m512i stepCount[D];
+    // Entry stepCount of each device's memory differences, stored when its run is scheduled:
+    // most additions land there, and they need no load then.
+    __m512i nextDiff[D];
+    for (int dd = 0; dd < D; ++dd) {
+        deviceFree[dd] = zeroTime;
+        lastStart[dd] = splat(-std::numeric_limits<double>::infinity());
+        previousStart[dd] = lastStart[dd];
+        busy[dd] = zeroTime;
+        weights[dd] = zeroTime;
+        stepCount[dd] = zero;
+        nextDiff[dd] = zero;
+    }
+    std::fill_n(l.queueFree.begin(), sim.m_queueFree.size() * kLanes, 0.0);
+    std::fill_n(l.staticMask.begin(), sim.m_staticMask.size() * kLanes, 0);
+
+    double* const stepStart = l.stepStart.data();
+    std::int64_t* const diffs = l.diff.data();
+    // Per buffer b: arrival and outEnd (per device) at times + b · timesRow, held (per device),
+    // where and home at marks + b · marksRow: what is used together lies together.
+    constexpr std::int64_t timesRow = 2 * D * kLanes;
+    constexpr std::int64_t marksRow = (D + 2) * kLanes;
+    double* const arrival = l.times.data();
+    double* const outEnd = arrival + D * kLanes;
+    std::int64_t* const held = l.marks.data();
+    std::int64_t* const where = held + D * kLanes;
+    std::int64_t* const home = where + kLanes;
+    double* const queueFree = l.queueFree.data();
+    const auto queues = static_cast<std::int64_t>(sim.m_queueFree.size());
+    const std::int64_t* const bufferBytes = sim.m_bufferSize.data();
+    const double* const transferUs = l.transferUs.data();
+    const std::int32_t* const stepInputs = sim.m_stepInputs.data();
+    const std::int32_t* const stepOutputs = sim.m_stepOutputs.data();
+    const std::int32_t* const staticIds = sim.m_statics.values.data();
+    const bool hasWorkspace = sim.m_hasWorkspace;
+
+    // Graph inputs: on the host from time 0.
+    for (const std::int32_t b : sim.m_graphInputBuffers) {
+        const std::int64_t hostRow = sim.m_host * kLanes;
+        _mm512_storeu_pd(arrival + b * timesRow + hostRow, zeroTime);
+        _mm512_storeu_pd(outEnd + b * timesRow + hostRow, noTransfer);
+        _mm512_storeu_si512(held + b * marksRow + hostRow, splat(std::int64_t{-1}));
+        _mm512_storeu_si512(where + b * marksRow, splat(std::int64_t{1} << sim.m_host));
+    }
+
+    __m512d energyUj = zeroTime;
+    __m512d makespan = zeroTime;
+    __m512i unsupported = zero;
+    __m512i unreachable = zero;
+    std::size_t sentRows = 0;
+    std::size_t relayedRows = 0;
+    for (std::int64_t i = 0; i < C; ++i) {
+        const Simulator::Step& step = sim.m_steps[static_cast<std::size_t>(i)];
+        const __m512i d = _mm512_cvtepu8_epi64(
+            _mm_loadl_epi64(reinterpret_cast<const __m128i*>(genomeOfStep + i * kLanes)));
+        const DeviceMasks<D> on = masksOf<D>(d);
+        const __m512i bitD = _mm512_sllv_epi64(one, d);
+        const __m512d latency = lookup8(l.latencyUs.data() + i * D, D, d);
+        unsupported = _mm512_add_epi64(unsupported, lookup8(l.unsupported.data() + i * D, D, d));
+        const __m512i k = pick<D>(stepCount, on);
+        const __m512i diffRowD = _mm512_add_epi64(lookup8(diffBase, D, d), lane);
+        __m512d ready = pick<D>(deviceFree, on);
+        __m512i released = zero;                 // bytes held here up to this step only, so far
+        __m512i ownDiff = pick<D>(nextDiff, on); // entry k of d's differences
+        for (std::int32_t in = step.inBegin; in != step.inEnd; ++in) {
+            const std::int64_t b = stepInputs[in];
+            double* const arrivalOf = arrival + b * timesRow;
+            double* const outEndOf = outEnd + b * timesRow;
+            std::int64_t* const heldOf = held + b * marksRow;
+            __m512i whereB = _mm512_loadu_si512(where + b * marksRow);
+            const __mmask8 absent = _mm512_testn_epi64_mask(whereB, bitD);
+            __m512d t = pick<D>(arrivalOf, on);
+            __m512i from = _mm512_add_epi64(pick<D>(heldOf, on), one); // first step not counted
+            __mmask8 reached = 0xFF;
+            if (absent != 0) {
+                // Copied hop by hop along the path from where it was produced.
+                const __m512i src = _mm512_loadu_si512(home + b * marksRow);
+                const __m512i pair = _mm512_add_epi64(timesDevices<D>(src), d);
+                const __m512i length = lookup16(l.pathLength, pair);
+                const __m512i firstHop = lookup16(l.pathFirst, pair);
+                const __mmask8 cut = _mm512_mask_cmpeq_epi64_mask(absent, length, zero);
+                unreachable = _mm512_mask_add_epi64(unreachable, cut, unreachable, one);
+                ready = _mm512_mask_max_pd(ready, cut, ready, zeroTime);
+                reached = static_cast<__mmask8>(~cut);
+                const __mmask8 moving = absent & reached;
+                t = _mm512_mask_mov_pd(t, moving, pick<D>(arrivalOf, masksOf<D>(src)));
+                const __m512d transferLo = _mm512_loadu_pd(transferUs + b * 16);
+                const __m512d transferHi = _mm512_loadu_pd(transferUs + b * 16 + kLanes);
+                __mmask8 copiedBefore = 0; // lanes that made a copy at the previous hop
+                for (std::int32_t h = 0; h < l.maxHops; ++h) {
+                    const __mmask8 hopping =
+                        _mm512_mask_cmpgt_epi64_mask(moving, length, splat(std::int64_t{h}));
+                    if (hopping == 0) {
+                        break;
+                    }
+                    const __m512i hop = _mm512_add_epi64(firstHop, splat(std::int64_t{h}));
+                    const __m512i to = lookup16(l.hopTo, hop);
+                    const __m512i bitTo = _mm512_sllv_epi64(one, to);
+                    const DeviceMasks<D> toOn = masksOf<D>(to);
+                    const __mmask8 there = _mm512_mask_test_epi64_mask(hopping, whereB, bitTo);
+                    t = _mm512_mask_mov_pd(t, there, pick<D>(arrivalOf, toOn));
+                    const __mmask8 fresh = hopping & static_cast<__mmask8>(~there);
+                    const __mmask8 passedOn = fresh & copiedBefore;
+                    copiedBefore = fresh;
+                    if (fresh == 0) {
+                        continue;
+                    }
+                    whereB = _mm512_mask_or_epi64(whereB, fresh, whereB, bitTo);
+                    const __m512i queue = lookup16(l.hopQueue, hop);
+                    __m512d queueAt = zeroTime;
+                    __mmask8 onQueue[kMaxQueues];
+                    for (std::int64_t q = 0; q < queues; ++q) {
+                        onQueue[q] = _mm512_mask_cmpeq_epi64_mask(fresh, queue, splat(q));
+                        queueAt = _mm512_mask_loadu_pd(queueAt, onQueue[q], queueFree + q * kLanes);
+                    }
+                    const __m512d begin = _mm512_max_pd(t, queueAt);
+                    const __m512d end =
+                        _mm512_add_pd(_mm512_add_pd(begin, lookup16(l.hopLatencyUs, hop)),
+                                      _mm512_permutex2var_pd(transferLo, hop, transferHi));
+                    for (std::int64_t q = 0; q < queues; ++q) {
+                        _mm512_mask_storeu_pd(queueFree + q * kLanes, onQueue[q], end);
+                    }
+                    const __m512i hopFrom = lookup16(l.hopFrom, hop);
+                    const DeviceMasks<D> fromOn = restricted(masksOf<D>(hopFrom), fresh);
+                    const __m512d outEndBefore = pick<D>(outEndOf, fromOn);
+                    put<D>(outEndOf, fromOn, _mm512_max_pd(outEndBefore, end));
+                    // Listed: the first transfer out of the buffer where it was produced (run()
+                    // settles a repeated entry to no change: same range, +bytes -bytes) or out of
+                    // a copy made for a consumer there (run() settles those as relay copies, to
+                    // the same: they are held from their consumer's run on). A copy passed on at
+                    // once is listed below.
+                    const __mmask8 sent =
+                        _mm512_mask_cmp_pd_mask(fresh & static_cast<__mmask8>(~passedOn),
+                                                outEndBefore, zeroTime, _CMP_LT_OQ);
+                    if (sent != 0) {
+                        _mm512_storeu_si512(l.sentDevice.data() + sentRows * kLanes, hopFrom);
+                        l.sentBuffer[sentRows] = b;
+                        l.sentLanes[sentRows++] = sent;
+                    }
+                    const DeviceMasks<D> toFresh = restricted(toOn, fresh);
+                    put<D>(arrivalOf, toFresh, end);
+                    put<D>(outEndOf, toFresh, noTransfer);
+                    // Held there from the first run that starts once the copy began.
+                    const __m512i toRow = _mm512_add_epi64(lookup8(startBase, D, to), lane);
+                    const __m512i lo = firstStartingAtOrAfterBack(
+                        stepStart, toRow, pick<D>(stepCount, toOn), pick<D>(lastStart, toOn),
+                        pick<D>(previousStart, toOn), begin, fresh);
+                    put<D>(heldOf, toFresh, _mm512_sub_epi64(lo, one));
+                    from = _mm512_mask_mov_epi64(from, fresh, lo); // the last hop's, to d
+                    // A copy on the way, passed on from a relay device: settled in full at the end.
+                    const __mmask8 relayed = _mm512_mask_cmpneq_epi64_mask(
+                        _mm512_mask_test_epi64_mask(fresh, lookup8(relayOf, D, to), one), to, d);
+                    if (relayed != 0) {
+                        const std::size_t row = relayedRows * kLanes;
+                        l.relayedBuffer[relayedRows] = b;
+                        _mm512_storeu_si512(l.relayedDevice.data() + row, to);
+                        _mm512_storeu_si512(l.relayedLo.data() + row, lo);
+                        _mm512_storeu_pd(l.relayedBegin.data() + row, begin);
+                        l.relayedLanes[relayedRows++] = relayed;
+                    }
+                    t = _mm512_mask_mov_pd(t, fresh, end);
+                }
+                _mm512_storeu_si512(where + b * marksRow, whereB);
+            }
+            // Held here up to this step.
+            const __m512i bytes = splat(bufferBytes[b]);
+            const __mmask8 atK = _mm512_mask_cmpeq_epi64_mask(reached, from, k);
+            ownDiff = _mm512_mask_add_epi64(ownDiff, atK, ownDiff, bytes);
+            if (const __mmask8 before = reached & static_cast<__mmask8>(~atK); before != 0) {
+                scatterAdd(diffs, before, entry(diffRowD, from), bytes);
+            }
+            released = _mm512_mask_add_epi64(released, reached, released, bytes);
+            put<D>(heldOf, restricted(on, reached), k);
+            ready = _mm512_mask_max_pd(ready, reached, ready, t);
+        }
+        const __m512d exclusiveWeight = splat(step.exclusiveWeight);
+        for (int dd = 0; dd < D; ++dd) {
+            weights[dd] = _mm512_mask_add_pd(weights[dd], on.on[dd], weights[dd], exclusiveWeight);
+        }
+        for (std::int32_t s = step.staticBegin; s != step.staticEnd; ++s) {
+            std::int64_t* const mask = l.staticMask.data() + std::int64_t{staticIds[s]} * kLanes;
+            const __m512i had = _mm512_loadu_si512(mask);
+            const __mmask8 added = _mm512_testn_epi64_mask(had, bitD);
+            _mm512_storeu_si512(mask, _mm512_or_si512(had, bitD));
+            const __m512d bytes = splat(sim.m_staticBytes[static_cast<std::size_t>(staticIds[s])]);
+            for (int dd = 0; dd < D; ++dd) {
+                weights[dd] =
+                    _mm512_mask_add_pd(weights[dd], on.on[dd] & added, weights[dd], bytes);
+            }
+        }
+        const __m512d finish = _mm512_add_pd(ready, latency);
+        for (int dd = 0; dd < D; ++dd) {
+            stepCount[dd] = _mm512_mask_add_epi64(stepCount[dd], on.on[dd], stepCount[dd], one);
+            deviceFree[dd] = _mm512_mask_mov_pd(deviceFree[dd], on.on[dd], finish);
+            previousStart[dd] = _mm512_mask_mov_pd(previousStart[dd], on.on[dd], lastStart[dd]);
+            lastStart[dd] = _mm512_mask_mov_pd(lastStart[dd], on.on[dd], ready);
+            busy[dd] = _mm512_mask_add_pd(busy[dd], on.on[dd], busy[dd], latency);
+        }
+        scatter(stepStart, 0xFF, entry(_mm512_add_epi64(lookup8(startBase, D, d), lane), k), ready);
+        if (hasWorkspace) {
+            scatter(l.stepWorkspace.data(), 0xFF,
+                    entry(_mm512_add_epi64(lookup8(workspaceBase, D, d), lane), k),
+                    lookup8(l.workspaceBytes.data() + i * D, D, d));
+        }
+        energyUj = _mm512_add_pd(energyUj, lookup8(l.energyUj.data() + i * D, D, d));
+        makespan = _mm512_max_pd(makespan, finish);
+        // Its outputs are on d from its finish, held from its own start.
+        std::int64_t produced = 0;
+        for (std::int32_t o = step.outBegin; o != step.outEnd; ++o) {
+            const std::int64_t b = stepOutputs[o];
+            put<D>(arrival + b * timesRow, on, finish);
+            put<D>(outEnd + b * timesRow, on, noTransfer);
+            put<D>(held + b * marksRow, on, k);
+            _mm512_storeu_si512(home + b * marksRow, d);
+            _mm512_storeu_si512(where + b * marksRow, bitD);
+            produced += bufferBytes[b];
+        }
+        scatter(diffs, 0xFF, entry(diffRowD, k), _mm512_add_epi64(ownDiff, splat(produced)));
+        const __m512i next = _mm512_sub_epi64(zero, _mm512_add_epi64(splat(produced), released));
+        for (int dd = 0; dd < D; ++dd) {
+            nextDiff[dd] = _mm512_mask_mov_epi64(nextDiff[dd], on.on[dd], next);
+        }
+    }
+    for (int dd = 0; dd < D; ++dd) {
+        scatter(diffs, 0xFF, entry(_mm512_add_epi64(splat(diffBase[dd]), lane), stepCount[dd]),
+                nextDiff[dd]);
+    }
+
+    // What only the complete schedule tells (as in run()).
+    for (int dd = 0; dd < D; ++dd) {
+        const __m512i row = _mm512_add_epi64(splat(startBase[dd]), lane);
+        for (std::int64_t p = 0; p < kPad; ++p) {
+            scatter(stepStart, 0xFF, entry(row, _mm512_add_epi64(stepCount[dd], splat(p))),
+                    splat(std::numeric_limits<double>::infinity()));
+        }
+    }
+    // Copies on relay devices.
+    for (std::size_t r = 0; r < relayedRows; ++r) {
+        const std::int64_t b = l.relayedBuffer[r];
+        const __m512i device = _mm512_loadu_si512(l.relayedDevice.data() + r * kLanes);
+        const __mmask8 active = l.relayedLanes[r];
+        const DeviceMasks<D> deviceOn = restricted(masksOf<D>(device), active);
+        const __m512d stateOutEnd = pick<D>(outEnd + b * timesRow, deviceOn);
+        const __m512i copyLo = _mm512_loadu_si512(l.relayedLo.data() + r * kLanes);
+        const __m512i bytes = splat(bufferBytes[b]);
+        const __m512i steps = pick<D>(stepCount, deviceOn);
+        const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
+        const __m512i stateHeld = pick<D>(held + b * marksRow, deviceOn);
+        // run() searches from max(lo, held); from held + 1 when that is lo or more, as the
+        // answer held gives the same range as held + 1 (and the gallop starts one step later).
+        const __m512i heldNext = _mm512_add_epi64(stateHeld, one);
+        const __m512i lo = firstStartingAtOrAfter(
+            stepStart, row, steps, _mm512_loadu_pd(l.relayedBegin.data() + r * kLanes), copyLo,
+            active);
+        const __m512i hi = _mm512_max_epi64(
+            stateHeld,
+            _mm512_sub_epi64(firstStartingAtOrAfter(stepStart, row, steps, stateOutEnd,
+                                                    _mm512_max_epi64(lo, heldNext), active),
+                             one));
+        // run()'s four updates, leaving out the pairs that cancel.
+        const __m512i diffRowOf = _mm512_add_epi64(lookup8(diffBase, D, device), lane);
+        const __m512i minus = _mm512_sub_epi64(zero, bytes);
+        const __mmask8 later = _mm512_mask_cmpneq_epi64_mask(active, lo, copyLo);
+        if (later != 0) {
+            scatterAdd(diffs, later, entry(diffRowOf, copyLo), minus);
+            scatterAdd(diffs, later, entry(diffRowOf, lo), bytes);
+        }
+        const __mmask8 moved = later | _mm512_mask_cmpneq_epi64_mask(active, hi, stateHeld);
+        if (moved != 0) {
+            scatterAdd(diffs, moved,
+                       entry(diffRowOf, _mm512_max_epi64(_mm512_add_epi64(stateHeld, one), copyLo)),
+                       bytes);
+            scatterAdd(diffs, moved,
+                       entry(diffRowOf, _mm512_max_epi64(_mm512_add_epi64(hi, one), lo)), minus);
+        }
+        put<D>(held + b * marksRow, restricted(deviceOn, active),
+               _mm512_max_epi64(hi, _mm512_sub_epi64(lo, one)));
+    }
+    // Buffers where they were produced, sent elsewhere.
+    for (std::size_t s = 0; s < sentRows; ++s) {
+        const std::int64_t b = l.sentBuffer[s];
+        const __mmask8 active = l.sentLanes[s];
+        const __m512i device = _mm512_loadu_si512(l.sentDevice.data() + s * kLanes);
+        const DeviceMasks<D> deviceOn = restricted(masksOf<D>(device), active);
+        const __m512i bytes = splat(bufferBytes[b]);
+        const __m512i steps = pick<D>(stepCount, deviceOn);
+        const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
+        const __m512i stateHeld = pick<D>(held + b * marksRow, deviceOn);
+        const __m512i hi = _mm512_max_epi64(
+            stateHeld,
+            // run() searches from max(held, 0); from held + 1 here: an answer of held gives
+            // the same range as held + 1.
+            _mm512_sub_epi64(firstStartingAtOrAfter(stepStart, row, steps,
+                                                    pick<D>(outEnd + b * timesRow, deviceOn),
+                                                    _mm512_add_epi64(stateHeld, one), active),
+                             one));
+        const __mmask8 moved = _mm512_mask_cmpneq_epi64_mask(active, hi, stateHeld);
+        if (moved != 0) {
+            const __m512i diffRowOf = _mm512_add_epi64(lookup8(diffBase, D, device), lane);
+            scatterAdd(diffs, moved, entry(diffRowOf, _mm512_add_epi64(stateHeld, one)), bytes);
+            scatterAdd(diffs, moved, entry(diffRowOf, _mm512_add_epi64(hi, one)),
+                       _mm512_sub_epi64(zero, bytes));
+            put<D>(held + b * marksRow, restricted(deviceOn, moved), hi);
+        }
+    }
+    // Graph outputs: held to the end where they were produced.
+    for (const std::int32_t b : sim.m_outputBuffers) {
+        const __m512i device = _mm512_loadu_si512(home + std::int64_t{b} * marksRow);
+        const DeviceMasks<D> deviceOn = masksOf<D>(device);
+        const __m512i stateHeld = pick<D>(held + std::int64_t{b} * marksRow, deviceOn);
+        const __m512i bytes = splat(bufferBytes[b]);
+        const __m512i diffRowOf = _mm512_add_epi64(lookup8(diffBase, D, device), lane);
+        const __m512i after = _mm512_add_epi64(stateHeld, one);
+        scatterAdd(diffs, 0xFF, entry(diffRowOf, after), bytes);
+        scatterAdd(diffs, 0xFF,
+                   entry(diffRowOf, _mm512_max_epi64(pick<D>(stepCount, deviceOn), after)),
+                   _mm512_sub_epi64(zero, bytes));
+    }
+    // Most bytes alive at a step, per device.
+    __m512i mostLive[D];
+    for (int dd = 0; dd < D; ++dd) {
+        const std::int64_t steps = _mm512_reduce_max_epi64(stepCount[dd]);
+        const std::int64_t* const diff = diffs + diffBase[dd];
+        const std::int64_t* const ws = l.stepWorkspace.data() + workspaceBase[dd];
+        __m512i live = zero;
+        __m512i most = zero;
+        for (std::int64_t k = 0; k < steps; ++k) {
+            const __mmask8 active = _mm512_cmpgt_epi64_mask(stepCount[dd], splat(k));
+            live = _mm512_mask_add_epi64(live, active, live, _mm512_loadu_si512(diff + k * kLanes));
+            const __m512i now =
+                hasWorkspace ? _mm512_add_epi64(live, _mm512_loadu_si512(ws + k * kLanes)) : live;
+            most = _mm512_mask_max_epi64(most, active, most, now);
+        }
+        mostLive[dd] = most;
+    }
+
+    // Per lane, the objectives (scalar, shared with evaluate()).
+    alignas(64) std::int64_t most[D][kLanes], steps[D][kLanes];
+    alignas(64) double weight[D][kLanes], busyUs[D][kLanes];
+    alignas(64) double makespanOf[kLanes], energyOf[kLanes];
+    alignas(64) std::int64_t unsupportedOf[kLanes], unreachableOf[kLanes];
+    for (int dd = 0; dd < D; ++dd) {
+        _mm512_store_si512(most[dd], mostLive[dd]);
+        _mm512_store_si512(steps[dd], stepCount[dd]);
+        _mm512_store_pd(weight[dd], weights[dd]);
+        _mm512_store_pd(busyUs[dd], busy[dd]);
+    }
+    _mm512_store_pd(makespanOf, makespan);
+    _mm512_store_pd(energyOf, energyUj);
+    _mm512_store_si512(unsupportedOf, unsupported);
+    _mm512_store_si512(unreachableOf, unreachable);
+    for (std::size_t g = 0; g < count; ++g) {
+        std::int64_t laneMost[D];
+        double laneWeights[D], laneBusy[D];
+        std::int32_t laneSteps[D];
+        for (int dd = 0; dd < D; ++dd) {
+            laneMost[dd] = most[dd][g];
+            laneWeights[dd] = weight[dd][g];
+            laneBusy[dd] = busyUs[dd][g];
+            laneSteps[dd] = static_cast<std::int32_t>(steps[dd][g]);
+        }
+        out[g] = sim.objectivesOf({laneMost, laneWeights, laneBusy, laneSteps, makespanOf[g],
+                                   energyOf[g], static_cast<std::int32_t>(unsupportedOf[g]),
+                                   static_cast<std::int32_t>(unreachableOf[g])},
+                                  nullptr);
+    }
+}
+
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+
+void Simulator::evaluateBatch(std::span<const std::uint8_t* const> genomes,
+                              std::span<Objectives> out) {
+    if (!lanesApply()) {
+        for (std::size_t i = 0; i < genomes.size(); ++i) {
+            out[i] = evaluate({genomes[i], m_computeNodes.size()});
+        }
+        return;
+    }
+    prepareLanes();
+    constexpr auto L = static_cast<std::size_t>(kLanes);
+    for (std::size_t first = 0; first < genomes.size(); first += L) {
+        const std::size_t count = std::min(L, genomes.size() - first);
+        const std::uint8_t* group[L];
+        for (std::size_t l = 0; l < L; ++l) { // a short group repeats its last plan
+            group[l] = genomes[first + std::min(l, count - 1)];
+        }
+        switch (m_deviceCount) {
+        case 2:
+            SimulatorLanes::run<2>(*this, group, out.data() + first, count);
+            break;
+        case 3:
+            SimulatorLanes::run<3>(*this, group, out.data() + first, count);
+            break;
+        default:
+            SimulatorLanes::run<4>(*this, group, out.data() + first, count);
+            break;
+        }
+    }
+}
+
+} // namespace paretune
