@@ -84,12 +84,22 @@ void TestProfileCli::everyComputeNodeIsMeasuredThenReused() {
                 n[QStringLiteral("latency_us")].toDouble());
     }
     QVERIFY(first[QStringLiteral("measured_nodes")].toInt() > 0);
+    // The machine's speed before and after the measurements (the quick micro-benchmark).
+    const QJsonObject speed = first[QStringLiteral("machine_speed")].toObject();
+    for (const char* when : {"before", "after"}) {
+        const QJsonObject figures = speed[QLatin1String(when)].toObject();
+        QVERIFY2(figures[QStringLiteral("gemm_gflops")].toDouble() > 0, when);
+        QVERIFY2(figures[QStringLiteral("memory_bw_gbs")].toDouble() > 0, when);
+    }
+    QCOMPARE(speed[QStringLiteral("drifted")].toBool(),
+             !speed[QStringLiteral("why")].toString().isEmpty());
     QVERIFY(first[QStringLiteral("end_to_end_us")].toDouble() > 0);
     QCOMPARE(first[QStringLiteral("device_fingerprint")].toString().size(), 64);
 
     const QJsonObject second = profileJson(args, &code);
     QCOMPARE(code, 0);
     QCOMPARE(second[QStringLiteral("measured_nodes")].toInt(), 0);
+    QVERIFY(second[QStringLiteral("machine_speed")].isNull()); // nothing measured, no check
     QCOMPARE(second[QStringLiteral("reused_nodes")].toInt(), nodes.size());
     QCOMPARE(second[QStringLiteral("nodes")].toArray().first()[QStringLiteral("latency_us")],
              nodes.first()[QStringLiteral("latency_us")]);
@@ -147,7 +157,7 @@ void TestProfileCli::killedProfileKeepsCommittedBatches() {
                               QStringLiteral("--db"),
                               db,
                               QStringLiteral("--repeats"),
-                              QStringLiteral("3"),
+                              QStringLiteral("10"), // long enough to be killed after a batch
                               QStringLiteral("--json")};
     QProcess profile;
     profile.start(QStringLiteral(PARETUNE_CLI_PATH), QStringList{QStringLiteral("profile")} + args);

@@ -4,7 +4,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="48"/>
+        <location filename="../widgets/planjobs.cpp" line="49"/>
         <source>Internal error while %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -12,47 +12,47 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="44"/>
+        <location filename="../app/workbench/main.cpp" line="46"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="50"/>
+        <location filename="../app/workbench/main.cpp" line="52"/>
         <source>ONNX model or .paretune workspace to open</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="53"/>
+        <location filename="../app/workbench/main.cpp" line="55"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="59"/>
+        <location filename="../app/workbench/main.cpp" line="61"/>
         <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="65"/>
+        <location filename="../app/workbench/main.cpp" line="67"/>
         <source>Sample library (SQLite file).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="70"/>
+        <location filename="../app/workbench/main.cpp" line="72"/>
         <source>Device catalog (JSON) for modelled devices.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="75"/>
+        <location filename="../app/workbench/main.cpp" line="77"/>
         <source>After loading, search placements on the example catalog&apos;s modelled devices and select the fastest plan.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="80"/>
+        <location filename="../app/workbench/main.cpp" line="82"/>
         <source>Catalog devices to search on, separated by commas (default: every device of the catalog).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="86"/>
+        <location filename="../app/workbench/main.cpp" line="88"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
         <translation type="unfinished"></translation>
     </message>
@@ -479,7 +479,7 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="293"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="426"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="432"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
@@ -551,52 +551,57 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="375"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="358"/>
+        <source>Warning: the machine&apos;s speed changed while profiling (%1): these samples may not compare with others. Profile again later to average them; the predictor learns the median of repeated measurements.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="381"/>
         <source>Training...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="384"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="390"/>
         <source>Training: epoch %1/%2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="396"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="402"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="412"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="418"/>
         <source>Training the predictor on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="421"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="427"/>
         <source>No real device to profile on was discovered.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="426"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="432"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="434"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="440"/>
         <source>Open a model before profiling.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="439"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="445"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="443"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="449"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="446"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="452"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1437,12 +1442,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="85"/>
+        <location filename="../widgets/profilejob.cpp" line="88"/>
         <source>Internal error while profiling: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="91"/>
+        <location filename="../widgets/profilejob.cpp" line="94"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1465,12 +1470,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="152"/>
+        <location filename="../widgets/planjobs.cpp" line="146"/>
         <source>%1 measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="166"/>
+        <location filename="../widgets/planjobs.cpp" line="160"/>
         <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1521,7 +1526,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="134"/>
+        <location filename="../widgets/planjobs.cpp" line="128"/>
         <source>Validation needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -4,7 +4,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="48"/>
+        <location filename="../widgets/planjobs.cpp" line="49"/>
         <source>Internal error while %1: %2</source>
         <translation>%1 时发生内部错误：%2</translation>
     </message>
@@ -12,7 +12,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="44"/>
+        <location filename="../app/workbench/main.cpp" line="46"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation>将神经网络算子放置到本机的设备上。</translation>
     </message>
@@ -21,42 +21,42 @@
         <translation type="vanished">要打开的 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="50"/>
+        <location filename="../app/workbench/main.cpp" line="52"/>
         <source>ONNX model or .paretune workspace to open</source>
         <translation>要打开的 ONNX 模型或 .paretune 工作区</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="53"/>
+        <location filename="../app/workbench/main.cpp" line="55"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation>模型显示后保存窗口截图，然后退出。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="59"/>
+        <location filename="../app/workbench/main.cpp" line="61"/>
         <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
         <translation>--screenshot 显示的内容：graph、pareto、timeline 或 profile（后三者会先在目录的建模设备上快速搜索）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="65"/>
+        <location filename="../app/workbench/main.cpp" line="67"/>
         <source>Sample library (SQLite file).</source>
         <translation>样本库（SQLite 文件）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="70"/>
+        <location filename="../app/workbench/main.cpp" line="72"/>
         <source>Device catalog (JSON) for modelled devices.</source>
         <translation>建模设备的设备目录（JSON）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="75"/>
+        <location filename="../app/workbench/main.cpp" line="77"/>
         <source>After loading, search placements on the example catalog&apos;s modelled devices and select the fastest plan.</source>
         <translation>加载后，在示例目录的建模设备上搜索放置方案，并选择最快的方案。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="80"/>
+        <location filename="../app/workbench/main.cpp" line="82"/>
         <source>Catalog devices to search on, separated by commas (default: every device of the catalog).</source>
         <translation>要搜索的目录设备，以逗号分隔（默认：目录中的所有设备）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="86"/>
+        <location filename="../app/workbench/main.cpp" line="88"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
         <translation>搜索后在本机设备上验证所选方案（截图会等待验证完成）。</translation>
     </message>
@@ -469,7 +469,7 @@ Double-click to expand</source>
     </message>
     <message>
         <location filename="../widgets/mainwindow_docks.cpp" line="293"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="426"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="432"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
@@ -553,52 +553,57 @@ Double-click to expand</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="375"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="358"/>
+        <source>Warning: the machine&apos;s speed changed while profiling (%1): these samples may not compare with others. Profile again later to average them; the predictor learns the median of repeated measurements.</source>
+        <translation>警告：性能分析期间机器速度发生了变化（%1）：这些样本可能无法与其他样本比较。请稍后再次分析以取平均；预测器学习重复测量的中位数。</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow_docks.cpp" line="381"/>
         <source>Training...</source>
         <translation>正在训练...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="384"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="390"/>
         <source>Training: epoch %1/%2</source>
         <translation>训练中：第 %1/%2 轮</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="396"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="402"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation>预测器 %1 已训练并存入 %2；评估数据：%3（%4 个算子，预测值与实测值对照）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="412"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="418"/>
         <source>Training the predictor on %1</source>
         <translation>正在用 %1 训练预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="421"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="427"/>
         <source>No real device to profile on was discovered.</source>
         <translation>未发现可用于性能分析的真实设备。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="426"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="432"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation>在以下设备上分析模型的算子：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="434"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="440"/>
         <source>Open a model before profiling.</source>
         <translation>请先打开模型再进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="439"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="445"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation>没有设备“%1”（见“设备”面板）。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="443"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="449"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="446"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="452"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>
@@ -1463,12 +1468,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="85"/>
+        <location filename="../widgets/profilejob.cpp" line="88"/>
         <source>Internal error while profiling: %1</source>
         <translation>性能分析时发生内部错误：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="91"/>
+        <location filename="../widgets/profilejob.cpp" line="94"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它。</translation>
     </message>
@@ -1503,12 +1508,12 @@ Double-click to expand</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="152"/>
+        <location filename="../widgets/planjobs.cpp" line="146"/>
         <source>%1 measured</source>
         <translation>%1 实测</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="166"/>
+        <location filename="../widgets/planjobs.cpp" line="160"/>
         <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
         <translation>%1；实测泳道：本机验证，%2 次运行中墙钟时间为中位数的一次</translation>
     </message>
@@ -1559,7 +1564,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="134"/>
+        <location filename="../widgets/planjobs.cpp" line="128"/>
         <source>Validation needs LibTorch, which this build does not include.</source>
         <translation>验证需要 LibTorch，此版本未包含。</translation>
     </message>

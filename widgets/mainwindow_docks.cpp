@@ -354,6 +354,12 @@ void MainWindow::setupProfileJob() {
                      o.endToEndUs > 0 ? formatMicroseconds(o.endToEndUs) : tr("not run"), o.dbPath);
         logMessage(text);
         statusBar()->showMessage(text);
+        if (!o.speedChange.isEmpty()) {
+            logMessage(tr("Warning: the machine's speed changed while profiling (%1): these "
+                          "samples may not compare with others. Profile again later to average "
+                          "them; the predictor learns the median of repeated measurements.")
+                           .arg(o.speedChange));
+        }
         m_predictor->showLibrary(m_dbPath);
         if (o.model == m_model) {
             m_planMeasurements = false;

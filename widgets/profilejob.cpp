@@ -75,6 +75,9 @@ void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& 
             r.outcome.reused = run.reusedCount();
             r.outcome.cancelled = run.result.cancelled;
             r.outcome.sumOfOpsUs = run.sumOfOpsUs();
+            if (run.speed && run.speed->drifted) {
+                r.outcome.speedChange = QString::fromStdString(run.speed->why);
+            }
             r.outcome.endToEndUs = run.result.wholeModel.status == ProfileStatus::Ok
                                        ? run.result.wholeModel.endToEnd.medianUs
                                        : 0.0;

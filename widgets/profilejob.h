@@ -25,7 +25,9 @@ struct ProfileOutcome {
     int notRun = 0;   ///< left unmeasured by Cancel
     bool cancelled = false;
     double sumOfOpsUs = 0.0;
-    double endToEndUs = 0.0;                   ///< 0 when the whole-model run did not happen
+    double endToEndUs = 0.0; ///< 0 when the whole-model run did not happen
+    /// The machine's speed changed while profiling (SpeedCheck::why); empty when it did not.
+    QString speedChange;
     std::shared_ptr<const ImportResult> model; ///< the model profiled
     /// Measured (or reused) median latency per graph node, µs; NaN where none.
     std::vector<double> nodeLatencyUs;

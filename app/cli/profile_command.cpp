@@ -21,6 +21,25 @@ namespace paretune::cli {
 
 namespace {
 
+nlohmann::json speedJson(const std::optional<SpeedCheck>& speed) {
+    if (!speed) {
+        return nullptr;
+    }
+    const auto figures = [](const MicroBenchmark& b) {
+        return nlohmann::json{{"gemm_gflops", b.gemmGflops}, {"memory_bw_gbs", b.memoryBwGbs}};
+    };
+    return {{"before", figures(speed->before)},
+            {"after", figures(speed->after)},
+            {"drifted", speed->drifted},
+            {"why", speed->why}};
+}
+
+std::string speedWarning(const SpeedCheck& speed) {
+    return "warning: the machine's speed changed while profiling (" + speed.why +
+           "): these samples may not compare with others; the samples are stored, profile again "
+           "later with --force and the predictor trains on the median of the measurements";
+}
+
 struct ProfileArguments {
     std::string model;
     std::string device;
@@ -146,8 +165,12 @@ void runProfile(const ProfileArguments& args) {
             {"measured_nodes", result.count(ProfileStatus::Ok)},
             {"reused_nodes", reusedCount},
             {"sum_of_ops_us", sumOfOps},
-            {"end_to_end_us", endToEnd > 0 ? nlohmann::json(endToEnd) : nlohmann::json(nullptr)}};
+            {"end_to_end_us", endToEnd > 0 ? nlohmann::json(endToEnd) : nlohmann::json(nullptr)},
+            {"machine_speed", speedJson(run.speed)}};
         std::cout << doc.dump(2) << "\n";
+        if (run.speed && run.speed->drifted) {
+            std::cerr << speedWarning(*run.speed) << "\n";
+        }
         return;
     }
     std::printf("Model    %s (%s)\n", args.model.c_str(), graph.fingerprint.substr(0, 12).c_str());
@@ -186,6 +209,15 @@ void runProfile(const ProfileArguments& args) {
         std::printf("Sum of per-op medians %.1f us; end-to-end run: %s\n", sumOfOps,
                     result.wholeModel.message.empty() ? "not run"
                                                       : result.wholeModel.message.c_str());
+    }
+    if (run.speed) {
+        std::printf("Machine speed (micro-benchmark before / after): GEMM %.1f / %.1f GFLOP/s, "
+                    "memory %.1f / %.1f GB/s\n",
+                    run.speed->before.gemmGflops, run.speed->after.gemmGflops,
+                    run.speed->before.memoryBwGbs, run.speed->after.memoryBwGbs);
+        if (run.speed->drifted) {
+            std::fprintf(stderr, "%s\n", speedWarning(*run.speed).c_str());
+        }
     }
 }
 

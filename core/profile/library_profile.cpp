@@ -4,12 +4,15 @@
 #include "common/openmp_wait.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
+#include "store/benchmark_drift.h"
 #include "store/graph_records.h"
 #include "store/sample_library.h"
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <map>
 
 namespace paretune {
@@ -39,6 +42,33 @@ double LibraryProfileRun::sumOfOpsUs() const {
     }
     return sum;
 }
+
+namespace {
+
+/// Sets speed.drifted and speed.why from the GEMM and bandwidth figures (the per-op dispatch
+/// time is too small to compare).
+void compareSpeed(SpeedCheck& speed) {
+    const struct {
+        const char* what;
+        const char* unit;
+        double before, after;
+    } figures[] = {{"GEMM", "GFLOP/s", speed.before.gemmGflops, speed.after.gemmGflops},
+                   {"memory bandwidth", "GB/s", speed.before.memoryBwGbs, speed.after.memoryBwGbs}};
+    speed.why.clear();
+    for (const auto& f : figures) {
+        const double change = f.before > 0.0 ? (f.after - f.before) / f.before : 0.0;
+        if (std::abs(change) > kDefaultDriftThreshold) {
+            char text[160];
+            std::snprintf(text, sizeof text, "%s%s %.1f -> %.1f %s (%+.0f%%)",
+                          speed.why.empty() ? "" : ", ", f.what, f.before, f.after, f.unit,
+                          100.0 * change);
+            speed.why += text;
+        }
+    }
+    speed.drifted = !speed.why.empty();
+}
+
+} // namespace
 
 LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
                                      SampleLibrary& library, const LibraryProfileOptions& options,
@@ -96,13 +126,22 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     }
     profileOptions.wholeModel = options.wholeModel;
     run.measure = profileOptions.measure;
-    const nlohmann::json config = {{"threads", profileOptions.measure.threads},
-                                   {"cpus", profileOptions.measure.cpuSet},
-                                   {"rounds", profileOptions.measure.rounds},
-                                   {"warmup_runs", profileOptions.measure.warmupRuns},
-                                   {"min_repeats", profileOptions.measure.minRepeats},
-                                   {"min_measure_ms", profileOptions.measure.minMeasureMs},
-                                   {"openmp_wait_policy", openMpWaitPolicy()}};
+    const bool checkSpeed = options.checkSpeed && !profileOptions.nodes.empty();
+    SpeedCheck speed;
+    if (checkSpeed) {
+        speed.before = runMicroBenchmark(device, MicroBenchmarkOptions{true});
+    }
+    nlohmann::json config = {{"threads", profileOptions.measure.threads},
+                             {"cpus", profileOptions.measure.cpuSet},
+                             {"rounds", profileOptions.measure.rounds},
+                             {"warmup_runs", profileOptions.measure.warmupRuns},
+                             {"min_repeats", profileOptions.measure.minRepeats},
+                             {"min_measure_ms", profileOptions.measure.minMeasureMs},
+                             {"openmp_wait_policy", openMpWaitPolicy()}};
+    if (checkSpeed) { // the machine's speed when the measurements began
+        config["speed_before"] = {{"gemm_gflops", speed.before.gemmGflops},
+                                  {"memory_bw_gbs", speed.before.memoryBwGbs}};
+    }
     const auto toSample = [&](NodeId node, const OpProfile& profile) {
         Sample s = sampleFor(graph, node);
         s.deviceFingerprint = fingerprint;
@@ -151,6 +190,11 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     // there is nothing to run.
     if (!profileOptions.nodes.empty()) {
         run.result = profileModel(graph, profileOptions, progress);
+        if (checkSpeed && !run.result.cancelled) {
+            speed.after = runMicroBenchmark(device, MicroBenchmarkOptions{true});
+            compareSpeed(speed);
+            run.speed = speed;
+        }
     } else {
         run.result.threads = profileOptions.measure.threads;
         run.result.wholeModel.message =

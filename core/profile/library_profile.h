@@ -1,5 +1,6 @@
 #pragma once
 
+#include "device/micro_benchmark.h"
 #include "profile_model.h"
 #include "store/records.h"
 
@@ -23,6 +24,21 @@ struct LibraryProfileOptions {
     std::vector<NodeId> nodes;
     /// Also run the whole graph end to end (ProfileOptions::wholeModel).
     bool wholeModel = true;
+    /// Run the device's quick micro-benchmark right before and right after the measurements
+    /// (about a second in all) and report whether the machine's speed changed (SpeedCheck).
+    bool checkSpeed = true;
+};
+
+/// The machine's speed around a profiling run: the device's quick micro-benchmark (GEMM
+/// GFLOP/s, triad GB/s) right before and right after the measurements. A shared machine can
+/// run 1.2–1.7 times slower for minutes (measured on this project's 2-core VM: ResNet-50's
+/// operators summed to 173 ms, then 272 ms five minutes later); samples taken across such a
+/// change are not comparable with each other.
+struct SpeedCheck {
+    MicroBenchmark before;
+    MicroBenchmark after;
+    bool drifted = false; ///< a figure moved by more than kDefaultDriftThreshold
+    std::string why;      ///< which figure and by how much, when drifted
 };
 
 /// One compute node of a profiling run into the library.
@@ -39,6 +55,8 @@ struct LibraryProfileRun {
     std::vector<LibraryProfileRow> rows; ///< every compute node, in graph order
     ProfileResult result;                ///< what profileModel measured now
     MeasureOptions measure;
+    /// When something was measured with options.checkSpeed (not when cancelled).
+    std::optional<SpeedCheck> speed;
 
     int reusedCount() const;
     /// Sum of the per-op medians of the rows that are ok (µs).
