@@ -79,6 +79,12 @@ private Q_SLOTS:
               ours[QStringLiteral("within_10_percent")].toDouble(),
               roofline[QStringLiteral("within_10_percent")].toDouble());
         QVERIFY(ourMape < rooflineMape);
+        // Each held-out pair is scored on its own too; with one pair that is the whole set.
+        const QJsonArray pairs = eval[QStringLiteral("pairs")].toArray();
+        QCOMPARE(pairs.size(), 1);
+        const QJsonObject pair = pairs[0].toObject();
+        QCOMPARE(pair[QStringLiteral("predictor")].toObject(), ours);
+        QCOMPARE(pair[QStringLiteral("roofline")].toObject(), roofline);
         QVERIFY(doc[QStringLiteral("predictor_id")].toInt() >= 1);
     }
 

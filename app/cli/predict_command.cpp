@@ -43,10 +43,10 @@ PerformancePredictor latestPredictor(const SampleLibrary& library, std::int64_t*
     return PerformancePredictor::fromRecord(*record);
 }
 
-void printMetricsLine(const char* label, const nlohmann::json& m) {
-    std::printf("  %-10s MAPE %7.1f%%  within ±10%% %5.1f%%  Spearman %6.3f  end-to-end error "
+void printMetricsLine(const char* label, const nlohmann::json& m, int indent = 2) {
+    std::printf("%*s%-10s MAPE %7.1f%%  within ±10%% %5.1f%%  Spearman %6.3f  end-to-end error "
                 "%6.1f%% (max %.1f%%)\n",
-                label, m["mape_percent"].get<double>(),
+                indent, "", label, m["mape_percent"].get<double>(),
                 100.0 * m["within_10_percent"].get<double>(), m["spearman"].get<double>(),
                 m["end_to_end_error_percent"].get<double>(),
                 m["end_to_end_max_error_percent"].get<double>());
@@ -127,6 +127,10 @@ void runTrain(const TrainArguments& args) {
         std::printf("  %-50.50s measured %10.1f us, predicted %10.1f us, roofline %10.1f us\n",
                     pair["pair"].get<std::string>().c_str(), pair["measured_sum_us"].get<double>(),
                     pair["predicted_sum_us"].get<double>(), pair["roofline_sum_us"].get<double>());
+        if (evaluation["pairs"].size() > 1) {
+            printMetricsLine("predicted", pair["predictor"], 4);
+            printMetricsLine("roofline", pair["roofline"], 4);
+        }
     }
     if (metrics.contains("few_shot")) {
         std::printf("Few-shot   on the held-out device (k operators measured, then fine-tuned):\n");

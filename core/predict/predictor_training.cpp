@@ -88,12 +88,25 @@ nlohmann::json evaluatePredictor(const PerformancePredictor& predictor,
         sum[1] += roofline.back();
         sum[2] += measured.back();
     }
+    // Each pair is also scored on its own: a noisy device's many small ops must not hide how
+    // well (or badly) the other device's are predicted.
     nlohmann::json pairs = nlohmann::json::array();
     for (const auto& [name, sum] : sums) {
+        std::vector<double> p, r, m;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (groups[i] == name) {
+                p.push_back(predicted[i]);
+                r.push_back(roofline[i]);
+                m.push_back(measured[i]);
+            }
+        }
+        const std::vector<std::string> one(m.size(), name);
         pairs.push_back({{"pair", name},
                          {"measured_sum_us", sum[2]},
                          {"predicted_sum_us", sum[0]},
-                         {"roofline_sum_us", sum[1]}});
+                         {"roofline_sum_us", sum[1]},
+                         {"predictor", toJson(accuracyMetrics(p, m, one))},
+                         {"roofline", toJson(accuracyMetrics(r, m, one))}});
     }
     return {{"predictor", toJson(accuracyMetrics(predicted, measured, groups))},
             {"roofline", toJson(accuracyMetrics(roofline, measured, groups))},

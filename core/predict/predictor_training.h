@@ -40,7 +40,7 @@ struct TrainingReport {
 
 /// Predictor and roofline against the measured latencies of `rows`: {"predictor": metrics,
 /// "roofline": metrics, "pairs": [{"pair", "measured_sum_us", "predicted_sum_us",
-/// "roofline_sum_us"}]}.
+/// "roofline_sum_us", "predictor": metrics, "roofline": metrics}]} (a pair's own metrics).
 nlohmann::json evaluatePredictor(const PerformancePredictor& predictor,
                                  const PredictorDataset& dataset,
                                  const std::vector<PredictorRow>& rows);
