@@ -95,6 +95,15 @@ void TestProfileCli::everyComputeNodeIsMeasuredThenReused() {
              !speed[QStringLiteral("why")].toString().isEmpty());
     QVERIFY(first[QStringLiteral("end_to_end_us")].toDouble() > 0);
     QCOMPARE(first[QStringLiteral("device_fingerprint")].toString().size(), 64);
+    // The device's first figures are its reference (what the predictor knows it by).
+    const auto reference =
+        paretune::SampleLibrary::open(db.toStdString())
+            .referenceBenchmark(
+                first[QStringLiteral("device_fingerprint")].toString().toStdString());
+    QVERIFY(reference);
+    const QJsonObject before = speed[QStringLiteral("before")].toObject();
+    QCOMPARE(reference->gemmGflops, before[QStringLiteral("gemm_gflops")].toDouble());
+    QCOMPARE(reference->memoryBwGbs, before[QStringLiteral("memory_bw_gbs")].toDouble());
 
     const QJsonObject second = profileJson(args, &code);
     QCOMPARE(code, 0);

@@ -130,6 +130,11 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     SpeedCheck speed;
     if (checkSpeed) {
         speed.before = runMicroBenchmark(device, MicroBenchmarkOptions{true});
+        // A device's first figures become its reference (the predictor's device fingerprint and
+        // roofline), measured beside its first samples rather than later by whatever trains.
+        if (!library.referenceBenchmark(fingerprint)) {
+            recordBenchmark(library, fingerprint, speed.before);
+        }
     }
     nlohmann::json config = {{"threads", profileOptions.measure.threads},
                              {"cpus", profileOptions.measure.cpuSet},
