@@ -133,10 +133,14 @@ void runTrain(const TrainArguments& args) {
         }
     }
     if (metrics.contains("few_shot")) {
-        std::printf("Few-shot   on the held-out device (k operators measured, then fine-tuned):\n");
+        std::printf("Few-shot   on the held-out device (k operators measured, then fine-tuned; "
+                    "scored on the other operators, beside the cold start on the same ones):\n");
         for (const nlohmann::json& point : metrics["few_shot"]) {
             const std::string label = "k = " + std::to_string(point["k"].get<int>());
             printMetricsLine(label.c_str(), point["predictor"]);
+            if (point["k"].get<int>() > 0 && point.contains("cold_start")) {
+                printMetricsLine("cold", point["cold_start"], 4);
+            }
         }
     }
 }

@@ -62,6 +62,9 @@ nlohmann::json fewShotCurve(const PredictorRecord& base, const PredictorDataset&
         nlohmann::json point = evaluatePredictor(adapted, dataset, rest);
         point.erase("pairs");
         point["k"] = k;
+        // The same remaining operators as the cold start predicts them: what adapting gained
+        // (the remaining set shrinks and changes with k, so points of different k differ in it).
+        point["cold_start"] = evaluatePredictor(cold, dataset, rest)["predictor"];
         curve.push_back(point);
     }
     return curve;
