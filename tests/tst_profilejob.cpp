@@ -100,6 +100,8 @@ void TestProfileJob::trainsThePredictorOnTheProfile() {
     QSignalSpy profiled(window.profileJob(), &ProfileJob::profileFinished);
     window.profileOnDevice(QStringLiteral("cpu"), 2);
     QTRY_COMPARE_WITH_TIMEOUT(profiled.count(), 1, 120000);
+    window.profileOnDevice(QStringLiteral("cpu:0"), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(profiled.count(), 2, 120000);
 
     QSignalSpy trained(window.trainJob(), &TrainJob::trainingFinished);
     QSignalSpy failed(window.trainJob(), &TrainJob::trainingFailed);
@@ -112,6 +114,11 @@ void TestProfileJob::trainsThePredictorOnTheProfile() {
     QCOMPARE(panel->lossPointCount(), 4);
     QVERIFY(panel->heldOutPointCount() > 0);
     QCOMPARE(panel->storedPredictorCount(), 1);
+    // Four metrics over both devices, then four for each (model, device) pair.
+    const QStringList metrics = panel->metricNames();
+    QCOMPARE(metrics.size(), 12);
+    QVERIFY2(metrics[4].startsWith(QStringLiteral("MAPE %, ")), qPrintable(metrics[4]));
+    QCOMPARE(metrics.filter(QStringLiteral("(core 0)")).size(), 4);
     // The one model in the library cannot be held out: the panel says what it was scored on.
     QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("training set")));
     QVERIFY(SampleLibrary::open(db.toStdString()).latestPredictor());

@@ -1508,17 +1508,22 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="113"/>
-        <source>Training cancelled; nothing was stored.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../widgets/trainjob.cpp" line="117"/>
-        <source>Internal error while training: %1</source>
+        <location filename="../widgets/trainjob.cpp" line="115"/>
+        <source>%1, %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location filename="../widgets/trainjob.cpp" line="124"/>
+        <source>Training cancelled; nothing was stored.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="128"/>
+        <source>Internal error while training: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/trainjob.cpp" line="135"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>

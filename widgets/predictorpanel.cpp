@@ -179,6 +179,14 @@ void PredictorPanel::setMetrics(const QStringList& names, const std::vector<doub
     }
 }
 
+QStringList PredictorPanel::metricNames() const {
+    QStringList names;
+    for (int row = 0; row < m_metrics->rowCount(); ++row) {
+        names << m_metrics->item(row, 0)->text();
+    }
+    return names;
+}
+
 int PredictorPanel::lossPointCount() const {
     return m_trainLoss->dataCount();
 }

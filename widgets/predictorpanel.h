@@ -36,6 +36,8 @@ public:
                     const std::vector<double>& roofline);
     int lossPointCount() const;
     int heldOutPointCount() const;
+    /// The metric names shown, in row order.
+    QStringList metricNames() const;
 
 private:
     QLabel* m_status = nullptr;

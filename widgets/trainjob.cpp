@@ -106,6 +106,17 @@ void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epo
                 o.predictorMetrics.push_back(evaluation["predictor"].value(key, 0.0));
                 o.rooflineMetrics.push_back(evaluation["roofline"].value(key, 0.0));
             }
+            // With several (model, device) pairs, each one's own figures follow: a noisy
+            // device must not hide how well another is predicted.
+            const nlohmann::json& pairs = evaluation["pairs"];
+            for (std::size_t p = 0; pairs.size() > 1 && p < pairs.size(); ++p) {
+                const QString pair = QString::fromStdString(pairs[p].value("pair", ""));
+                for (const auto& [key, name] : metrics) {
+                    o.metricNames << tr("%1, %2").arg(name, pair);
+                    o.predictorMetrics.push_back(pairs[p]["predictor"].value(key, 0.0));
+                    o.rooflineMetrics.push_back(pairs[p]["roofline"].value(key, 0.0));
+                }
+            }
             for (const std::string& note : report.notes) {
                 o.notes << QString::fromStdString(note);
             }
