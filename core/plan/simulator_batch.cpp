@@ -27,7 +27,7 @@ bool cpuHasAvx512() {
     return __builtin_cpu_supports("avx512f");
 }
 
-template <typename T> void fitTo(std::vector<T>& v, std::size_t size) {
+template <class Vector> void fitTo(Vector& v, std::size_t size) {
     if (v.size() < size) {
         v.resize(size);
     }
