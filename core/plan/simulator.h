@@ -4,11 +4,28 @@
 #include "graph/graph.h"
 #include "plan/plan.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <vector>
 
 namespace paretune {
+
+/// Allocator of cache-line-aligned storage for Simulator::evaluateBatch's tables: they are read
+/// and written 64 bytes (eight lanes) at a time, and an access that straddles two cache lines
+/// costs two (and a store to it cannot be forwarded to a later load).
+template <typename T> struct CacheLineAllocator {
+    using value_type = T;
+    CacheLineAllocator() = default;
+    template <typename U> CacheLineAllocator(const CacheLineAllocator<U>&) {}
+    T* allocate(std::size_t n) {
+        return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
+    }
+    void deallocate(T* p, std::size_t) { ::operator delete (p, std::align_val_t{64}); }
+    friend bool operator==(const CacheLineAllocator&, const CacheLineAllocator&) { return true; }
+};
+template <typename T> using LaneVector = std::vector<T, CacheLineAllocator<T>>;
 
 /// Detailed result of one simulation (Simulator::simulate).
 struct SimulationResult {
@@ -239,29 +256,29 @@ private:
     struct Lanes {
         std::uint64_t stepsVersion = 0; // m_stepsVersion it was built for; 0: never
         // Per step i and device d at i · D + d.
-        std::vector<double> latencyUs, energyUj;
-        std::vector<std::int64_t> workspaceBytes, unsupported;
+        LaneVector<double> latencyUs, energyUj;
+        LaneVector<std::int64_t> workspaceBytes, unsupported;
         // Per device pair (src · D + dst, up to 16): first hop and hop count; per hop (up to 16).
         std::int64_t pathFirst[16], pathLength[16];
         std::int64_t hopTo[16], hopFrom[16], hopQueue[16];
         double hopLatencyUs[16];
         std::int32_t maxHops = 0;
-        std::vector<double> transferUs; // per buffer, 16 hops (zero-padded)
+        LaneVector<double> transferUs; // per buffer, 16 hops (zero-padded)
         // Scratch.
-        std::vector<std::uint8_t> genomes;             // per step
-        std::vector<double> times;                     // per buffer: arrival and outEnd per device
-        std::vector<std::int64_t> marks;               // per buffer: held per device, where, home
-        std::vector<double> stepStart;                 // as m_stepStart
-        std::vector<std::int64_t> stepWorkspace, diff; // as m_stepWorkspace, m_diff
-        std::vector<double> queueFree;
-        std::vector<std::int64_t> staticMask;
+        LaneVector<std::uint8_t> genomes;             // per step
+        LaneVector<double> times;                     // per buffer: arrival and outEnd per device
+        LaneVector<std::int64_t> marks;               // per buffer: held per device, where, home
+        LaneVector<double> stepStart;                 // as m_stepStart
+        LaneVector<std::int64_t> stepWorkspace, diff; // as m_stepWorkspace, m_diff
+        LaneVector<double> queueFree;
+        LaneVector<std::int64_t> staticMask;
         // What run() settles at the end, a row per input and hop where some lane transferred:
         // per lane (row · 8 + lane) and for the row, with the lanes it holds. Sent: first
         // transfers out of a buffer or of a copy made for a consumer; relayed: copies passed on.
-        std::vector<std::int64_t> sentDevice, relayedDevice, relayedLo;
-        std::vector<double> relayedBegin;
-        std::vector<std::int64_t> sentBuffer, relayedBuffer;
-        std::vector<std::uint8_t> sentLanes, relayedLanes;
+        LaneVector<std::int64_t> sentDevice, relayedDevice, relayedLo;
+        LaneVector<double> relayedBegin;
+        LaneVector<std::int64_t> sentBuffer, relayedBuffer;
+        LaneVector<std::uint8_t> sentLanes, relayedLanes;
     };
     Lanes m_lanes;
     std::uint64_t m_stepsVersion = 0; // bumped by buildSteps()

@@ -27,7 +27,7 @@ bool cpuHasAvx512() {
     return __builtin_cpu_supports("avx512f");
 }
 
-template <typename T> void fitTo(std::vector<T>& v, std::size_t size) {
+template <class Vector> void fitTo(Vector& v, std::size_t size) {
     if (v.size() < size) {
         v.resize(size);
     }
@@ -271,6 +271,9 @@ PARETUNE_LANES __m512i firstStartingAtOrAfter(const double* starts, __m512i row,
     const __m512i at = entry(row, from);
     const __mmask8 first =
         _mm512_mask_cmp_pd_mask(active, gather(starts, active, at), t, _CMP_LT_OQ);
+    if (first == 0) { // most often: nothing to settle
+        return from;
+    }
     const __mmask8 second = _mm512_mask_cmp_pd_mask(
         first, gather(starts, first, _mm512_add_epi64(at, splat(kLanes))), t, _CMP_LT_OQ);
     __m512i result = _mm512_mask_add_epi64(from, first, from, one);
@@ -378,7 +381,6 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     std::int64_t* const where = held + D * kLanes;
     std::int64_t* const home = where + kLanes;
     double* const queueFree = l.queueFree.data();
-    const auto queues = static_cast<std::int64_t>(sim.m_queueFree.size());
     const std::int64_t* const bufferBytes = sim.m_bufferSize.data();
     const double* const transferUs = l.transferUs.data();
     const std::int32_t* const stepInputs = sim.m_stepInputs.data();
@@ -459,19 +461,15 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     }
                     whereB = _mm512_mask_or_epi64(whereB, fresh, whereB, bitTo);
                     const __m512i queue = lookup16(l.hopQueue, hop);
-                    __m512d queueAt = zeroTime;
-                    __mmask8 onQueue[kMaxQueues];
-                    for (std::int64_t q = 0; q < queues; ++q) {
-                        onQueue[q] = _mm512_mask_cmpeq_epi64_mask(fresh, queue, splat(q));
-                        queueAt = _mm512_mask_loadu_pd(queueAt, onQueue[q], queueFree + q * kLanes);
-                    }
+                    // The lanes' entries differ (lane-interleaved rows): one gather and one
+                    // scatter.
+                    const __m512i queueEntry = entry(lane, queue);
+                    const __m512d queueAt = gather(queueFree, fresh, queueEntry);
                     const __m512d begin = _mm512_max_pd(t, queueAt);
                     const __m512d end =
                         _mm512_add_pd(_mm512_add_pd(begin, lookup16(l.hopLatencyUs, hop)),
                                       _mm512_permutex2var_pd(transferLo, hop, transferHi));
-                    for (std::int64_t q = 0; q < queues; ++q) {
-                        _mm512_mask_storeu_pd(queueFree + q * kLanes, onQueue[q], end);
-                    }
+                    scatter(queueFree, fresh, queueEntry, end);
                     const __m512i hopFrom = lookup16(l.hopFrom, hop);
                     const DeviceMasks<D> fromOn = restricted(masksOf<D>(hopFrom), fresh);
                     const __m512d outEndBefore = pick<D>(outEndOf, fromOn);
