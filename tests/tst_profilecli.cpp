@@ -160,14 +160,13 @@ void TestProfileCli::killedProfileKeepsCommittedBatches() {
     QVERIFY2(QFile::exists(model("resnet18")), "run tools/export_models.py");
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("samples.db"));
-    const QStringList args = {model("resnet18"),
-                              QStringLiteral("--device"),
-                              QStringLiteral("cpu:0"),
-                              QStringLiteral("--db"),
-                              db,
+    const QStringList args = {model("resnet18"), QStringLiteral("--device"),
+                              QStringLiteral("cpu:0"), QStringLiteral("--db"), db,
                               QStringLiteral("--repeats"),
-                              QStringLiteral("10"), // long enough to be killed after a batch
-                              QStringLiteral("--json")};
+                              // Batches commit every 2 s: 10 repeats measured for only about
+                              // 2 s on a quiet machine, so the first batch was also the last.
+                              // 30 measure for about 6 s: killed after the first of several.
+                              QStringLiteral("30"), QStringLiteral("--json")};
     QProcess profile;
     profile.start(QStringLiteral(PARETUNE_CLI_PATH), QStringList{QStringLiteral("profile")} + args);
     QVERIFY(profile.waitForStarted());
