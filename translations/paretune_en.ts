@@ -1508,22 +1508,22 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="115"/>
+        <location filename="../widgets/trainjob.cpp" line="116"/>
         <source>%1, %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="124"/>
+        <location filename="../widgets/trainjob.cpp" line="126"/>
         <source>Training cancelled; nothing was stored.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="128"/>
+        <location filename="../widgets/trainjob.cpp" line="130"/>
         <source>Internal error while training: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="135"/>
+        <location filename="../widgets/trainjob.cpp" line="137"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1546,22 +1546,22 @@ Double-click to expand</source>
         <translation>端到端误差 %</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="115"/>
+        <location filename="../widgets/trainjob.cpp" line="116"/>
         <source>%1, %2</source>
         <translation>%1，%2</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="124"/>
+        <location filename="../widgets/trainjob.cpp" line="126"/>
         <source>Training cancelled; nothing was stored.</source>
         <translation>训练已取消；未存储任何内容。</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="128"/>
+        <location filename="../widgets/trainjob.cpp" line="130"/>
         <source>Internal error while training: %1</source>
         <translation>训练时发生内部错误：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="135"/>
+        <location filename="../widgets/trainjob.cpp" line="137"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation>训练需要 LibTorch，而此构建不包含它。</translation>
     </message>

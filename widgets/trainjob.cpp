@@ -109,12 +109,14 @@ void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epo
             // With several (model, device) pairs, each one's own figures follow: a noisy
             // device must not hide how well another is predicted.
             const nlohmann::json& pairs = evaluation["pairs"];
-            for (std::size_t p = 0; pairs.size() > 1 && p < pairs.size(); ++p) {
-                const QString pair = QString::fromStdString(pairs[p].value("pair", ""));
-                for (const auto& [key, name] : metrics) {
-                    o.metricNames << tr("%1, %2").arg(name, pair);
-                    o.predictorMetrics.push_back(pairs[p]["predictor"].value(key, 0.0));
-                    o.rooflineMetrics.push_back(pairs[p]["roofline"].value(key, 0.0));
+            if (pairs.size() > 1) {
+                for (const nlohmann::json& pair : pairs) {
+                    const QString label = QString::fromStdString(pair.value("pair", ""));
+                    for (const auto& [key, name] : metrics) {
+                        o.metricNames << tr("%1, %2").arg(name, label);
+                        o.predictorMetrics.push_back(pair["predictor"].value(key, 0.0));
+                        o.rooflineMetrics.push_back(pair["roofline"].value(key, 0.0));
+                    }
                 }
             }
             for (const std::string& note : report.notes) {
