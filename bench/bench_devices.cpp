@@ -1,6 +1,7 @@
 // Device micro-benchmark: figures and wall time per real CPU device, quick and full mode, and the
 // run-to-run spread of the quick mode (what a drift check sees between two runs).
 // Usage: bench_devices [QUICK_RUNS]   (default 5; prints one JSON object)
+#include "bench_cli.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "device/micro_benchmark.h"
@@ -30,8 +31,9 @@ double spread(const std::vector<double>& values) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    const int quickRuns = argc > 1 ? std::max(2, std::atoi(argv[1])) : 5;
+int benchMain(int argc, char** argv) {
+    const int quickRuns =
+        argc > 1 ? std::max(2, paretune::bench::positiveInt(argv[1], "QUICK_RUNS")) : 5;
     nlohmann::json devices = nlohmann::json::array();
     for (const paretune::Device& device : paretune::discoverDevices().devices) {
         if (!device.isCpu()) {
@@ -69,4 +71,17 @@ int main(int argc, char** argv) {
                      .dump(2)
               << "\n";
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return paretune::bench::run(argc, argv,
+                                {"bench_devices",
+                                 "[QUICK_RUNS]",
+                                 "  Device micro-benchmark figures and wall time per real CPU "
+                                 "device, quick and full mode, and\n  the run-to-run spread of "
+                                 "QUICK_RUNS quick runs (default 5, at least 2). Prints JSON.\n",
+                                 0,
+                                 1,
+                                 {}},
+                                benchMain);
 }

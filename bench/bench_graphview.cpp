@@ -12,6 +12,7 @@
 //   fit_paint_ms        one grab with the whole graph fitted (lowest level of detail)
 //   ungrouped_*         for a graph shown with folded groups: Graphviz on every drawn node,
 //                       what expanding all groups would cost (once, on the worker thread)
+#include "bench_cli.h"
 #include "graph/onnx_importer.h"
 #include "graphlayout.h"
 #include "graphview.h"
@@ -43,17 +44,13 @@ bool waitFor(QSignalSpy& spy, int timeoutMs) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int benchMain(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
     QApplication app(argc, argv);
-    if (argc < 2) {
-        std::cerr << "usage: bench_graphview MODEL_DIR [REPEATS]\n";
-        return 2;
-    }
     const std::filesystem::path folder = argv[1];
-    const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+    const int repeats = argc > 2 ? paretune::bench::positiveInt(argv[2], "REPEATS") : 3;
     const QString frames = argc > 3 ? QString::fromLocal8Bit(argv[3]) : QString();
     nlohmann::json out = {{"benchmark", "graphview"},
                           {"repeats", repeats},
@@ -144,4 +141,18 @@ int main(int argc, char** argv) {
     }
     std::cout << out.dump(2) << "\n";
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return paretune::bench::run(
+        argc, argv,
+        {"bench_graphview",
+         "MODEL_DIR [REPEATS [FRAME_DIR]]",
+         "  Time from opening each model in the workbench to its graph laid out and painted\n  "
+         "(offscreen), median over REPEATS fresh windows (default 3); FRAME_DIR keeps the "
+         "frames.\n  Prints JSON.\n",
+         1,
+         3,
+         {}},
+        benchMain);
 }

@@ -9,6 +9,7 @@
 // 99th-percentile gaps between ticks (target: the largest gap < 100 ms), the ticks, and the time
 // from Cancel to the job's result. Runs offscreen unless QT_QPA_PLATFORM says otherwise. Prints
 // one JSON object.
+#include "bench_cli.h"
 #include "graph/onnx_importer.h"
 #include "mainwindow.h"
 #include "placementsearch.h"
@@ -72,7 +73,7 @@ private:
 
 } // namespace
 
-int main(int argc, char** argv) {
+int benchMain(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
@@ -177,4 +178,17 @@ int main(int argc, char** argv) {
         std::cout << out.dump(2) << "\n";
     }
     return rc;
+}
+
+int main(int argc, char** argv) {
+    return paretune::bench::run(argc, argv,
+                                {"bench_gui_responsiveness",
+                                 "[MODEL] [SECONDS]",
+                                 "  Largest gap of a 5 ms GUI-thread timer while a model is "
+                                 "imported, a placement search and\n  a profile run on workers "
+                                 "(each cancelled after SECONDS, default 5). Prints JSON.\n",
+                                 0,
+                                 2,
+                                 {}},
+                                benchMain);
 }

@@ -1,6 +1,7 @@
 // Import time of real models (parse + checker + shape inference + folding + metrics).
 // Usage: bench_import MODEL_DIR [REPEATS]   (MODEL_DIR from tools/export_models.py)
 // Prints one JSON object with per-model median, min and max import time in milliseconds.
+#include "bench_cli.h"
 #include "common/input_error.h"
 #include "graph/onnx_importer.h"
 
@@ -11,13 +12,9 @@
 #include <filesystem>
 #include <iostream>
 
-int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::cerr << "usage: bench_import MODEL_DIR [REPEATS]\n";
-        return 2;
-    }
+int benchMain(int argc, char** argv) {
     const std::filesystem::path folder = argv[1];
-    const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
+    const int repeats = argc > 2 ? paretune::bench::positiveInt(argv[2], "REPEATS") : 5;
     const char* models[] = {"resnet50", "bert_base", "vit_b_16", "resnet18", "mobilenet_v2"};
     nlohmann::json out = {{"benchmark", "import"}, {"repeats", repeats}, {"unit", "ms"}};
     for (const char* name : models) {
@@ -56,4 +53,17 @@ int main(int argc, char** argv) {
     }
     std::cout << out.dump(2) << "\n";
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return paretune::bench::run(
+        argc, argv,
+        {"bench_import",
+         "MODEL_DIR [REPEATS]",
+         "  Import time of the test models in MODEL_DIR (tools/export_models.py): median, min "
+         "and\n  max over REPEATS (default 5). Prints JSON.\n",
+         1,
+         2,
+         {}},
+        benchMain);
 }

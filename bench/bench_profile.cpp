@@ -3,10 +3,10 @@
 // Prints one JSON object: wall time of each profiling run (every compute node measured with the
 // full discipline, then the whole model), the run-to-run coefficient of variation of per-op
 // medians for ops of at least 100 µs, and the layer-sum / end-to-end ratio.
+#include "bench_cli.h"
 #include "common/input_error.h"
-#include "common/openmp_wait.h"
 #include "graph/onnx_importer.h"
-#include "profile_model.h"
+#include "profile/profile_model.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,15 +29,10 @@ double median(std::vector<double> v) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int benchMain(int argc, char** argv) {
     using namespace paretune;
-    restartWithPassiveOpenMpWait(argv);
-    if (argc < 2) {
-        std::cerr << "usage: bench_profile MODEL.onnx [THREADS]\n";
-        return 2;
-    }
     const int threads = argc > 2
-                            ? std::max(1, std::atoi(argv[2]))
+                            ? paretune::bench::positiveInt(argv[2], "THREADS")
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     try {
         const Graph graph = importOnnxFile(argv[1]).graph;
@@ -109,4 +104,17 @@ int main(int argc, char** argv) {
         return 2;
     }
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return paretune::bench::run(argc, argv,
+                                {"bench_profile",
+                                 "MODEL.onnx [THREADS]",
+                                 "  Profiles MODEL twice with LibTorch (THREADS intra-op threads, "
+                                 "default all cores) and\n  reports wall times, run-to-run spread "
+                                 "of per-op medians and the layer-sum ratio. JSON.\n",
+                                 1,
+                                 2,
+                                 {}},
+                                benchMain);
 }

@@ -11,6 +11,7 @@
 // the same problem + DEAP's NSGA-II, the seed's approach) on the same cost table, evaluates its
 // final front with this simulator and reports its times, its hypervolume on the same reference
 // point, and the speed-up (minutes per model: the Python search is slow).
+#include "bench_cli.h"
 #include "common/input_error.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
@@ -325,7 +326,7 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
 
 } // namespace
 
-int main(int argc, char** argv) {
+int benchMain(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     const auto flag = std::find(args.begin(), args.end(), "--reference");
     const bool reference = flag != args.end();
@@ -363,4 +364,17 @@ int main(int argc, char** argv) {
     }
     std::cout << out.dump(2) << "\n";
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return paretune::bench::run(
+        argc, argv,
+        {"bench_search",
+         "MODEL_DIR [CATALOG] [--reference]",
+         "  Simulator and NSGA-II speed on real models (one thread); --reference also runs the\n  "
+         "Python reference search. Prints JSON.\n",
+         1,
+         2,
+         {"--reference"}},
+        benchMain);
 }

@@ -4,6 +4,7 @@
 // (samples/s and ms per committed batch, synchronous=FULL: one fsync per batch), findSample on
 // a library of 100,000 samples over 2,000 signatures and 4 devices (µs per lookup), listing
 // every sample (ms), listing one model's (ms), and the file's bytes per sample.
+#include "bench_cli.h"
 #include "common/sha256.h"
 #include "store/sample_library.h"
 
@@ -91,7 +92,7 @@ nlohmann::json insertRate(const std::filesystem::path& path, int batchSize, int 
 
 } // namespace
 
-int main(int argc, char** argv) {
+int benchMain(int argc, char** argv) {
     std::filesystem::path folder;
     if (argc > 1) {
         folder = argv[1];
@@ -173,4 +174,17 @@ int main(int argc, char** argv) {
         std::filesystem::remove_all(folder, error);
     }
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return paretune::bench::run(
+        argc, argv,
+        {"bench_store",
+         "[FOLDER]",
+         "  Sample library speed: batch inserts, reuse lookups, listing, bytes per sample, in "
+         "FOLDER\n  (default a new temporary folder, removed afterwards). Prints JSON.\n",
+         0,
+         1,
+         {}},
+        benchMain);
 }

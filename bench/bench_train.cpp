@@ -9,6 +9,7 @@
 // environment, so OPENBLAS_CORETYPE set for this program applies to both; "blas_core" in the
 // output says which OpenBLAS kernels each side's library used (the C++ training's matrix
 // products do not go through it where smallGemm applies; Python's all do).
+#include "bench_cli.h"
 #include "predict/performance_predictor.h"
 
 #include <nlohmann/json.hpp>
@@ -96,15 +97,15 @@ nlohmann::json pythonReference(int samples, int epochs) {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    const int samples = argc > 1 ? std::atoi(argv[1]) : 50000;
-    const int epochs = argc > 2 ? std::atoi(argv[2]) : 60;
+int benchMain(int argc, char** argv) {
+    const int samples = argc > 1 ? paretune::bench::positiveInt(argv[1], "SAMPLES") : 50000;
+    const int epochs = argc > 2 ? paretune::bench::positiveInt(argv[2], "EPOCHS") : 60;
     const PredictorDataset dataset = randomDataset(samples);
     std::vector<std::size_t> rows(dataset.rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
         rows[i] = i;
     }
-    const int repeats = std::max(1, argc > 3 ? std::atoi(argv[3]) : 1);
+    const int repeats = argc > 3 ? paretune::bench::positiveInt(argv[3], "REPEATS") : 1;
     PredictorOptions options;
     options.epochs = epochs;
     options.members = 1;
@@ -150,4 +151,17 @@ int main(int argc, char** argv) {
     }
     std::cout << doc.dump(2) << "\n";
     return 0;
+}
+
+int main(int argc, char** argv) {
+    return paretune::bench::run(
+        argc, argv,
+        {"bench_train",
+         "[SAMPLES] [EPOCHS] [REPEATS]",
+         "  Predictor training speed on random data of the predictor's shapes (defaults 50000 60 "
+         "1),\n  against PyTorch's Python API in the same run. Prints JSON.\n",
+         0,
+         3,
+         {}},
+        benchMain);
 }

@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
@@ -30,6 +31,11 @@ private Q_SLOTS:
     void usageErrorsExitWithTwo_data();
     void usageErrorsExitWithTwo();
     void version();
+    void loadsLibTorchOnlyWhenNeeded_data();
+    void loadsLibTorchOnlyWhenNeeded();
+
+private:
+    QTemporaryDir m_dir;
 };
 
 void TestCli::inspectHuman() {
@@ -143,6 +149,52 @@ void TestCli::version() {
     const Run run = paretune({QStringLiteral("--version")});
     QCOMPARE(run.exitCode, 0);
     QVERIFY(run.out.startsWith("paretune "));
+}
+
+// Commands that need no LibTorch never load it (start-up in milliseconds; the module is opened
+// on first use, core/runtime/torch_runtime.h); profiling does. Seen from the dynamic loader's
+// own trace of the process.
+void TestCli::loadsLibTorchOnlyWhenNeeded_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<bool>("loads");
+    const QString sample = QStringLiteral(PARETUNE_SAMPLE_MODEL);
+    const QString db = m_dir.filePath(QStringLiteral("samples.db"));
+    QTest::newRow("version") << QStringList{QStringLiteral("--version")} << false;
+    QTest::newRow("help") << QStringList{QStringLiteral("--help")} << false;
+    QTest::newRow("inspect") << QStringList{QStringLiteral("inspect"), sample} << false;
+    QTest::newRow("devices") << QStringList{QStringLiteral("devices")} << false;
+    QTest::newRow("samples") << QStringList{QStringLiteral("samples"), QStringLiteral("--db"), db}
+                             << false;
+    QTest::newRow("search") << QStringList{QStringLiteral("search"),
+                                           sample,
+                                           QStringLiteral("--catalog"),
+                                           QStringLiteral(PARETUNE_SOURCE_DIR
+                                                          "/resources/catalogs/example.json"),
+                                           QStringLiteral("--devices"),
+                                           QStringLiteral("cpu,npu"),
+                                           QStringLiteral("--population"),
+                                           QStringLiteral("8"),
+                                           QStringLiteral("--generations"),
+                                           QStringLiteral("2"),
+                                           QStringLiteral("--out"),
+                                           m_dir.filePath(QStringLiteral("plans.json"))}
+                            << false;
+    QTest::newRow("profile") << QStringList{QStringLiteral("profile"),   sample,
+                                            QStringLiteral("--device"),  QStringLiteral("cpu:0"),
+                                            QStringLiteral("--repeats"), QStringLiteral("1"),
+                                            QStringLiteral("--db"),      db}
+                             << true;
+}
+
+void TestCli::loadsLibTorchOnlyWhenNeeded() {
+    QFETCH(QStringList, args);
+    QFETCH(bool, loads);
+    QVERIFY(m_dir.isValid());
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("LD_DEBUG"), QStringLiteral("libs"));
+    const Run run = runParetune(args, 120000, environment);
+    QVERIFY2(run.exitCode == 0, run.err.right(2000).constData());
+    QCOMPARE(run.err.contains("libtorch_cpu"), loads);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

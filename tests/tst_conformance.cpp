@@ -5,8 +5,8 @@
 // passing tests (tests/data/onnx_conformance_passing.txt) no longer passes.
 #include "common/input_error.h"
 #include "graph/onnx_importer.h"
-#include "graph_executor.h"
-#include "op_runner.h"
+#include "profile/graph_executor.h"
+#include "profile/op_runner.h"
 #include "testpaths.h"
 
 #include <onnx/onnx_pb.h>

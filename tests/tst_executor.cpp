@@ -3,8 +3,8 @@
 #include "common/input_error.h"
 #include "device/device.h"
 #include "graph/onnx_importer.h"
-#include "graph_executor.h"
 #include "onnx_fixture.h"
+#include "profile/graph_executor.h"
 #include "testpaths.h"
 
 #include <QtTest>

@@ -3,13 +3,13 @@
 // whole-model run, RAPL counters and CPU pinning.
 #include "common/input_error.h"
 #include "common/progress.h"
-#include "cpu_affinity.h"
 #include "graph/onnx_importer.h"
-#include "measurement.h"
 #include "onnx_fixture.h"
-#include "op_runner.h"
-#include "profile_model.h"
-#include "rapl_energy.h"
+#include "profile/cpu_affinity.h"
+#include "profile/measurement.h"
+#include "profile/op_runner.h"
+#include "profile/profile_model.h"
+#include "profile/rapl_energy.h"
 #include "testpaths.h"
 
 #include <QTemporaryDir>

@@ -2,8 +2,8 @@
 // tensors handed over by name) reproduces the whole model's outputs: LibTorch executor on both.
 #include "bundle/model_partitioner.h"
 #include "graph/onnx_importer.h"
-#include "graph_executor.h"
 #include "placement_fixture.h"
+#include "profile/graph_executor.h"
 #include "testmodels.h"
 
 #include <QtTest>

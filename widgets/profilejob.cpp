@@ -7,7 +7,7 @@
 #include "store/sample_library.h"
 
 #if PARETUNE_WITH_TORCH
-#include "library_profile.h"
+#include "profile/library_profile.h"
 #endif
 
 #include <QtConcurrent/QtConcurrentRun>

@@ -5,7 +5,7 @@
 #include "store/sample_library.h"
 
 #if PARETUNE_WITH_TORCH
-#include "predictor_training.h"
+#include "predict/predictor_training.h"
 #endif
 
 #include <QtConcurrent/QtConcurrentRun>

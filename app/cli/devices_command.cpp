@@ -11,7 +11,7 @@
 #include "store/graph_records.h"
 #include "store/sample_library.h"
 #if PARETUNE_WITH_TORCH
-#include "dispatch_overhead.h"
+#include "profile/dispatch_overhead.h"
 #endif
 
 #include <CLI/CLI.hpp>

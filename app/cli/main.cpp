@@ -1,15 +1,14 @@
 // paretune: command-line front end. Exit codes: 0 ok, 1 internal error, 2 bad input.
 #include "bundle_command.h"
 #include "common/input_error.h"
-#include "common/openmp_wait.h"
 #include "device/cuda_devices.h"
 #include "devices_command.h"
-#include "samples_command.h"
 #include "inspect_command.h"
 #include "paretune/config.h"
+#include "samples_command.h"
 #if PARETUNE_WITH_TORCH
-#include "profile_command.h"
 #include "predict_command.h"
+#include "profile_command.h"
 #endif
 #if PARETUNE_WITH_TORCH
 #include "validate_command.h"
@@ -35,7 +34,6 @@ void printVersion() {
 } // namespace
 
 int main(int argc, char** argv) {
-    paretune::restartWithPassiveOpenMpWait(argv);
     CLI::App app{"Paretune: profile, predict and place neural-network operators on the devices "
                  "of a machine"};
     app.require_subcommand(0, 1);

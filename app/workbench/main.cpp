@@ -2,7 +2,6 @@
 //                    [--screenshot PNG [--state graph|pareto|timeline|profile]] [--search]
 //                    [--validate]
 // Opens MODEL (or a .paretune workspace), or the bundled sample model when none is given.
-#include "common/openmp_wait.h"
 #include "mainwindow.h"
 #include "paretoplot.h"
 #include "paretune/config.h"
@@ -12,6 +11,8 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QEvent>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QTimer>
@@ -19,76 +20,173 @@
 
 #include <cstdio>
 
-int main(int argc, char** argv) {
-    paretune::restartWithPassiveOpenMpWait(argv);
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Paretune Workbench"));
-    QApplication::setOrganizationName(QStringLiteral("Paretune"));
-    QApplication::setApplicationVersion(QStringLiteral(PARETUNE_VERSION));
+namespace paretune {
 
-    // The language chosen in Settings > Language, else the system's.
+/// Prints "first paint after N ms" when the watched window paints for the first time.
+class FirstPaintReporter : public QObject {
+public:
+    FirstPaintReporter(bool quit, QObject* parent) : QObject(parent), m_quit(quit) {
+        m_clock.start();
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::Paint && !m_reported) {
+            m_reported = true;
+            std::printf("first paint after %lld ms\n", static_cast<long long>(m_clock.elapsed()));
+            std::fflush(stdout);
+            if (m_quit) {
+                QTimer::singleShot(0, qApp, [] { QApplication::exit(0); });
+            }
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QElapsedTimer m_clock;
+    bool m_quit;
+    bool m_reported = false;
+};
+
+} // namespace paretune
+
+namespace {
+
+/// The workbench's options, their help texts translated by the translators installed when it
+/// is made.
+struct CommandLine {
+    QCommandLineParser parser;
+    QCommandLineOption help = parser.addHelpOption();
+    QCommandLineOption version = parser.addVersionOption();
+    QCommandLineOption screenshot{
+        QStringLiteral("screenshot"),
+        QCoreApplication::translate(
+            "main", "Save a picture of the window once the model is shown, then quit."),
+        QStringLiteral("file")};
+    QCommandLineOption state{
+        QStringLiteral("state"),
+        QCoreApplication::translate("main", "What --screenshot shows: graph, pareto, timeline or "
+                                            "profile (the last three after a quick search on the "
+                                            "catalog's modelled devices)."),
+        QStringLiteral("state"), QStringLiteral("graph")};
+    QCommandLineOption db{QStringLiteral("db"),
+                          QCoreApplication::translate("main", "Sample library (SQLite file)."),
+                          QStringLiteral("path")};
+    QCommandLineOption catalog{
+        QStringLiteral("catalog"),
+        QCoreApplication::translate("main", "Device catalog (JSON) for modelled devices."),
+        QStringLiteral("file")};
+    QCommandLineOption search{
+        QStringLiteral("search"),
+        QCoreApplication::translate("main",
+                                    "After loading, search placements on the example catalog's "
+                                    "modelled devices and select the fastest plan.")};
+    QCommandLineOption devices{
+        QStringLiteral("devices"),
+        QCoreApplication::translate("main", "Catalog devices to search on, separated by commas "
+                                            "(default: every device of the catalog)."),
+        QStringLiteral("ids")};
+    QCommandLineOption validate{
+        QStringLiteral("validate"),
+        QCoreApplication::translate("main", "After the search, validate the chosen plan on this "
+                                            "machine's devices (a screenshot waits for it).")};
+
+    CommandLine() {
+        parser.setApplicationDescription(QCoreApplication::translate(
+            "main", "Place neural-network operators on the devices of this machine."));
+        parser.addPositionalArgument(
+            QStringLiteral("model"),
+            QCoreApplication::translate("main", "ONNX model or .paretune workspace to open"));
+        for (const QCommandLineOption* o :
+             {&screenshot, &state, &db, &catalog, &search, &devices, &validate}) {
+            parser.addOption(*o);
+        }
+    }
+};
+
+/// True when the command line asks for help or the version: the answer is text, and no window
+/// (nor a display) is needed. Only these words are looked for: the rest may hold Qt's own
+/// options (-platform, -style), which only a QApplication knows.
+bool answersWithText(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "--") {
+            break;
+        }
+        if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" ||
+            arg == "--version" || arg == "-?") {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Names, language (Settings > Language, else the system's) and translators, for either kind
+/// of application object.
+void setUpApplication(QTranslator& qtTranslator, QTranslator& appTranslator) {
+    QCoreApplication::setApplicationName(QStringLiteral("Paretune Workbench"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Paretune"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(PARETUNE_VERSION));
     const QString language = paretune::MainWindow::languageSetting();
     if (!language.isEmpty()) {
         QLocale::setDefault(QLocale(language));
     }
-    QTranslator qtTranslator;
     if (qtTranslator.load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
                           QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
-        QApplication::installTranslator(&qtTranslator);
+        QCoreApplication::installTranslator(&qtTranslator);
     }
-    QTranslator appTranslator;
     if (appTranslator.load(QLocale(), QStringLiteral("paretune"), QStringLiteral("_"),
                            QStringLiteral(":/i18n"))) {
-        QApplication::installTranslator(&appTranslator);
+        QCoreApplication::installTranslator(&appTranslator);
     }
+}
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QApplication::translate(
-        "main", "Place neural-network operators on the devices of this machine."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(
-        QStringLiteral("model"),
-        QApplication::translate("main", "ONNX model or .paretune workspace to open"));
-    const QCommandLineOption screenshot(
-        QStringLiteral("screenshot"),
-        QApplication::translate("main",
-                                "Save a picture of the window once the model is shown, then quit."),
-        QStringLiteral("file"));
-    parser.addOption(screenshot);
-    const QCommandLineOption state(
-        QStringLiteral("state"),
-        QApplication::translate("main", "What --screenshot shows: graph, pareto, timeline or "
-                                        "profile (the last three after a quick search on the "
-                                        "catalog's modelled devices)."),
-        QStringLiteral("state"), QStringLiteral("graph"));
-    parser.addOption(state);
-    const QCommandLineOption db(QStringLiteral("db"),
-                                QApplication::translate("main", "Sample library (SQLite file)."),
-                                QStringLiteral("path"));
-    parser.addOption(db);
-    const QCommandLineOption catalogOption(
-        QStringLiteral("catalog"),
-        QApplication::translate("main", "Device catalog (JSON) for modelled devices."),
-        QStringLiteral("file"));
-    parser.addOption(catalogOption);
-    const QCommandLineOption search(
-        QStringLiteral("search"),
-        QApplication::translate("main", "After loading, search placements on the example catalog's "
-                                        "modelled devices and select the fastest plan."));
-    parser.addOption(search);
-    const QCommandLineOption devices(
-        QStringLiteral("devices"),
-        QApplication::translate("main", "Catalog devices to search on, separated by commas "
-                                        "(default: every device of the catalog)."),
-        QStringLiteral("ids"));
-    parser.addOption(devices);
-    const QCommandLineOption validate(
-        QStringLiteral("validate"),
-        QApplication::translate("main", "After the search, validate the chosen plan on this "
-                                        "machine's devices (a screenshot waits for it)."));
-    parser.addOption(validate);
-    parser.process(app);
+/// Prints what is wrong with the command line and the usage; the exit code for bad input.
+int badCommandLine(const CommandLine& c) {
+    std::fprintf(stderr, "%s: %s\n%s", qPrintable(QCoreApplication::applicationName()),
+                 qPrintable(c.parser.errorText()), qPrintable(c.parser.helpText()));
+    return 2;
+}
+
+/// --help or --version without a GUI (exit 0), or a broken command line (exit 2).
+int answerWithText(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    QTranslator qtTranslator, appTranslator;
+    setUpApplication(qtTranslator, appTranslator);
+    CommandLine c;
+    if (!c.parser.parse(QCoreApplication::arguments())) {
+        return badCommandLine(c);
+    }
+    if (c.parser.isSet(c.version)) {
+        std::printf("%s %s\n", qPrintable(QCoreApplication::applicationName()),
+                    qPrintable(QCoreApplication::applicationVersion()));
+        return 0;
+    }
+    std::fputs(qPrintable(c.parser.helpText()), stdout);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (answersWithText(argc, argv)) {
+        return answerWithText(argc, argv);
+    }
+    QApplication app(argc, argv);
+    QTranslator qtTranslator, appTranslator;
+    setUpApplication(qtTranslator, appTranslator);
+    CommandLine commandLine;
+    QCommandLineParser& parser = commandLine.parser;
+    if (!parser.parse(QCoreApplication::arguments())) {
+        return badCommandLine(commandLine);
+    }
+    const QCommandLineOption& screenshot = commandLine.screenshot;
+    const QCommandLineOption& state = commandLine.state;
+    const QCommandLineOption& db = commandLine.db;
+    const QCommandLineOption& catalogOption = commandLine.catalog;
+    const QCommandLineOption& search = commandLine.search;
+    const QCommandLineOption& devices = commandLine.devices;
+    const QCommandLineOption& validate = commandLine.validate;
 
     const QString shotState = parser.value(state);
     if (!paretune::screenshotStates().contains(shotState)) {
@@ -158,6 +256,12 @@ int main(int argc, char** argv) {
     if (withValidation) {
         QObject::connect(&window, &paretune::MainWindow::planShown, &window,
                          [&window] { window.validateShownPlan(); });
+    }
+    // For bench_startup: PARETUNE_WORKBENCH_FIRST_PAINT=print|quit reports the window's first
+    // paint on stdout (and quits after it with "quit").
+    if (const QByteArray firstPaint = qgetenv("PARETUNE_WORKBENCH_FIRST_PAINT");
+        !firstPaint.isEmpty()) {
+        window.installEventFilter(new paretune::FirstPaintReporter(firstPaint == "quit", &window));
     }
     window.show();
     const QStringList args = parser.positionalArguments();

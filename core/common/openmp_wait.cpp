@@ -2,24 +2,14 @@
 
 #include <cstdlib>
 
-#include <unistd.h>
-
 namespace paretune {
 
 namespace {
 constexpr const char* kVariable = "OMP_WAIT_POLICY";
 } // namespace
 
-void restartWithPassiveOpenMpWait(char** argv) {
-    if (argv == nullptr || argv[0] == nullptr || std::getenv(kVariable) != nullptr) {
-        return;
-    }
-    if (::setenv(kVariable, "passive", 1) != 0) {
-        return;
-    }
-    ::execv("/proc/self/exe", argv);
-    // Only reached when the exec failed: this process's libgomp keeps its default.
-    ::unsetenv(kVariable);
+void setPassiveOpenMpWaitIfUnset() {
+    ::setenv(kVariable, "passive", 0);
 }
 
 std::string openMpWaitPolicy() {

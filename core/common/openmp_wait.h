@@ -10,15 +10,13 @@ namespace paretune {
 /// thread it waits for cannot run: an op on a multi-threaded device then takes 4, 8 or 32 ms
 /// instead of microseconds. Measured on a 2-core machine with a compiler running beside:
 /// MobileNet-V2's operators on `cpu` summed to 1.52 s spinning and 33 ms with
-/// OMP_WAIT_POLICY=passive. libgomp reads the variable once, when it is loaded, so a process
-/// started without it has to start again with it.
+/// OMP_WAIT_POLICY=passive. libgomp reads the variable once, when it is loaded.
 ///
-/// Call first thing in main(): when OMP_WAIT_POLICY is unset, sets it to "passive" and
-/// replaces the process with a fresh copy of itself (same arguments, /proc/self/exe). Returns
-/// when the variable was already set (by the user or by the first start), or when the restart
-/// is impossible (the program then runs with libgomp's default, and openMpWaitPolicy() says
-/// so).
-void restartWithPassiveOpenMpWait(char** argv);
+/// Sets OMP_WAIT_POLICY=passive unless it is set already (the user's choice wins). Called by
+/// the LibTorch module's loader (runtime/torch_runtime.h) before it opens the module, which is
+/// what loads libgomp; a program that links LibTorch directly must call it before main (or be
+/// started with the variable set).
+void setPassiveOpenMpWaitIfUnset();
 
 /// The wait policy this process's OpenMP threads run with: the value of OMP_WAIT_POLICY, or
 /// "default" when it is unset. Stored with every measurement (a sample's config_json).

@@ -15,6 +15,7 @@
 namespace paretune {
 
 struct PredictorRecord;
+class PredictorEngine;
 
 /// Training settings (the defaults are the design).
 struct PredictorOptions {
@@ -49,7 +50,8 @@ struct LatencyPrediction {
 /// embedding of the nearest known device by fingerprint features (cold start) with its own
 /// numeric figures; fineTune adapts it from a few samples.
 ///
-/// LibTorch stays inside performance_predictor.cpp. Errors: InputError for unusable input (no
+/// The network lives in the LibTorch module (predict/torch_predictor.cpp, loaded on the first
+/// train or fromRecord; see runtime/torch_runtime.h). Errors: InputError for unusable input (no
 /// training rows, a damaged stored predictor); LibTorch failures are rethrown as
 /// std::runtime_error. Movable, not copyable; one thread at a time.
 class PerformancePredictor {
@@ -93,16 +95,32 @@ public:
     std::size_t trainingRows() const;
 
 private:
-    struct Impl;
-    explicit PerformancePredictor(std::unique_ptr<Impl> impl);
-    std::unique_ptr<Impl> m_impl;
+    explicit PerformancePredictor(std::unique_ptr<PredictorEngine> engine);
+    std::unique_ptr<PredictorEngine> m_engine;
+};
+
+/// What a trained network does, behind PerformancePredictor (implemented in the LibTorch
+/// module). The same contracts as PerformancePredictor's functions of the same names.
+class PredictorEngine {
+public:
+    virtual ~PredictorEngine() = default;
+    virtual std::vector<LatencyPrediction>
+    predict(std::span<const PredictorRow> rows,
+            const std::map<std::string, DeviceFigures>& devices) const = 0;
+    virtual bool knowsDevice(const std::string& fingerprint) const = 0;
+    virtual std::string nearestDevice(const DeviceFigures& device) const = 0;
+    virtual void fineTune(std::span<const PredictorRow> rows, const DeviceFigures& device,
+                          int steps) = 0;
+    virtual PredictorRecord toRecord(const nlohmann::json& metrics) const = 0;
+    virtual const PredictorOptions& options() const = 0;
+    virtual std::size_t trainingRows() const = 0;
 };
 
 namespace detail {
-/// Self-check of the hand-written training step: the largest difference, relative to the
-/// largest magnitude, between its loss and gradients and LibTorch autograd's on a random network
-/// and batch (seeded), with the step's matrix products capped at `vectorBits` (see smallGemm).
-/// Float rounding only: about 1e-6.
+/// (Defined in the LibTorch module: link paretune_torch to call it.) Self-check of the hand-written
+/// training step: the largest difference, relative to the largest magnitude, between its loss and
+/// gradients and LibTorch autograd's on a random network and batch (seeded), with the step's matrix
+/// products capped at `vectorBits` (see smallGemm). Float rounding only: about 1e-6.
 double trainingGradientMismatch(std::uint64_t seed, int vectorBits);
 } // namespace detail
 

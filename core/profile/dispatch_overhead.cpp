@@ -1,6 +1,7 @@
 #include "dispatch_overhead.h"
 
 #include "cpu_affinity.h"
+#include "runtime/torch_impl.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -10,7 +11,7 @@
 
 namespace paretune {
 
-double measureDispatchOverheadUs(const std::vector<int>& cpus) {
+double torch_impl::dispatchOverheadUs(const std::vector<int>& cpus) {
     constexpr int kCallsPerBatch = 200;
     constexpr int kBatches = 25;
     const ScopedCpuAffinity pin(cpus);

@@ -2,6 +2,8 @@
 // several devices, each on its own pinned thread.
 #include "graph_executor.h"
 
+#include "runtime/torch_impl.h"
+
 #include "common/input_error.h"
 #include "cpu_affinity.h"
 #include "device/device.h"
@@ -11,6 +13,7 @@
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/detail/CUDAHooksInterface.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <atomic>
@@ -216,14 +219,18 @@ ThreadScope::~ThreadScope() {
 
 } // namespace detail
 
-bool torchHasCuda() {
+bool torch_impl::hasCuda() {
     return at::hasCUDA();
+}
+
+std::string torch_impl::libtorchVersion() {
+    return TORCH_VERSION;
 }
 
 namespace {
 
 void requireCuda(const ExecutionDevice& device) {
-    if (device.isCuda() && !torchHasCuda()) {
+    if (device.isCuda() && !torch_impl::hasCuda()) {
         throw InputError("device " + device.id +
                          ": this build's LibTorch has no CUDA support, so CUDA devices cannot "
                          "execute plans here (CPU devices can)");
@@ -238,33 +245,13 @@ c10::Device torchDevice(const ExecutionDevice& device) {
 
 } // namespace
 
-ExecutionDevice executionDeviceFor(const Device& device) {
-    ExecutionDevice e;
-    e.id = device.id;
-    if (device.tag != DeviceTag::Real) {
-        throw InputError("device " + device.id + " is modelled: it exists only in a catalog and " +
-                         "cannot execute anything");
-    }
-    if (device.isCpu()) {
-        e.cpus.assign(device.cpus.begin(), device.cpus.end());
-        e.threads = std::max<int>(1, static_cast<int>(device.cpus.size()));
-        return e;
-    }
-    if (device.cudaIndex >= 0) {
-        e.cudaIndex = device.cudaIndex;
-        requireCuda(e);
-        return e;
-    }
-    throw InputError("device " + device.id + " (" + device.kind + ") cannot execute plans");
-}
-
-NamedTensors executeGraph(const Graph& graph, const NamedTensors& inputs,
-                          const ExecutionDevice& device, const ExecuteOptions& options) {
+NamedTensors torch_impl::executeGraph(const Graph& graph, const NamedTensors& inputs,
+                                      const ExecutionDevice& device,
+                                      const ExecuteOptions& options) {
     requireCuda(device);
     if (device.isCuda()) {
         std::vector<std::int32_t> placement(graph.nodes.size(), 0);
-        PlanExecutor executor(graph, {device}, placement, {}, inputs, options);
-        return executor.run(true).outputs;
+        return planExecutor(graph, {device}, placement, {}, inputs, options)->run(true).outputs;
     }
     detail::ThreadScope scope(device.threads, device.cpus);
     const detail::GraphProgram program(graph, inputs, options.seed);
@@ -281,9 +268,7 @@ double microsecondsBetween(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::micro>(b - a).count();
 }
 
-} // namespace
-
-struct PlanExecutor::Impl {
+struct PlanState {
     const Graph& graph;
     std::vector<ExecutionDevice> devices;
     std::unique_ptr<detail::GraphProgram> program;
@@ -316,7 +301,7 @@ struct PlanExecutor::Impl {
     bool stopping = false;
     std::vector<std::thread> workers;
 
-    Impl(const Graph& g) : graph(g) {}
+    explicit PlanState(const Graph& g) : graph(g) {}
 
     void worker(std::int32_t device) {
         const ExecutionDevice& dev = devices[static_cast<std::size_t>(device)];
@@ -458,10 +443,24 @@ struct PlanExecutor::Impl {
     }
 };
 
-PlanExecutor::PlanExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
-                           std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
-                           const NamedTensors& inputs, const ExecuteOptions& options)
-    : d(std::make_unique<Impl>(graph)) {
+class TorchPlanExecutor final : public PlanExecutorEngine {
+public:
+    TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
+                      std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
+                      const NamedTensors& inputs, const ExecuteOptions& options);
+    ~TorchPlanExecutor() override;
+    const std::vector<ExecutionDevice>& devices() const override;
+    PlanRun run(bool collectOutputs) override;
+
+private:
+    std::unique_ptr<PlanState> d;
+};
+
+TorchPlanExecutor::TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
+                                     std::vector<std::int32_t> nodeDevice,
+                                     std::vector<NodeId> order, const NamedTensors& inputs,
+                                     const ExecuteOptions& options)
+    : d(std::make_unique<PlanState>(graph)) {
     if (devices.empty()) {
         throw InputError("plan executor: no devices");
     }
@@ -558,7 +557,7 @@ PlanExecutor::PlanExecutor(const Graph& graph, std::vector<ExecutionDevice> devi
     }
 }
 
-PlanExecutor::~PlanExecutor() {
+TorchPlanExecutor::~TorchPlanExecutor() {
     {
         std::lock_guard<std::mutex> lock(d->mutex);
         d->stopping = true;
@@ -569,11 +568,11 @@ PlanExecutor::~PlanExecutor() {
     }
 }
 
-const std::vector<ExecutionDevice>& PlanExecutor::devices() const {
+const std::vector<ExecutionDevice>& TorchPlanExecutor::devices() const {
     return d->devices;
 }
 
-PlanRun PlanExecutor::run(bool collectOutputs) {
+PlanRun TorchPlanExecutor::run(bool collectOutputs) {
     const detail::GraphProgram& program = *d->program;
     const std::size_t S = program.steps().size();
     const std::size_t D = d->devices.size();
@@ -586,7 +585,7 @@ PlanRun PlanExecutor::run(bool collectOutputs) {
         }
         d->waiting = program.computedInputs();
         for (auto& q : d->ready) {
-            q = Impl::ReadyQueue();
+            q = PlanState::ReadyQueue();
         }
         for (std::size_t s = 0; s < S; ++s) {
             if (d->waiting[s] == 0) {
@@ -632,6 +631,16 @@ PlanRun PlanExecutor::run(bool collectOutputs) {
     }
     std::fill(d->values.begin(), d->values.end(), at::Tensor());
     return result;
+}
+
+} // namespace
+
+std::unique_ptr<PlanExecutorEngine>
+torch_impl::planExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
+                         std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
+                         const NamedTensors& inputs, const ExecuteOptions& options) {
+    return std::make_unique<TorchPlanExecutor>(graph, std::move(devices), std::move(nodeDevice),
+                                               std::move(order), inputs, options);
 }
 
 } // namespace paretune

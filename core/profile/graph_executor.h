@@ -100,6 +100,15 @@ struct PlanRun {
 /// device, a device index out of range, a CUDA device without CUDA in LibTorch).
 /// run() throws ExecutionError when a node is unsupported or fails (the other devices stop).
 /// Not thread-safe: one run at a time.
+/// What runs a plan behind PlanExecutor (implemented in the LibTorch module, which the first
+/// PlanExecutor loads; see runtime/torch_runtime.h).
+class PlanExecutorEngine {
+public:
+    virtual ~PlanExecutorEngine() = default;
+    virtual const std::vector<ExecutionDevice>& devices() const = 0;
+    virtual PlanRun run(bool collectOutputs) = 0;
+};
+
 class PlanExecutor {
 public:
     PlanExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
@@ -114,8 +123,7 @@ public:
     PlanRun run(bool collectOutputs = false);
 
 private:
-    struct Impl;
-    std::unique_ptr<Impl> d;
+    std::unique_ptr<PlanExecutorEngine> d;
 };
 
 } // namespace paretune

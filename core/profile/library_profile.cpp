@@ -4,6 +4,7 @@
 #include "common/openmp_wait.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
+#include "runtime/torch_runtime.h"
 #include "store/benchmark_drift.h"
 #include "store/graph_records.h"
 #include "store/sample_library.h"
@@ -83,6 +84,9 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     if (options.repeats < 0) {
         throw InputError("repeats must be positive");
     }
+    // LibTorch first: loading it fixes the OpenMP environment that the measurements run in and
+    // that every sample's config records (openMpWaitPolicy).
+    torchRuntime();
     LibraryProfileRun run;
     run.deviceFingerprint = deviceFingerprint(device);
     const std::string& fingerprint = run.deviceFingerprint;

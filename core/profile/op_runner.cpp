@@ -8,6 +8,7 @@
 #include "op_kernels.h"
 #include "profile_model.h"
 #include "rapl_energy.h"
+#include "runtime/torch_impl.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -22,31 +23,6 @@
 #include <unordered_map>
 
 namespace paretune {
-
-std::string_view profileStatusName(ProfileStatus status) {
-    switch (status) {
-    case ProfileStatus::Ok:
-        return "ok";
-    case ProfileStatus::Unsupported:
-        return "unsupported";
-    case ProfileStatus::Failed:
-        return "failed";
-    }
-    return "failed";
-}
-
-std::int64_t HostTensor::elementCount() const {
-    std::int64_t n = 1;
-    for (std::int64_t d : dims) {
-        n *= d;
-    }
-    return n;
-}
-
-int ProfileResult::count(ProfileStatus status) const {
-    return static_cast<int>(std::count_if(
-        nodes.begin(), nodes.end(), [status](const auto& e) { return e.second.status == status; }));
-}
 
 namespace {
 
@@ -387,7 +363,8 @@ OpProfile OpRunner::measure(const MeasureOptions& options) {
     return p;
 }
 
-ProfileResult profileModel(const Graph& graph, const ProfileOptions& options, Progress* progress) {
+ProfileResult torch_impl::profileModel(const Graph& graph, const ProfileOptions& options,
+                                       Progress* progress) {
     const auto start = Clock::now();
     ProfileResult result;
     std::vector<NodeId> nodes = options.nodes;

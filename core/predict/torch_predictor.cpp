@@ -1,4 +1,8 @@
+// The learned predictor's network on LibTorch (inside the LibTorch module): training,
+// prediction, few-shot adaptation and the stored record.
 #include "performance_predictor.h"
+
+#include "runtime/torch_impl.h"
 
 #include "accuracy_metrics.h"
 #include "common/input_error.h"
@@ -385,9 +389,7 @@ std::string torchFailure(const c10::Error& e) {
     return "predictor (LibTorch): " + text.substr(0, text.find('\n'));
 }
 
-} // namespace
-
-struct PerformancePredictor::Impl {
+struct PredictorState {
     PredictorOptions options;
     std::vector<std::string> opVocabulary; ///< index 0: op types never trained on
     std::vector<DeviceFigures> devices;    ///< embedding row i
@@ -576,23 +578,39 @@ struct PerformancePredictor::Impl {
     }
 };
 
-PerformancePredictor::PerformancePredictor(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
-PerformancePredictor::PerformancePredictor(PerformancePredictor&&) noexcept = default;
-PerformancePredictor& PerformancePredictor::operator=(PerformancePredictor&&) noexcept = default;
-PerformancePredictor::~PerformancePredictor() = default;
+/// The trained ensemble behind PerformancePredictor.
+class TorchPredictor final : public PredictorEngine {
+public:
+    explicit TorchPredictor(std::unique_ptr<PredictorState> state) : m_impl(std::move(state)) {}
+    std::vector<LatencyPrediction>
+    predict(std::span<const PredictorRow> rows,
+            const std::map<std::string, DeviceFigures>& devices) const override;
+    bool knowsDevice(const std::string& fingerprint) const override;
+    std::string nearestDevice(const DeviceFigures& device) const override;
+    void fineTune(std::span<const PredictorRow> rows, const DeviceFigures& device,
+                  int steps) override;
+    PredictorRecord toRecord(const nlohmann::json& metrics) const override;
+    const PredictorOptions& options() const override;
+    std::size_t trainingRows() const override;
 
-const PredictorOptions& PerformancePredictor::options() const {
+private:
+    std::unique_ptr<PredictorState> m_impl;
+};
+
+} // namespace
+
+const PredictorOptions& TorchPredictor::options() const {
     return m_impl->options;
 }
 
-std::size_t PerformancePredictor::trainingRows() const {
+std::size_t TorchPredictor::trainingRows() const {
     return m_impl->rows;
 }
 
-PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset,
-                                                 std::span<const std::size_t> rowIndices,
-                                                 const PredictorOptions& options,
-                                                 const EpochCallback& onEpoch) {
+std::unique_ptr<PredictorEngine>
+torch_impl::trainPredictor(const PredictorDataset& dataset, std::span<const std::size_t> rowIndices,
+                           const PredictorOptions& options,
+                           const PerformancePredictor::EpochCallback& onEpoch) {
     if (rowIndices.empty()) {
         throw InputError("no training samples: profile models first (paretune profile)");
     }
@@ -602,7 +620,7 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
                          "positive");
     }
     const OneThread oneThread;
-    auto impl = std::make_unique<Impl>();
+    auto impl = std::make_unique<PredictorState>();
     impl->options = options;
     impl->opVocabulary.push_back("");
     impl->opCounts.push_back(0);
@@ -730,12 +748,12 @@ PerformancePredictor PerformancePredictor::train(const PredictorDataset& dataset
     } catch (const c10::Error& e) {
         throw std::runtime_error(torchFailure(e));
     }
-    return PerformancePredictor(std::move(impl));
+    return std::make_unique<TorchPredictor>(std::move(impl));
 }
 
 std::vector<LatencyPrediction>
-PerformancePredictor::predict(std::span<const PredictorRow> rows,
-                              const std::map<std::string, DeviceFigures>& devices) const {
+TorchPredictor::predict(std::span<const PredictorRow> rows,
+                        const std::map<std::string, DeviceFigures>& devices) const {
     if (rows.empty()) {
         return {};
     }
@@ -743,7 +761,7 @@ PerformancePredictor::predict(std::span<const PredictorRow> rows,
     const torch::NoGradGuard noGrad;
     std::vector<bool> outside;
     std::vector<double> references;
-    const Impl& impl = *m_impl;
+    const PredictorState& impl = *m_impl;
     const std::size_t n = rows.size();
     std::vector<double> logSum(n, 0.0), logSq(n, 0.0), memSum(n, 0.0);
     try {
@@ -781,17 +799,17 @@ PerformancePredictor::predict(std::span<const PredictorRow> rows,
     return result;
 }
 
-bool PerformancePredictor::knowsDevice(const std::string& fingerprint) const {
+bool TorchPredictor::knowsDevice(const std::string& fingerprint) const {
     return m_impl->deviceIndex(fingerprint) >= 0;
 }
 
-std::string PerformancePredictor::nearestDevice(const DeviceFigures& device) const {
+std::string TorchPredictor::nearestDevice(const DeviceFigures& device) const {
     return m_impl->devices[static_cast<std::size_t>(m_impl->nearest(device))].fingerprint;
 }
 
-void PerformancePredictor::fineTune(std::span<const PredictorRow> rows, const DeviceFigures& device,
-                                    int steps) {
-    Impl& impl = *m_impl;
+void TorchPredictor::fineTune(std::span<const PredictorRow> rows, const DeviceFigures& device,
+                              int steps) {
+    PredictorState& impl = *m_impl;
     const OneThread oneThread;
     try {
         if (impl.deviceIndex(device.fingerprint) < 0) {
@@ -848,8 +866,8 @@ void PerformancePredictor::fineTune(std::span<const PredictorRow> rows, const De
     }
 }
 
-PredictorRecord PerformancePredictor::toRecord(const nlohmann::json& metrics) const {
-    const Impl& impl = *m_impl;
+PredictorRecord TorchPredictor::toRecord(const nlohmann::json& metrics) const {
+    const PredictorState& impl = *m_impl;
     nlohmann::json devices = nlohmann::json::array();
     for (const DeviceFigures& d : impl.devices) {
         devices.push_back(figuresJson(d));
@@ -898,9 +916,9 @@ PredictorRecord PerformancePredictor::toRecord(const nlohmann::json& metrics) co
     return record;
 }
 
-PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& record) {
+std::unique_ptr<PredictorEngine> torch_impl::loadPredictor(const PredictorRecord& record) {
     const std::string where = "predictor " + std::to_string(record.id);
-    auto impl = std::make_unique<Impl>();
+    auto impl = std::make_unique<PredictorState>();
     try {
         const nlohmann::json j = nlohmann::json::parse(record.trainSetJson);
         if (j.value("schema", "") != kSchema) {
@@ -967,7 +985,7 @@ PerformancePredictor PerformancePredictor::fromRecord(const PredictorRecord& rec
     } catch (const c10::Error& e) {
         throw InputError(where + ": the weights are damaged (" + torchFailure(e) + ")");
     }
-    return PerformancePredictor(std::move(impl));
+    return std::make_unique<TorchPredictor>(std::move(impl));
 }
 
 double detail::trainingGradientMismatch(std::uint64_t seed, int vectorBits) {

@@ -1,0 +1,25 @@
+#pragma once
+// Inside the LibTorch module only: the implementations behind TorchRuntime, defined in the
+// files that include LibTorch (profile/op_runner.cpp, profile/graph_executor.cpp,
+// profile/dispatch_overhead.cpp, predict/torch_predictor.cpp).
+#include "runtime/torch_runtime.h"
+
+namespace paretune::torch_impl {
+
+std::string libtorchVersion();
+bool hasCuda();
+ProfileResult profileModel(const Graph& graph, const ProfileOptions& options, Progress* progress);
+NamedTensors executeGraph(const Graph& graph, const NamedTensors& inputs,
+                          const ExecutionDevice& device, const ExecuteOptions& options);
+std::unique_ptr<PlanExecutorEngine>
+planExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
+             std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
+             const NamedTensors& inputs, const ExecuteOptions& options);
+double dispatchOverheadUs(const std::vector<int>& cpus);
+std::unique_ptr<PredictorEngine> trainPredictor(const PredictorDataset& dataset,
+                                                std::span<const std::size_t> rows,
+                                                const PredictorOptions& options,
+                                                const PerformancePredictor::EpochCallback& onEpoch);
+std::unique_ptr<PredictorEngine> loadPredictor(const PredictorRecord& record);
+
+} // namespace paretune::torch_impl

@@ -1,0 +1,83 @@
+#pragma once
+// The engine's LibTorch parts live in a module, libparetune-torch.so, that is opened the first
+// time a workflow needs it (profiling, plan execution, the learned predictor). Everything else
+// (import, search, the sample library, bundles) runs without loading LibTorch, whose static
+// operator registration alone costs about 0.4 s per process start.
+//
+// The public entry points stay where they were (profileModel, PlanExecutor, executeGraph,
+// PerformancePredictor, measureDispatchOverheadUs, torchHasCuda); their core definitions call
+// through torchRuntime(). Only core/runtime/torch_module.cpp and the LibTorch files implement
+// this interface.
+#include "graph/graph.h"
+#include "predict/performance_predictor.h"
+#include "profile/graph_executor.h"
+#include "profile/profile_model.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct Progress;
+struct PredictorRecord;
+
+/// What the module provides. The object lives as long as the process; its functions may be
+/// called from any thread. Failures are InputError for unusable input, other std::exceptions
+/// for internal errors (LibTorch's own errors arrive as std::runtime_error).
+class TorchRuntime {
+public:
+    virtual ~TorchRuntime() = default;
+
+    virtual std::string libtorchVersion() const = 0;
+    virtual bool hasCuda() const = 0;
+
+    virtual ProfileResult profileModel(const Graph& graph, const ProfileOptions& options,
+                                       Progress* progress) const = 0;
+    virtual NamedTensors executeGraph(const Graph& graph, const NamedTensors& inputs,
+                                      const ExecutionDevice& device,
+                                      const ExecuteOptions& options) const = 0;
+    virtual std::unique_ptr<PlanExecutorEngine>
+    planExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
+                 std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
+                 const NamedTensors& inputs, const ExecuteOptions& options) const = 0;
+    virtual double dispatchOverheadUs(const std::vector<int>& cpus) const = 0;
+
+    virtual std::unique_ptr<PredictorEngine>
+    trainPredictor(const PredictorDataset& dataset, std::span<const std::size_t> rows,
+                   const PredictorOptions& options,
+                   const PerformancePredictor::EpochCallback& onEpoch) const = 0;
+    virtual std::unique_ptr<PredictorEngine> loadPredictor(const PredictorRecord& record) const = 0;
+};
+
+/// The module could not be loaded (not built, not installed, or from another build). The
+/// message lists every place that was tried.
+class TorchUnavailable : public std::runtime_error {
+public:
+    explicit TorchUnavailable(const std::string& message) : std::runtime_error(message) {}
+};
+
+/// Loads the module on the first call (thread-safe; later calls return the same object) and
+/// returns its runtime. Before loading, sets OMP_WAIT_POLICY=passive unless the environment
+/// already says otherwise: LibTorch's OpenMP reads it once, when it is loaded, and idle
+/// spinning threads slowed other devices' operators by 4-32 ms (see common/openmp_wait.h).
+/// The module is searched at $PARETUNE_TORCH_MODULE, beside the installed binaries
+/// (<bindir>/../<libdir>/paretune) and in the build tree. Throws TorchUnavailable.
+const TorchRuntime& torchRuntime();
+
+/// True once torchRuntime() has loaded the module in this process (never loads it).
+bool torchRuntimeLoaded();
+
+/// The ABI the module and its loader must agree on; raised when TorchRuntime or a type it
+/// passes changes layout.
+inline constexpr std::uint32_t kTorchRuntimeAbi = 1;
+
+} // namespace paretune
+
+/// The module's only entry point: its runtime when `abi` is the one it was built with, else
+/// null. `version` receives the module's PARETUNE_VERSION.
+extern "C" const paretune::TorchRuntime* paretune_torch_runtime(std::uint32_t abi,
+                                                                const char** version);

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Makes tests/data/samples/predictor_library.sql: a real sample library, measured once, that the
+# predictor's accuracy tests train on (so their outcome does not depend on the machine that runs
+# them, nor on its noise while they run).
+#
+#   tools/make_predictor_fixture.sh [PARETUNE] [MODEL_DIR]
+#
+# PARETUNE defaults to build/dev/app/cli/paretune, MODEL_DIR to the test-model cache of
+# scripts/dev. It profiles tiny_mlp, tiny_cnn, resnet18 and shufflenet_v2_x1_0 on cpu:0 with 3
+# repeats into a fresh library and writes it as SQL text (python3's sqlite3 iterdump), headed by
+# the machine and tool it was measured with. Run it on a quiet machine; commit the result.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+paretune=${1:-$root/build/dev/app/cli/paretune}
+models=${2:-${PARETUNE_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paretune/models}}
+out=$root/tests/data/samples/predictor_library.sql
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+for m in tiny_mlp tiny_cnn resnet18 shufflenet_v2_x1_0; do
+  "$paretune" profile "$models/$m.onnx" --device cpu:0 --db "$work/samples.db" --repeats 3 >/dev/null
+done
+
+cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)
+{
+  echo "-- A Paretune sample library measured by tools/make_predictor_fixture.sh; do not edit."
+  echo "-- Measured on: $cpu, $(nproc) CPUs, $(uname -sr), $(date -u +%Y-%m-%d)"
+  echo "-- Tool: $("$paretune" --version | head -n 1)"
+  /usr/bin/python3 - "$work/samples.db" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+for line in con.iterdump():
+    print(line)
+# iterdump leaves out the header fields that mark the file as a Paretune library.
+for pragma in ("application_id", "user_version"):
+    print("PRAGMA %s = %d;" % (pragma, con.execute("PRAGMA " + pragma).fetchone()[0]))
+PY
+} > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "wrote $out ($(wc -c < "$out") bytes)"
