@@ -32,7 +32,8 @@ for path in \
   ./usr/share/icons/hicolor/scalable/apps/paretune.svg \
   ./usr/share/metainfo/io.github.paretune.Paretune.metainfo.xml \
   ./usr/share/paretune/catalogs/example.json \
-  ./usr/share/paretune/catalogs/cpu_cores.json; do
+  ./usr/share/paretune/catalogs/cpu_cores.json \
+  ./usr/lib/paretune/libparetune-torch.so; do
   grep -q " $path\$" <<<"$contents" || fail "the package lacks $path"
   echo "  has $path"
 done
@@ -75,7 +76,8 @@ grep -q '^ Recommends: .*libopenblas0-pthread' <<<"$info" ||
 unowned() { # the paths of the arguments that no installed package owns (one dpkg call)
   dpkg -S "$@" 2>&1 >/dev/null | sed -n 's/^dpkg-query: no path found matching pattern //p'
 }
-mapfile -t needed < <(ldd "$work/root/usr/bin/paretune" "$work/root/usr/bin/paretune-workbench" |
+mapfile -t needed < <(ldd "$work/root/usr/bin/paretune" "$work/root/usr/bin/paretune-workbench" \
+  "$work/root/usr/lib/paretune/libparetune-torch.so" |
   awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u)
 mapfile -t missing < <(unowned "${needed[@]}")
 if [ ${#missing[@]} -gt 0 ]; then # /lib/x → /usr/lib/x and other links, then once more
@@ -87,4 +89,13 @@ for path in "${missing[@]}"; do
 done
 "$work/root/usr/bin/paretune" --version >/dev/null ||
   fail "the packaged paretune does not start"
+# The packaged paretune opens the packaged LibTorch module (beside it, not the build tree's) the
+# first time a command needs it.
+sample=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/resources/models/sample.onnx
+LD_DEBUG=files "$work/root/usr/bin/paretune" profile "$sample" --device cpu:0 --repeats 1 \
+  --db "$work/samples.db" >"$work/profile.log" 2>&1 ||
+  { tail -n 20 "$work/profile.log" >&2; fail "the packaged paretune cannot profile"; }
+grep -qF "calling init: $work/root/usr/bin/../lib/paretune/libparetune-torch.so" \
+  "$work/profile.log" || fail "the packaged paretune did not load the packaged LibTorch module"
+echo "  the packaged paretune loads the packaged LibTorch module"
 echo "check_package: ok"
