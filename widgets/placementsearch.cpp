@@ -4,14 +4,10 @@
 #include "cost/device_catalog.h"
 #include "graph/onnx_importer.h"
 #include "jobprogress.h"
-#include "plan/simulator.h"
-#include "predict/library_costs.h"
-#include "store/sample_library.h"
+#include "workflow/search_workflow.h"
 
 #include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
-
-#include <filesystem>
 
 namespace paretune {
 
@@ -55,45 +51,33 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
             const DeviceCatalog catalog = parseDeviceCatalogText(catalogText, origin);
             auto outcome = std::make_shared<SearchOutcome>();
             outcome->model = model;
-            outcome->costs = buildCostTable(model->graph, catalog, deviceIds);
-            for (std::int32_t d = 0; d < outcome->costs.deviceCount(); ++d) {
-                outcome->deviceIds.push_back(outcome->costs.device(d).id);
-            }
-            outcome->costSource = QStringLiteral("modelled from %1").arg(catalogName);
+            outcome->costSource = tr("modelled from %1").arg(catalogName);
             outcome->options = options;
             outcome->catalogJson = catalogText;
-            outcome->documentSource.catalog = origin;
-            outcome->documentSource.host = catalog.host;
-            bool measuredDevices = false;
-            for (const std::string& id : deviceIds) {
-                const int index = catalog.findDevice(id);
-                measuredDevices =
-                    measuredDevices ||
-                    (index >= 0 && !catalog.devices[static_cast<std::size_t>(index)].modelled);
-            }
-            std::error_code error;
-            if (measuredDevices && !db.empty() && std::filesystem::is_regular_file(db, error)) {
-                SampleLibrary library =
-                    SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
-                const LibraryCosts costs =
-                    costsFromLibrary(outcome->costs, model->graph, catalog, library);
+            SearchRequest request;
+            request.deviceIds = deviceIds;
+            request.options = options;
+            request.catalogOrigin = origin;
+            request.dbPath = db;
+            request.library = SearchRequest::Library::IfPresent;
+            SearchRun run = runSearch(model->graph, catalog, request, progress.get());
+            if (run.library) {
                 outcome->dbPath = db;
-                outcome->documentSource.library = {
-                    {"db", db},
-                    {"predictor_id", costs.predictorId > 0 ? nlohmann::json(costs.predictorId)
-                                                           : nlohmann::json(nullptr)},
-                    {"measured_cells", costs.measuredCells},
-                    {"predicted_cells", costs.predictedCells}};
                 outcome->costSource =
                     tr("measured (%1 cells) and predicted (%2 cells) from %3, else modelled "
                        "from %4")
-                        .arg(costs.measuredCells)
-                        .arg(costs.predictedCells)
+                        .arg(run.library->measuredCells)
+                        .arg(run.library->predictedCells)
                         .arg(dbPath, catalogName);
             }
-            Simulator simulator(model->graph, outcome->costs);
-            outcome->result = searchPareto(simulator, options, progress.get());
-            outcome->priority.assign(simulator.priority().begin(), simulator.priority().end());
+            outcome->documentSource = run.source;
+            outcome->result = std::move(run.result);
+            outcome->priority = std::move(run.priority);
+            run.simulator.reset(); // it refers to the table, which the outcome keeps
+            outcome->costs = std::move(*run.costs);
+            for (std::int32_t d = 0; d < outcome->costs.deviceCount(); ++d) {
+                outcome->deviceIds.push_back(outcome->costs.device(d).id);
+            }
             r.outcome = std::move(outcome);
         } catch (const InputError& e) {
             r.error = QString::fromStdString(e.what());

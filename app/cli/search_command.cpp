@@ -7,10 +7,9 @@
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
 #include "plan/simulator.h"
-#include "predict/library_costs.h"
 #include "search/pareto_search.h"
 #include "search/plans_document.h"
-#include "store/sample_library.h"
+#include "workflow/search_workflow.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -122,51 +121,26 @@ void runSearch(const SearchArguments& args) {
     const DeviceCatalog catalog = loadDeviceCatalog(args.catalog);
     const ImportResult imported = importOnnxFile(args.model);
     const Graph& g = imported.graph;
-    CostTable table = buildCostTable(g, catalog, deviceIds);
     for (const Diagnostic& d : imported.diagnostics) {
         std::fprintf(stderr, "warning: %s: %s\n", g.sourcePath.c_str(), d.message.c_str());
     }
-    // Real devices take their latencies from the measured samples of the library (--db) and,
-    // in builds with the predictor, predictions where nothing was measured.
-    nlohmann::json library = nullptr;
-    if (!args.db.empty()) {
-        SampleLibrary samples = SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
-        const LibraryCosts costs = costsFromLibrary(table, g, catalog, samples);
-        for (const MeasuredDevice& m : costs.devices) {
-            std::fprintf(stderr, "note: device '%s': %d operators measured, %d without samples\n",
-                         m.id.c_str(), m.measured, m.missing);
-        }
-        for (const std::string& note : costs.notes) {
-            std::fprintf(stderr, "note: %s\n", note.c_str());
-        }
-        library = {{"db", args.db},
-                   {"predictor_id", costs.predictorId > 0 ? nlohmann::json(costs.predictorId)
-                                                          : nlohmann::json(nullptr)},
-                   {"measured_cells", costs.measuredCells},
-                   {"predicted_cells", costs.predictedCells}};
-    }
-    for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-        const int index = catalog.findDevice(table.device(d).id);
-        bool filled = false;
-        for (NodeId n = 0; n < table.nodeCount() && !filled; ++n) {
-            filled = g.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute &&
-                     table.cell(n, d).supported();
-        }
-        if (!catalog.devices[static_cast<std::size_t>(index)].modelled && !filled) {
-            std::fprintf(stderr,
-                         "warning: device '%s' is a measured device without samples here; its "
-                         "operators count as unsupported\n",
-                         table.device(d).id.c_str());
-        }
-    }
-    if (std::find(deviceIds.begin(), deviceIds.end(), catalog.host) == deviceIds.end()) {
-        std::fprintf(stderr, "note: host '%s' added to the devices (graph inputs start there)\n",
-                     catalog.host.c_str());
-    }
-
-    Simulator sim(g, table);
+    // Real devices take their latencies from the measured samples of the library (--db) and
+    // predictions where nothing was measured.
+    SearchRequest request;
+    request.deviceIds = deviceIds;
+    request.options = options;
+    request.catalogOrigin = args.catalog;
+    request.dbPath = args.db;
     TerminalProgress progress;
-    const SearchResult result = searchPareto(sim, options, args.json ? nullptr : &progress);
+    const SearchRun run = paretune::runSearch(g, catalog, request, args.json ? nullptr : &progress);
+    for (const Diagnostic& d : run.diagnostics) {
+        std::fprintf(stderr, "%s: %s\n",
+                     d.severity == Diagnostic::Severity::Warning ? "warning" : "note",
+                     d.message.c_str());
+    }
+    const Simulator& sim = *run.simulator;
+    const CostTable& table = *run.costs;
+    const SearchResult& result = run.result;
 
     // The front (thinned to --max-plans, spread along it), then the baselines not on it.
     const std::vector<ListedPlan> rows =
@@ -174,8 +148,7 @@ void runSearch(const SearchArguments& args) {
     const std::size_t shownCount =
         args.maxPlans > 0 ? std::min(result.front.size(), static_cast<std::size_t>(args.maxPlans))
                           : result.front.size();
-    const nlohmann::json doc =
-        plansDocument(sim, options, result, rows, {args.catalog, catalog.host, library});
+    const nlohmann::json doc = plansDocument(sim, options, result, rows, run.source);
     if (!args.out.empty()) {
         writeAtomically(args.out, doc.dump(2) + "\n");
     }

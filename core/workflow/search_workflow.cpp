@@ -1,0 +1,101 @@
+#include "workflow/search_workflow.h"
+
+#include "cost/device_catalog.h"
+#include "plan/simulator.h"
+#include "store/sample_library.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace paretune {
+
+SearchRun::SearchRun() = default;
+SearchRun::SearchRun(SearchRun&&) noexcept = default;
+SearchRun& SearchRun::operator=(SearchRun&&) noexcept = default;
+SearchRun::~SearchRun() = default;
+
+namespace {
+
+bool searchesMeasuredDevice(const DeviceCatalog& catalog, const std::vector<std::string>& ids) {
+    return std::any_of(ids.begin(), ids.end(), [&](const std::string& id) {
+        const int index = catalog.findDevice(id);
+        return index >= 0 && !catalog.devices[static_cast<std::size_t>(index)].modelled;
+    });
+}
+
+/// Reads measured and predicted cells into the table when the request asks for it.
+std::optional<LibraryCosts> libraryCosts(CostTable& table, const Graph& graph,
+                                         const DeviceCatalog& catalog,
+                                         const SearchRequest& request) {
+    if (request.dbPath.empty()) {
+        return std::nullopt;
+    }
+    if (request.library == SearchRequest::Library::IfPresent) {
+        std::error_code error;
+        if (!searchesMeasuredDevice(catalog, request.deviceIds) ||
+            !std::filesystem::is_regular_file(request.dbPath, error)) {
+            return std::nullopt;
+        }
+    }
+    SampleLibrary samples =
+        SampleLibrary::open(request.dbPath, SampleLibrary::OpenMode::ExistingOnly);
+    return costsFromLibrary(table, graph, catalog, samples);
+}
+
+} // namespace
+
+SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const SearchRequest& request,
+                    Progress* progress) {
+    SearchRun run;
+    run.costs = std::make_unique<CostTable>(buildCostTable(graph, catalog, request.deviceIds));
+    CostTable& table = *run.costs;
+    run.source.catalog = request.catalogOrigin;
+    run.source.host = catalog.host;
+    run.library = libraryCosts(table, graph, catalog, request);
+    if (run.library) {
+        const LibraryCosts& costs = *run.library;
+        for (const MeasuredDevice& m : costs.devices) {
+            run.diagnostics.push_back({Diagnostic::Severity::Info, "measured-cells",
+                                       "device '" + m.id + "': " + std::to_string(m.measured) +
+                                           " operators measured, " + std::to_string(m.missing) +
+                                           " without samples"});
+        }
+        for (const std::string& note : costs.notes) {
+            run.diagnostics.push_back({Diagnostic::Severity::Info, "library", note});
+        }
+        run.source.library = {{"db", request.dbPath},
+                              {"predictor_id", costs.predictorId > 0
+                                                   ? nlohmann::json(costs.predictorId)
+                                                   : nlohmann::json(nullptr)},
+                              {"measured_cells", costs.measuredCells},
+                              {"predicted_cells", costs.predictedCells}};
+    }
+    for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+        const int index = catalog.findDevice(table.device(d).id);
+        bool filled = false;
+        for (NodeId n = 0; n < table.nodeCount() && !filled; ++n) {
+            filled = graph.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute &&
+                     table.cell(n, d).supported();
+        }
+        if (!catalog.devices[static_cast<std::size_t>(index)].modelled && !filled) {
+            run.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "no-samples",
+                 "device '" + table.device(d).id +
+                     "' is a measured device without samples here; its operators count as "
+                     "unsupported"});
+        }
+    }
+    run.hostAdded = std::find(request.deviceIds.begin(), request.deviceIds.end(), catalog.host) ==
+                    request.deviceIds.end();
+    if (run.hostAdded) {
+        run.diagnostics.push_back(
+            {Diagnostic::Severity::Info, "host-added",
+             "host '" + catalog.host + "' added to the devices (graph inputs start there)"});
+    }
+    run.simulator = std::make_unique<Simulator>(graph, table);
+    run.result = searchPareto(*run.simulator, request.options, progress);
+    run.priority.assign(run.simulator->priority().begin(), run.simulator->priority().end());
+    return run;
+}
+
+} // namespace paretune
