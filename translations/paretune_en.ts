@@ -4,7 +4,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="49"/>
+        <location filename="../widgets/planjobs.cpp" line="+49"/>
         <source>Internal error while %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -12,47 +12,47 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="46"/>
+        <location filename="../app/workbench/main.cpp" line="+95"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="52"/>
+        <location line="+4"/>
         <source>ONNX model or .paretune workspace to open</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="55"/>
+        <location line="-36"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="61"/>
+        <location line="+5"/>
         <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="67"/>
+        <location line="+5"/>
         <source>Sample library (SQLite file).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="72"/>
+        <location line="+4"/>
         <source>Device catalog (JSON) for modelled devices.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="77"/>
+        <location line="+4"/>
         <source>After loading, search placements on the example catalog&apos;s modelled devices and select the fastest plan.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="82"/>
+        <location line="+5"/>
         <source>Catalog devices to search on, separated by commas (default: every device of the catalog).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="88"/>
+        <location line="+5"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
         <translation type="unfinished"></translation>
     </message>
@@ -60,27 +60,27 @@
 <context>
     <name>paretune::DeviceListModel</name>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="45"/>
+        <location filename="../widgets/devicelistmodel.cpp" line="+45"/>
         <source>Discovered on this machine: can be profiled (CPU devices in this version); its samples are measured.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="47"/>
+        <location line="+2"/>
         <source>From the device catalog: its costs are modelled from the catalog&apos;s figures, never measured.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="57"/>
+        <location line="+10"/>
         <source>real</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="57"/>
+        <location line="+0"/>
         <source>modelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/devicelistmodel.cpp" line="64"/>
+        <location line="+7"/>
         <source>%n core(s)</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -88,7 +88,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/devicelistmodel.cpp" line="67"/>
+        <location line="+3"/>
         <source>%n SM(s), %1 MHz</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -96,37 +96,37 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="69"/>
+        <location line="+2"/>
         <source>%1 GFLOP/s, %2 GB/s (catalog)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="84"/>
+        <location line="+15"/>
         <source>Device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="86"/>
+        <location line="+2"/>
         <source>Real / modelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="88"/>
+        <location line="+2"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="90"/>
+        <location line="+2"/>
         <source>Name</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="92"/>
+        <location line="+2"/>
         <source>Compute</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="94"/>
+        <location line="+2"/>
         <source>Memory</source>
         <translation type="unfinished"></translation>
     </message>
@@ -134,7 +134,7 @@
 <context>
     <name>paretune::GraphOverview</name>
     <message>
-        <location filename="../widgets/graphoverview.cpp" line="10"/>
+        <location filename="../widgets/graphoverview.cpp" line="+10"/>
         <source>Overview: click or drag to move the view</source>
         <translation type="unfinished"></translation>
     </message>
@@ -142,78 +142,78 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="56"/>
+        <location filename="../widgets/graphview.cpp" line="+56"/>
         <source>Colour by:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="58"/>
+        <location line="+2"/>
         <source>Device of the selected plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="59"/>
+        <location line="+1"/>
         <source>Latency on the plan&apos;s devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="63"/>
+        <location line="+4"/>
         <source>Find node by name or op type (Ctrl+F, Enter for next)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="68"/>
+        <location line="+5"/>
         <source>Fit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="69"/>
+        <location line="+1"/>
         <source>Show the whole graph (0)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="74"/>
-        <location filename="../widgets/graphview.cpp" line="149"/>
+        <location line="+5"/>
+        <location line="+75"/>
         <source>No model open.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="88"/>
+        <location line="-61"/>
         <source>Find node</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="157"/>
+        <location line="+69"/>
         <source>Laying out the graph...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="181"/>
+        <location line="+24"/>
         <source>Layout failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="202"/>
+        <location line="+21"/>
         <source>%1 nodes laid out in %2 ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="206"/>
+        <location line="+4"/>
         <source>; %1 items, %2 of them folded groups (double-click a group to expand it)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="213"/>
+        <location line="+7"/>
         <source>; %1 constant nodes not drawn</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="235"/>
+        <location line="+22"/>
         <source>%1FLOPs (computed from shapes)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/graphview.cpp" line="253"/>
+        <location line="+18"/>
         <source>%n ops</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -221,38 +221,38 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="262"/>
+        <location line="+9"/>
         <source>%1: %2 (%3)
 Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="346"/>
+        <location line="+84"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="370"/>
+        <location line="+24"/>
         <source>&lt;b&gt;Device in plan %1&lt;/b&gt;&lt;br&gt;%2 &amp;nbsp; %3 not placed&lt;br&gt;&lt;span style=&quot;color:#d62728&quot;&gt;- - -&lt;/span&gt; transfer between devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="410"/>
+        <location line="+40"/>
         <source>&lt;b&gt;No latency data&lt;/b&gt;&lt;br&gt;&lt;i&gt;Search placements and pick a plan: its devices&apos; costs colour the nodes.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="422"/>
+        <location line="+12"/>
         <source>&lt;b&gt;Latency on the device of plan %1&lt;/b&gt; (%2, log scale)&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 no cost</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="447"/>
+        <location line="+25"/>
         <source>transfer %1 → %2: %3, %4 (modelled link)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/graphview.cpp" line="459"/>
+        <location line="+12"/>
         <source>and %n more tensors</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -260,27 +260,27 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="501"/>
+        <location line="+42"/>
         <source>Plan %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="503"/>
+        <location line="+2"/>
         <source>not placed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="505"/>
+        <location line="+2"/>
         <source>, %1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="647"/>
+        <location line="+142"/>
         <source>Found %1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="652"/>
+        <location line="+5"/>
         <source>No drawn node matches &quot;%1&quot;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -288,384 +288,384 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="42"/>
+        <location filename="../widgets/mainwindow.cpp" line="+42"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="52"/>
+        <location line="+10"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="56"/>
+        <location line="+4"/>
         <source>Filter nodes by name, op type, kind or shape</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="70"/>
+        <location line="+14"/>
         <source>Per-layer profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="77"/>
+        <location line="+7"/>
         <source>Diagnostics</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="83"/>
+        <location line="+6"/>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="85"/>
+        <location line="+2"/>
         <source>&amp;Open model...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="87"/>
+        <location line="+2"/>
         <source>Open &amp;sample model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="89"/>
+        <location line="+2"/>
         <source>&amp;Quit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="92"/>
+        <location line="+3"/>
         <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="101"/>
+        <location line="+9"/>
         <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="106"/>
+        <location line="+5"/>
         <source>&amp;Search</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="111"/>
+        <location line="+5"/>
         <source>&amp;Help</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="112"/>
+        <location line="+1"/>
         <source>&amp;About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="117"/>
+        <location line="+5"/>
         <source>Importing %1...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="130"/>
+        <location line="+13"/>
         <source>Searching placements...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="154"/>
+        <location line="+24"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="166"/>
+        <location line="+12"/>
         <source>Open a model before searching placements.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="325"/>
+        <location line="+159"/>
         <source>Failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="329"/>
+        <location line="+4"/>
         <source>Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="57"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="+57"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="80"/>
+        <location line="+23"/>
         <source>Discovering devices...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="82"/>
+        <location line="+2"/>
         <source>Discover again</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="87"/>
+        <location line="+5"/>
         <source>The catalog devices the placement search uses</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="89"/>
+        <location line="+2"/>
         <source>Search places operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="93"/>
+        <location line="+4"/>
         <source>Devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="147"/>
+        <location line="+54"/>
         <source>The bundled example catalog is missing from the resources.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="148"/>
+        <location line="+1"/>
         <source>Cannot read the device catalog %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="218"/>
+        <location line="+70"/>
         <source>Device catalog: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="227"/>
+        <location line="+9"/>
         <source>Log / Issues</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="230"/>
+        <location line="+3"/>
         <source>Importing %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="232"/>
+        <location line="+2"/>
         <source>Placement search started</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="235"/>
+        <location line="+3"/>
         <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="251"/>
+        <location line="+16"/>
         <source>Predictor</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="278"/>
+        <location line="+27"/>
         <source>Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
+        <location line="+3"/>
         <source>&amp;Workflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
+        <location line="+10"/>
         <source>Open</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
+        <location line="+0"/>
         <source>Open an ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="293"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="432"/>
+        <location line="+2"/>
+        <location line="+139"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
+        <location line="-138"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
+        <location line="+5"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="303"/>
+        <location line="+4"/>
         <source>Train</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="305"/>
+        <location line="+2"/>
         <source>Train the performance predictor on the sample library&apos;s samples</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="306"/>
+        <location line="+1"/>
         <source>Training needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
+        <location line="+7"/>
         <source>Validate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="315"/>
+        <location line="+2"/>
         <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="317"/>
+        <location line="+2"/>
         <source>Validation needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="322"/>
+        <location line="+5"/>
         <source>Export the chosen plan as a deployment bundle (partitions, manifest, profile and candidate plans)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="321"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="197"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="204"/>
+        <location line="-1"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="+197"/>
+        <location line="+7"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="333"/>
+        <location line="+12"/>
         <source>Profiling...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="346"/>
+        <location line="+13"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="354"/>
+        <location line="+8"/>
         <source>not run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="358"/>
+        <location line="+4"/>
         <source>Warning: the machine&apos;s speed changed while profiling (%1): these samples may not compare with others. Profile again later to average them; the predictor learns the median of repeated measurements.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="381"/>
+        <location line="+23"/>
         <source>Training...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="390"/>
+        <location line="+9"/>
         <source>Training: epoch %1/%2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="402"/>
+        <location line="+12"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="418"/>
+        <location line="+16"/>
         <source>Training the predictor on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="427"/>
+        <location line="+9"/>
         <source>No real device to profile on was discovered.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="432"/>
+        <location line="+5"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="440"/>
+        <location line="+8"/>
         <source>Open a model before profiling.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="445"/>
+        <location line="+5"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="449"/>
+        <location line="+4"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="452"/>
+        <location line="+3"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="108"/>
+        <location filename="../widgets/mainwindow.cpp" line="-221"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="206"/>
+        <location line="+98"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="207"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="237"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="348"/>
+        <location line="+1"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="-215"/>
+        <location line="+111"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="207"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="237"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="348"/>
+        <location line="+0"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="-111"/>
+        <location line="+111"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="225"/>
+        <location line="+18"/>
         <source>simulated; costs %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="228"/>
+        <location line="+3"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="260"/>
+        <location line="+32"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="264"/>
+        <location line="+4"/>
         <source>sample.onnx (bundled)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="268"/>
+        <location line="+4"/>
         <source>Open ONNX model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="269"/>
+        <location line="+1"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="294"/>
+        <location line="+25"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="310"/>
+        <location line="+16"/>
         <source>Imported %1: %n warning(s)</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -673,215 +673,215 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="316"/>
+        <location line="+6"/>
         <source>%1 - Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="317"/>
+        <location line="+1"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="334"/>
+        <location line="+17"/>
         <source>About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="335"/>
+        <location line="+1"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="54"/>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="+54"/>
         <source>Open &amp;workspace...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="56"/>
+        <location line="+2"/>
         <source>Save workspace &amp;as...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="59"/>
+        <location line="+3"/>
         <source>Open &amp;recent</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="67"/>
+        <location line="+8"/>
         <source>S&amp;ettings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="68"/>
+        <location line="+1"/>
         <source>&amp;Language</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="72"/>
+        <location line="+4"/>
         <source>System default</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="73"/>
+        <location line="+1"/>
         <source>English</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="82"/>
+        <location line="+9"/>
         <source>The language changes when the workbench restarts.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="142"/>
+        <location line="+60"/>
         <source>(none)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="145"/>
+        <location line="+3"/>
         <source>Clear the list</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="181"/>
+        <location line="+36"/>
         <source>Workspace %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="193"/>
+        <location line="+12"/>
         <source>Open a model before saving a workspace.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="210"/>
+        <location line="+17"/>
         <source>Saved workspace %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="215"/>
+        <location line="+5"/>
         <source>Open workspace</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="216"/>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="224"/>
+        <location line="+1"/>
+        <location line="+8"/>
         <source>Paretune workspaces (*.paretune)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="223"/>
+        <location line="-1"/>
         <source>Save workspace</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="44"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="-160"/>
         <source>Validating...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="51"/>
+        <location line="+7"/>
         <source>Validating: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="64"/>
+        <location line="+13"/>
         <source>Validation of plan %1 cancelled; nothing was stored</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="65"/>
+        <location line="+1"/>
         <source>Validation cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="75"/>
+        <location line="+10"/>
         <source>Plan %1 validated on %2: latency %3 measured (median of %4 runs, p10 %5, p90 %6) vs %7 predicted (%8), error %9; stored in %10 (plan row %11, %12 per-operator samples)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="83"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="95"/>
+        <location line="+8"/>
+        <location line="+12"/>
         <source>none</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="90"/>
+        <location line="-5"/>
         <source>Energy %1 mJ measured (%2) vs %3 predicted, error %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="98"/>
+        <location line="+8"/>
         <source>Energy not measured: no power counter is readable here</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="109"/>
+        <location line="+11"/>
         <source>Measured in plan %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="110"/>
+        <location line="+1"/>
         <source>Median of %1 runs of plan %2 on this machine, each node on its device in the plan (validation)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="122"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="125"/>
+        <location line="+12"/>
+        <location line="+3"/>
         <source>Exporting the bundle...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="142"/>
+        <location line="+17"/>
         <source>Export of plan %1 cancelled; nothing was written</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="143"/>
+        <location line="+1"/>
         <source>Export cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="147"/>
+        <location line="+4"/>
         <source>Export warning: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="153"/>
+        <location line="+6"/>
         <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="155"/>
+        <location line="+2"/>
         <source> (zip)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="175"/>
+        <location line="+20"/>
         <source>Choose a plan on the Pareto front before validating.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="178"/>
+        <location line="+3"/>
         <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="187"/>
+        <location line="+9"/>
         <source>Choose a plan on the Pareto front before exporting a bundle.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="190"/>
+        <location line="+3"/>
         <source>Exporting plan %1 as a bundle to %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="198"/>
+        <location line="+8"/>
         <source>Bundle folder (*);;Zip archive (*.zip)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="204"/>
+        <location line="+6"/>
         <source>Pareto plans to include for run-time selection:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -889,7 +889,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ModelLoader</name>
     <message>
-        <location filename="../widgets/modelloader.cpp" line="52"/>
+        <location filename="../widgets/modelloader.cpp" line="+52"/>
         <source>Internal error while importing %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -897,269 +897,274 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="34"/>
+        <location filename="../widgets/nodeproperties.cpp" line="+34"/>
         <source>weight</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="36"/>
+        <location line="+2"/>
         <source>graph input</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="38"/>
+        <location line="+2"/>
         <source>graph output</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="86"/>
+        <location line="+48"/>
         <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="102"/>
+        <location line="+16"/>
         <source>Op type</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="104"/>
+        <location line="+2"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="105"/>
+        <location line="+1"/>
         <source> (unknown operator)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="112"/>
+        <location line="+7"/>
         <source>attribute %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="116"/>
+        <location line="+4"/>
         <source>Inputs</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="118"/>
+        <location line="+2"/>
         <source>Outputs</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="120"/>
+        <location line="+2"/>
         <source>Work (computed from shapes)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="121"/>
+        <location line="+1"/>
         <source>FLOPs</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="122"/>
+        <location line="+1"/>
         <source>Bytes read</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="123"/>
+        <location line="+1"/>
         <source>Bytes written</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="124"/>
+        <location line="+1"/>
         <source>Weights</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="125"/>
+        <location line="+1"/>
         <source>Cost per device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="127"/>
+        <location line="+2"/>
         <source>&lt;i&gt;No costs available: no search has run on this model. Search placements to see this node&apos;s modelled, predicted or measured cost on each device.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="132"/>
+        <location line="+5"/>
         <source>From the current search&apos;s cost table (%1).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+3"/>
         <source>Device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+0"/>
         <source>Latency</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+0"/>
         <source>Energy</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+0"/>
         <source>Workspace</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+0"/>
         <source>Source</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="141"/>
+        <location line="+6"/>
         <source> (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="146"/>
+        <location line="+5"/>
         <source>not supported on this device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/graphdock.cpp" line="+16"/>
+        <source>Node properties</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="21"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="106"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="110"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="+21"/>
+        <location line="+85"/>
+        <location line="+4"/>
         <source>measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="23"/>
+        <location line="-87"/>
         <source>predicted</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="25"/>
+        <location line="+2"/>
         <source>modelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="29"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="183"/>
+        <location line="+4"/>
+        <location line="+154"/>
         <source>unsupported</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="174"/>
+        <location line="-9"/>
         <source>%1 on %2: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="178"/>
+        <location line="+4"/>
         <source> (%1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="195"/>
+        <location line="+17"/>
         <source>%1 µJ</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="199"/>
+        <location line="+4"/>
         <source>%1 %</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="106"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="209"/>
+        <location line="-93"/>
+        <location line="+103"/>
         <source>%1 · %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="71"/>
+        <location line="-138"/>
         <source>Median latency measured on %1 (sample library)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="305"/>
+        <location line="+234"/>
         <source> (unknown op)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="70"/>
+        <location line="-235"/>
         <source>Measured on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="347"/>
+        <location line="+277"/>
         <source>Latency on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="353"/>
+        <location line="+6"/>
         <source>Node</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="355"/>
+        <location line="+2"/>
         <source>Op type</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="357"/>
+        <location line="+2"/>
         <source>Kind</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="359"/>
+        <location line="+2"/>
         <source>Device (selected plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="361"/>
+        <location line="+2"/>
         <source>Output</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="363"/>
+        <location line="+2"/>
         <source>FLOPs (from shapes)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="365"/>
+        <location line="+2"/>
         <source>Read</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="367"/>
+        <location line="+2"/>
         <source>Written</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="369"/>
+        <location line="+2"/>
         <source>Weights</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="371"/>
+        <location line="+2"/>
         <source>Signature</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="373"/>
+        <location line="+2"/>
         <source>Latency (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="375"/>
+        <location line="+2"/>
         <source>Memory (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="377"/>
+        <location line="+2"/>
         <source>Energy (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="379"/>
+        <location line="+2"/>
         <source>Share of device time</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1167,167 +1172,167 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="30"/>
+        <location filename="../widgets/paretoplot.cpp" line="+30"/>
         <source>ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="32"/>
+        <location line="+2"/>
         <source>mJ</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="34"/>
+        <location line="+2"/>
         <source>W</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="36"/>
+        <location line="+2"/>
         <source>MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="44"/>
+        <location line="+8"/>
         <source>latency</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="46"/>
+        <location line="+2"/>
         <source>energy</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="48"/>
+        <location line="+2"/>
         <source>average power</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="50"/>
+        <location line="+2"/>
         <source>peak memory</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="87"/>
+        <location line="+37"/>
         <source>Latency (ms)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="89"/>
+        <location line="+2"/>
         <source>Energy per inference (mJ)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="91"/>
+        <location line="+2"/>
         <source>Average power (W)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="93"/>
+        <location line="+2"/>
         <source>Peak memory (MiB)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="109"/>
+        <location line="+16"/>
         <source>No search yet: run Search &gt; Search placements.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="111"/>
+        <location line="+2"/>
         <source>X:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="113"/>
+        <location line="+2"/>
         <source>Y:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="142"/>
+        <location line="+29"/>
         <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="146"/>
+        <location line="+4"/>
         <source>Baselines</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="149"/>
+        <location line="+3"/>
         <source>Dominated baselines</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="153"/>
+        <location line="+4"/>
         <source>Selected plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="157"/>
+        <location line="+4"/>
         <source>Compared plan (Ctrl+click)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="173"/>
+        <location line="+16"/>
         <source>Generation</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="174"/>
+        <location line="+1"/>
         <source>Hypervolume</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="233"/>
+        <location line="+59"/>
         <source>Colour: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="256"/>
+        <location line="+23"/>
         <source>%1 plans on the front; costs %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="289"/>
+        <location line="+33"/>
         <source> (infeasible)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="362"/>
+        <location line="+73"/>
         <source>infeasible (violation %1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="365"/>
+        <location line="+3"/>
         <source>simulated; costs %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="377"/>
+        <location line="+12"/>
         <source>Baseline %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="382"/>
+        <location line="+5"/>
         <source>Plan %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="383"/>
+        <location line="+1"/>
         <source>Plan %1 (baseline %2)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="456"/>
+        <location line="+73"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="464"/>
+        <location line="+8"/>
         <source>%1 %2%3 %4 (%5%6 %)</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/paretoplot.cpp" line="477"/>
+        <location line="+13"/>
         <source>%n node(s) on different devices</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -1335,7 +1340,7 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="491"/>
+        <location line="+14"/>
         <source>, and %1 more</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1343,12 +1348,17 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="88"/>
+        <location filename="../widgets/placementsearch.cpp" line="+54"/>
+        <source>modelled from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="101"/>
+        <location line="+18"/>
         <source>Internal error in the search: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1356,77 +1366,77 @@ Double-click to expand</source>
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="24"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+24"/>
         <source>No sample library opened yet.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="32"/>
+        <location line="+8"/>
         <source>training loss</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="35"/>
+        <location line="+3"/>
         <source>validation loss</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="37"/>
+        <location line="+2"/>
         <source>Epoch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="38"/>
+        <location line="+1"/>
         <source>Loss</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="47"/>
+        <location line="+9"/>
         <source>Measured latency (µs, held-out)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="48"/>
+        <location line="+1"/>
         <source>Predicted latency (µs)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <location line="+8"/>
         <source>Metric</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <location line="+0"/>
         <source>Predictor</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <location line="+0"/>
         <source>Roofline baseline (modelled)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="73"/>
+        <location line="+17"/>
         <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="99"/>
+        <location line="+26"/>
         <source>predictor #%1 trained %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="121"/>
+        <location line="+22"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="123"/>
+        <location line="+2"/>
         <source>No predictor is trained in %1 yet: costs come from measured samples and the catalog (modelled). Train one once samples are profiled.</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/predictorpanel.cpp" line="128"/>
+        <location line="+5"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -1434,7 +1444,7 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="137"/>
+        <location line="+9"/>
         <source>Training...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1442,12 +1452,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="88"/>
+        <location filename="../widgets/profilejob.cpp" line="+88"/>
         <source>Internal error while profiling: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="94"/>
+        <location line="+6"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1455,27 +1465,27 @@ Double-click to expand</source>
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="54"/>
+        <location filename="../widgets/timelineview.cpp" line="+54"/>
         <source>transfer</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="145"/>
+        <location line="+91"/>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2) on %3&lt;br&gt;start %4, end %5, duration %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="158"/>
+        <location line="+13"/>
         <source>No plan selected: search placements and pick a plan on the Pareto front.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="146"/>
+        <location filename="../widgets/planjobs.cpp" line="+97"/>
         <source>%1 measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="160"/>
+        <location line="+14"/>
         <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1483,47 +1493,47 @@ Double-click to expand</source>
 <context>
     <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="92"/>
+        <location filename="../widgets/trainjob.cpp" line="+92"/>
         <source>held out: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="100"/>
+        <location line="+8"/>
         <source>MAPE %</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="101"/>
+        <location line="+1"/>
         <source>Share within ±10%</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="102"/>
+        <location line="+1"/>
         <source>Spearman</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="103"/>
+        <location line="+1"/>
         <source>End-to-end error %</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="116"/>
+        <location line="+13"/>
         <source>%1, %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="126"/>
+        <location line="+10"/>
         <source>Training cancelled; nothing was stored.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="130"/>
+        <location line="+4"/>
         <source>Internal error while training: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="137"/>
+        <location line="+7"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1531,7 +1541,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="128"/>
+        <location filename="../widgets/planjobs.cpp" line="-32"/>
         <source>Validation needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>

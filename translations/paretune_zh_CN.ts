@@ -4,7 +4,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="49"/>
+        <location filename="../widgets/planjobs.cpp" line="+49"/>
         <source>Internal error while %1: %2</source>
         <translation>%1 时发生内部错误：%2</translation>
     </message>
@@ -12,51 +12,47 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="46"/>
+        <location filename="../app/workbench/main.cpp" line="+95"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation>将神经网络算子放置到本机的设备上。</translation>
     </message>
     <message>
-        <source>ONNX model to open</source>
-        <translation type="vanished">要打开的 ONNX 模型</translation>
-    </message>
-    <message>
-        <location filename="../app/workbench/main.cpp" line="52"/>
+        <location line="+4"/>
         <source>ONNX model or .paretune workspace to open</source>
         <translation>要打开的 ONNX 模型或 .paretune 工作区</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="55"/>
+        <location line="-36"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation>模型显示后保存窗口截图，然后退出。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="61"/>
+        <location line="+5"/>
         <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
         <translation>--screenshot 显示的内容：graph、pareto、timeline 或 profile（后三者会先在目录的建模设备上快速搜索）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="67"/>
+        <location line="+5"/>
         <source>Sample library (SQLite file).</source>
         <translation>样本库（SQLite 文件）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="72"/>
+        <location line="+4"/>
         <source>Device catalog (JSON) for modelled devices.</source>
         <translation>建模设备的设备目录（JSON）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="77"/>
+        <location line="+4"/>
         <source>After loading, search placements on the example catalog&apos;s modelled devices and select the fastest plan.</source>
         <translation>加载后，在示例目录的建模设备上搜索放置方案，并选择最快的方案。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="82"/>
+        <location line="+5"/>
         <source>Catalog devices to search on, separated by commas (default: every device of the catalog).</source>
         <translation>要搜索的目录设备，以逗号分隔（默认：目录中的所有设备）。</translation>
     </message>
     <message>
-        <location filename="../app/workbench/main.cpp" line="88"/>
+        <location line="+5"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
         <translation>搜索后在本机设备上验证所选方案（截图会等待验证完成）。</translation>
     </message>
@@ -64,71 +60,71 @@
 <context>
     <name>paretune::DeviceListModel</name>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="45"/>
+        <location filename="../widgets/devicelistmodel.cpp" line="+45"/>
         <source>Discovered on this machine: can be profiled (CPU devices in this version); its samples are measured.</source>
         <translation>在本机上发现：可以进行性能分析（本版本仅限 CPU 设备）；其样本为实测值。</translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="47"/>
+        <location line="+2"/>
         <source>From the device catalog: its costs are modelled from the catalog&apos;s figures, never measured.</source>
         <translation>来自设备目录：其开销根据目录中的数据建模，从未实测。</translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="57"/>
+        <location line="+10"/>
         <source>real</source>
         <translation>真实</translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="57"/>
+        <location line="+0"/>
         <source>modelled</source>
         <translation>建模</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/devicelistmodel.cpp" line="64"/>
+        <location line="+7"/>
         <source>%n core(s)</source>
         <translation>
             <numerusform>%n 个核心</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/devicelistmodel.cpp" line="67"/>
+        <location line="+3"/>
         <source>%n SM(s), %1 MHz</source>
         <translation>
             <numerusform>%n 个 SM，%1 MHz</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="69"/>
+        <location line="+2"/>
         <source>%1 GFLOP/s, %2 GB/s (catalog)</source>
         <translation>%1 GFLOP/s，%2 GB/s（目录）</translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="84"/>
+        <location line="+15"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="86"/>
+        <location line="+2"/>
         <source>Real / modelled</source>
         <translation>真实 / 建模</translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="88"/>
+        <location line="+2"/>
         <source>Kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="90"/>
+        <location line="+2"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="92"/>
+        <location line="+2"/>
         <source>Compute</source>
         <translation>计算能力</translation>
     </message>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="94"/>
+        <location line="+2"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
@@ -136,7 +132,7 @@
 <context>
     <name>paretune::GraphOverview</name>
     <message>
-        <location filename="../widgets/graphoverview.cpp" line="10"/>
+        <location filename="../widgets/graphoverview.cpp" line="+10"/>
         <source>Overview: click or drag to move the view</source>
         <translation>概览：单击或拖动以移动视图</translation>
     </message>
@@ -144,144 +140,144 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="56"/>
+        <location filename="../widgets/graphview.cpp" line="+56"/>
         <source>Colour by:</source>
         <translation>着色依据：</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="58"/>
+        <location line="+2"/>
         <source>Device of the selected plan</source>
         <translation>所选方案的设备</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="59"/>
+        <location line="+1"/>
         <source>Latency on the plan&apos;s devices</source>
         <translation>方案所用设备上的延迟</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="63"/>
+        <location line="+4"/>
         <source>Find node by name or op type (Ctrl+F, Enter for next)</source>
         <translation>按名称或算子类型查找节点（Ctrl+F，回车查找下一个）</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="68"/>
+        <location line="+5"/>
         <source>Fit</source>
         <translation>适应窗口</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="69"/>
+        <location line="+1"/>
         <source>Show the whole graph (0)</source>
         <translation>显示整个计算图 (0)</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="74"/>
-        <location filename="../widgets/graphview.cpp" line="149"/>
+        <location line="+5"/>
+        <location line="+75"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="88"/>
+        <location line="-61"/>
         <source>Find node</source>
         <translation>查找节点</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="157"/>
+        <location line="+69"/>
         <source>Laying out the graph...</source>
         <translation>正在布局计算图...</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="181"/>
+        <location line="+24"/>
         <source>Layout failed: %1</source>
         <translation>布局失败：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="202"/>
+        <location line="+21"/>
         <source>%1 nodes laid out in %2 ms</source>
         <translation>已布局 %1 个节点，用时 %2 ms</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="206"/>
+        <location line="+4"/>
         <source>; %1 items, %2 of them folded groups (double-click a group to expand it)</source>
         <translation>；共 %1 项，其中 %2 个为折叠的分组（双击分组可展开）</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="213"/>
+        <location line="+7"/>
         <source>; %1 constant nodes not drawn</source>
         <translation>；未绘制 %1 个常量节点</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="235"/>
+        <location line="+22"/>
         <source>%1FLOPs (computed from shapes)</source>
         <translation>%1FLOPs（由形状计算）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/graphview.cpp" line="253"/>
+        <location line="+18"/>
         <source>%n ops</source>
         <translation>
             <numerusform>%n 个算子</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="262"/>
+        <location line="+9"/>
         <source>%1: %2 (%3)
 Double-click to expand</source>
         <translation>%1：%2（%3）
 双击展开</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="346"/>
+        <location line="+84"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1 计算 &amp;nbsp; %2 无运行时开销 &amp;nbsp; %3 折叠的分组&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案，即可按设备着色。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="370"/>
+        <location line="+24"/>
         <source>&lt;b&gt;Device in plan %1&lt;/b&gt;&lt;br&gt;%2 &amp;nbsp; %3 not placed&lt;br&gt;&lt;span style=&quot;color:#d62728&quot;&gt;- - -&lt;/span&gt; transfer between devices</source>
         <translation>&lt;b&gt;方案 %1 中的设备&lt;/b&gt;&lt;br&gt;%2 &amp;nbsp; %3 未放置&lt;br&gt;&lt;span style=&quot;color:#d62728&quot;&gt;- - -&lt;/span&gt; 设备间传输</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="410"/>
+        <location line="+40"/>
         <source>&lt;b&gt;No latency data&lt;/b&gt;&lt;br&gt;&lt;i&gt;Search placements and pick a plan: its devices&apos; costs colour the nodes.&lt;/i&gt;</source>
         <translation>&lt;b&gt;无延迟数据&lt;/b&gt;&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案：用其设备上的开销为节点着色。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="422"/>
+        <location line="+12"/>
         <source>&lt;b&gt;Latency on the device of plan %1&lt;/b&gt; (%2, log scale)&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 no cost</source>
         <translation>&lt;b&gt;方案 %1 所用设备上的延迟&lt;/b&gt;（%2，对数刻度）&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 无开销</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="447"/>
+        <location line="+25"/>
         <source>transfer %1 → %2: %3, %4 (modelled link)</source>
         <translation>传输 %1 → %2：%3，%4（链路为建模值）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/graphview.cpp" line="459"/>
+        <location line="+12"/>
         <source>and %n more tensors</source>
         <translation>
             <numerusform>以及另外 %n 个张量</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="501"/>
+        <location line="+42"/>
         <source>Plan %1: %2</source>
         <translation>方案 %1：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="503"/>
+        <location line="+2"/>
         <source>not placed</source>
         <translation>未放置</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="505"/>
+        <location line="+2"/>
         <source>, %1 (%2)</source>
         <translation>，%1（%2）</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="647"/>
+        <location line="+142"/>
         <source>Found %1 (%2)</source>
         <translation>已找到 %1（%2）</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview.cpp" line="652"/>
+        <location line="+5"/>
         <source>No drawn node matches &quot;%1&quot;</source>
         <translation>没有已绘制的节点匹配“%1”</translation>
     </message>
@@ -289,623 +285,599 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="42"/>
+        <location filename="../widgets/mainwindow.cpp" line="+42"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="52"/>
+        <location line="+10"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
         <translation>未打开模型。请使用“文件 &gt; 打开”导入 ONNX 模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="56"/>
+        <location line="+4"/>
         <source>Filter nodes by name, op type, kind or shape</source>
         <translation>按名称、算子类型、类别或形状筛选节点</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="77"/>
+        <location line="+21"/>
         <source>Diagnostics</source>
         <translation>诊断信息</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="83"/>
+        <location line="+6"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="85"/>
+        <location line="+2"/>
         <source>&amp;Open model...</source>
         <translation>打开模型(&amp;O)...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="87"/>
+        <location line="+2"/>
         <source>Open &amp;sample model</source>
         <translation>打开示例模型(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="89"/>
+        <location line="+2"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="92"/>
+        <location line="+3"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="101"/>
+        <location line="+9"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="106"/>
+        <location line="+5"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <source>Search &amp;placements (example catalog: cpu, gpu, npu)</source>
-        <translation type="vanished">搜索放置方案(&amp;P)（示例目录：cpu、gpu、npu）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="111"/>
+        <location line="+5"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="112"/>
+        <location line="+1"/>
         <source>&amp;About Paretune</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="117"/>
+        <location line="+5"/>
         <source>Importing %1...</source>
         <translation>正在导入 %1...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="130"/>
+        <location line="+13"/>
         <source>Searching placements...</source>
         <translation>正在搜索放置方案...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="154"/>
+        <location line="+24"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="166"/>
+        <location line="+12"/>
         <source>Open a model before searching placements.</source>
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="57"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="+57"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="80"/>
+        <location line="+23"/>
         <source>Discovering devices...</source>
         <translation>正在发现设备...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="82"/>
+        <location line="+2"/>
         <source>Discover again</source>
         <translation>重新发现</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="87"/>
+        <location line="+5"/>
         <source>The catalog devices the placement search uses</source>
         <translation>放置搜索使用的目录设备</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="89"/>
+        <location line="+2"/>
         <source>Search places operators on:</source>
         <translation>搜索将算子放置到：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="93"/>
+        <location line="+4"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="147"/>
+        <location line="+54"/>
         <source>The bundled example catalog is missing from the resources.</source>
         <translation>资源中缺少内置的示例目录。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="148"/>
+        <location line="+1"/>
         <source>Cannot read the device catalog %1: %2</source>
         <translation>无法读取设备目录 %1：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="218"/>
+        <location line="+70"/>
         <source>Device catalog: %1</source>
         <translation>设备目录：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="227"/>
+        <location line="+9"/>
         <source>Log / Issues</source>
         <translation>日志 / 问题</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="230"/>
+        <location line="+3"/>
         <source>Importing %1</source>
         <translation>正在导入 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="232"/>
+        <location line="+2"/>
         <source>Placement search started</source>
         <translation>放置搜索已开始</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="235"/>
+        <location line="+3"/>
         <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
         <translation>放置搜索在 %2 代后%1：前沿上有 %3 个方案（开销%4）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="251"/>
+        <location line="+16"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="278"/>
+        <location line="+27"/>
         <source>Workflow</source>
         <translation>工作流程</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="281"/>
+        <location line="+3"/>
         <source>&amp;Workflow</source>
         <translation>工作流程(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
+        <location line="+10"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="291"/>
+        <location line="+0"/>
         <source>Open an ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="293"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="432"/>
+        <location line="+2"/>
+        <location line="+139"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="294"/>
+        <location line="-138"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="299"/>
+        <location line="+5"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="303"/>
+        <location line="+4"/>
         <source>Train</source>
         <translation>训练</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="305"/>
+        <location line="+2"/>
         <source>Train the performance predictor on the sample library&apos;s samples</source>
         <translation>用样本库中的样本训练性能预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="306"/>
+        <location line="+1"/>
         <source>Training needs LibTorch, which this build does not include</source>
         <translation>训练需要 LibTorch，而此构建不包含它</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="315"/>
+        <location line="+9"/>
         <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
         <translation>在本机设备上运行所选方案，并将实测时间与方案时间比较</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="317"/>
+        <location line="+2"/>
         <source>Validation needs LibTorch, which this build does not include</source>
         <translation>验证需要 LibTorch，此版本未包含</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="322"/>
+        <location line="+5"/>
         <source>Export the chosen plan as a deployment bundle (partitions, manifest, profile and candidate plans)</source>
         <translation>将所选方案导出为部署包（分区、清单、性能剖析和候选方案）</translation>
     </message>
     <message>
-        <source>Train the predictor: not available yet (the predictor part of the engine is not in this build)</source>
-        <translation type="vanished">训练预测器：尚不可用（此构建中没有引擎的预测器部分）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="313"/>
+        <location line="-9"/>
         <source>Validate</source>
         <translation>验证</translation>
     </message>
     <message>
-        <source>Validate the chosen plan on the hardware: not available yet (the validation part of the engine is not in this build)</source>
-        <translation type="vanished">在硬件上验证所选方案：尚不可用（此构建中没有引擎的验证部分）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="321"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="197"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="204"/>
+        <location line="+8"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="+197"/>
+        <location line="+7"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <source>Export a deployment bundle: not available yet (the bundle part of the engine is not in this build)</source>
-        <translation type="vanished">导出部署包：尚不可用（此构建中没有引擎的部署包部分）</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="333"/>
+        <location line="+12"/>
         <source>Profiling...</source>
         <translation>正在进行性能分析...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="346"/>
+        <location line="+13"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation>在 %1 上的性能分析%2：实测 %3 个算子，复用 %4 个，失败 %5 个，未运行 %6 个；实测中位数之和 %7（实测），端到端 %8；已存入 %9</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="354"/>
+        <location line="+8"/>
         <source>not run</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="358"/>
+        <location line="+4"/>
         <source>Warning: the machine&apos;s speed changed while profiling (%1): these samples may not compare with others. Profile again later to average them; the predictor learns the median of repeated measurements.</source>
         <translation>警告：性能分析期间机器速度发生了变化（%1）：这些样本可能无法与其他样本比较。请稍后再次分析以取平均；预测器学习重复测量的中位数。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="381"/>
+        <location line="+23"/>
         <source>Training...</source>
         <translation>正在训练...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="390"/>
+        <location line="+9"/>
         <source>Training: epoch %1/%2</source>
         <translation>训练中：第 %1/%2 轮</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="402"/>
+        <location line="+12"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation>预测器 %1 已训练并存入 %2；评估数据：%3（%4 个算子，预测值与实测值对照）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="418"/>
+        <location line="+16"/>
         <source>Training the predictor on %1</source>
         <translation>正在用 %1 训练预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="427"/>
+        <location line="+9"/>
         <source>No real device to profile on was discovered.</source>
         <translation>未发现可用于性能分析的真实设备。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="432"/>
+        <location line="+5"/>
         <source>Profile the model&apos;s operators on:</source>
         <translation>在以下设备上分析模型的算子：</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="440"/>
+        <location line="+8"/>
         <source>Open a model before profiling.</source>
         <translation>请先打开模型再进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="445"/>
+        <location line="+5"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation>没有设备“%1”（见“设备”面板）。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="449"/>
+        <location line="+4"/>
         <source>%1 is a modelled device: only real devices are profiled.</source>
         <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="452"/>
+        <location line="+3"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="108"/>
+        <location filename="../widgets/mainwindow.cpp" line="-58"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="206"/>
+        <location line="+98"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="207"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="237"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="348"/>
+        <location line="+1"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="-215"/>
+        <location line="+111"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="207"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="237"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="348"/>
+        <location line="+0"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="-111"/>
+        <location line="+111"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="225"/>
+        <location line="+18"/>
         <source>simulated; costs %1</source>
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="228"/>
+        <location line="+3"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation>方案 %1（开销%2）：延迟 %3 ms，能耗 %4 mJ，峰值内存 %5 MiB</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="260"/>
+        <location line="+32"/>
         <source>The bundled sample model is missing from the resources.</source>
         <translation>资源中缺少内置的示例模型。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="264"/>
+        <location line="+4"/>
         <source>sample.onnx (bundled)</source>
         <translation>sample.onnx（内置）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="268"/>
+        <location line="+4"/>
         <source>Open ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="269"/>
+        <location line="+1"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="294"/>
+        <location line="+25"/>
         <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; 指纹 &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;输入：%4&lt;br&gt;%5 个节点（%6 个计算，%7 个直通，%8 个常量，%9 个已折叠的形状运算） &amp;nbsp; %10 个参数 &amp;nbsp; %11FLOPs &lt;i&gt;（由形状计算）&lt;/i&gt; &amp;nbsp; %12 个未知形状</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="310"/>
+        <location line="+16"/>
         <source>Imported %1: %n warning(s)</source>
         <translation>
             <numerusform>已导入 %1：%n 条警告</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="316"/>
+        <location line="+6"/>
         <source>%1 - Paretune Workbench</source>
         <translation>%1 - Paretune 工作台</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="317"/>
+        <location line="+1"/>
         <source>Imported %1: %2 nodes, %3 warnings</source>
         <translation>已导入 %1：%2 个节点，%3 条警告</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="325"/>
+        <location line="+8"/>
         <source>Failed: %1</source>
         <translation>失败：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="329"/>
+        <location line="+4"/>
         <source>Paretune</source>
         <translation>Paretune</translation>
     </message>
     <message>
-        <source>Import failed</source>
-        <translation type="vanished">导入失败</translation>
-    </message>
-    <message>
-        <source>Cannot open model</source>
-        <translation type="vanished">无法打开模型</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="334"/>
+        <location line="+5"/>
         <source>About Paretune</source>
         <translation>关于 Paretune</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="335"/>
+        <location line="+1"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="54"/>
+        <location filename="../widgets/mainwindow_persistence.cpp" line="+54"/>
         <source>Open &amp;workspace...</source>
         <translation>打开工作区(&amp;W)...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="56"/>
+        <location line="+2"/>
         <source>Save workspace &amp;as...</source>
         <translation>工作区另存为(&amp;A)...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="59"/>
+        <location line="+3"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="67"/>
+        <location line="+8"/>
         <source>S&amp;ettings</source>
         <translation>设置(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="68"/>
+        <location line="+1"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="72"/>
+        <location line="+4"/>
         <source>System default</source>
         <translation>系统默认</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="73"/>
+        <location line="+1"/>
         <source>English</source>
         <translation>English</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="82"/>
+        <location line="+9"/>
         <source>The language changes when the workbench restarts.</source>
         <translation>语言将在工作台重新启动后更改。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="142"/>
+        <location line="+60"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="145"/>
+        <location line="+3"/>
         <source>Clear the list</source>
         <translation>清除列表</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="181"/>
+        <location line="+36"/>
         <source>Workspace %1</source>
         <translation>工作区 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="193"/>
+        <location line="+12"/>
         <source>Open a model before saving a workspace.</source>
         <translation>请先打开模型再保存工作区。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="210"/>
+        <location line="+17"/>
         <source>Saved workspace %1</source>
         <translation>已保存工作区 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="215"/>
+        <location line="+5"/>
         <source>Open workspace</source>
         <translation>打开工作区</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="216"/>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="224"/>
+        <location line="+1"/>
+        <location line="+8"/>
         <source>Paretune workspaces (*.paretune)</source>
         <translation>Paretune 工作区 (*.paretune)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="223"/>
+        <location line="-1"/>
         <source>Save workspace</source>
         <translation>保存工作区</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="70"/>
+        <location filename="../widgets/mainwindow.cpp" line="-265"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="44"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="-160"/>
         <source>Validating...</source>
         <translation>正在验证...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="51"/>
+        <location line="+7"/>
         <source>Validating: %1</source>
         <translation>正在验证：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="64"/>
+        <location line="+13"/>
         <source>Validation of plan %1 cancelled; nothing was stored</source>
         <translation>方案 %1 的验证已取消；未保存任何内容</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="65"/>
+        <location line="+1"/>
         <source>Validation cancelled</source>
         <translation>验证已取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="75"/>
+        <location line="+10"/>
         <source>Plan %1 validated on %2: latency %3 measured (median of %4 runs, p10 %5, p90 %6) vs %7 predicted (%8), error %9; stored in %10 (plan row %11, %12 per-operator samples)</source>
         <translation>方案 %1 已在 %2 上验证：实测延迟 %3（%4 次运行的中位数，p10 %5，p90 %6），预测 %7（%8），误差 %9；已保存到 %10（方案行 %11，%12 个逐算子样本）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="83"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="95"/>
+        <location line="+8"/>
+        <location line="+12"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="90"/>
+        <location line="-5"/>
         <source>Energy %1 mJ measured (%2) vs %3 predicted, error %4</source>
         <translation>实测能耗 %1 mJ（%2），预测 %3，误差 %4</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="98"/>
+        <location line="+8"/>
         <source>Energy not measured: no power counter is readable here</source>
         <translation>未测量能耗：此处没有可读的功耗计数器</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="109"/>
+        <location line="+11"/>
         <source>Measured in plan %1</source>
         <translation>方案 %1 中实测</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="110"/>
+        <location line="+1"/>
         <source>Median of %1 runs of plan %2 on this machine, each node on its device in the plan (validation)</source>
         <translation>方案 %2 在本机上运行 %1 次的中位数，每个节点位于方案为其指定的设备上（验证）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="122"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="125"/>
+        <location line="+12"/>
+        <location line="+3"/>
         <source>Exporting the bundle...</source>
         <translation>正在导出部署包...</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="142"/>
+        <location line="+17"/>
         <source>Export of plan %1 cancelled; nothing was written</source>
         <translation>方案 %1 的导出已取消；未写入任何内容</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="143"/>
+        <location line="+1"/>
         <source>Export cancelled</source>
         <translation>导出已取消</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="147"/>
+        <location line="+4"/>
         <source>Export warning: %1</source>
         <translation>导出警告：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="153"/>
+        <location line="+6"/>
         <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
         <translation>已写入部署包 %1%2：方案 %3，%4 个分区，候选方案 %5；%6 个文件，%7 MB</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="155"/>
+        <location line="+2"/>
         <source> (zip)</source>
         <translation>（zip）</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="175"/>
+        <location line="+20"/>
         <source>Choose a plan on the Pareto front before validating.</source>
         <translation>验证前请先在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="178"/>
+        <location line="+3"/>
         <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
         <translation>正在本机上验证方案 %1（%2 次计时运行），结果写入 %3</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="187"/>
+        <location line="+9"/>
         <source>Choose a plan on the Pareto front before exporting a bundle.</source>
         <translation>导出部署包前请先在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="190"/>
+        <location line="+3"/>
         <source>Exporting plan %1 as a bundle to %2</source>
         <translation>正在将方案 %1 导出为部署包到 %2</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="198"/>
+        <location line="+8"/>
         <source>Bundle folder (*);;Zip archive (*.zip)</source>
         <translation>部署包文件夹 (*);;Zip 压缩包 (*.zip)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="204"/>
+        <location line="+6"/>
         <source>Pareto plans to include for run-time selection:</source>
         <translation>包含的帕累托方案数（供运行时选择）：</translation>
     </message>
@@ -913,7 +885,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ModelLoader</name>
     <message>
-        <location filename="../widgets/modelloader.cpp" line="52"/>
+        <location filename="../widgets/modelloader.cpp" line="+52"/>
         <source>Internal error while importing %1: %2</source>
         <translation>导入 %1 时发生内部错误：%2</translation>
     </message>
@@ -921,273 +893,274 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="34"/>
+        <location filename="../widgets/nodeproperties.cpp" line="+34"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="36"/>
+        <location line="+2"/>
         <source>graph input</source>
         <translation>图输入</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="38"/>
+        <location line="+2"/>
         <source>graph output</source>
         <translation>图输出</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="86"/>
+        <location line="+48"/>
         <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
         <translation>&lt;i&gt;在计算图或逐层性能分析中选择一个节点以查看其属性。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="102"/>
+        <location line="+16"/>
         <source>Op type</source>
         <translation>算子类型</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="104"/>
+        <location line="+2"/>
         <source>Kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="105"/>
+        <location line="+1"/>
         <source> (unknown operator)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="112"/>
+        <location line="+7"/>
         <source>attribute %1</source>
         <translation>属性 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="116"/>
+        <location line="+4"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="118"/>
+        <location line="+2"/>
         <source>Outputs</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="120"/>
+        <location line="+2"/>
         <source>Work (computed from shapes)</source>
         <translation>计算量（由形状计算）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="121"/>
+        <location line="+1"/>
         <source>FLOPs</source>
         <translation>FLOPs</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="122"/>
+        <location line="+1"/>
         <source>Bytes read</source>
         <translation>读取字节数</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="123"/>
+        <location line="+1"/>
         <source>Bytes written</source>
         <translation>写入字节数</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="124"/>
+        <location line="+1"/>
         <source>Weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="125"/>
+        <location line="+1"/>
         <source>Cost per device</source>
         <translation>各设备上的开销</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="127"/>
+        <location line="+2"/>
         <source>&lt;i&gt;No costs available: no search has run on this model. Search placements to see this node&apos;s modelled, predicted or measured cost on each device.&lt;/i&gt;</source>
         <translation>&lt;i&gt;无可用开销：尚未对此模型运行搜索。搜索放置方案后，可查看此节点在各设备上的建模、预测或实测开销。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="132"/>
+        <location line="+5"/>
         <source>From the current search&apos;s cost table (%1).</source>
         <translation>来自当前搜索的开销表（%1）。</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+3"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+0"/>
         <source>Latency</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+0"/>
         <source>Energy</source>
         <translation>能耗</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+0"/>
         <source>Workspace</source>
         <translation>工作空间</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="135"/>
+        <location line="+0"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="141"/>
+        <location line="+6"/>
         <source> (plan)</source>
         <translation>（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="146"/>
+        <location line="+5"/>
         <source>not supported on this device</source>
         <translation>此设备不支持</translation>
     </message>
     <message>
+        <location filename="../widgets/graphdock.cpp" line="+16"/>
         <source>Node properties</source>
-        <translation type="vanished">节点属性</translation>
+        <translation>节点属性</translation>
     </message>
 </context>
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="21"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="106"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="110"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="+21"/>
+        <location line="+85"/>
+        <location line="+4"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="23"/>
+        <location line="-87"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="25"/>
+        <location line="+2"/>
         <source>modelled</source>
         <translation>建模</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="29"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="183"/>
+        <location line="+4"/>
+        <location line="+154"/>
         <source>unsupported</source>
         <translation>不支持</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="174"/>
+        <location line="-9"/>
         <source>%1 on %2: %3</source>
         <translation>%1（%2）：%3</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="178"/>
+        <location line="+4"/>
         <source> (%1)</source>
         <translation>（%1）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="195"/>
+        <location line="+17"/>
         <source>%1 µJ</source>
         <translation>%1 µJ</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="199"/>
+        <location line="+4"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="106"/>
-        <location filename="../widgets/nodetablemodel.cpp" line="209"/>
+        <location line="-93"/>
+        <location line="+103"/>
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="71"/>
+        <location line="-138"/>
         <source>Median latency measured on %1 (sample library)</source>
         <translation>在 %1 上实测的延迟中位数（样本库）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="305"/>
+        <location line="+234"/>
         <source> (unknown op)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="70"/>
+        <location line="-235"/>
         <source>Measured on %1</source>
         <translation>在 %1 上实测</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="347"/>
+        <location line="+277"/>
         <source>Latency on %1</source>
         <translation>%1 上的延迟</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="353"/>
+        <location line="+6"/>
         <source>Node</source>
         <translation>节点</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="355"/>
+        <location line="+2"/>
         <source>Op type</source>
         <translation>算子类型</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="357"/>
+        <location line="+2"/>
         <source>Kind</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="359"/>
+        <location line="+2"/>
         <source>Device (selected plan)</source>
         <translation>设备（所选方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="361"/>
+        <location line="+2"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="363"/>
+        <location line="+2"/>
         <source>FLOPs (from shapes)</source>
         <translation>FLOPs（由形状计算）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="365"/>
+        <location line="+2"/>
         <source>Read</source>
         <translation>读取</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="367"/>
+        <location line="+2"/>
         <source>Written</source>
         <translation>写入</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="369"/>
+        <location line="+2"/>
         <source>Weights</source>
         <translation>权重</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="371"/>
+        <location line="+2"/>
         <source>Signature</source>
         <translation>签名</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="373"/>
+        <location line="+2"/>
         <source>Latency (plan)</source>
         <translation>延迟（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="375"/>
+        <location line="+2"/>
         <source>Memory (plan)</source>
         <translation>内存（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="377"/>
+        <location line="+2"/>
         <source>Energy (plan)</source>
         <translation>能耗（方案）</translation>
     </message>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="379"/>
+        <location line="+2"/>
         <source>Share of device time</source>
         <translation>占设备时间比例</translation>
     </message>
@@ -1195,174 +1168,174 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="30"/>
+        <location filename="../widgets/paretoplot.cpp" line="+30"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="32"/>
+        <location line="+2"/>
         <source>mJ</source>
         <translation>mJ</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="34"/>
+        <location line="+2"/>
         <source>W</source>
         <translation>W</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="36"/>
+        <location line="+2"/>
         <source>MiB</source>
         <translation>MiB</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="44"/>
+        <location line="+8"/>
         <source>latency</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="46"/>
+        <location line="+2"/>
         <source>energy</source>
         <translation>能耗</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="48"/>
+        <location line="+2"/>
         <source>average power</source>
         <translation>平均功率</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="50"/>
+        <location line="+2"/>
         <source>peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="87"/>
+        <location line="+37"/>
         <source>Latency (ms)</source>
         <translation>延迟（毫秒）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="89"/>
+        <location line="+2"/>
         <source>Energy per inference (mJ)</source>
         <translation>每次推理能耗（毫焦）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="91"/>
+        <location line="+2"/>
         <source>Average power (W)</source>
         <translation>平均功率（瓦）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="93"/>
+        <location line="+2"/>
         <source>Peak memory (MiB)</source>
         <translation>峰值内存（MiB）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="109"/>
+        <location line="+16"/>
         <source>No search yet: run Search &gt; Search placements.</source>
         <translation>尚未搜索：请运行“搜索 &gt; 搜索放置方案”。</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="111"/>
+        <location line="+2"/>
         <source>X:</source>
         <translation>X：</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="113"/>
+        <location line="+2"/>
         <source>Y:</source>
         <translation>Y：</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="142"/>
+        <location line="+29"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="146"/>
+        <location line="+4"/>
         <source>Baselines</source>
         <translation>基线</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="149"/>
+        <location line="+3"/>
         <source>Dominated baselines</source>
         <translation>被支配的基线</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="153"/>
+        <location line="+4"/>
         <source>Selected plan</source>
         <translation>所选方案</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="157"/>
+        <location line="+4"/>
         <source>Compared plan (Ctrl+click)</source>
         <translation>对比方案（Ctrl+单击）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="173"/>
+        <location line="+16"/>
         <source>Generation</source>
         <translation>代数</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="174"/>
+        <location line="+1"/>
         <source>Hypervolume</source>
         <translation>超体积</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="233"/>
+        <location line="+59"/>
         <source>Colour: %1</source>
         <translation>颜色：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="256"/>
+        <location line="+23"/>
         <source>%1 plans on the front; costs %2</source>
         <translation>前沿上有 %1 个方案；开销%2</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="289"/>
+        <location line="+33"/>
         <source> (infeasible)</source>
         <translation>（不可行）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="362"/>
+        <location line="+73"/>
         <source>infeasible (violation %1)</source>
         <translation>不可行（违反量 %1）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="365"/>
+        <location line="+3"/>
         <source>simulated; costs %1</source>
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="377"/>
+        <location line="+12"/>
         <source>Baseline %1</source>
         <translation>基线 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="382"/>
+        <location line="+5"/>
         <source>Plan %1</source>
         <translation>方案 %1</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="383"/>
+        <location line="+1"/>
         <source>Plan %1 (baseline %2)</source>
         <translation>方案 %1（基线 %2）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="456"/>
+        <location line="+73"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation>&lt;b&gt;方案 %1 对比方案 %2&lt;/b&gt;（模拟；开销%3）：</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="464"/>
+        <location line="+8"/>
         <source>%1 %2%3 %4 (%5%6 %)</source>
         <translation>%1 %2%3 %4（%5%6 %）</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/paretoplot.cpp" line="477"/>
+        <location line="+13"/>
         <source>%n node(s) on different devices</source>
         <translation>
             <numerusform>%n 个节点位于不同设备上</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="491"/>
+        <location line="+14"/>
         <source>, and %1 more</source>
         <translation>，以及另外 %1 个</translation>
     </message>
@@ -1370,12 +1343,17 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="88"/>
+        <location filename="../widgets/placementsearch.cpp" line="+54"/>
+        <source>modelled from %1</source>
+        <translation>根据 %1 建模</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation>来自 %3 的实测（%1 个单元）和预测（%2 个单元），其余由 %4 建模</translation>
     </message>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="101"/>
+        <location line="+18"/>
         <source>Internal error in the search: %1</source>
         <translation>搜索中发生内部错误：%1</translation>
     </message>
@@ -1383,84 +1361,84 @@ Double-click to expand</source>
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="24"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+24"/>
         <source>No sample library opened yet.</source>
         <translation>尚未打开样本库。</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="32"/>
+        <location line="+8"/>
         <source>training loss</source>
         <translation>训练损失</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="35"/>
+        <location line="+3"/>
         <source>validation loss</source>
         <translation>验证损失</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="37"/>
+        <location line="+2"/>
         <source>Epoch</source>
         <translation>轮次</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="38"/>
+        <location line="+1"/>
         <source>Loss</source>
         <translation>损失</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="47"/>
+        <location line="+9"/>
         <source>Measured latency (µs, held-out)</source>
         <translation>实测延迟（µs，留出集）</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="48"/>
+        <location line="+1"/>
         <source>Predicted latency (µs)</source>
         <translation>预测延迟（µs）</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <location line="+8"/>
         <source>Metric</source>
         <translation>指标</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <location line="+0"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="56"/>
+        <location line="+0"/>
         <source>Roofline baseline (modelled)</source>
         <translation>Roofline 基线（建模）</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="73"/>
+        <location line="+17"/>
         <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
         <translation>%1 处尚无样本库：在真实设备上分析一个模型即可创建。尚未训练预测器；开销为建模值。</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="99"/>
+        <location line="+26"/>
         <source>predictor #%1 trained %2</source>
         <translation>预测器 #%1，训练于 %2</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="121"/>
+        <location line="+22"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation>无法读取 %1 中的预测器：%2</translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="123"/>
+        <location line="+2"/>
         <source>No predictor is trained in %1 yet: costs come from measured samples and the catalog (modelled). Train one once samples are profiled.</source>
         <translation>%1 中尚未训练预测器：开销来自实测样本和目录（建模）。完成样本分析后即可训练。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/predictorpanel.cpp" line="128"/>
+        <location line="+5"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation>
             <numerusform>%1 中有 %n 个预测器；最新的：%2（指标为存储值）。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="137"/>
+        <location line="+9"/>
         <source>Training...</source>
         <translation>正在训练...</translation>
     </message>
@@ -1468,12 +1446,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="88"/>
+        <location filename="../widgets/profilejob.cpp" line="+88"/>
         <source>Internal error while profiling: %1</source>
         <translation>性能分析时发生内部错误：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="94"/>
+        <location line="+6"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它。</translation>
     </message>
@@ -1481,39 +1459,27 @@ Double-click to expand</source>
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <source>%1 s</source>
-        <translation type="vanished">%1 秒</translation>
-    </message>
-    <message>
-        <source>%1 ms</source>
-        <translation type="vanished">%1 毫秒</translation>
-    </message>
-    <message>
-        <source>%1 µs</source>
-        <translation type="vanished">%1 微秒</translation>
-    </message>
-    <message>
-        <location filename="../widgets/timelineview.cpp" line="54"/>
+        <location filename="../widgets/timelineview.cpp" line="+54"/>
         <source>transfer</source>
         <translation>传输</translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="145"/>
+        <location line="+91"/>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2) on %3&lt;br&gt;start %4, end %5, duration %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;（%2）位于 %3&lt;br&gt;开始 %4，结束 %5，时长 %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="158"/>
+        <location line="+13"/>
         <source>No plan selected: search placements and pick a plan on the Pareto front.</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="146"/>
+        <location filename="../widgets/planjobs.cpp" line="+97"/>
         <source>%1 measured</source>
         <translation>%1 实测</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="160"/>
+        <location line="+14"/>
         <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
         <translation>%1；实测泳道：本机验证，%2 次运行中墙钟时间为中位数的一次</translation>
     </message>
@@ -1521,47 +1487,47 @@ Double-click to expand</source>
 <context>
     <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="92"/>
+        <location filename="../widgets/trainjob.cpp" line="+92"/>
         <source>held out: %1</source>
         <translation>留出：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="100"/>
+        <location line="+8"/>
         <source>MAPE %</source>
         <translation>MAPE %</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="101"/>
+        <location line="+1"/>
         <source>Share within ±10%</source>
         <translation>误差在 ±10% 以内的比例</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="102"/>
+        <location line="+1"/>
         <source>Spearman</source>
         <translation>Spearman 相关系数</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="103"/>
+        <location line="+1"/>
         <source>End-to-end error %</source>
         <translation>端到端误差 %</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="116"/>
+        <location line="+13"/>
         <source>%1, %2</source>
         <translation>%1，%2</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="126"/>
+        <location line="+10"/>
         <source>Training cancelled; nothing was stored.</source>
         <translation>训练已取消；未存储任何内容。</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="130"/>
+        <location line="+4"/>
         <source>Internal error while training: %1</source>
         <translation>训练时发生内部错误：%1</translation>
     </message>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="137"/>
+        <location line="+7"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation>训练需要 LibTorch，而此构建不包含它。</translation>
     </message>
@@ -1569,7 +1535,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="128"/>
+        <location filename="../widgets/planjobs.cpp" line="-32"/>
         <source>Validation needs LibTorch, which this build does not include.</source>
         <translation>验证需要 LibTorch，此版本未包含。</translation>
     </message>
