@@ -33,6 +33,7 @@ private Q_SLOTS:
     void version();
     void loadsLibTorchOnlyWhenNeeded_data();
     void loadsLibTorchOnlyWhenNeeded();
+    void failedStdoutExitsWithOne();
 
 private:
     QTemporaryDir m_dir;
@@ -195,6 +196,17 @@ void TestCli::loadsLibTorchOnlyWhenNeeded() {
     const Run run = runParetune(args, 120000, environment);
     QVERIFY2(run.exitCode == 0, run.err.right(2000).constData());
     QCOMPARE(run.err.contains("libtorch_cpu"), loads);
+}
+
+// What could not be written to stdout is an error, not a success.
+void TestCli::failedStdoutExitsWithOne() {
+    QProcess process;
+    process.setStandardOutputFile(QStringLiteral("/dev/full"));
+    process.start(QStringLiteral(PARETUNE_CLI_PATH),
+                  {QStringLiteral("inspect"), QStringLiteral(PARETUNE_SAMPLE_MODEL)});
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitCode(), 1);
+    QVERIFY(process.readAllStandardError().contains("writing to standard output failed"));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

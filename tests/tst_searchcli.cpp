@@ -2,12 +2,15 @@
 #include "cliprocess.h"
 #include "testpaths.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -39,6 +42,7 @@ private Q_SLOTS:
     void tableAndOutFile();
     void sameSeedSameOutput();
     void coarseToFineFlag();
+    void outWritesOnlyWhatItMay();
     void badInputExitsWithTwo_data();
     void badInputExitsWithTwo();
 };
@@ -184,6 +188,42 @@ void TestSearchCli::coarseToFineFlag() {
     const Run flat = paretune(searchArgs({QStringLiteral("--json")}));
     QCOMPARE(flat.exitCode, 0);
     QVERIFY(!QJsonDocument::fromJson(flat.out)[QStringLiteral("coarse_to_fine")].toBool());
+}
+
+// --out: "-" is stdout (and nothing else goes there); a FIFO is written through, never
+// replaced; a symbolic link or a folder is refused, untouched.
+void TestSearchCli::outWritesOnlyWhatItMay() {
+    const Run toStdout = paretune(searchArgs({QStringLiteral("--out"), QStringLiteral("-")}));
+    QCOMPARE(toStdout.exitCode, 0);
+    QVERIFY(!QJsonDocument::fromJson(toStdout.out)[QStringLiteral("plans")].toArray().isEmpty());
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString target = dir.filePath(QStringLiteral("target.json"));
+    const QString link = dir.filePath(QStringLiteral("link.json"));
+    QVERIFY(QFile::link(target, link));
+    const Run viaLink = paretune(searchArgs({QStringLiteral("--out"), link}));
+    QCOMPARE(viaLink.exitCode, 2);
+    QVERIFY2(viaLink.err.contains("symbolic link"), viaLink.err.constData());
+    QVERIFY(QFileInfo(link).isSymLink());
+    QVERIFY(!QFile::exists(target));
+    const Run toFolder = paretune(searchArgs({QStringLiteral("--out"), dir.path()}));
+    QCOMPARE(toFolder.exitCode, 2);
+    QVERIFY2(toFolder.err.contains("a folder"), toFolder.err.constData());
+
+    const QString fifo = dir.filePath(QStringLiteral("plans.fifo"));
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    QProcess reader;
+    reader.start(QStringLiteral("cat"), {fifo});
+    QVERIFY(reader.waitForStarted());
+    const Run toFifo = paretune(searchArgs({QStringLiteral("--out"), fifo}));
+    QCOMPARE(toFifo.exitCode, 0);
+    QVERIFY(reader.waitForFinished(60000));
+    QVERIFY(!QJsonDocument::fromJson(reader.readAllStandardOutput())[QStringLiteral("plans")]
+                 .toArray()
+                 .isEmpty());
+    QFileInfo info(fifo);
+    QVERIFY(!info.isFile()); // still the FIFO
 }
 
 QTEST_GUILESS_MAIN(TestSearchCli)

@@ -17,6 +17,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 namespace {
@@ -29,6 +32,18 @@ void printVersion() {
               << "  torch: " << (PARETUNE_WITH_TORCH ? "yes" : "no") << "\n"
               << "  cuda:  " << (PARETUNE_WITH_CUDA ? "yes" : "no") << "\n"
               << "  gui:   " << (PARETUNE_WITH_GUI ? "yes" : "no") << "\n";
+}
+
+/// Whether everything written to stdout reached it (a full disk or a closed pipe is an error,
+/// not a success: `paretune inspect m.onnx > /dev/full` must not exit 0).
+bool standardOutputWritten() {
+    std::cout.flush();
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) {
+        return true;
+    }
+    std::fprintf(stderr, "paretune: error: writing to standard output failed: %s\n",
+                 std::strerror(errno));
+    return false;
 }
 
 } // namespace
@@ -62,7 +77,7 @@ int main(int argc, char** argv) {
             std::cout << app.help();
             return kExitBadInput;
         }
-        return 0;
+        return standardOutputWritten() ? 0 : kExitInternal;
     } catch (const CLI::Success& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {

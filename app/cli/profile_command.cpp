@@ -1,5 +1,8 @@
 #include "profile_command.h"
 
+#include "common/json_values.h"
+#include "terminal_progress.h"
+
 #include "common/input_error.h"
 #include "common/progress.h"
 #include "cost/device_catalog.h"
@@ -50,26 +53,6 @@ struct ProfileArguments {
     bool json = false;
 };
 
-/// A progress bar on stderr when it is a terminal.
-class TerminalProgress : public Progress {
-public:
-    void report(double fraction, const std::string& message) override {
-        const int width = 30;
-        const int filled = static_cast<int>(fraction * width);
-        std::fprintf(stderr, "\r[%s%s] %3.0f%% %-40.40s",
-                     std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                     std::string(static_cast<std::size_t>(width - filled), ' ').c_str(),
-                     fraction * 100.0, message.c_str());
-        std::fflush(stderr);
-    }
-    bool cancelled() const override { return false; }
-    ~TerminalProgress() override { std::fputs("\n", stderr); }
-};
-
-nlohmann::json optionalJson(const std::optional<double>& value) {
-    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
 } // namespace
 
 const Device& profiledDevice(const DeviceInventory& inventory, const std::string& id) {
@@ -119,8 +102,8 @@ void runProfile(const ProfileArguments& args) {
     SampleLibrary library = SampleLibrary::open(args.db.empty() ? defaultSampleLibraryPath()
                                                                 : std::filesystem::path(args.db));
     std::unique_ptr<TerminalProgress> bar;
-    if (!args.json && isatty(STDERR_FILENO)) {
-        bar = std::make_unique<TerminalProgress>();
+    if (!args.json) {
+        bar = std::make_unique<TerminalProgress>("profile");
     }
     const LibraryProfileRun run = profileIntoLibrary(graph, *device, library, options, bar.get());
     bar.reset();

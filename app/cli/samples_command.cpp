@@ -1,5 +1,7 @@
 #include "samples_command.h"
 
+#include "common/json_values.h"
+
 #include "paretune/config.h"
 #include "store/sample_library.h"
 
@@ -25,10 +27,6 @@ std::string number(double value) {
 
 std::string optionalNumber(const std::optional<double>& value) {
     return value ? number(*value) : std::string();
-}
-
-nlohmann::json optionalJson(const std::optional<double>& value) {
-    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
 /// RFC 4180: quote a field holding a comma, a quote or a line break; double inner quotes.

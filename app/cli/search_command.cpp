@@ -1,6 +1,9 @@
 #include "search_command.h"
 
+#include "terminal_progress.h"
+
 #include "common/input_error.h"
+#include "common/output_file.h"
 #include "common/progress.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
@@ -40,60 +43,9 @@ std::vector<std::string> splitList(const std::string& text) {
     return items;
 }
 
-/// Prints "generation g/G" on stderr when it is a terminal.
-class TerminalProgress : public Progress {
-public:
-    TerminalProgress() : m_enabled(isatty(STDERR_FILENO) != 0) {}
-    ~TerminalProgress() override {
-        if (m_enabled && m_printed) {
-            std::fputs("\r\033[K", stderr);
-        }
-    }
-    void report(double fraction, const std::string& message) override {
-        if (m_enabled) {
-            std::fprintf(stderr, "\r\033[Ksearch: %3.0f%% %s", fraction * 100.0, message.c_str());
-            m_printed = true;
-        }
-    }
-    bool cancelled() const override { return false; }
-
-private:
-    bool m_enabled;
-    bool m_printed = false;
-};
-
-void writeAtomically(const std::string& path, const std::string& text) {
-    const std::filesystem::path target(path);
-    const std::filesystem::path temporary =
-        target.string() + ".tmp-" + std::to_string(static_cast<long>(getpid()));
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            throw InputError(path + ": cannot write the output file");
-        }
-        out << text;
-        out.flush();
-        if (!out) {
-            std::error_code ignored;
-            std::filesystem::remove(temporary, ignored);
-            throw InputError(path + ": writing the output file failed");
-        }
-    }
-    std::error_code error;
-    std::filesystem::rename(temporary, target, error);
-    if (error) {
-        std::filesystem::remove(temporary, error);
-        throw InputError(path + ": cannot replace the output file");
-    }
-}
-
 } // namespace
 
 void runSearch(const SearchArguments& args) {
-    if (args.catalog.empty()) {
-        throw InputError("--catalog is required: costs are modelled from a device catalog "
-                         "(e.g. resources/catalogs/example.json)");
-    }
     const std::vector<std::string> deviceIds = splitList(args.devices);
     if (deviceIds.empty() || deviceIds.size() > 8) {
         throw InputError("--devices: expected one to eight device ids separated by commas, got \"" +
@@ -131,7 +83,7 @@ void runSearch(const SearchArguments& args) {
     request.options = options;
     request.catalogOrigin = args.catalog;
     request.dbPath = args.db;
-    TerminalProgress progress;
+    TerminalProgress progress("search");
     const SearchRun run = paretune::runSearch(g, catalog, request, args.json ? nullptr : &progress);
     for (const Diagnostic& d : run.diagnostics) {
         std::fprintf(stderr, "%s: %s\n",
@@ -150,7 +102,10 @@ void runSearch(const SearchArguments& args) {
                           : result.front.size();
     const nlohmann::json doc = plansDocument(sim, options, result, rows, run.source);
     if (!args.out.empty()) {
-        writeAtomically(args.out, doc.dump(2) + "\n");
+        writeOutputFile(args.out, doc.dump(2) + "\n");
+    }
+    if (args.out == "-") {
+        return; // the plans went to stdout: nothing else goes there
     }
     if (args.json) {
         std::cout << doc.dump(2) << "\n";
@@ -212,7 +167,9 @@ void addSearchCommand(CLI::App& app) {
     cmd->add_option("model", args->model, "ONNX model file")->required();
     cmd->add_option("--devices", args->devices, "Devices to place on, e.g. cpu,gpu,npu")
         ->required();
-    cmd->add_option("--catalog", args->catalog, "Device catalog (paretune.devices/1 JSON)");
+    cmd->add_option("--catalog", args->catalog,
+                    "Device catalog (paretune.devices/1 JSON) the costs are modelled from")
+        ->required();
     cmd->add_option("--db", args->db,
                     "Sample library: measured and predicted costs for the catalog's measured "
                     "devices");
@@ -224,7 +181,9 @@ void addSearchCommand(CLI::App& app) {
     cmd->add_option("--seed", args->seed, "Random seed (default 1)");
     cmd->add_option("--max-plans", args->maxPlans,
                     "Plans of the front to output, spread along it (default 50, 0: all)");
-    cmd->add_option("--out", args->out, "Write the plans as JSON to this file");
+    cmd->add_option("--out", args->out,
+                    "Write the plans as JSON to this file (- for stdout; a pipe or device is "
+                    "written through, a regular file replaced whole)");
     cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
     cmd->add_flag("--coarse-to-fine", args->coarseToFine,
                   "Search over chains of nodes first, then refine node by node (for big "

@@ -1,5 +1,7 @@
 #include "validate_command.h"
 
+#include "common/json_values.h"
+
 #include "common/input_error.h"
 #include "cost/device_catalog.h"
 #include "graph/onnx_importer.h"
@@ -147,9 +149,6 @@ void runValidate(const ValidateArguments& args) {
                              {"cpus", d.cpus},
                              {"threads", d.threads}});
     }
-    const auto optionalJson = [](const std::optional<double>& value) {
-        return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-    };
     nlohmann::json nodes = nlohmann::json::array();
     for (const ValidatedNode& n : report.nodes) {
         const Node& node = g.nodes[static_cast<std::size_t>(n.node)];

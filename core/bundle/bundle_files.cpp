@@ -1,6 +1,7 @@
 #include "bundle_files.h"
 
 #include "common/input_error.h"
+#include "common/output_file.h"
 
 #include <zip.h>
 
@@ -25,27 +26,6 @@ constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{8} << 30;
 
 std::string inQuotes(std::string_view text) {
     return "'" + std::string(text) + "'";
-}
-
-/// Renames without ever replacing an existing target (renameat2 RENAME_NOREPLACE; where the
-/// file system lacks it, an existence check first).
-bool renameNoReplace(const fs::path& from, const fs::path& to, std::string& problem) {
-    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
-        return true;
-    }
-    if (errno == EINVAL || errno == ENOSYS) {
-        std::error_code ec;
-        if (!fs::exists(fs::symlink_status(to, ec)) && ::rename(from.c_str(), to.c_str()) == 0) {
-            return true;
-        }
-        if (errno == 0) {
-            errno = EEXIST;
-        }
-    }
-    problem = errno == EEXIST ? "already exists; it is never replaced (remove it or choose "
-                                "another --out)"
-                              : std::string("cannot be created: ") + std::strerror(errno);
-    return false;
 }
 
 void checkTarget(const fs::path& target) {
@@ -262,7 +242,7 @@ void writeBundleFolder(const std::string& path, const BundleFileMap& files) {
             }
         }
         std::string problem;
-        if (!renameNoReplace(temporary, target, problem)) {
+        if (!renameWithoutReplacing(temporary, target, problem)) {
             throw InputError(path + ": " + problem);
         }
     } catch (const fs::filesystem_error& error) {
@@ -313,7 +293,7 @@ void writeBundleZip(const std::string& path, const BundleFileMap& files) {
         fail("writing the zip archive failed: " + zipProblem(archive));
     }
     std::string problem;
-    if (!renameNoReplace(temporary, target, problem)) {
+    if (!renameWithoutReplacing(temporary, target, problem)) {
         fs::remove(temporary, ec);
         throw InputError(path + ": " + problem);
     }

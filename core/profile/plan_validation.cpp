@@ -1,6 +1,7 @@
 #include "plan_validation.h"
 
 #include "common/input_error.h"
+#include "common/json_values.h"
 #include "common/progress.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
@@ -25,10 +26,6 @@ namespace paretune {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-
-nlohmann::json optionalJson(const std::optional<double>& value) {
-    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
 
 /// (predicted − measured) / measured; nothing when either is missing or measured is 0.
 std::optional<double> relativeError(const std::optional<double>& predicted,

@@ -1,0 +1,11 @@
+#include "common/json_values.h"
+
+#include <nlohmann/json.hpp>
+
+namespace paretune {
+
+nlohmann::json optionalJson(const std::optional<double>& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+} // namespace paretune
