@@ -24,32 +24,37 @@ constexpr Objective kChoices[] = {Objective::Latency, Objective::Energy, Objecti
                                   Objective::PeakMemory};
 constexpr int kColourBins = 12;
 
+/// The texts of each objective, indexed like objectiveDescriptors().
+struct ObjectiveTexts {
+    const char* title; ///< in a tooltip line: "latency: 3.2 ms"
+    const char* unit;
+    const char* axis;
+};
+constexpr ObjectiveTexts kTexts[] = {
+    {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "latency"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "ms"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Latency (ms)")},
+    {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "energy"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "mJ"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Energy per inference (mJ)")},
+    {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "average power"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "W"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Average power (W)")},
+    {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "peak memory"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "MiB"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Peak memory (MiB)")},
+};
+
+const ObjectiveTexts& textsOf(Objective objective) {
+    return kTexts[static_cast<std::size_t>(objective)];
+}
+
 QString objectiveUnit(Objective objective) {
-    switch (objective) {
-    case Objective::Latency:
-        return ParetoPlot::tr("ms");
-    case Objective::Energy:
-        return ParetoPlot::tr("mJ");
-    case Objective::AveragePower:
-        return ParetoPlot::tr("W");
-    case Objective::PeakMemory:
-        return ParetoPlot::tr("MiB");
-    }
-    return {};
+    return ParetoPlot::tr(textsOf(objective).unit);
 }
 
 QString objectiveTitle(Objective objective) {
-    switch (objective) {
-    case Objective::Latency:
-        return ParetoPlot::tr("latency");
-    case Objective::Energy:
-        return ParetoPlot::tr("energy");
-    case Objective::AveragePower:
-        return ParetoPlot::tr("average power");
-    case Objective::PeakMemory:
-        return ParetoPlot::tr("peak memory");
-    }
-    return {};
+    return ParetoPlot::tr(textsOf(objective).title);
 }
 
 QCPGraph* addScatter(QCustomPlot* plot, const QCPScatterStyle& style, const QString& name,
@@ -68,31 +73,11 @@ QCPGraph* addScatter(QCustomPlot* plot, const QCPScatterStyle& style, const QStr
 } // namespace
 
 double displayValue(const Objectives& objectives, Objective objective) {
-    switch (objective) {
-    case Objective::Latency:
-        return objectives.latencyUs / 1000.0;
-    case Objective::Energy:
-        return objectives.energyMj;
-    case Objective::AveragePower:
-        return objectives.averagePowerW;
-    case Objective::PeakMemory:
-        return objectives.peakMemoryBytes / (1024.0 * 1024.0);
-    }
-    return 0.0;
+    return describe(objective).displayValue(objectives);
 }
 
 QString objectiveAxisLabel(Objective objective) {
-    switch (objective) {
-    case Objective::Latency:
-        return ParetoPlot::tr("Latency (ms)");
-    case Objective::Energy:
-        return ParetoPlot::tr("Energy per inference (mJ)");
-    case Objective::AveragePower:
-        return ParetoPlot::tr("Average power (W)");
-    case Objective::PeakMemory:
-        return ParetoPlot::tr("Peak memory (MiB)");
-    }
-    return {};
+    return ParetoPlot::tr(textsOf(objective).axis);
 }
 
 ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {

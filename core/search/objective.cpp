@@ -6,18 +6,44 @@
 
 namespace paretune {
 
-std::string_view objectiveName(Objective objective) {
-    switch (objective) {
-    case Objective::Latency:
-        return "latency";
-    case Objective::Energy:
-        return "energy";
-    case Objective::AveragePower:
-        return "power";
-    case Objective::PeakMemory:
-        return "memory";
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+constexpr ObjectiveDescriptor kDescriptors[] = {
+    {Objective::Latency, "latency", "ms", [](const Objectives& o) { return o.latencyUs; },
+     [](const Objectives& o) { return o.latencyUs / 1000.0; }},
+    {Objective::Energy, "energy", "mJ", [](const Objectives& o) { return o.energyMj; },
+     [](const Objectives& o) { return o.energyMj; }},
+    {Objective::AveragePower, "power", "W", [](const Objectives& o) { return o.averagePowerW; },
+     [](const Objectives& o) { return o.averagePowerW; }},
+    {Objective::PeakMemory, "memory", "MiB",
+     [](const Objectives& o) { return o.peakMemoryBytes / kMiB; },
+     [](const Objectives& o) { return o.peakMemoryBytes / kMiB; }},
+};
+
+constexpr bool inEnumOrder() {
+    for (std::size_t i = 0; i < std::size(kDescriptors); ++i) {
+        if (static_cast<std::size_t>(kDescriptors[i].objective) != i) {
+            return false;
+        }
     }
-    return "latency";
+    return true;
+}
+static_assert(inEnumOrder(), "kDescriptors is indexed by the Objective enum");
+
+} // namespace
+
+std::span<const ObjectiveDescriptor> objectiveDescriptors() {
+    return kDescriptors;
+}
+
+const ObjectiveDescriptor& describe(Objective objective) {
+    return kDescriptors[static_cast<std::size_t>(objective)];
+}
+
+std::string_view objectiveName(Objective objective) {
+    return describe(objective).name;
 }
 
 std::vector<Objective> parseObjectives(std::string_view text) {
@@ -26,19 +52,14 @@ std::vector<Objective> parseObjectives(std::string_view text) {
     while (begin <= text.size()) {
         const std::size_t end = std::min(text.find(',', begin), text.size());
         const std::string_view item = text.substr(begin, end - begin);
-        Objective o;
-        if (item == "latency") {
-            o = Objective::Latency;
-        } else if (item == "energy") {
-            o = Objective::Energy;
-        } else if (item == "power") {
-            o = Objective::AveragePower;
-        } else if (item == "memory") {
-            o = Objective::PeakMemory;
-        } else {
+        const auto* found =
+            std::find_if(std::begin(kDescriptors), std::end(kDescriptors),
+                         [&](const ObjectiveDescriptor& d) { return d.name == item; });
+        if (found == std::end(kDescriptors)) {
             throw InputError("--objectives: unknown objective \"" + std::string(item) +
                              "\" (expected latency, energy, power or memory)");
         }
+        const Objective o = found->objective;
         if (std::find(objectives.begin(), objectives.end(), o) != objectives.end()) {
             throw InputError("--objectives: \"" + std::string(item) + "\" is listed twice");
         }
@@ -53,17 +74,7 @@ std::vector<Objective> parseObjectives(std::string_view text) {
 }
 
 double objectiveValue(const Objectives& o, Objective objective) {
-    switch (objective) {
-    case Objective::Latency:
-        return o.latencyUs;
-    case Objective::Energy:
-        return o.energyMj;
-    case Objective::AveragePower:
-        return o.averagePowerW;
-    case Objective::PeakMemory:
-        return o.peakMemoryBytes / (1024.0 * 1024.0);
-    }
-    return 0.0;
+    return describe(objective).value(o);
 }
 
 bool weaklyDominates(const Objectives& a, const Objectives& b,

@@ -13,6 +13,19 @@ namespace paretune {
 /// energy per inference mJ, average power W (energy / latency), peak memory MiB.
 enum class Objective { Latency, Energy, AveragePower, PeakMemory };
 
+/// Everything the code says about one objective, in one place (indexed by the enum).
+struct ObjectiveDescriptor {
+    Objective objective;
+    std::string_view name;                     ///< as in --objectives and the plans document
+    std::string_view displayUnit;              ///< the unit tables and plots show it in
+    double (*value)(const Objectives&);        ///< in the units above (latency µs)
+    double (*displayValue)(const Objectives&); ///< in displayUnit (latency ms)
+};
+
+/// The four objectives, in the enum's order.
+std::span<const ObjectiveDescriptor> objectiveDescriptors();
+const ObjectiveDescriptor& describe(Objective objective);
+
 std::string_view objectiveName(Objective objective);
 /// Parses "latency,energy,memory" (names: latency, energy, power, memory): two or three
 /// distinct objectives. Throws InputError naming the bad item.
