@@ -14,8 +14,6 @@
 #include <QDockWidget>
 #include <QListWidget>
 #include <QSignalSpy>
-#include <QSqlDatabase>
-#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -97,6 +95,7 @@ void TestDocks::predictorWithEmptyLibrary() {
     SampleLibrary::open(db.toStdString());
     PredictorPanel panel;
     panel.showLibrary(db);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.summaryPending(), 30000);
     QCOMPARE(panel.storedPredictorCount(), 0);
     QVERIFY2(panel.statusText().contains(QStringLiteral("No predictor is trained in")),
              qPrintable(panel.statusText()));
@@ -105,21 +104,17 @@ void TestDocks::predictorWithEmptyLibrary() {
 void TestDocks::predictorWithStoredPredictor() {
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("samples.db"));
-    SampleLibrary::open(db.toStdString());
     {
-        QSqlDatabase sql =
-            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("w"));
-        sql.setDatabaseName(db);
-        QVERIFY(sql.open());
-        QSqlQuery q(sql);
-        QVERIFY(q.exec(QStringLiteral(
-            "INSERT INTO predictors(created_at, train_set_json, metrics_json) VALUES "
-            "('2026-11-29T12:00:00Z', '{}', '{\"mape\": 0.12, \"spearman\": 0.93}')")));
-        sql.close();
+        SampleLibrary library = SampleLibrary::open(db.toStdString());
+        PredictorRecord record;
+        record.createdAt = "2026-11-29T12:00:00Z";
+        record.trainSetJson = "{}";
+        record.metricsJson = R"({"mape": 0.12, "spearman": 0.93})";
+        library.addPredictor(record);
     }
-    QSqlDatabase::removeDatabase(QStringLiteral("w"));
     PredictorPanel panel;
     panel.showLibrary(db);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.summaryPending(), 30000);
     QCOMPARE(panel.storedPredictorCount(), 1);
     QVERIFY2(panel.statusText().contains(QStringLiteral("predictor #1")),
              qPrintable(panel.statusText()));

@@ -113,6 +113,7 @@ void TestProfileJob::trainsThePredictorOnTheProfile() {
     const PredictorPanel* panel = window.predictorPanel();
     QCOMPARE(panel->lossPointCount(), 4);
     QVERIFY(panel->heldOutPointCount() > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->summaryPending(), 30000);
     QCOMPARE(panel->storedPredictorCount(), 1);
     // Four metrics over both devices, then four for each (model, device) pair.
     const QStringList metrics = panel->metricNames();

@@ -1168,67 +1168,67 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+30"/>
+        <location filename="../widgets/paretoplot.cpp" line="+35"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>mJ</source>
         <translation>mJ</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>W</source>
         <translation>W</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>MiB</source>
         <translation>MiB</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-10"/>
         <source>latency</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>energy</source>
         <translation>能耗</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>average power</source>
         <translation>平均功率</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="-7"/>
         <source>Latency (ms)</source>
         <translation>延迟（毫秒）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Energy per inference (mJ)</source>
         <translation>每次推理能耗（毫焦）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Average power (W)</source>
         <translation>平均功率（瓦）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Peak memory (MiB)</source>
         <translation>峰值内存（MiB）</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+49"/>
         <source>No search yet: run Search &gt; Search placements.</source>
         <translation>尚未搜索：请运行“搜索 &gt; 搜索放置方案”。</translation>
     </message>
@@ -1361,7 +1361,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+24"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+20"/>
         <source>No sample library opened yet.</source>
         <translation>尚未打开样本库。</translation>
     </message>
@@ -1411,27 +1411,32 @@ Double-click to expand</source>
         <translation>Roofline 基线（建模）</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+19"/>
         <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
         <translation>%1 处尚无样本库：在真实设备上分析一个模型即可创建。尚未训练预测器；开销为建模值。</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+7"/>
+        <source>Reading the predictors of %1 ...</source>
+        <translation>正在读取 %1 中的预测器……</translation>
+    </message>
+    <message>
+        <location line="+45"/>
         <source>predictor #%1 trained %2</source>
         <translation>预测器 #%1，训练于 %2</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="-19"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation>无法读取 %1 中的预测器：%2</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>No predictor is trained in %1 yet: costs come from measured samples and the catalog (modelled). Train one once samples are profiled.</source>
         <translation>%1 中尚未训练预测器：开销来自实测样本和目录（建模）。完成样本分析后即可训练。</translation>
     </message>
     <message numerus="yes">
-        <location line="+5"/>
+        <location line="+18"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation>
             <numerusform>%1 中有 %n 个预测器；最新的：%2（指标为存储值）。</numerusform>

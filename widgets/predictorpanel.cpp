@@ -1,17 +1,13 @@
 #include "predictorpanel.h"
 
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
-#include <QSqlDatabase>
-#include <QSqlError>
-#include <QSqlQuery>
 #include <QTableWidget>
-#include <QUuid>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -68,66 +64,73 @@ QString PredictorPanel::statusText() const {
 }
 
 void PredictorPanel::showLibrary(const QString& dbPath) {
+    ++m_summaryRequest; // a summary still being read for another library is dropped
     m_storedPredictors = 0;
+    m_metricsFromTraining = false;
+    m_summaryPending = false;
     if (!QFileInfo(dbPath).isFile()) {
         m_status->setText(tr("No sample library at %1 yet: profile a model on a real device to "
                              "create it. No predictor is trained; costs are modelled.")
                               .arg(dbPath));
         return;
     }
-    const QString connection = QUuid::createUuid().toString();
-    QString latest;
-    QString error;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
-        db.setDatabaseName(dbPath);
-        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY"));
-        if (!db.open()) {
-            error = db.lastError().text();
-        } else {
-            QSqlQuery count(db);
-            if (count.exec(QStringLiteral("SELECT count(*) FROM predictors")) && count.next()) {
-                m_storedPredictors = count.value(0).toInt();
-            } else {
-                error = count.lastError().text();
-            }
-            QSqlQuery last(db);
-            if (m_storedPredictors > 0 &&
-                last.exec(QStringLiteral("SELECT id, created_at, metrics_json FROM predictors "
-                                         "ORDER BY id DESC LIMIT 1")) &&
-                last.next()) {
-                latest = tr("predictor #%1 trained %2")
-                             .arg(last.value(0).toLongLong())
-                             .arg(last.value(1).toString());
-                const QJsonObject metrics =
-                    QJsonDocument::fromJson(last.value(2).toString().toUtf8()).object();
-                m_metrics->setRowCount(0);
-                for (auto it = metrics.begin(); it != metrics.end(); ++it) {
-                    if (it.value().isDouble()) {
-                        const int row = m_metrics->rowCount();
-                        m_metrics->insertRow(row);
-                        m_metrics->setItem(row, 0, new QTableWidgetItem(it.key()));
-                        m_metrics->setItem(
-                            row, 1, new QTableWidgetItem(QString::number(it.value().toDouble())));
-                        m_metrics->setItem(row, 2, new QTableWidgetItem(QString()));
-                    }
+    // Read on a worker: the library may be large, or on a slow disk.
+    m_summaryPending = true;
+    m_status->setText(tr("Reading the predictors of %1 ...").arg(dbPath));
+    const int request = m_summaryRequest;
+    const std::string path = dbPath.toStdString();
+    auto* watcher = new QFutureWatcher<SummaryResult>(this);
+    connect(watcher, &QFutureWatcher<SummaryResult>::finished, this,
+            [this, watcher, request, dbPath] {
+                watcher->deleteLater();
+                if (request == m_summaryRequest) {
+                    showSummary(dbPath, watcher->result());
                 }
-            }
+            });
+    watcher->setFuture(QtConcurrent::run([path] {
+        SummaryResult r;
+        try {
+            r.summary = summarizePredictors(path);
+        } catch (const std::exception& e) {
+            r.error = QString::fromStdString(e.what());
         }
-        db.close();
+        return r;
+    }));
+}
+
+void PredictorPanel::showSummary(const QString& dbPath, const SummaryResult& r) {
+    m_summaryPending = false;
+    m_storedPredictors = r.summary.count;
+    if (!r.error.isEmpty()) {
+        m_status->setText(tr("Cannot read the predictors of %1: %2").arg(dbPath, r.error));
+        Q_EMIT summaryShown();
+        return;
     }
-    QSqlDatabase::removeDatabase(connection);
-    if (!error.isEmpty()) {
-        m_status->setText(tr("Cannot read the predictors of %1: %2").arg(dbPath, error));
-    } else if (m_storedPredictors == 0) {
+    if (m_storedPredictors == 0) {
         m_status->setText(tr("No predictor is trained in %1 yet: costs come from measured samples "
                              "and the catalog (modelled). Train one once samples are profiled.")
                               .arg(dbPath));
-    } else {
-        m_status->setText(
-            tr("%n predictor(s) in %1; the latest: %2 (metrics as stored).", "", m_storedPredictors)
-                .arg(dbPath, latest));
+        Q_EMIT summaryShown();
+        return;
     }
+    // The metrics of a training that just ended (setMetrics) say more than the stored ones.
+    if (!m_metricsFromTraining) {
+        m_metrics->setRowCount(0);
+        for (const auto& [name, value] : r.summary.latestMetrics) {
+            const int row = m_metrics->rowCount();
+            m_metrics->insertRow(row);
+            m_metrics->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(name)));
+            m_metrics->setItem(row, 1, new QTableWidgetItem(QString::number(value)));
+            m_metrics->setItem(row, 2, new QTableWidgetItem(QString()));
+        }
+    }
+    const QString latest = tr("predictor #%1 trained %2")
+                               .arg(r.summary.latestId)
+                               .arg(QString::fromStdString(r.summary.latestCreatedAt));
+    m_status->setText(
+        tr("%n predictor(s) in %1; the latest: %2 (metrics as stored).", "", m_storedPredictors)
+            .arg(dbPath, latest));
+    Q_EMIT summaryShown();
 }
 
 void PredictorPanel::startTraining() {
@@ -163,6 +166,7 @@ void PredictorPanel::setHeldOut(const std::vector<double>& measuredUs,
 
 void PredictorPanel::setMetrics(const QStringList& names, const std::vector<double>& predictor,
                                 const std::vector<double>& roofline) {
+    m_metricsFromTraining = true;
     m_metrics->setRowCount(0);
     for (int i = 0; i < names.size(); ++i) {
         const auto k = static_cast<std::size_t>(i);

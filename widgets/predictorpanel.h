@@ -1,5 +1,7 @@
 #pragma once
 
+#include "store/predictor_summary.h"
+
 #include <QWidget>
 
 #include <vector>
@@ -21,8 +23,10 @@ public:
     explicit PredictorPanel(QWidget* parent = nullptr);
     ~PredictorPanel() override;
 
-    /// Reads the `predictors` table of the sample library at `dbPath` (read-only).
+    /// Shows what the sample library at `dbPath` holds about its predictors, read on a worker
+    /// thread (summarizePredictors; summaryShown() when it is shown). A later call wins.
     void showLibrary(const QString& dbPath);
+    bool summaryPending() const { return m_summaryPending; }
     QString statusText() const;
     int storedPredictorCount() const { return m_storedPredictors; }
 
@@ -39,7 +43,16 @@ public:
     /// The metric names shown, in row order.
     QStringList metricNames() const;
 
+Q_SIGNALS:
+    void summaryShown();
+
 private:
+    struct SummaryResult {
+        PredictorSummary summary;
+        QString error;
+    };
+    void showSummary(const QString& dbPath, const SummaryResult& result);
+
     QLabel* m_status = nullptr;
     QCustomPlot* m_loss = nullptr;
     QCPGraph* m_trainLoss = nullptr;
@@ -49,6 +62,9 @@ private:
     QCPGraph* m_diagonal = nullptr;
     QTableWidget* m_metrics = nullptr;
     int m_storedPredictors = 0;
+    int m_summaryRequest = 0;
+    bool m_summaryPending = false;
+    bool m_metricsFromTraining = false; ///< setMetrics since the last showLibrary
 };
 
 } // namespace paretune

@@ -961,6 +961,11 @@ std::optional<PredictorRecord> SampleLibrary::latestPredictor() const {
     return predictorFromQuery(q);
 }
 
+int SampleLibrary::predictorCount() const {
+    Query q(*m_impl, m_impl->statement("SELECT count(*) FROM predictors"), "count predictors");
+    return q.step() ? static_cast<int>(q.integer(0)) : 0;
+}
+
 std::vector<std::string> SampleLibrary::integrityProblems() const {
     Query q(*m_impl, m_impl->statement("PRAGMA integrity_check"), "check the sample library");
     std::vector<std::string> problems;

@@ -127,6 +127,8 @@ public:
     std::optional<PredictorRecord> predictor(std::int64_t id) const;
     /// The newest predictor (highest id), if any was trained.
     std::optional<PredictorRecord> latestPredictor() const;
+    /// How many predictors are stored.
+    int predictorCount() const;
     /// PRAGMA integrity_check: empty when the file is sound, else SQLite's messages.
     std::vector<std::string> integrityProblems() const;
 
