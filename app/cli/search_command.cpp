@@ -1,6 +1,7 @@
 #include "search_command.h"
 
 #include "common/input_error.h"
+#include "common/json_reader.h"
 #include "common/progress.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
@@ -177,10 +178,10 @@ void runSearch(const SearchArguments& args) {
     const nlohmann::json doc =
         plansDocument(sim, options, result, rows, {args.catalog, catalog.host, library});
     if (!args.out.empty()) {
-        writeAtomically(args.out, doc.dump(2) + "\n");
+        writeAtomically(args.out, dumpJson(doc, 2) + "\n");
     }
     if (args.json) {
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumpJson(doc, 2) << "\n";
         return;
     }
 
