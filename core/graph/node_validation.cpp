@@ -49,11 +49,12 @@ std::string plural(std::size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-/// Checks an INTS attribute of a convolution or pooling node: its length (when the spatial rank
-/// is known) and the range of its values.
+/// Checks an INTS attribute of a convolution or pooling node: its length (unless
+/// `expectedLength` is 0: the spatial rank is unknown, or the length is not checked) and the
+/// range of its values.
 std::optional<std::string> checkWindowAttribute(const Node& node, const char* name,
-                                                std::optional<std::size_t> expectedLength,
-                                                std::int64_t minimum, const char* meaning) {
+                                                std::size_t expectedLength, std::int64_t minimum,
+                                                const char* meaning) {
     const Attribute* a = node.attribute(name);
     if (!a) {
         return std::nullopt;
@@ -61,9 +62,9 @@ std::optional<std::string> checkWindowAttribute(const Node& node, const char* na
     if (a->kind != Attribute::Kind::Ints) {
         return "attribute " + quoted(name) + " is not a list of integers";
     }
-    if (expectedLength && a->ints.size() != *expectedLength) {
+    if (expectedLength > 0 && a->ints.size() != expectedLength) {
         return "attribute " + quoted(name) + " has " + plural(a->ints.size(), "value", "values") +
-               ", expected " + std::to_string(*expectedLength) + " (" + meaning + ")";
+               ", expected " + std::to_string(expectedLength) + " (" + meaning + ")";
     }
     for (const std::int64_t v : a->ints) {
         if (v < minimum || v > kMaxWindowValue) {
@@ -103,7 +104,7 @@ NodeCheck checkWindowOp(const Node& node, std::span<const NodeInputFacts> inputs
                         const WindowOp& spec) {
     NodeCheck check;
     const NodeInputFacts* x = inputAt(inputs, spec.dataInput);
-    std::optional<std::size_t> spatial;
+    std::size_t spatial = 0; // 0: the rank of the data input is unknown
     if (x && x->rankKnown) {
         if (x->dims.size() < 3) {
             check.problem = inputName(inputs, spec.dataInput) + " has rank " +
@@ -122,10 +123,10 @@ NodeCheck checkWindowOp(const Node& node, std::span<const NodeInputFacts> inputs
                             "kernel axes)";
             return check;
         }
-        if (spatial && w->dims.size() != *spatial + 2) {
+        if (spatial > 0 && w->dims.size() != spatial + 2) {
             check.problem = inputName(inputs, *spec.weightInput) + " has rank " +
                             std::to_string(w->dims.size()) + ", expected " +
-                            std::to_string(*spatial + 2) + " like " +
+                            std::to_string(spatial + 2) + " like " +
                             inputName(inputs, spec.dataInput) + " (shape " + shapeText(*x) + ")";
             return check;
         }
@@ -146,15 +147,14 @@ NodeCheck checkWindowOp(const Node& node, std::span<const NodeInputFacts> inputs
         check.problem = "attribute 'kernel_shape' is missing; pooling needs it";
         return check;
     }
-    const std::optional<std::size_t> sides =
-        spatial ? std::optional<std::size_t>(*spatial * 2) : std::nullopt;
+    const std::size_t sides = spatial * 2;
     for (const auto& problem :
          {checkWindowAttribute(node, "kernel_shape", spatial, 1, perAxis.c_str()),
           checkWindowAttribute(node, "strides", spatial, 1, perAxis.c_str()),
           checkWindowAttribute(node, "dilations", spatial, 1, perAxis.c_str()),
           checkWindowAttribute(node, "pads", sides, 0, perSide.c_str()),
-          checkWindowAttribute(node, "output_padding", std::nullopt, 0, perAxis.c_str()),
-          checkWindowAttribute(node, "output_shape", std::nullopt, 0, perAxis.c_str())}) {
+          checkWindowAttribute(node, "output_padding", 0, 0, perAxis.c_str()),
+          checkWindowAttribute(node, "output_shape", 0, 0, perAxis.c_str())}) {
         if (problem) {
             check.problem = *problem;
             return check;
