@@ -2,13 +2,23 @@
 // hand-made ones of tools/make_hostile_models.py and every input a fuzzer ever crashed on) goes
 // through `paretune inspect --json` and must end with exit 0 or 2, never a signal. A file with a
 // `<file>.expected` beside it must give that outcome: "ok", or "error: <text>" on stderr, with
-// the file's path.
+// the file's path. The subfolders hold the other fuzz targets' findings (fuzz/CMakeLists.txt),
+// replayed through the same core function: it must succeed or throw InputError.
+#include "bundle/bundle_export.h"
+#include "bundle/bundle_files.h"
+#include "bundle/bundle_verify.h"
 #include "cliprocess.h"
+#include "common/input_error.h"
+#include "cost/device_catalog.h"
+#include "device/device.h"
+#include "graph/onnx_importer.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QtTest>
+
+using namespace paretune;
 
 class TestHostile : public QObject {
     Q_OBJECT
@@ -16,6 +26,8 @@ private Q_SLOTS:
     void folderHoldsTheCases();
     void inspectNeverCrashes_data();
     void inspectNeverCrashes();
+    void findingsReplay_data();
+    void findingsReplay();
 };
 
 namespace {
@@ -90,6 +102,51 @@ void TestHostile::inspectNeverCrashes() {
     QVERIFY2(QString::fromUtf8(run.err).contains(message),
              qPrintable(QStringLiteral("expected: ") + message + QStringLiteral("\ngot: ") +
                         QString::fromUtf8(report)));
+}
+
+void TestHostile::findingsReplay_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("path");
+    int count = 0;
+    for (const char* kind :
+         {"onnx_text", "catalog", "plans", "bundle_manifest", "bundle_archive"}) {
+        const QString folder = hostileFolder() + QLatin1Char('/') + QLatin1String(kind);
+        for (const QFileInfo& info : QDir(folder).entryInfoList(QDir::Files, QDir::Name)) {
+            QTest::newRow(qPrintable(QLatin1String(kind) + QLatin1Char('/') + info.fileName()))
+                << QString::fromLatin1(kind) << info.absoluteFilePath();
+            ++count;
+        }
+    }
+    QVERIFY2(count > 0, "no fuzz findings kept under tests/data/hostile/*/");
+}
+
+void TestHostile::findingsReplay() {
+    QFETCH(QString, kind);
+    QFETCH(QString, path);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    const std::string text(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+    const std::string origin = path.toStdString();
+    try {
+        if (kind == QLatin1String("onnx_text")) {
+            importOnnxText(text, {}, origin);
+        } else if (kind == QLatin1String("catalog")) {
+            parseDeviceCatalogText(text, origin);
+        } else if (kind == QLatin1String("plans")) {
+            checkPlansText(text, origin);
+        } else if (kind == QLatin1String("bundle_manifest")) {
+            BundleFileMap files;
+            files["manifest.json"] = text;
+            files["plan.json"] = R"({"nodes": [{"name": "n0", "device": "cpu"}]})";
+            verifyBundle(files, DeviceInventory{});
+            bundleCandidates(files, origin);
+        } else {
+            verifyBundle(readBundleFiles(origin), DeviceInventory{});
+        }
+    } catch (const InputError& e) {
+        QVERIFY2(QString::fromStdString(e.what()).contains(QLatin1Char(':')), e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHostile)

@@ -1794,7 +1794,14 @@ ImportResult importOnnxText(std::string_view text, const ImportOptions& options,
                             const std::string& displayName) {
     onnx::ModelProto model;
     const std::string source(text);
-    const onnx::Common::Status status = onnx::OnnxParser::Parse(model, source.c_str());
+    onnx::Common::Status status;
+    try {
+        status = onnx::OnnxParser::Parse(model, source.c_str());
+    } catch (const std::exception& error) {
+        // ONNX 1.12's parser converts numbers with std::stoll/stod, which throw on "2x".
+        throw InputError(displayName + ": not valid ONNX text: " + error.what() +
+                         " failed on a number");
+    }
     if (!status.IsOK()) {
         throw InputError(displayName + ": not valid ONNX text: " + status.ErrorMessage());
     }
