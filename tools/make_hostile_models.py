@@ -132,6 +132,46 @@ def convinteger_strides0():
                  [helper.make_tensor_value_info("Y", TensorProto.INT32, None)], [w])
 
 
+def fold_many_adds():
+    """700 Adds of 2^20-element int64 constants: 5.9 GB before the importer had a budget."""
+    nodes = [helper.make_node("ConstantOfShape", ["S"], ["c0"], name="fill",
+                              value=helper.make_tensor("v", TensorProto.INT64, [1], [1]))]
+    for i in range(700):
+        nodes.append(helper.make_node("Add", [f"c{i}", "c0"], [f"c{i + 1}"], name=f"add{i}"))
+    nodes.append(helper.make_node("Identity", ["c700"], ["Y"], name="out"))
+    return model(nodes, [], [helper.make_tensor_value_info("Y", TensorProto.INT64, None)],
+                 [ints("S", [1 << 20])])
+
+
+def nested_loops():
+    """Three nested Loops of 4096 trips each: minutes of unrolling before the budget."""
+    def loop(depth, init, result, inner):
+        # Each Loop carries one float tensor; the body runs the next Loop on it.
+        trips = helper.make_tensor(f"trips{depth}", TensorProto.INT64, [], [4096])
+        carried = f"v{depth}"
+        body_nodes = [helper.make_node("Identity", [f"c{depth}"], [f"co{depth}"])]
+        if inner is None:
+            body_nodes.append(helper.make_node("Relu", [carried], [f"vo{depth}"]))
+        else:
+            body_nodes += inner(carried, f"vo{depth}")
+        body = helper.make_graph(
+            body_nodes, f"body{depth}",
+            [helper.make_tensor_value_info(f"i{depth}", TensorProto.INT64, []),
+             helper.make_tensor_value_info(f"c{depth}", TensorProto.BOOL, []),
+             helper.make_tensor_value_info(carried, TensorProto.FLOAT, [1])],
+            [helper.make_tensor_value_info(f"co{depth}", TensorProto.BOOL, []),
+             helper.make_tensor_value_info(f"vo{depth}", TensorProto.FLOAT, [1])])
+        return [helper.make_node("Constant", [], [f"n{depth}"], value=trips),
+                helper.make_node("Loop", [f"n{depth}", "", init], [result], name=f"loop{depth}",
+                                 body=body)]
+    def level2(init, result):
+        return loop(2, init, result, None)
+    def level1(init, result):
+        return loop(1, init, result, level2)
+    return model(loop(0, "X", "Y", level1), [tensor_input("X", TensorProto.FLOAT, [1])],
+                 [tensor_input("Y", TensorProto.FLOAT, [1])])
+
+
 def cases():
     x4 = [1, 2, 5, 5]
     w4 = [2, 2, 3, 3]
@@ -203,6 +243,8 @@ def cases():
     yield ("constant_attribute_short", short_constant_attribute(),
            "attribute 'value' has dims [1048576] promising 1048576 int32 values, but stores 1")
     yield ("expand_absurd", expand_absurd(), "an absurd size")
+    yield ("fold_700_adds_of_1M", fold_many_adds(), None)
+    yield ("loop_nested_3x4096", nested_loops(), None)
 
 
 def main():
