@@ -1,7 +1,8 @@
 #pragma once
 // The broken inputs of tests/data/errors/: each `<input>.expected` names the message the
 // input must produce, as "error: <text>" (import fails) or "warning: <text>" (import succeeds
-// and reports it). `<input>` need not exist (the missing-file case).
+// and reports it). `<input>` need not exist (the missing-file case). Models are at the top;
+// JSON documents in plans/ and manifests/.
 #include "testpaths.h"
 
 #include <QDirIterator>
@@ -16,10 +17,14 @@ struct ErrorCase {
     QString message; ///< text the error or warning must contain
 };
 
-inline QVector<ErrorCase> errorCases() {
+/// The cases whose input name ends with `suffix`: ".onnx" (models for the importer), ".json"
+/// (plans files under plans/, bundle manifests under manifests/).
+inline QVector<ErrorCase> errorCases(const QString& suffix = QStringLiteral(".onnx"),
+                                     const QString& folder = QString()) {
     const QString root = QStringLiteral(PARETUNE_TEST_DATA_DIR "/errors");
     QVector<ErrorCase> cases;
-    QDirIterator it(root, {QStringLiteral("*.expected")}, QDir::Files,
+    QDirIterator it(folder.isEmpty() ? root : root + QLatin1Char('/') + folder,
+                    {QLatin1Char('*') + suffix + QStringLiteral(".expected")}, QDir::Files,
                     QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QString path = it.next();

@@ -86,6 +86,8 @@ private Q_SLOTS:
     void verifyRefusesZipSlip_data();
     void verifyRefusesZipSlip();
     void verifyRefusesSymbolicLinks();
+    void archiveLimitsHoldBeforeExtraction_data();
+    void archiveLimitsHoldBeforeExtraction();
     void verifyWarnsAboutOtherDevices();
     void selectPicksTheFastestThatFits_data();
     void selectPicksTheFastestThatFits();
@@ -503,6 +505,58 @@ void TestBundle::verifyRefusesZipSlip() {
         runParetune({QStringLiteral("bundle"), QStringLiteral("select"), hostile});
     QCOMPARE(select.exitCode, 2);
     QVERIFY(select.err.contains("is refused"));
+}
+
+// Issue 22: a bundle is checked whole before a byte is extracted, so a zip bomb, an archive of
+// many entries or a sparse or oversized file is refused at once with the limit it breaks.
+void TestBundle::archiveLimitsHoldBeforeExtraction_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("zip bomb") << QStringLiteral("bomb")
+                              << QStringLiteral("a compression ratio over the limit of 100:1");
+    QTest::newRow("entries") << QStringLiteral("entries")
+                             << QStringLiteral("4097 entries, over the limit of 4096");
+    QTest::newRow("sparse file") << QStringLiteral("sparse")
+                                 << QStringLiteral("is refused: a sparse file");
+    QTest::newRow("oversized file")
+        << QStringLiteral("oversized") << QStringLiteral("over the limit of 2 GiB per file");
+}
+
+void TestBundle::archiveLimitsHoldBeforeExtraction() {
+    QFETCH(QString, kind);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QString path = dir.filePath(QStringLiteral("bundle.zip"));
+    std::vector<std::pair<std::string, std::string>> entries;
+    if (kind == QLatin1String("bomb")) {
+        // 16 MiB of zeros deflate to about 16 KiB.
+        entries.emplace_back("manifest.json", std::string(std::size_t{16} << 20, '\0'));
+        writeRawZip(path, entries);
+    } else if (kind == QLatin1String("entries")) {
+        for (int i = 0; i < 4097; ++i) {
+            entries.emplace_back("f" + std::to_string(i), "x");
+        }
+        writeRawZip(path, entries);
+    } else {
+        // A folder bundle with a file whose size is all holes.
+        path = dir.filePath(QStringLiteral("bundle"));
+        QVERIFY(QDir().mkpath(path));
+        QFile file(path + QStringLiteral("/manifest.json"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.resize(kind == QLatin1String("sparse") ? qint64(64) << 20 : qint64(3) << 30));
+    }
+    try {
+        readBundleFiles(path.toStdString());
+        QFAIL("the bundle was read");
+    } catch (const InputError& e) {
+        const QString what = QString::fromStdString(e.what());
+        QVERIFY2(what.startsWith(path + QStringLiteral(": ")), qPrintable(what));
+        QVERIFY2(what.contains(expected), qPrintable(what));
+    }
+    const CliRun run = runParetune({QStringLiteral("bundle"), QStringLiteral("verify"), path});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(expected.toUtf8()), run.err.constData());
 }
 
 // A symbolic link is refused both as a zip entry (Unix attributes) and inside a folder.

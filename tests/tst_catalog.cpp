@@ -6,7 +6,10 @@
 #include "graph_fixture.h"
 #include "testpaths.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 #include <string>
 
@@ -21,6 +24,8 @@ private Q_SLOTS:
     void brokenFiles();
     void unreachablePairFailsWhenBuildingTheTable();
     void missingFile();
+    void specialFilesAreRefused_data();
+    void specialFilesAreRefused();
     void measuredDeviceIsNotModelledUnlessAsked();
 };
 
@@ -94,6 +99,14 @@ void TestCatalog::brokenFiles_data() {
                             << "links[0].duplex: expected \"full\" or \"half\", got \"simplex\"";
     QTest::newRow("json") << "not_json.json"
                           << "not valid JSON";
+    QTest::newRow("1e400") << "number_overflow.json"
+                           << "not valid JSON: number overflow parsing '1e400'";
+    QTest::newRow("invalid UTF-8") << "invalid_utf8.json"
+                                   << "not valid JSON: parse error at line 1, column 72: syntax "
+                                      "error while parsing value - invalid string: ill-formed "
+                                      "UTF-8 byte; last read: '\"cpu\\xff'";
+    QTest::newRow("wrong type") << "wrong_type.json"
+                                << "host: expected a non-empty string";
 }
 
 void TestCatalog::brokenFiles() {
@@ -131,7 +144,50 @@ void TestCatalog::missingFile() {
         QFAIL("no error");
     } catch (const InputError& e) {
         QCOMPARE(QString::fromStdString(e.what()),
-                 QStringLiteral("/nonexistent/catalog.json: cannot open the device catalog"));
+                 QStringLiteral("/nonexistent/catalog.json: no such device catalog"));
+    }
+}
+
+void TestCatalog::specialFilesAreRefused_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("/dev/zero") << QStringLiteral("/dev/zero")
+                               << QStringLiteral("/dev/zero: the device catalog is a character "
+                                                 "device; only regular files are read");
+    QTest::newRow("/dev/urandom") << QStringLiteral("/dev/urandom")
+                                  << QStringLiteral("is a character device");
+    QTest::newRow("directory") << QStringLiteral(PARETUNE_TEST_DATA_DIR "/catalogs")
+                               << QStringLiteral("the device catalog is a directory, not a file");
+    QTest::newRow("fifo") << QStringLiteral("FIFO")
+                          << QStringLiteral("the device catalog is a FIFO (named pipe); only "
+                                            "regular files are read");
+    QTest::newRow("oversized") << QStringLiteral("BIG")
+                               << QStringLiteral("bytes, over the limit of 64 MiB");
+}
+
+void TestCatalog::specialFilesAreRefused() {
+    QFETCH(QString, path);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    if (path == QLatin1String("FIFO")) {
+        // Nobody ever writes to it: reading it would block forever.
+        path = dir.filePath(QStringLiteral("catalog.fifo"));
+        QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+    } else if (path == QLatin1String("BIG")) {
+        // A sparse file: its size, not its content, is over the limit.
+        path = dir.filePath(QStringLiteral("big.json"));
+        QFile big(path);
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        QVERIFY(big.resize(qint64(65) << 20));
+    }
+    try {
+        loadDeviceCatalog(path.toStdString());
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        const QString what = QString::fromStdString(e.what());
+        QVERIFY2(what.startsWith(path + QStringLiteral(": ")), qPrintable(what));
+        QVERIFY2(what.contains(message), qPrintable(what));
     }
 }
 

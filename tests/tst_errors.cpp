@@ -1,6 +1,9 @@
 // Every broken input in tests/data/errors/ produces its own message, naming the file; none
 // crashes. Non-fatal problems (an unknown operator) import with a warning.
+#include "bundle/bundle_export.h"
+#include "bundle/bundle_verify.h"
 #include "common/input_error.h"
+#include "device/device.h"
 #include "errorcases.h"
 #include "graph/onnx_importer.h"
 
@@ -14,6 +17,10 @@ private Q_SLOTS:
     void casesExist();
     void importReportsProblem_data();
     void importReportsProblem();
+    void plansFileReportsField_data();
+    void plansFileReportsField();
+    void manifestReportsField_data();
+    void manifestReportsField();
     void externalDataInsideFolderLoads();
     void symlinkedExternalDataIsRejected();
 };
@@ -54,6 +61,71 @@ void TestErrors::importReportsProblem() {
         found = found || QString::fromStdString(d.message).contains(message);
     }
     QVERIFY2(found, qPrintable(QStringLiteral("no warning containing: ") + message));
+}
+
+namespace {
+
+std::string readText(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
+}
+
+void addJsonCases(const QString& folder) {
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<QString>("message");
+    const QVector<ErrorCase> cases = errorCases(QStringLiteral(".json"), folder);
+    QVERIFY2(cases.size() >= 10, qPrintable(folder));
+    for (const ErrorCase& c : cases) {
+        QTest::newRow(qPrintable(c.name)) << c.input << c.message;
+    }
+}
+
+} // namespace
+
+// Plans files as `paretune export` reads them: every wrong type, range or byte is an
+// InputError (exit 2) naming the file and the field, never a nlohmann exception (exit 1).
+void TestErrors::plansFileReportsField_data() {
+    addJsonCases(QStringLiteral("plans"));
+}
+
+void TestErrors::plansFileReportsField() {
+    QFETCH(QString, input);
+    QFETCH(QString, message);
+    try {
+        checkPlansText(readText(input), input.toStdString());
+        QFAIL("the plans file was accepted");
+    } catch (const InputError& e) {
+        const QString what = QString::fromStdString(e.what());
+        QVERIFY2(what.startsWith(input + QStringLiteral(": ")), qPrintable(what));
+        QVERIFY2(what.contains(message), qPrintable(what));
+        QVERIFY2(!what.contains(QLatin1String("json.exception")), qPrintable(what));
+    }
+}
+
+// Bundle manifests as `bundle select` (an InputError) and `bundle verify` (a failure) read them.
+void TestErrors::manifestReportsField_data() {
+    addJsonCases(QStringLiteral("manifests"));
+}
+
+void TestErrors::manifestReportsField() {
+    QFETCH(QString, input);
+    QFETCH(QString, message);
+    BundleFileMap files;
+    files["manifest.json"] = readText(input);
+    files["plan.json"] = R"({"nodes": [{"name": "n0", "device": "cpu"}]})";
+    QStringList reported;
+    try {
+        bundleCandidates(files, input.toStdString());
+        reported << QStringLiteral("(select accepted it)");
+    } catch (const InputError& e) {
+        reported << QString::fromStdString(e.what());
+    }
+    for (const std::string& failure : verifyBundle(files, DeviceInventory{}).failures) {
+        reported << QString::fromStdString(failure);
+    }
+    const QString all = reported.join(QLatin1Char('\n'));
+    QVERIFY2(all.contains(message), qPrintable(all));
+    QVERIFY2(!all.contains(QLatin1String("json.exception")), qPrintable(all));
 }
 
 void TestErrors::externalDataInsideFolderLoads() {

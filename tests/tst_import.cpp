@@ -177,6 +177,27 @@ void TestImport::foldingData_data() {
                           "Constant<value = int64[1] {0}>()\n"
                           " out = Slice(a, st, en, ax, st)")
         << QList<qint64>{4, 3, 2, 1, 0};
+    // Integer folding is defined for every input (issue 22): unsigned types divide and compare
+    // as unsigned, x mod -1 is 0 in both modes (also for INT64_MIN), results wrap to the type.
+    QTest::newRow("uint64 divides as unsigned")
+        << QStringLiteral("a = Constant<value = uint64[2] {18446744073709551615, 10}>()\n"
+                          " b = Constant<value = uint64[2] {2, 3}>()\n out = Div(a, b)")
+        << QList<qint64>{9223372036854775807, 3};
+    QTest::newRow("uint64 compares as unsigned")
+        << QStringLiteral("a = Constant<value = uint64[1] {18446744073709551615}>()\n"
+                          " b = Constant<value = uint64[1] {1}>()\n g = Greater(a, b)\n"
+                          " out = Cast<to = 7>(g)")
+        << QList<qint64>{1};
+    QTest::newRow("mod by -1 of INT64_MIN")
+        << QStringLiteral("a = Constant<value = int64[1] {-9223372036854775808}>()\n"
+                          " b = Constant<value = int64[1] {-1}>()\n m0 = Mod<fmod = 0>(a, b)\n"
+                          " m1 = Mod<fmod = 1>(a, b)\n out = Concat<axis = 0>(m0, m1)")
+        << QList<qint64>{0, 0};
+    QTest::newRow("int32 addition wraps")
+        << QStringLiteral("a = Constant<value = int32[1] {2147483647}>()\n"
+                          " b = Constant<value = int32[1] {1}>()\n s = Add(a, b)\n"
+                          " out = Cast<to = 7>(s)")
+        << QList<qint64>{-2147483648};
 }
 
 void TestImport::foldingData() {

@@ -208,7 +208,11 @@ void TestValidateCli::badInputExitsWithTwo_data() {
         << QStringLiteral("{\"plans\": [{\"id\": 0, \"assignment\": {\"nope\": \"cpu\"}}]}")
         << QStringList{} << QStringLiteral("node 'nope'");
     QTest::newRow("not json") << QStringLiteral("[1, 2") << QStringList{}
-                              << QStringLiteral("not a JSON object");
+                              << QStringLiteral("the plans file: not valid JSON: parse error");
+    QTest::newRow("not an object")
+        << QStringLiteral("[1, 2]") << QStringList{} << QStringLiteral("not a JSON object");
+    QTest::newRow("1e400") << QStringLiteral("{\"plans\": [1e400]}") << QStringList{}
+                           << QStringLiteral("not valid JSON: number overflow parsing '1e400'");
     QTest::newRow("repeats") << onNpu
                              << QStringList{QStringLiteral("--repeats"), QStringLiteral("0")}
                              << QStringLiteral("--repeats");

@@ -6,6 +6,7 @@
 #include "bundle/bundle_files.h"
 #include "bundle/bundle_verify.h"
 #include "common/input_error.h"
+#include "common/json_reader.h"
 #include "device/device.h"
 #include "predict/library_costs.h"
 #include "store/sample_library.h"
@@ -139,7 +140,7 @@ void runBundleSelect(const BundleSelectArguments& args) {
                                     {"average_power_w", c.averagePowerW},
                                     {"peak_memory_mb", c.peakMemoryMb},
                                     {"source", c.source}};
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumpJson(doc, 2) << "\n";
         return;
     }
     std::printf("Selected %s\n  file %s\n  %s\n", describe(c).c_str(), c.file.c_str(),

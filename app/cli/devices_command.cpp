@@ -1,6 +1,7 @@
 #include "devices_command.h"
 
 #include "common/input_error.h"
+#include "common/json_reader.h"
 #include "cost/device_catalog.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
@@ -261,7 +262,7 @@ void runDevices(const DevicesArguments& args) {
                                     {"devices", devices},
                                     {"nvml", nvmlJson},
                                     {"notes", notes}};
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumpJson(doc, 2) << "\n";
         return;
     }
 

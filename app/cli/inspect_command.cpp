@@ -1,6 +1,7 @@
 #include "inspect_command.h"
 
 #include "common/input_error.h"
+#include "common/json_reader.h"
 #include "graph/model_fingerprint.h"
 #include "graph/onnx_importer.h"
 
@@ -93,7 +94,7 @@ void printJson(const ImportResult& result) {
                             {"outputs", tensorList(g, g.outputs)}}},
                           {"nodes", nodes},
                           {"warnings", warnings}};
-    std::cout << doc.dump(2) << "\n";
+    std::cout << dumpJson(doc, 2) << "\n";
 }
 
 void printHuman(const ImportResult& result, bool withNodes) {

@@ -1,6 +1,7 @@
 #include "predict_command.h"
 
 #include "common/input_error.h"
+#include "common/json_reader.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "device/micro_benchmark.h"
@@ -105,7 +106,7 @@ void runTrain(const TrainArguments& args) {
         doc["predictor_id"] = id;
         doc["rows"] = dataset.rows.size();
         doc["notes"] = notes;
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumpJson(doc, 2) << "\n";
         return;
     }
     for (const std::string& note : notes) {
@@ -231,7 +232,7 @@ void runPredict(const PredictArguments& args) {
             {"measured_nodes", measured},
             {"predicted_nodes", static_cast<int>(p.nodes.size()) - measured},
             {"sum_of_ops_us", p.sumUs}};
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumpJson(doc, 2) << "\n";
         return;
     }
     std::printf("Model      %s (%s)\n", args.model.c_str(),
@@ -356,7 +357,7 @@ void runAdapt(const AdaptArguments& args) {
             {"budget", args.budget},   {"predictor_id_before", before},
             {"predictor_id", after},   {"measured", measuredJson},
             {"before", beforeMetrics}, {"after_in_sample", afterMetrics}};
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumpJson(doc, 2) << "\n";
         return;
     }
     if (measuredJson.empty()) {

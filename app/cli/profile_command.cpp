@@ -4,6 +4,7 @@
 #include "terminal_progress.h"
 
 #include "common/input_error.h"
+#include "common/json_reader.h"
 #include "common/progress.h"
 #include "cost/device_catalog.h"
 #include "device/device.h"
@@ -150,7 +151,7 @@ void runProfile(const ProfileArguments& args) {
             {"sum_of_ops_us", sumOfOps},
             {"end_to_end_us", endToEnd > 0 ? nlohmann::json(endToEnd) : nlohmann::json(nullptr)},
             {"machine_speed", speedJson(run.speed)}};
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumpJson(doc, 2) << "\n";
         if (run.speed && run.speed->drifted) {
             std::cerr << speedWarning(*run.speed) << "\n";
         }

@@ -1,5 +1,6 @@
 #include "samples_command.h"
 
+#include "common/json_reader.h"
 #include "common/json_values.h"
 
 #include "paretune/config.h"
@@ -104,7 +105,7 @@ void printJson(const std::string& db, int schemaVersion, const std::vector<Sampl
                                 {"db", db},
                                 {"schema_version", schemaVersion},
                                 {"samples", list}};
-    std::cout << doc.dump(2) << "\n";
+    std::cout << dumpJson(doc, 2) << "\n";
 }
 
 void printTable(const std::string& db, const std::vector<Sample>& samples) {

@@ -3,6 +3,7 @@
 #include "terminal_progress.h"
 
 #include "common/input_error.h"
+#include "common/json_reader.h"
 #include "common/output_file.h"
 #include "common/progress.h"
 #include "cost/cost_table.h"
@@ -102,13 +103,13 @@ void runSearch(const SearchArguments& args) {
                           : result.front.size();
     const nlohmann::json doc = plansDocument(sim, options, result, rows, run.source);
     if (!args.out.empty()) {
-        writeOutputFile(args.out, doc.dump(2) + "\n");
+        writeOutputFile(args.out, dumpJson(doc, 2) + "\n");
     }
     if (args.out == "-") {
         return; // the plans went to stdout: nothing else goes there
     }
     if (args.json) {
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumpJson(doc, 2) << "\n";
         return;
     }
 

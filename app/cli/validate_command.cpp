@@ -3,6 +3,8 @@
 #include "common/json_values.h"
 
 #include "common/input_error.h"
+#include "common/input_file.h"
+#include "common/json_reader.h"
 #include "cost/device_catalog.h"
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
@@ -37,12 +39,9 @@ struct ValidateArguments {
 };
 
 nlohmann::json readPlansFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw InputError(path + ": cannot read the plans file");
-    }
-    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) {
+    const nlohmann::json doc =
+        parseJsonDocument(readInputFile(path, "plans file"), path + ": the plans file");
+    if (!doc.is_object()) {
         throw InputError(path + ": not a JSON object (expected the output of paretune search)");
     }
     if (!doc.contains("plans") || !doc["plans"].is_array()) {
@@ -177,7 +176,7 @@ void runValidate(const ValidateArguments& args) {
                                     {"db", library.path().string()},
                                     {"stored_plan_row", report.storedPlanRow},
                                     {"stored_samples", report.storedSamples}};
-        std::cout << out.dump(2) << "\n";
+        std::cout << dumpJson(out, 2) << "\n";
         return;
     }
     std::string devicesText;

@@ -2,6 +2,8 @@
 
 #include "bundle/model_partitioner.h"
 #include "common/input_error.h"
+#include "common/input_file.h"
+#include "common/json_reader.h"
 #include "common/sha256.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
@@ -36,16 +38,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 using Json = nlohmann::ordered_json;
 
 Json readJsonFile(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw InputError(path + ": cannot open the " + std::string(what));
-    }
-    try {
-        return Json::parse(in);
-    } catch (const Json::parse_error& error) {
-        throw InputError(path + ": the " + std::string(what) +
-                         " is not valid JSON: " + error.what());
-    }
+    return parseJsonDocument<Json>(readInputFile(path, what), path + ": the " + std::string(what));
 }
 
 std::string fileSha256(const std::string& path, std::uintmax_t& bytes) {
@@ -206,26 +199,45 @@ struct PlansFile {
     std::map<std::int64_t, const Json*> plans;
 };
 
-PlansFile readPlans(const std::string& path) {
+PlansFile checkPlans(Json document, const std::string& path) {
     PlansFile file;
-    file.document = readJsonFile(path, "plans file");
+    file.document = std::move(document);
     const Json& doc = file.document;
-    if (!doc.is_object() || doc.value("tool", std::string()) != "paretune" ||
-        !doc.contains("plans") || !doc["plans"].is_array() || !doc.contains("devices") ||
-        !doc["devices"].is_array()) {
+    const JsonFields<Json> fields(path);
+    if (!doc.is_object() || !doc.contains("tool") || !doc.contains("plans") ||
+        !doc.contains("devices")) {
         throw InputError(path + ": not a plans file of `paretune search --out` (expected "
                                 "\"tool\": \"paretune\", \"devices\" and \"plans\")");
     }
-    for (std::size_t i = 0; i < doc["plans"].size(); ++i) {
-        const Json& plan = doc["plans"][i];
-        if (!plan.is_object() || !plan.contains("id") || !plan["id"].is_number_integer() ||
-            !plan.contains("assignment") || !plan["assignment"].is_object()) {
-            throw InputError(path + ": plans[" + std::to_string(i) +
-                             "] has no integer \"id\" or no \"assignment\" object");
+    if (const std::string tool = fields.string(doc, "", "tool"); tool != "paretune") {
+        fields.fail("tool", "expected \"paretune\", got \"" + tool + "\"");
+    }
+    const Json& devices = fields.array(doc, "", "devices");
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        fields.asString(devices[i], JsonFields<Json>::at("devices", i));
+    }
+    fields.optionalString(doc, "", "model_fingerprint");
+    fields.optionalString(doc, "", "catalog");
+    const Json& plans = fields.array(doc, "", "plans");
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        const Json& plan = plans[i];
+        const std::string where = JsonFields<Json>::at("plans", i);
+        const std::int64_t id = fields.integer(plan, where, "id");
+        const Json& assignment = fields.object(plan, where, "assignment");
+        for (auto it = assignment.begin(); it != assignment.end(); ++it) {
+            fields.asString(it.value(), where + ".assignment." + it.key());
         }
-        file.plans[plan["id"].get<std::int64_t>()] = &plan;
+        fields.optionalNumber(plan, where, "latency_us", 0.0);
+        fields.optionalNumber(plan, where, "energy_mj", 0.0);
+        if (!file.plans.emplace(id, &plan).second) {
+            fields.fail(where + ".id", "plan id " + std::to_string(id) + " appears twice");
+        }
     }
     return file;
+}
+
+PlansFile readPlans(const std::string& path) {
+    return checkPlans(readJsonFile(path, "plans file"), path);
 }
 
 std::vector<std::uint8_t> genomeOf(const Json& plan, const Simulator& sim,
@@ -313,6 +325,11 @@ std::string readme(const Graph& g, const Json& manifest, const std::vector<Parti
 
 } // namespace
 
+std::size_t checkPlansText(std::string_view text, const std::string& origin) {
+    return checkPlans(parseJsonDocument<Json>(text, origin + ": the plans file"), origin)
+        .plans.size();
+}
+
 BundleContents buildBundle(const BundleExportOptions& options) {
     if (options.candidates < 1 || options.candidates > 64) {
         throw InputError("--candidates: expected 1 to 64, got " +
@@ -333,7 +350,8 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     const ModelPartitioner partitioner(options.modelPath);
     const Graph& g = partitioner.graph();
     bundle.diagnostics = partitioner.diagnostics();
-    const std::string plansFingerprint = doc.value("model_fingerprint", std::string());
+    const JsonFields<Json> fields(options.plansPath);
+    const std::string plansFingerprint = fields.optionalString(doc, "", "model_fingerprint");
     if (plansFingerprint != g.fingerprint) {
         throw InputError(options.plansPath +
                          ": the plans were searched for another model "
@@ -341,8 +359,9 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                          plansFingerprint.substr(0, 16) + "…, " + options.modelPath + " has " +
                          g.fingerprint.substr(0, 16) + "…)");
     }
-    const std::string catalogPath =
-        options.catalogPath.empty() ? doc.value("catalog", std::string()) : options.catalogPath;
+    const std::string catalogPath = options.catalogPath.empty()
+                                        ? fields.optionalString(doc, "", "catalog")
+                                        : options.catalogPath;
     if (catalogPath.empty()) {
         throw InputError(options.plansPath + ": names no device catalog; give --catalog");
     }
@@ -373,7 +392,7 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     // search had other costs (measured ones from a sample library, another catalog).
     for (const auto& [key, value] : {std::pair{"latency_us", simulated.objectives.latencyUs},
                                      std::pair{"energy_mj", simulated.objectives.energyMj}}) {
-        const double searched = chosen.value(key, value);
+        const double searched = fields.optionalNumber(chosen, "plan", key, value);
         if (std::abs(searched - value) > 1e-6 * std::max(std::abs(searched), 1.0)) {
             bundle.diagnostics.push_back(
                 {Diagnostic::Severity::Warning, "costs-differ",
@@ -463,7 +482,7 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                            {"times", "simulated (µs) from " + overall + " costs"},
                            {"objectives", objectivesJson(simulated.objectives, overall)},
                            {"nodes", nodes}};
-    bundle.files["plan.json"] = planJson.dump(2) + "\n";
+    bundle.files["plan.json"] = dumpJson(planJson, 2) + "\n";
 
     // Candidates: the best-spread plans of the front, the exported plan always among them.
     std::vector<Objective> objectives;
@@ -518,7 +537,7 @@ BundleContents buildBundle(const BundleExportOptions& options) {
             {"cost_sources", sourcesOf(sim, s.genome).json()},
             {"partitions", partitionFolder.empty() ? Json(nullptr) : Json(partitionFolder)},
             {"assignment", source["assignment"]}};
-        bundle.files[file] = candidate.dump(2) + "\n";
+        bundle.files[file] = dumpJson(candidate, 2) + "\n";
         Json entry = {
             {"id", id},
             {"file", file},
@@ -675,7 +694,7 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         files[name] = {{"sha256", Sha256::hex(bytes)}, {"bytes", bytes.size()}};
     }
     manifest["files"] = files;
-    bundle.files["manifest.json"] = manifest.dump(2) + "\n";
+    bundle.files["manifest.json"] = dumpJson(manifest, 2) + "\n";
     return bundle;
 }
 

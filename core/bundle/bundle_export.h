@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paretune {
@@ -51,5 +52,12 @@ struct BundleContents {
 /// a plan id it does not hold, plans searched for another model (fingerprint mismatch), a plan
 /// that leaves a compute node unplaced or names a device the plans do not list, a bad catalog.
 BundleContents buildBundle(const BundleExportOptions& options);
+
+/// Parses and type-checks a plans document (`paretune search --out`) as buildBundle reads it:
+/// "tool", "devices" (device ids), "plans" (each an integer "id", unique, and an "assignment"
+/// of node name → device id, finite objectives), optional "model_fingerprint" and "catalog"
+/// strings. Throws InputError "ORIGIN: plans[2].assignment.conv1: expected a string, got …".
+/// Returns the number of plans.
+std::size_t checkPlansText(std::string_view text, const std::string& origin);
 
 } // namespace paretune

@@ -1,6 +1,7 @@
 #include "bundle_files.h"
 
 #include "common/input_error.h"
+#include "common/input_file.h"
 #include "common/output_file.h"
 
 #include <zip.h>
@@ -9,12 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace paretune {
 
@@ -22,7 +26,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{8} << 30;
+// A bundle is read whole into memory, so everything about it is bounded before a byte is
+// extracted. One file: protobuf cannot parse an ONNX partition over 2 GiB anyway.
+constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{2} << 30;
+constexpr std::uint64_t kMaxBundleBytes = std::uint64_t{4} << 30;
+constexpr std::uint64_t kMaxEntries = 4096;
+// Deflate reaches about 1000:1 on zeros; real bundles (ONNX stored, JSON and CSV deflated) stay
+// under 20:1. Small entries are exempt: their expansion cannot hurt.
+constexpr std::uint64_t kMaxCompressionRatio = 100;
+constexpr std::uint64_t kRatioExemptBytes = std::uint64_t{1} << 20;
 
 std::string inQuotes(std::string_view text) {
     return "'" + std::string(text) + "'";
@@ -73,6 +85,48 @@ BundleFileMap readZip(const std::string& path) {
     }
     BundleFileMap files;
     const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
+    if (count < 0 || static_cast<std::uint64_t>(count) > kMaxEntries) {
+        throw InputError(path + ": the zip archive has " + std::to_string(count) +
+                         " entries, over the limit of " + std::to_string(kMaxEntries));
+    }
+    std::error_code sizeError;
+    const std::uint64_t archiveBytes = fs::file_size(path, sizeError);
+    // Every entry is checked before any is extracted: names, kinds, sizes, ratios, total.
+    std::uint64_t total = 0;
+    for (zip_int64_t i = 0; i < count; ++i) {
+        zip_stat_t stat;
+        zip_stat_init(&stat);
+        const auto index = static_cast<zip_uint64_t>(i);
+        if (zip_stat_index(archive.get(), index, 0, &stat) != 0 ||
+            (stat.valid & ZIP_STAT_SIZE) == 0 || (stat.valid & ZIP_STAT_COMP_SIZE) == 0) {
+            throw InputError(path + ": entry " + std::to_string(i) +
+                             " cannot be read: " + zipProblem(archive.get()));
+        }
+        const std::string entry =
+            path + ": entry " + inQuotes((stat.valid & ZIP_STAT_NAME) ? stat.name : "?");
+        if (stat.size > kMaxEntryBytes) {
+            throw InputError(entry + " is refused: it expands to " + std::to_string(stat.size) +
+                             " bytes, over the limit of " + byteSizeText(kMaxEntryBytes) +
+                             " per file");
+        }
+        if (!sizeError && stat.comp_size > archiveBytes) {
+            throw InputError(entry + " is refused: its header claims " +
+                             std::to_string(stat.comp_size) +
+                             " compressed bytes in an archive of " + std::to_string(archiveBytes));
+        }
+        if (stat.size > kRatioExemptBytes &&
+            stat.size / std::max<zip_uint64_t>(stat.comp_size, 1) > kMaxCompressionRatio) {
+            throw InputError(entry + " is refused: it expands " + std::to_string(stat.comp_size) +
+                             " bytes to " + std::to_string(stat.size) +
+                             ", a compression ratio over the limit of " +
+                             std::to_string(kMaxCompressionRatio) + ":1 (a zip bomb)");
+        }
+        total += stat.size;
+        if (total > kMaxBundleBytes) {
+            throw InputError(path + ": the zip archive expands to more than " +
+                             byteSizeText(kMaxBundleBytes) + ", the limit for a bundle");
+        }
+    }
     for (zip_int64_t i = 0; i < count; ++i) {
         const auto index = static_cast<zip_uint64_t>(i);
         const char* rawName = zip_get_name(archive.get(), index, ZIP_FL_ENC_RAW);
@@ -108,10 +162,6 @@ BundleFileMap readZip(const std::string& path) {
             stat.encryption_method != ZIP_EM_NONE) {
             throw InputError(entry + " is encrypted, which a bundle never is");
         }
-        if (stat.size > kMaxEntryBytes) {
-            throw InputError(entry + " is refused: " + std::to_string(stat.size) +
-                             " bytes is over the 8 GiB limit");
-        }
         if (files.count(name) != 0) {
             throw InputError(entry + " appears twice in the archive");
         }
@@ -134,6 +184,9 @@ BundleFileMap readFolder(const std::string& path) {
     BundleFileMap files;
     const fs::path root(path);
     std::error_code ec;
+    std::uint64_t total = 0;
+    std::uint64_t entries = 0;
+    std::vector<std::pair<std::string, fs::path>> toRead;
     for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::end(it);
          it.increment(ec)) {
         const std::string relative = it->path().lexically_relative(root).generic_string();
@@ -151,15 +204,45 @@ BundleFileMap readFolder(const std::string& path) {
         if (const std::string problem = unsafeBundlePath(relative); !problem.empty()) {
             throw InputError(path + ": " + inQuotes(relative) + " is refused: " + problem);
         }
-        std::ifstream in(it->path(), std::ios::binary);
-        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (!in && !in.eof()) {
-            throw InputError(path + ": " + inQuotes(relative) + " cannot be read");
+        if (++entries > kMaxEntries) {
+            throw InputError(path + ": the folder holds more than " + std::to_string(kMaxEntries) +
+                             " files, the limit for a bundle");
         }
-        files.emplace(relative, std::move(bytes));
+        struct stat info {};
+        if (::lstat(it->path().c_str(), &info) != 0) {
+            throw InputError(path + ": " + inQuotes(relative) + " cannot be examined");
+        }
+        const auto size = static_cast<std::uint64_t>(info.st_size);
+        if (size > kMaxEntryBytes) {
+            throw InputError(path + ": " + inQuotes(relative) +
+                             " is refused: " + std::to_string(size) + " bytes, over the limit of " +
+                             byteSizeText(kMaxEntryBytes) + " per file");
+        }
+        // A sparse file (holes read as zeros) is never something export wrote.
+        const auto allocated = static_cast<std::uint64_t>(info.st_blocks) * 512;
+        if (size > kRatioExemptBytes && allocated < size / 8) {
+            throw InputError(path + ": " + inQuotes(relative) + " is refused: a sparse file (" +
+                             std::to_string(size) + " bytes, " + std::to_string(allocated) +
+                             " allocated)");
+        }
+        total += size;
+        if (total > kMaxBundleBytes) {
+            throw InputError(path + ": the folder's files add up to more than " +
+                             byteSizeText(kMaxBundleBytes) + ", the limit for a bundle");
+        }
+        toRead.emplace_back(relative, it->path());
     }
     if (ec) {
         throw InputError(path + ": cannot list the folder: " + ec.message());
+    }
+    // Read only once every file passed the checks.
+    for (const auto& [relative, file] : toRead) {
+        std::ifstream in(file, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if ((!in && !in.eof()) || bytes.size() > kMaxEntryBytes) {
+            throw InputError(path + ": " + inQuotes(relative) + " cannot be read");
+        }
+        files.emplace(relative, std::move(bytes));
     }
     return files;
 }

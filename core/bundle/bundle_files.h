@@ -17,10 +17,13 @@ using BundleFileMap = std::map<std::string, std::string, std::less<>>;
 std::string unsafeBundlePath(std::string_view path);
 
 /// Reads a bundle: every regular file under a folder, or every entry of a zip archive (a
-/// regular file that starts with a zip signature). Reading never writes anything.
-/// Throws InputError naming the path and the problem: missing path; neither folder nor zip; a
-/// zip entry whose name is unsafe (unsafeBundlePath: "..", absolute paths), a symbolic link,
-/// encrypted, duplicated or over 8 GiB; a symbolic link or special file inside a folder.
+/// regular file that starts with a zip signature). Reading never writes anything, and nothing is
+/// extracted or read before every entry passed these checks: at most 4096 files, 2 GiB per file
+/// and 4 GiB in all (uncompressed); a zip entry over 1 MiB expands at most 100:1 and claims no
+/// more compressed bytes than the archive has; a folder holds no sparse file.
+/// Throws InputError naming the path, the entry and the limit: missing path; neither folder nor
+/// zip; a zip entry whose name is unsafe (unsafeBundlePath: "..", absolute paths), a symbolic
+/// link, encrypted or duplicated; a symbolic link or special file inside a folder; a limit above.
 BundleFileMap readBundleFiles(const std::string& path);
 
 /// Throws InputError unless `path` can be a new bundle: it must not exist (a bundle never

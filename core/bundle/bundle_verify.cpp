@@ -3,6 +3,7 @@
 #include "bundle/bundle_export.h"
 #include "bundle/model_partitioner.h"
 #include "common/input_error.h"
+#include "common/json_reader.h"
 #include "common/sha256.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
@@ -18,6 +19,7 @@ namespace paretune {
 namespace {
 
 using Json = nlohmann::json;
+using Fields = JsonFields<Json>;
 
 /// Flattens a JSON value to dotted keys ("software.blas" → "\"openblas\"").
 void flatten(const Json& value, const std::string& prefix,
@@ -57,14 +59,14 @@ std::string identityDifference(const Json& bundle, const Json& here) {
     return text.empty() ? "no identity field differs (different fingerprint scheme)" : text;
 }
 
-std::vector<std::string> names(const Json& list) {
+/// The names of a list of tensors or nodes: each item a name, or an object with a "name".
+std::vector<std::string> names(const Fields& fields, const Json& list, const std::string& path) {
+    fields.requireArray(list, path);
     std::vector<std::string> result;
-    if (list.is_array()) {
-        for (const Json& item : list) {
-            result.push_back(item.is_object()   ? item.value("name", std::string())
-                             : item.is_string() ? item.get<std::string>()
-                                                : std::string());
-        }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const Json& item = list[i];
+        result.push_back(item.is_object() ? fields.string(item, Fields::at(path, i), "name")
+                                          : fields.asString(item, Fields::at(path, i)));
     }
     return result;
 }
@@ -83,49 +85,59 @@ public:
         : m_files(files), m_machine(machine) {}
 
     BundleVerification run() {
-        const auto manifestIt = m_files.find("manifest.json");
-        if (manifestIt == m_files.end()) {
-            fail("manifest.json is missing: not a Paretune bundle");
-            return m_result;
-        }
+        // A field of the wrong type ends the verification with one failure naming the field.
         try {
-            m_manifest = Json::parse(manifestIt->second);
-        } catch (const Json::parse_error& error) {
-            fail(std::string("manifest.json is not valid JSON: ") + error.what());
-            return m_result;
+            verify();
+        } catch (const InputError& error) {
+            fail(error.what());
         }
-        if (!m_manifest.is_object() || m_manifest.value("schema", std::string()) != kBundleSchema) {
-            fail("manifest.json: schema " +
-                 (m_manifest.is_object() && m_manifest.contains("schema")
-                      ? m_manifest["schema"].dump()
-                      : std::string("missing")) +
-                 "; this paretune reads " + kBundleSchema);
-            return m_result;
-        }
-        checkHashes();
-        if (!readPlanNodes()) {
-            return m_result;
-        }
-        checkPartitions(m_manifest.value("partitions", Json::array()), "", true);
-        for (const Json& candidate : m_manifest.value("candidates", Json::array())) {
-            if (candidate.is_object() && candidate.contains("partitions")) {
-                checkPartitions(candidate["partitions"],
-                                "candidate plan " + candidate.value("id", Json(-1)).dump() + ": ",
-                                false);
-            }
-        }
-        checkDevices();
         return m_result;
     }
 
 private:
+    void verify() {
+        const auto manifestIt = m_files.find("manifest.json");
+        if (manifestIt == m_files.end()) {
+            fail("manifest.json is missing: not a Paretune bundle");
+            return;
+        }
+        m_manifest = parseJsonDocument<Json>(manifestIt->second, "manifest.json");
+        m_fields.requireObject(m_manifest, "");
+        if (m_fields.optionalString(m_manifest, "", "schema") != kBundleSchema) {
+            fail("manifest.json: schema " +
+                 (m_manifest.contains("schema") ? dumpJson(m_manifest["schema"])
+                                                : std::string("missing")) +
+                 "; this paretune reads " + kBundleSchema);
+            return;
+        }
+        checkHashes();
+        if (!readPlanNodes()) {
+            return;
+        }
+        checkPartitions(m_fields.optionalArray(m_manifest, "", "partitions"), "partitions", "",
+                        true);
+        const Json& candidates = m_fields.optionalArray(m_manifest, "", "candidates");
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const std::string where = Fields::at("candidates", i);
+            const Json& candidate = candidates[i];
+            if (m_fields.find(candidate, where, "partitions")) {
+                checkPartitions(
+                    candidate["partitions"], where + ".partitions",
+                    "candidate plan " +
+                        std::to_string(m_fields.optionalInteger(candidate, where, "id", -1)) + ": ",
+                    false);
+            }
+        }
+        checkDevices();
+    }
+
     void fail(std::string message) { m_result.failures.push_back(std::move(message)); }
     void warn(std::string message) { m_result.warnings.push_back(std::move(message)); }
     void pass(std::string message) { m_result.passed.push_back(std::move(message)); }
 
     void checkHashes() {
-        const Json& listed = m_manifest.value("files", Json::object());
-        if (!listed.is_object() || listed.empty()) {
+        const Json& listed = m_fields.optionalObject(m_manifest, "", "files");
+        if (listed.empty()) {
             fail("manifest.json lists no files and their hashes");
             return;
         }
@@ -140,7 +152,7 @@ private:
                 fail(name + ": missing (manifest.json lists it)");
                 continue;
             }
-            const std::string expected = entry.is_object() ? entry.value("sha256", "") : "";
+            const std::string expected = m_fields.optionalString(entry, "files." + name, "sha256");
             const std::string actual = Sha256::hex(file->second);
             if (actual != expected) {
                 fail(name + ": SHA-256 " + actual.substr(0, 16) + "… does not match the " +
@@ -161,13 +173,17 @@ private:
 
     /// One set of partitions: the exported plan's (whose devices must match plan.json) or a
     /// candidate's; `prefix` goes before every message about it.
-    void checkPartitions(const Json& parts, const std::string& prefix, bool exported) {
-        if (!parts.is_array() || parts.empty()) {
+    void checkPartitions(const Json& parts, const std::string& path, const std::string& prefix,
+                         bool exported) {
+        m_fields.requireArray(parts, path);
+        if (parts.empty()) {
             fail(prefix + "manifest.json lists no partitions");
             return;
         }
+        const Json& model = m_fields.optionalObject(m_manifest, "", "model");
         std::set<std::string> available;
-        for (const std::string& name : names(m_manifest["model"].value("inputs", Json::array()))) {
+        for (const std::string& name :
+             names(m_fields, m_fields.optionalArray(model, "model", "inputs"), "model.inputs")) {
             available.insert(name);
         }
         std::map<std::string, int> covered;
@@ -175,7 +191,8 @@ private:
         std::size_t checked = 0;
         for (std::size_t p = 0; p < parts.size(); ++p) {
             const Json& part = parts[p];
-            const std::string file = part.value("file", std::string());
+            const std::string where = Fields::at(path, p);
+            const std::string file = m_fields.optionalString(part, where, "file");
             const std::string label = prefix + "partition " + std::to_string(p) + " (" + file + ")";
             const auto bytes = m_files.find(file);
             if (file.empty() || bytes == m_files.end()) {
@@ -187,25 +204,29 @@ private:
                 fail(label + ": the ONNX checker rejects it: " + problem);
                 continue;
             }
-            onnx::ModelProto model;
-            model.ParseFromString(bytes->second);
-            const std::vector<std::string> nodes = names(part.value("nodes", Json::array()));
+            onnx::ModelProto onnxModel;
+            onnxModel.ParseFromString(bytes->second);
+            const std::vector<std::string> nodes =
+                names(m_fields, m_fields.optionalArray(part, where, "nodes"), where + ".nodes");
             std::vector<std::string> protoNodes;
-            for (const auto& node : model.graph().node()) {
+            for (const auto& node : onnxModel.graph().node()) {
                 protoNodes.push_back(node.name());
             }
             if (protoNodes != nodes) {
                 fail(label + ": its nodes are not the " + std::to_string(nodes.size()) +
                      " nodes manifest.json lists");
             }
-            const std::string device = part.value("device", std::string());
+            const std::string device = m_fields.optionalString(part, where, "device");
             for (const std::string& node : protoNodes) {
                 ++covered[node];
                 deviceOfNode[node] = device;
             }
-            const std::vector<std::string> inputs = protoNames(model.graph().input());
-            if (inputs != names(part.value("inputs", Json::array())) ||
-                protoNames(model.graph().output()) != names(part.value("outputs", Json::array()))) {
+            const std::vector<std::string> inputs = protoNames(onnxModel.graph().input());
+            if (inputs != names(m_fields, m_fields.optionalArray(part, where, "inputs"),
+                                where + ".inputs") ||
+                protoNames(onnxModel.graph().output()) !=
+                    names(m_fields, m_fields.optionalArray(part, where, "outputs"),
+                          where + ".outputs")) {
                 fail(label + ": its inputs or outputs differ from manifest.json's");
             }
             for (const std::string& input : inputs) {
@@ -214,13 +235,13 @@ private:
                          "' is neither a model input nor an output of an earlier partition");
                 }
             }
-            for (const std::string& output : protoNames(model.graph().output())) {
+            for (const std::string& output : protoNames(onnxModel.graph().output())) {
                 available.insert(output);
             }
             ++checked;
         }
         for (const std::string& output :
-             names(m_manifest["model"].value("outputs", Json::array()))) {
+             names(m_fields, m_fields.optionalArray(model, "model", "outputs"), "model.outputs")) {
             if (!available.count(output)) {
                 fail(prefix + "model output '" + output + "' comes out of no partition");
             }
@@ -237,23 +258,17 @@ private:
             fail("plan.json is missing");
             return false;
         }
-        Json plan;
-        try {
-            plan = Json::parse(planIt->second);
-        } catch (const Json::parse_error& error) {
-            fail(std::string("plan.json is not valid JSON: ") + error.what());
-            return false;
-        }
-        const Json& nodes = plan.is_object() ? plan.value("nodes", Json::array()) : Json();
-        if (!nodes.is_array() || nodes.empty()) {
+        const Fields fields("plan.json");
+        const Json plan = parseJsonDocument<Json>(planIt->second, "plan.json");
+        const Json& nodes = fields.optionalArray(plan, "", "nodes");
+        if (nodes.empty()) {
             fail("plan.json has no \"nodes\" list");
             return false;
         }
-        for (const Json& node : nodes) {
-            if (node.is_object()) {
-                m_planNodes.emplace_back(node.value("name", std::string()),
-                                         node.value("device", std::string()));
-            }
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const std::string where = Fields::at("nodes", i);
+            m_planNodes.emplace_back(fields.string(nodes[i], where, "name"),
+                                     fields.optionalString(nodes[i], where, "device"));
         }
         return true;
     }
@@ -291,10 +306,12 @@ private:
     }
 
     void checkDevices() {
-        const Json& devices = m_manifest.value("devices", Json::array());
-        for (const Json& entry : devices) {
-            const std::string id = entry.value("id", std::string());
-            const std::string tag = entry.value("tag", std::string());
+        const Json& devices = m_fields.optionalArray(m_manifest, "", "devices");
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            const Json& entry = devices[i];
+            const std::string where = Fields::at("devices", i);
+            const std::string id = m_fields.optionalString(entry, where, "id");
+            const std::string tag = m_fields.optionalString(entry, where, "tag");
             if (tag != "real") {
                 pass("device " + id + ": " + (tag.empty() ? "untagged" : tag) +
                      ", nothing to match on this machine");
@@ -302,17 +319,17 @@ private:
             }
             const Device* here = m_machine.find(id);
             if (here == nullptr || here->tag != DeviceTag::Real) {
-                warn("device " + id + " (" + entry.value("name", std::string()) +
+                warn("device " + id + " (" + m_fields.optionalString(entry, where, "name") +
                      ") is not on this machine");
                 continue;
             }
             const std::string fingerprint = deviceFingerprint(*here);
-            if (fingerprint == entry.value("fingerprint", std::string())) {
+            if (fingerprint == m_fields.optionalString(entry, where, "fingerprint")) {
                 pass("device " + id + ": fingerprint matches this machine");
                 continue;
             }
             warn("device " + id + ": fingerprint differs on this machine (" +
-                 identityDifference(entry.value("identity", Json::object()),
+                 identityDifference(m_fields.optionalObject(entry, where, "identity"),
                                     deviceIdentity(*here, softwareStack())) +
                  ")");
         }
@@ -321,16 +338,10 @@ private:
     const BundleFileMap& m_files;
     const DeviceInventory& m_machine;
     Json m_manifest;
+    Fields m_fields{"manifest.json"};
     std::vector<std::pair<std::string, std::string>> m_planNodes; ///< plan.json: name, device
     BundleVerification m_result;
 };
-
-double number(const Json& entry, const char* key, const std::string& what) {
-    if (!entry.contains(key) || !entry[key].is_number()) {
-        throw InputError(what + ": no number \"" + key + "\"");
-    }
-    return entry[key].get<double>();
-}
 
 } // namespace
 
@@ -344,46 +355,41 @@ std::vector<BundleCandidate> bundleCandidates(const BundleFileMap& files,
     if (manifestIt == files.end()) {
         throw InputError(origin + ": no manifest.json: not a Paretune bundle");
     }
-    Json manifest;
-    try {
-        manifest = Json::parse(manifestIt->second);
-    } catch (const Json::parse_error& error) {
-        throw InputError(origin + ": manifest.json is not valid JSON: " + error.what());
-    }
-    if (!manifest.is_object() || manifest.value("schema", std::string()) != kBundleSchema) {
+    const std::string document = origin + ": manifest.json";
+    const Json manifest = parseJsonDocument<Json>(manifestIt->second, document);
+    const Fields fields(document);
+    fields.requireObject(manifest, "");
+    if (fields.optionalString(manifest, "", "schema") != kBundleSchema) {
         throw InputError(origin + ": manifest.json is not a " + std::string(kBundleSchema) +
                          " manifest");
     }
-    const Json& list = manifest.value("candidates", Json::array());
-    if (!list.is_array() || list.empty()) {
+    const Json& list = fields.optionalArray(manifest, "", "candidates");
+    if (list.empty()) {
         throw InputError(origin + ": manifest.json lists no candidates");
     }
+    const Json& listed = fields.optionalObject(manifest, "", "files");
     std::vector<BundleCandidate> candidates;
     for (std::size_t i = 0; i < list.size(); ++i) {
         const Json& entry = list[i];
-        const std::string what = origin + ": manifest.json candidates[" + std::to_string(i) + "]";
-        if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_number_integer()) {
-            throw InputError(what + ": no integer \"id\"");
-        }
+        const std::string where = Fields::at("candidates", i);
+        const std::string what = document + " " + where;
         BundleCandidate c;
-        c.id = entry["id"].get<std::int64_t>();
-        c.file = entry.value("file", std::string());
-        c.exported = entry.value("exported", false);
-        if (entry.contains("partitions_folder") && entry["partitions_folder"].is_string()) {
-            c.partitionsFolder = entry["partitions_folder"].get<std::string>();
-        }
-        c.latencyMs = number(entry, "latency_ms", what);
-        c.energyMj = number(entry, "energy_mj", what);
-        c.averagePowerW = number(entry, "average_power_w", what);
-        c.peakMemoryMb = number(entry, "peak_memory_mb", what);
-        c.source = entry.value("source", std::string("modelled"));
+        c.id = fields.integer(entry, where, "id");
+        c.file = fields.optionalString(entry, where, "file");
+        c.exported = fields.optionalBoolean(entry, where, "exported", false);
+        c.partitionsFolder = fields.optionalString(entry, where, "partitions_folder");
+        c.latencyMs = fields.number(entry, where, "latency_ms");
+        c.energyMj = fields.number(entry, where, "energy_mj");
+        c.averagePowerW = fields.number(entry, where, "average_power_w");
+        c.peakMemoryMb = fields.number(entry, where, "peak_memory_mb");
+        c.source = fields.optionalString(entry, where, "source", "modelled");
         const auto file = files.find(c.file);
-        const Json& listed = manifest.value("files", Json::object());
         if (file == files.end()) {
             throw InputError(what + ": file '" + c.file + "' is missing");
         }
-        if (!listed.is_object() || !listed.contains(c.file) || !listed[c.file].is_object() ||
-            listed[c.file].value("sha256", std::string()) != Sha256::hex(file->second)) {
+        const Json* hashed = fields.find(listed, "files", c.file);
+        if (!hashed || fields.optionalString(*hashed, "files." + c.file, "sha256") !=
+                           Sha256::hex(file->second)) {
             throw InputError(what + ": file '" + c.file +
                              "' does not match its SHA-256 in manifest.json (run `paretune "
                              "bundle verify`)");

@@ -1,14 +1,14 @@
 #include "device_catalog.h"
 
 #include "common/input_error.h"
+#include "common/input_file.h"
+#include "common/json_reader.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace paretune {
 
@@ -331,23 +331,11 @@ DeviceCatalog parseDeviceCatalog(const nlohmann::json& doc, const std::string& o
 }
 
 DeviceCatalog parseDeviceCatalogText(std::string_view text, const std::string& origin) {
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(origin + ": not valid JSON: " + e.what());
-    }
-    return parseDeviceCatalog(doc, origin);
+    return parseDeviceCatalog(parseJsonDocument(text, origin), origin);
 }
 
 DeviceCatalog loadDeviceCatalog(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw InputError(path + ": cannot open the device catalog");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parseDeviceCatalogText(text.str(), path);
+    return parseDeviceCatalogText(readInputFile(path, "device catalog"), path);
 }
 
 } // namespace paretune

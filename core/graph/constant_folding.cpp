@@ -163,13 +163,151 @@ void forEachBroadcast(const Dims& outDims, const std::vector<const Dims*>& shape
     }
 }
 
+bool isUnsigned(DType t) {
+    return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64 ||
+           t == DType::Bool;
+}
+
+// Two's-complement wrap-around of an exact int64 result to the width of the element type, as
+// the runtimes compute it (int32 arithmetic wraps at 2^32).
+std::int64_t wrapTo(DType t, std::int64_t v) {
+    switch (t) {
+    case DType::Int8:
+        return static_cast<std::int8_t>(v);
+    case DType::UInt8:
+        return static_cast<std::uint8_t>(v);
+    case DType::Int16:
+        return static_cast<std::int16_t>(v);
+    case DType::UInt16:
+        return static_cast<std::uint16_t>(v);
+    case DType::Int32:
+        return static_cast<std::int32_t>(v);
+    case DType::UInt32:
+        return static_cast<std::uint32_t>(v);
+    case DType::Bool:
+        return v != 0;
+    default:
+        return v; // int64, and uint64 held in the same 64 bits
+    }
+}
+
+std::int64_t wrappingAdd(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
+std::int64_t wrappingSub(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+
+std::int64_t wrappingMul(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+
+std::int64_t saturatingCast(double x) {
+    if (!(x == x)) {
+        return 0;
+    }
+    if (x >= 9223372036854775807.0) {
+        return std::numeric_limits<std::int64_t>::max();
+    }
+    if (x <= -9223372036854775808.0) {
+        return std::numeric_limits<std::int64_t>::min();
+    }
+    return static_cast<std::int64_t>(x);
+}
+
+// Python's modulo (sign of the divisor), ONNX Mod with fmod=0. b is neither 0 nor -1 here.
 std::int64_t pythonMod(std::int64_t a, std::int64_t b) {
     const std::int64_t r = a % b;
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
-// One element of a binary op, for integer (exact, C semantics) or floating-point operands.
-template <typename T> T binaryElement(const std::string& op, T x, T y, bool fmod) {
+// One element of an integer Div or Mod in the element type `t`: unsigned types divide as
+// unsigned; division by zero and a quotient the type cannot hold are errors, not results.
+std::int64_t integerDivision(const std::string& op, std::int64_t x, std::int64_t y, bool fmod,
+                             DType t) {
+    if (y == 0) {
+        throw FoldError("integer " + std::string(op == "Div" ? "division" : "modulo") +
+                        " by zero (" + std::to_string(x) + " " + (op == "Div" ? "/" : "%") + " 0)");
+    }
+    if (isUnsigned(t)) {
+        const auto ux = static_cast<std::uint64_t>(x);
+        const auto uy = static_cast<std::uint64_t>(y);
+        return static_cast<std::int64_t>(op == "Div" ? ux / uy : ux % uy);
+    }
+    if (y == -1) {
+        // x / -1 = -x, which overflows for the type's minimum; x mod -1 is 0 in both modes.
+        if (op == "Mod") {
+            return 0;
+        }
+        const std::int64_t q = wrappingSub(0, x);
+        if (x == std::numeric_limits<std::int64_t>::min() || wrapTo(t, q) != q) {
+            throw FoldError("integer division overflows: " + std::to_string(x) +
+                            " / -1 does not fit " + std::string(dtypeName(t)));
+        }
+        return q;
+    }
+    return op == "Div" ? x / y : fmod ? x % y : pythonMod(x, y);
+}
+
+// One element of a binary op over integers, exact and in the element type `t`.
+std::int64_t integerBinary(const std::string& op, std::int64_t x, std::int64_t y, bool fmod,
+                           DType t) {
+    const bool u = isUnsigned(t);
+    const auto ux = static_cast<std::uint64_t>(x);
+    const auto uy = static_cast<std::uint64_t>(y);
+    if (op == "Add") {
+        return wrapTo(t, wrappingAdd(x, y));
+    }
+    if (op == "Sub") {
+        return wrapTo(t, wrappingSub(x, y));
+    }
+    if (op == "Mul") {
+        return wrapTo(t, wrappingMul(x, y));
+    }
+    if (op == "Div" || op == "Mod") {
+        return wrapTo(t, integerDivision(op, x, y, fmod, t));
+    }
+    if (op == "Pow") {
+        const double r = u ? std::pow(static_cast<double>(ux), static_cast<double>(uy))
+                           : std::pow(static_cast<double>(x), static_cast<double>(y));
+        return wrapTo(t, saturatingCast(r));
+    }
+    if (op == "Max") {
+        return u ? static_cast<std::int64_t>(std::max(ux, uy)) : std::max(x, y);
+    }
+    if (op == "Min") {
+        return u ? static_cast<std::int64_t>(std::min(ux, uy)) : std::min(x, y);
+    }
+    if (op == "Equal") {
+        return x == y;
+    }
+    if (op == "Less") {
+        return u ? ux < uy : x < y;
+    }
+    if (op == "Greater") {
+        return u ? ux > uy : x > y;
+    }
+    if (op == "LessOrEqual") {
+        return u ? ux <= uy : x <= y;
+    }
+    if (op == "GreaterOrEqual") {
+        return u ? ux >= uy : x >= y;
+    }
+    if (op == "And") {
+        return (x != 0) && (y != 0);
+    }
+    if (op == "Or") {
+        return (x != 0) || (y != 0);
+    }
+    if (op == "Xor") {
+        return (x != 0) != (y != 0);
+    }
+    throw Decline{};
+}
+
+// One element of a binary op over floating-point operands.
+double realBinary(const std::string& op, double x, double y) {
     if (op == "Add") {
         return x + y;
     }
@@ -179,18 +317,14 @@ template <typename T> T binaryElement(const std::string& op, T x, T y, bool fmod
     if (op == "Mul") {
         return x * y;
     }
-    if (op == "Div" || op == "Mod") {
-        if constexpr (std::is_integral_v<T>) {
-            if (y == 0) {
-                throw Decline{};
-            }
-            return op == "Div" ? x / y : fmod ? x % y : pythonMod(x, y);
-        } else {
-            return op == "Div" ? x / y : std::fmod(x, y);
-        }
+    if (op == "Div") {
+        return x / y;
+    }
+    if (op == "Mod") {
+        return std::fmod(x, y);
     }
     if (op == "Pow") {
-        return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+        return std::pow(x, y);
     }
     if (op == "Max") {
         return std::max(x, y);
@@ -238,12 +372,12 @@ ConstantTensor binary(const std::string& op, const Node& node, const ConstantTen
     forEachBroadcast(outDims, {&a.dims, &b.dims}, [&](std::int64_t o, const Dims& in) {
         const auto slot = static_cast<std::size_t>(o);
         if (integers) {
-            out.ints[slot] = binaryElement(op, a.integer(in[0]), b.integer(in[1]), fmod);
+            out.ints[slot] = integerBinary(op, a.integer(in[0]), b.integer(in[1]), fmod, a.dtype);
             return;
         }
-        const double r = binaryElement(op, a.real(in[0]), b.real(in[1]), fmod);
+        const double r = realBinary(op, a.real(in[0]), b.real(in[1]));
         if (out.holdsIntegers()) {
-            out.ints[slot] = static_cast<std::int64_t>(r);
+            out.ints[slot] = wrapTo(out.dtype, saturatingCast(r));
         } else {
             out.reals[slot] = r;
         }
@@ -259,9 +393,9 @@ ConstantTensor unary(const std::string& op, const ConstantTensor& a) {
             const std::int64_t x = a.integer(i);
             std::int64_t r = x;
             if (op == "Neg") {
-                r = -x;
+                r = wrapTo(a.dtype, wrappingSub(0, x));
             } else if (op == "Abs") {
-                r = x < 0 ? -x : x;
+                r = x < 0 ? wrapTo(a.dtype, wrappingSub(0, x)) : x;
             } else if (op == "Not") {
                 r = x == 0;
             } else if (op == "Relu") {
@@ -318,7 +452,10 @@ ConstantTensor castTo(const ConstantTensor& a, DType to) {
         if (to == DType::Bool) {
             out.ints[static_cast<std::size_t>(i)] = a.real(i) != 0.0 || a.integer(i) != 0;
         } else if (out.holdsIntegers()) {
-            out.ints[static_cast<std::size_t>(i)] = a.integer(i);
+            out.ints[static_cast<std::size_t>(i)] = wrapTo(to, a.integer(i));
+        } else if (isUnsigned(a.dtype)) {
+            out.reals[static_cast<std::size_t>(i)] =
+                static_cast<double>(static_cast<std::uint64_t>(a.integer(i)));
         } else {
             out.reals[static_cast<std::size_t>(i)] = a.real(i);
         }
@@ -394,7 +531,7 @@ ConstantTensor slice(const ConstantTensor& data, const Dims& startsIn, const Dim
             normaliseAxis(axesIn.empty() ? static_cast<std::int64_t>(k) : axesIn[k], rank);
         const std::int64_t step = stepsIn.empty() ? 1 : stepsIn[k];
         const std::int64_t dim = data.dims[static_cast<std::size_t>(axis)];
-        if (step == 0) {
+        if (step == 0 || step == std::numeric_limits<std::int64_t>::min()) {
             throw Decline{};
         }
         auto clampIndex = [&](std::int64_t v, std::int64_t lo, std::int64_t hi) {
@@ -408,11 +545,11 @@ ConstantTensor slice(const ConstantTensor& data, const Dims& startsIn, const Dim
         if (step > 0) {
             start = clampIndex(startsIn[k], 0, dim);
             const std::int64_t end = clampIndex(endsIn[k], 0, dim);
-            size = end > start ? (end - start + step - 1) / step : 0;
+            size = end > start ? (end - start - 1) / step + 1 : 0;
         } else {
             start = clampIndex(startsIn[k], -1, dim - 1);
             const std::int64_t end = clampIndex(endsIn[k], -1, dim - 1);
-            size = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+            size = start > end ? (start - end - 1) / (-step) + 1 : 0;
         }
         starts[static_cast<std::size_t>(axis)] = start;
         steps[static_cast<std::size_t>(axis)] = step;
@@ -428,8 +565,14 @@ ConstantTensor concat(std::span<const FoldInput> inputs, std::int64_t axis) {
     outDims[static_cast<std::size_t>(axis)] = 0;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
         const ConstantTensor& t = need(inputs, k);
-        if (t.dims.size() != first.dims.size()) {
-            throw Decline{};
+        bool agree = t.dims.size() == first.dims.size();
+        for (std::size_t i = 0; agree && i < t.dims.size(); ++i) {
+            agree = static_cast<std::int64_t>(i) == axis || t.dims[i] == first.dims[i];
+        }
+        if (!agree) {
+            // Copying blocks of unequal size would run past the output.
+            throw FoldError("Concat input " + std::to_string(k) +
+                            " does not match input 0 outside axis " + std::to_string(axis));
         }
         outDims[static_cast<std::size_t>(axis)] += t.dims[static_cast<std::size_t>(axis)];
     }
@@ -474,7 +617,7 @@ ConstantTensor reshape(const ConstantTensor& data, const Dims& shape, bool allow
                 throw Decline{};
             }
             inferred = static_cast<int>(i);
-        } else if (dims[i] < 0) {
+        } else if (dims[i] < 0 || (dims[i] > 0 && known > ConstantTensor::kMaxElements / dims[i])) {
             throw Decline{};
         } else {
             known *= dims[i];
@@ -539,6 +682,21 @@ ConstantTensor transpose(const ConstantTensor& data, Dims perm) {
     if (perm.size() != rank) {
         throw Decline{};
     }
+    std::vector<bool> used(rank, false);
+    for (std::int64_t& p : perm) {
+        p = normaliseAxis(p, rank);
+        if (used[static_cast<std::size_t>(p)]) {
+            std::string text;
+            for (const std::int64_t q : perm) {
+                text += (text.empty() ? "" : ",") + std::to_string(q);
+            }
+            throw FoldError("attribute 'perm' [" + text +
+                            "] names an axis twice; it must be a "
+                            "permutation of the " +
+                            std::to_string(rank) + " axes");
+        }
+        used[static_cast<std::size_t>(p)] = true;
+    }
     Dims outDims(rank);
     for (std::size_t i = 0; i < rank; ++i) {
         outDims[i] = data.dims[static_cast<std::size_t>(normaliseAxis(perm[i], rank))];
@@ -577,6 +735,10 @@ ConstantTensor tile(const ConstantTensor& data, const Dims& repeats) {
     }
     Dims outDims = data.dims;
     for (std::size_t i = 0; i < outDims.size(); ++i) {
+        if (repeats[i] < 0 ||
+            (repeats[i] > 0 && outDims[i] > ConstantTensor::kMaxElements / repeats[i])) {
+            throw Decline{};
+        }
         outDims[i] *= repeats[i];
     }
     ConstantTensor out = makeTensor(data.dtype, outDims);
@@ -620,11 +782,16 @@ ConstantTensor range(const ConstantTensor& start, const ConstantTensor& limit,
     if (d == 0.0) {
         throw Decline{};
     }
-    const auto count = static_cast<std::int64_t>(std::max(0.0, std::ceil((l - s) / d)));
+    const double steps = std::max(0.0, std::ceil((l - s) / d));
+    if (!(steps <= static_cast<double>(ConstantTensor::kMaxElements))) {
+        throw Decline{}; // also NaN and infinity
+    }
+    const auto count = static_cast<std::int64_t>(steps);
     ConstantTensor out = makeTensor(start.dtype, {count});
     for (std::int64_t i = 0; i < count; ++i) {
         if (out.holdsIntegers()) {
-            out.ints[static_cast<std::size_t>(i)] = start.integer(0) + i * delta.integer(0);
+            out.ints[static_cast<std::size_t>(i)] =
+                wrapTo(out.dtype, wrappingAdd(start.integer(0), wrappingMul(i, delta.integer(0))));
         } else {
             out.reals[static_cast<std::size_t>(i)] = s + static_cast<double>(i) * d;
         }
@@ -679,7 +846,7 @@ ConstantTensor reduce(const std::string& op, const ConstantTensor& data, Dims ax
         const std::int64_t vi = data.integer(i);
         if (isProd) {
             acc[slot] *= v;
-            accInt[slot] *= vi;
+            accInt[slot] = wrappingMul(accInt[slot], vi);
         } else if (isMin) {
             acc[slot] = std::min(acc[slot], v);
             accInt[slot] = seen[slot] ? std::min(accInt[slot], vi) : vi;
@@ -688,7 +855,7 @@ ConstantTensor reduce(const std::string& op, const ConstantTensor& data, Dims ax
             accInt[slot] = seen[slot] ? std::max(accInt[slot], vi) : vi;
         } else {
             acc[slot] += v;
-            accInt[slot] += vi;
+            accInt[slot] = wrappingAdd(accInt[slot], vi);
         }
         seen[slot] = true;
         for (std::size_t ax = rank; ax-- > 0;) {
@@ -761,6 +928,21 @@ std::vector<ConstantTensor> split(const ConstantTensor& data, std::int64_t axis,
         }
         sizes.assign(static_cast<std::size_t>(outputCount), dim / outputCount);
     }
+    std::int64_t total = 0;
+    for (const std::int64_t size : sizes) {
+        if (size < 0 || size > dim) {
+            throw FoldError("Split size " + std::to_string(size) + " is outside [0, " +
+                            std::to_string(dim) + "], the input's extent along axis " +
+                            std::to_string(axis));
+        }
+        total += size;
+    }
+    if (total != dim || static_cast<int>(sizes.size()) != outputCount) {
+        throw FoldError("Split sizes add up to " + std::to_string(total) + " in " +
+                        std::to_string(sizes.size()) + " parts, but the input has " +
+                        std::to_string(dim) + " along axis " + std::to_string(axis) + " and " +
+                        std::to_string(outputCount) + " outputs");
+    }
     std::vector<ConstantTensor> outs;
     std::int64_t offset = 0;
     const std::size_t rank = data.dims.size();
@@ -801,8 +983,14 @@ Result fold(const Node& node, std::int64_t opset, std::span<const FoldInput> inp
         const Dims& dims = *inputs[0].staticDims;
         if (op == "Size") {
             ConstantTensor t = makeTensor(DType::Int64, {});
-            t.ints[0] =
-                std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
+            std::int64_t count = 1;
+            for (const std::int64_t d : dims) {
+                if (d > 0 && count > std::numeric_limits<std::int64_t>::max() / d) {
+                    return std::nullopt;
+                }
+                count *= d;
+            }
+            t.ints[0] = count;
             return single(t);
         }
         const auto rank = static_cast<std::int64_t>(dims.size());

@@ -1,6 +1,7 @@
 #include "constant_tensor.h"
 
 #include <cmath>
+#include <limits>
 
 namespace paretune {
 
@@ -18,9 +19,21 @@ double ConstantTensor::real(std::int64_t index) const {
 }
 
 std::int64_t ConstantTensor::integer(std::int64_t index) const {
-    return holdsIntegers()
-               ? ints[static_cast<std::size_t>(index)]
-               : static_cast<std::int64_t>(std::trunc(reals[static_cast<std::size_t>(index)]));
+    if (holdsIntegers()) {
+        return ints[static_cast<std::size_t>(index)];
+    }
+    // Converting a double outside int64's range is undefined; saturate instead (NaN gives 0).
+    const double x = std::trunc(reals[static_cast<std::size_t>(index)]);
+    if (!(x == x)) {
+        return 0;
+    }
+    if (x >= 9223372036854775807.0) {
+        return std::numeric_limits<std::int64_t>::max();
+    }
+    if (x <= -9223372036854775808.0) {
+        return std::numeric_limits<std::int64_t>::min();
+    }
+    return static_cast<std::int64_t>(x);
 }
 
 } // namespace paretune

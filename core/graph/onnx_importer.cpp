@@ -6,6 +6,7 @@
 #include "constant_folding.h"
 #include "einsum.h"
 #include "model_fingerprint.h"
+#include "node_validation.h"
 #include "op_metrics.h"
 
 #include <onnx/checker.h>
@@ -73,7 +74,85 @@ bool looksLikeText(std::string_view bytes) {
     return true;
 }
 
-// Decodes a TensorProto into a ConstantTensor when it is small enough to keep.
+std::string dimsText(const google::protobuf::RepeatedField<std::int64_t>& dims) {
+    std::string text = "[";
+    for (int i = 0; i < dims.size(); ++i) {
+        text += (i ? "," : "") + std::to_string(dims.Get(i));
+    }
+    return text + "]";
+}
+
+// How many values the typed field that holds this data type stores (complex numbers take two).
+std::int64_t typedValueCount(const onnx::TensorProto& proto, DType dtype) {
+    switch (dtype) {
+    case DType::Float32:
+    case DType::Complex64:
+        return proto.float_data_size();
+    case DType::Float64:
+    case DType::Complex128:
+        return proto.double_data_size();
+    case DType::Int64:
+        return proto.int64_data_size();
+    case DType::UInt32:
+    case DType::UInt64:
+        return proto.uint64_data_size();
+    case DType::String:
+        return proto.string_data_size();
+    default:
+        return proto.int32_data_size();
+    }
+}
+
+// What is wrong with a tensor's stored data (empty when it matches its dims and data type): the
+// decoder, the checker and the runtimes index it by the dims, so data that falls short of them
+// is read out of bounds.
+std::string tensorDataProblem(const onnx::TensorProto& proto) {
+    std::int64_t count = 1;
+    for (const std::int64_t d : proto.dims()) {
+        if (d < 0) {
+            return "has a negative dimension " + std::to_string(d) + " in dims " +
+                   dimsText(proto.dims());
+        }
+        if (d > 0 && count > kMaxElements / d) {
+            return "has dims " + dimsText(proto.dims()) + ", more than " +
+                   std::to_string(kMaxElements) + " elements, an absurd size";
+        }
+        count *= d;
+    }
+    if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+        return {}; // checked again once the external data is loaded
+    }
+    const DType dtype = dtypeFromOnnx(proto.data_type());
+    if (dtype == DType::Undefined) {
+        return "has data type " + std::to_string(proto.data_type()) +
+               ", which is undefined or unknown";
+    }
+    const std::string countText = std::to_string(count) + " " + std::string(dtypeName(dtype)) +
+                                  (count == 1 ? " value" : " values");
+    if (proto.has_raw_data()) {
+        if (dtype == DType::String) {
+            return "stores strings as raw_data, which ONNX does not allow";
+        }
+        const auto expected =
+            static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(dtypeSize(dtype));
+        if (proto.raw_data().size() != expected) {
+            return "has dims " + dimsText(proto.dims()) + " promising " + countText + " (" +
+                   std::to_string(expected) + " bytes), but its raw_data holds " +
+                   std::to_string(proto.raw_data().size()) + " bytes";
+        }
+        return {};
+    }
+    const std::int64_t perElement = dtype == DType::Complex64 || dtype == DType::Complex128 ? 2 : 1;
+    const std::int64_t stored = typedValueCount(proto, dtype);
+    if (stored != count * perElement) {
+        return "has dims " + dimsText(proto.dims()) + " promising " + countText + ", but stores " +
+               std::to_string(stored / perElement);
+    }
+    return {};
+}
+
+// Decodes a TensorProto into a ConstantTensor when it is small enough to keep; nullptr when it
+// is not kept or its stored data does not match its dims (reported by tensorDataProblem).
 std::shared_ptr<const ConstantTensor> decodeTensor(const onnx::TensorProto& proto) {
     auto tensor = std::make_shared<ConstantTensor>();
     tensor->dtype = dtypeFromOnnx(proto.data_type());
@@ -94,9 +173,12 @@ std::shared_ptr<const ConstantTensor> decodeTensor(const onnx::TensorProto& prot
     }
     const auto n = static_cast<std::size_t>(count);
     const std::string& raw = proto.raw_data();
-    const bool fromRaw = !raw.empty();
+    const bool fromRaw = proto.has_raw_data();
     if (fromRaw && raw.size() != n * static_cast<std::size_t>(dtypeSize(tensor->dtype))) {
         return nullptr;
+    }
+    if (!fromRaw && typedValueCount(proto, tensor->dtype) != count) {
+        return nullptr; // every read below stays inside the typed field
     }
     auto rawAt = [&](std::size_t i, auto sample) {
         decltype(sample) v{};
@@ -155,15 +237,6 @@ std::shared_ptr<const ConstantTensor> decodeTensor(const onnx::TensorProto& prot
                 fromRaw ? rawAt(i, std::uint8_t{}) : proto.int32_data(static_cast<int>(i));
             break;
         default:
-            return nullptr;
-        }
-    }
-    // Non-raw storage must hold exactly the declared number of elements.
-    if (!fromRaw) {
-        const int stored = proto.float_data_size() + proto.double_data_size() +
-                           proto.int64_data_size() + proto.int32_data_size() +
-                           proto.uint64_data_size();
-        if (static_cast<std::size_t>(stored) != n) {
             return nullptr;
         }
     }
@@ -443,15 +516,21 @@ private:
 
     void checkParsed();
     void loadExternalData();
+    void checkTensors(const onnx::GraphProto& graph, const std::string& scope);
     void fixInputShapes();
     void orderNodes();
     void runChecker();
     void inferAndFold();
     void collectTypes();
-    bool foldNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes);
+    bool foldNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes,
+                  const std::string& label);
     void inferNode(const onnx::NodeProto& node);
     void completeShapes(const onnx::NodeProto& node, const std::vector<Attribute>& attributes);
-    bool evaluateNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes);
+    bool evaluateNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes,
+                      const std::string& label);
+    NodeCheck checkNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes,
+                        const std::string& label);
+    void checkOutputSizes(const onnx::NodeProto& node, const std::string& label);
     void evaluateGraph(const onnx::GraphProto& graph);
     bool evaluateSequenceOp(const onnx::NodeProto& node, const std::vector<Attribute>& attributes);
     bool unrollLoop(const onnx::NodeProto& node);
@@ -479,6 +558,17 @@ private:
     std::unordered_map<std::string, std::vector<Value>> m_sequences; ///< sequence-typed values
     std::unordered_set<std::string> m_initializerNames;
     std::vector<std::vector<Attribute>> m_attributes;
+
+    // Budgets of import-time work (issue 22: 700 folded Adds of 2^20-element constants reached
+    // 5.9 GB; three nested Loops of 4096 trips ran for minutes). Beyond them nodes are left
+    // unfolded or Loops not unrolled, with one diagnostic each; the shapes that depend on them
+    // stay unknown and are reported.
+    static constexpr std::int64_t kFoldBudgetElements = std::int64_t{1} << 25;
+    static constexpr std::int64_t kEvaluationBudget = std::int64_t{1} << 20;
+    std::int64_t m_foldedElements = 0;
+    std::int64_t m_evaluations = 0;
+    bool m_foldBudgetReported = false;
+    bool m_unrollBudgetReported = false;
 };
 
 void ImportSession::parseBytes(std::string_view bytes) {
@@ -595,10 +685,28 @@ void ImportSession::loadExternalData() {
         if (length < 0) {
             length = fileSize - offset;
         }
-        if (offset < 0 || length < 0 || offset + length > fileSize) {
+        if (offset < 0 || offset > fileSize || length < 0 || length > fileSize - offset) {
             fail(what + " range [" + std::to_string(offset) + ", +" + std::to_string(length) +
                  ") lies outside " + inQuotes(full.string()) + " (" + std::to_string(fileSize) +
                  " bytes)");
+        }
+        // The tensor's dims say how many bytes it needs; nothing more is read (a length or a
+        // file far larger than the tensor would otherwise be held in memory first).
+        std::uint64_t expected =
+            static_cast<std::uint64_t>(dtypeSize(dtypeFromOnnx(tensor.data_type())));
+        for (const std::int64_t d : tensor.dims()) {
+            expected = d < 0 || (d > 0 && expected > static_cast<std::uint64_t>(kMaxElements) * 16 /
+                                                         static_cast<std::uint64_t>(d))
+                           ? std::numeric_limits<std::uint64_t>::max()
+                           : expected * static_cast<std::uint64_t>(d);
+        }
+        if (expected != static_cast<std::uint64_t>(length)) {
+            fail(what + " " + inQuotes(location) + ": the tensor's dims " +
+                 dimsText(tensor.dims()) + " need " +
+                 (expected == std::numeric_limits<std::uint64_t>::max()
+                      ? std::string("an absurd number of")
+                      : std::to_string(expected)) +
+                 " bytes, but the data range holds " + std::to_string(length));
         }
         std::ifstream in(full, std::ios::binary);
         std::string data(static_cast<std::size_t>(length), '\0');
@@ -610,6 +718,42 @@ void ImportSession::loadExternalData() {
         tensor.set_raw_data(std::move(data));
         tensor.clear_external_data();
         tensor.set_data_location(onnx::TensorProto::DEFAULT);
+        if (const std::string problem = tensorDataProblem(tensor); !problem.empty()) {
+            fail(what + " " + inQuotes(location) + ": the tensor " + problem);
+        }
+    }
+}
+
+// Every tensor the file stores (initializers and tensor attributes, in subgraphs too) holds the
+// data its dims and data type promise; nothing reads it before this check.
+void ImportSession::checkTensors(const onnx::GraphProto& graph, const std::string& scope) {
+    for (const auto& init : graph.initializer()) {
+        if (const std::string problem = tensorDataProblem(init); !problem.empty()) {
+            fail(scope + "initializer " + inQuotes(init.name()) + " " + problem);
+        }
+    }
+    int index = 0;
+    for (const auto& node : graph.node()) {
+        const std::string label = scope + nodeLabel(node, index++);
+        for (const auto& a : node.attribute()) {
+            const std::string what = label + ": attribute " + inQuotes(a.name()) + " ";
+            if (a.has_t()) {
+                if (const std::string problem = tensorDataProblem(a.t()); !problem.empty()) {
+                    fail(what + problem);
+                }
+            }
+            for (const auto& t : a.tensors()) {
+                if (const std::string problem = tensorDataProblem(t); !problem.empty()) {
+                    fail(what + problem);
+                }
+            }
+            if (a.has_g()) {
+                checkTensors(a.g(), label + ", subgraph " + inQuotes(a.name()) + ": ");
+            }
+            for (const auto& g : a.graphs()) {
+                checkTensors(g, label + ", subgraph " + inQuotes(a.name()) + ": ");
+            }
+        }
     }
 }
 
@@ -899,7 +1043,8 @@ void ImportSession::collectTypes() {
 }
 
 // Folds node i when its outputs are determined at import time; returns whether it did.
-bool ImportSession::foldNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes) {
+bool ImportSession::foldNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes,
+                             const std::string& label) {
     Node probe;
     probe.opType = node.op_type();
     probe.domain = node.domain();
@@ -939,11 +1084,31 @@ bool ImportSession::foldNode(const onnx::NodeProto& node, const std::vector<Attr
                 DType::Float32, {static_cast<std::int64_t>(fs->floats.size())}, {}, fs->floats}};
         }
     } else {
-        outputs = foldConstantNode(probe, m_opset, inputs, node.output_size());
+        try {
+            outputs = foldConstantNode(probe, m_opset, inputs, node.output_size());
+        } catch (const FoldError& error) {
+            fail(label + ": " + error.what());
+        }
     }
     if (!outputs) {
         return false;
     }
+    std::int64_t elements = 0;
+    for (const ConstantTensor& t : *outputs) {
+        elements += t.elementCount();
+    }
+    if (m_foldedElements + elements > kFoldBudgetElements) {
+        if (!m_foldBudgetReported) {
+            m_foldBudgetReported = true;
+            warn("fold-budget", label +
+                                    ": left unfolded; folding the model's constants would keep "
+                                    "more than " +
+                                    std::to_string(kFoldBudgetElements) +
+                                    " elements in memory, the importer's budget");
+        }
+        return false;
+    }
+    m_foldedElements += elements;
     for (int k = 0; k < node.output_size(); ++k) {
         const std::string& name = node.output(k);
         if (name.empty()) {
@@ -1090,7 +1255,72 @@ std::optional<std::int64_t> ImportSession::scalarConstant(const std::string& nam
 
 // Evaluates one node (of the main graph or of a subgraph being unrolled): folds it when its
 // outputs are known constants, otherwise infers its output types. Returns whether it folded.
-bool ImportSession::evaluateNode(const onnx::NodeProto& node, const std::vector<Attribute>& attributes) {
+// Checks what the shape rules rely on before any of them runs on the node (see
+// node_validation.h); an invalid node ends the import with a message naming it.
+NodeCheck ImportSession::checkNode(const onnx::NodeProto& node,
+                                   const std::vector<Attribute>& attributes,
+                                   const std::string& label) {
+    Node probe;
+    probe.opType = node.op_type();
+    probe.domain = node.domain();
+    probe.attributes = attributes;
+    std::vector<NodeInputFacts> inputs;
+    for (const std::string& name : node.input()) {
+        NodeInputFacts in;
+        in.name = name;
+        in.present = !name.empty();
+        if (in.present) {
+            if (const auto type = m_types.find(name); type != m_types.end()) {
+                in.rankKnown = type->second.rankKnown;
+                in.dims = type->second.dims;
+            }
+            if (const auto value = m_constants.find(name); value != m_constants.end()) {
+                in.value = value->second.get();
+                in.rankKnown = true;
+                in.dims = value->second->dims;
+            }
+        }
+        inputs.push_back(std::move(in));
+    }
+    NodeCheck check = checkNodeInputs(probe, inputs, node.output_size());
+    if (!check.problem.empty()) {
+        fail(label + ": " + check.problem);
+    }
+    return check;
+}
+
+// A shape rule that derived an absurd output (an Expand to 2^40 × 2^40, a Conv with pads of 2^31)
+// describes no model that can run; it is reported rather than carried into the metrics.
+void ImportSession::checkOutputSizes(const onnx::NodeProto& node, const std::string& label) {
+    for (const std::string& name : node.output()) {
+        const auto type = m_types.find(name);
+        if (name.empty() || type == m_types.end() || !type->second.rankKnown) {
+            continue;
+        }
+        std::int64_t elements = 1;
+        for (const std::int64_t d : type->second.dims) {
+            if (d < 0) {
+                continue;
+            }
+            if (d > kMaxDimension || (d > 0 && elements > kMaxElements / d)) {
+                std::string shape;
+                for (const std::int64_t e : type->second.dims) {
+                    shape += (shape.empty() ? "" : ",") + (e < 0 ? "?" : std::to_string(e));
+                }
+                fail(label + ": output " + inQuotes(name) + " would have shape [" + shape +
+                     "], an absurd size (limits: " + std::to_string(kMaxDimension) +
+                     " per dimension, " + std::to_string(kMaxElements) + " elements)");
+            }
+            elements = d == 0 ? 0 : elements * d;
+        }
+    }
+}
+
+bool ImportSession::evaluateNode(const onnx::NodeProto& node,
+                                 const std::vector<Attribute>& attributes,
+                                 const std::string& label) {
+    const NodeCheck check = checkNode(node, attributes, label);
+    ++m_evaluations;
     if (evaluateSequenceOp(node, attributes)) {
         // Folded when it produced a known constant (SequenceLength, SequenceAt of a constant).
         return node.output_size() > 0 && m_constants.count(node.output(0)) > 0;
@@ -1103,11 +1333,14 @@ bool ImportSession::evaluateNode(const onnx::NodeProto& node, const std::vector<
         evaluateIf(node);
         return false;
     }
-    if (foldNode(node, attributes)) {
+    if (foldNode(node, attributes, label)) {
         return true;
     }
-    inferNode(node);
+    if (!check.skipOnnxInference) {
+        inferNode(node);
+    }
     completeShapes(node, attributes);
+    checkOutputSizes(node, label);
     return false;
 }
 
@@ -1118,6 +1351,7 @@ void ImportSession::evaluateGraph(const onnx::GraphProto& graph) {
         v.constant = decodeTensor(init);
         bind(init.name(), v);
     }
+    int index = 0;
     for (const auto& node : graph.node()) {
         std::vector<Attribute> attributes;
         for (const auto& a : node.attribute()) {
@@ -1125,7 +1359,8 @@ void ImportSession::evaluateGraph(const onnx::GraphProto& graph) {
         }
         std::sort(attributes.begin(), attributes.end(),
                   [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
-        evaluateNode(node, attributes);
+        evaluateNode(node, attributes,
+                     nodeLabel(node, index++) + " in subgraph " + inQuotes(graph.name()));
     }
 }
 
@@ -1276,7 +1511,22 @@ bool ImportSession::unrollLoop(const onnx::NodeProto& node) {
     std::vector<std::string> bodyValues;
     collectProducedNames(*body, bodyValues);
     std::int64_t iterations = 0;
+    const std::int64_t bodyWork = std::max(1, body->node_size());
+    if (m_evaluations + tripCount * bodyWork > kEvaluationBudget) {
+        if (!m_unrollBudgetReported) {
+            m_unrollBudgetReported = true;
+            warn("unroll-budget", "node " + inQuotes(node.name()) + " (Loop): not unrolled; " +
+                                      std::to_string(tripCount) + " trips of " +
+                                      std::to_string(bodyWork) +
+                                      " nodes exceed the importer's budget of " +
+                                      std::to_string(kEvaluationBudget) + " node evaluations");
+        }
+        return false;
+    }
     for (; iterations < tripCount && condition.value_or(0) != 0; ++iterations) {
+        if (m_evaluations > kEvaluationBudget) {
+            return false; // nested Loops used the budget up; the outputs stay unknown
+        }
         // Nothing computed in the previous iteration may leak into this one.
         for (const std::string& name : bodyValues) {
             m_types.erase(name);
@@ -1372,7 +1622,9 @@ void ImportSession::inferAndFold() {
         if (!m_knownOp[i]) {
             continue;
         }
-        m_folded[i] = evaluateNode(m_nodes[i], m_attributes[i]);
+        m_folded[i] =
+            evaluateNode(m_nodes[i], m_attributes[i],
+                         "node " + inQuotes(m_nodeNames[i]) + " (" + m_nodes[i].op_type() + ")");
     }
 }
 
@@ -1533,6 +1785,7 @@ void ImportSession::buildGraph() {
 ImportResult ImportSession::run() {
     checkParsed();
     loadExternalData();
+    checkTensors(m_model.graph(), "");
     fixInputShapes();
     orderNodes();
     runChecker();
@@ -1584,7 +1837,14 @@ ImportResult importOnnxText(std::string_view text, const ImportOptions& options,
                             const std::string& displayName) {
     onnx::ModelProto model;
     const std::string source(text);
-    const onnx::Common::Status status = onnx::OnnxParser::Parse(model, source.c_str());
+    onnx::Common::Status status;
+    try {
+        status = onnx::OnnxParser::Parse(model, source.c_str());
+    } catch (const std::exception& error) {
+        // ONNX 1.12's parser converts numbers with std::stoll/stod, which throw on "2x".
+        throw InputError(displayName + ": not valid ONNX text: " + error.what() +
+                         " failed on a number");
+    }
     if (!status.IsOK()) {
         throw InputError(displayName + ": not valid ONNX text: " + status.ErrorMessage());
     }

@@ -108,6 +108,11 @@ void Simulator::prepareLanes() {
 
 // The vector core: everything from here on is compiled for AVX-512 and only called where the CPU
 // has it (lanesApply()).
+#if defined(__clang__)
+// clang ignores GCC's target pragma (the fuzz preset builds with clang).
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#pragma GCC diagnostic push
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f")
 #pragma GCC diagnostic push
@@ -116,6 +121,7 @@ void Simulator::prepareLanes() {
 // uninitialised variable (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 
 namespace {
 
@@ -717,7 +723,11 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
 }
 
 #pragma GCC diagnostic pop
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 void Simulator::evaluateBatch(std::span<const std::uint8_t* const> genomes,
                               std::span<Objectives> out) {

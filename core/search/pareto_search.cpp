@@ -352,7 +352,10 @@ private:
         }
         m_pendingPlans.clear();
         for (std::size_t k = 0; k < m_pending.size(); ++k) {
-            m_pendingPlans.push_back(expand(genome(m_pending[k]), m_pendingGenomes.data() + k * C));
+            // Ungrouped genomes need no buffer (and null + offset is undefined, UBSan says).
+            std::uint8_t* buffer =
+                m_space.grouped() ? m_pendingGenomes.data() + k * C : m_pendingGenomes.data();
+            m_pendingPlans.push_back(expand(genome(m_pending[k]), buffer));
         }
         m_pendingObjectives.resize(m_pending.size());
         m_sim.evaluateBatch(m_pendingPlans, m_pendingObjectives);
