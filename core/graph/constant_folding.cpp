@@ -222,22 +222,68 @@ std::int64_t pythonMod(std::int64_t a, std::int64_t b) {
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+// The binary ops the folder evaluates, resolved once per node rather than per element.
+enum class BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Pow,
+    Max,
+    Min,
+    Equal,
+    Less,
+    Greater,
+    LessOrEqual,
+    GreaterOrEqual,
+    And,
+    Or,
+    Xor
+};
+
+BinaryOp binaryOpOf(const std::string& op) {
+    static const std::pair<const char*, BinaryOp> kOps[] = {
+        {"Add", BinaryOp::Add},
+        {"Sub", BinaryOp::Sub},
+        {"Mul", BinaryOp::Mul},
+        {"Div", BinaryOp::Div},
+        {"Mod", BinaryOp::Mod},
+        {"Pow", BinaryOp::Pow},
+        {"Max", BinaryOp::Max},
+        {"Min", BinaryOp::Min},
+        {"Equal", BinaryOp::Equal},
+        {"Less", BinaryOp::Less},
+        {"Greater", BinaryOp::Greater},
+        {"LessOrEqual", BinaryOp::LessOrEqual},
+        {"GreaterOrEqual", BinaryOp::GreaterOrEqual},
+        {"And", BinaryOp::And},
+        {"Or", BinaryOp::Or},
+        {"Xor", BinaryOp::Xor}};
+    for (const auto& [name, value] : kOps) {
+        if (op == name) {
+            return value;
+        }
+    }
+    throw Decline{};
+}
+
 // One element of an integer Div or Mod in the element type `t`: unsigned types divide as
 // unsigned; division by zero and a quotient the type cannot hold are errors, not results.
-std::int64_t integerDivision(const std::string& op, std::int64_t x, std::int64_t y, bool fmod,
-                             DType t) {
+std::int64_t integerDivision(BinaryOp op, std::int64_t x, std::int64_t y, bool fmod, DType t) {
     if (y == 0) {
-        throw FoldError("integer " + std::string(op == "Div" ? "division" : "modulo") +
-                        " by zero (" + std::to_string(x) + " " + (op == "Div" ? "/" : "%") + " 0)");
+        throw FoldError("integer " + std::string(op == BinaryOp::Div ? "division" : "modulo") +
+                        " by zero (" + std::to_string(x) + " " + (op == BinaryOp::Div ? "/" : "%") +
+                        " 0)");
     }
     if (isUnsigned(t)) {
         const auto ux = static_cast<std::uint64_t>(x);
         const auto uy = static_cast<std::uint64_t>(y);
-        return static_cast<std::int64_t>(op == "Div" ? ux / uy : ux % uy);
+        return static_cast<std::int64_t>(op == BinaryOp::Div ? ux / uy : ux % uy);
     }
     if (y == -1) {
         // x / -1 = -x, which overflows for the type's minimum; x mod -1 is 0 in both modes.
-        if (op == "Mod") {
+        if (op == BinaryOp::Mod) {
             return 0;
         }
         const std::int64_t q = wrappingSub(0, x);
@@ -247,113 +293,112 @@ std::int64_t integerDivision(const std::string& op, std::int64_t x, std::int64_t
         }
         return q;
     }
-    return op == "Div" ? x / y : fmod ? x % y : pythonMod(x, y);
+    return op == BinaryOp::Div ? x / y : fmod ? x % y : pythonMod(x, y);
 }
 
 // One element of a binary op over integers, exact and in the element type `t`.
-std::int64_t integerBinary(const std::string& op, std::int64_t x, std::int64_t y, bool fmod,
-                           DType t) {
+std::int64_t integerBinary(BinaryOp op, std::int64_t x, std::int64_t y, bool fmod, DType t) {
     const bool u = isUnsigned(t);
     const auto ux = static_cast<std::uint64_t>(x);
     const auto uy = static_cast<std::uint64_t>(y);
-    if (op == "Add") {
+    if (op == BinaryOp::Add) {
         return wrapTo(t, wrappingAdd(x, y));
     }
-    if (op == "Sub") {
+    if (op == BinaryOp::Sub) {
         return wrapTo(t, wrappingSub(x, y));
     }
-    if (op == "Mul") {
+    if (op == BinaryOp::Mul) {
         return wrapTo(t, wrappingMul(x, y));
     }
-    if (op == "Div" || op == "Mod") {
+    if (op == BinaryOp::Div || op == BinaryOp::Mod) {
         return wrapTo(t, integerDivision(op, x, y, fmod, t));
     }
-    if (op == "Pow") {
+    if (op == BinaryOp::Pow) {
         const double r = u ? std::pow(static_cast<double>(ux), static_cast<double>(uy))
                            : std::pow(static_cast<double>(x), static_cast<double>(y));
         return wrapTo(t, saturatingCast(r));
     }
-    if (op == "Max") {
+    if (op == BinaryOp::Max) {
         return u ? static_cast<std::int64_t>(std::max(ux, uy)) : std::max(x, y);
     }
-    if (op == "Min") {
+    if (op == BinaryOp::Min) {
         return u ? static_cast<std::int64_t>(std::min(ux, uy)) : std::min(x, y);
     }
-    if (op == "Equal") {
+    if (op == BinaryOp::Equal) {
         return x == y;
     }
-    if (op == "Less") {
+    if (op == BinaryOp::Less) {
         return u ? ux < uy : x < y;
     }
-    if (op == "Greater") {
+    if (op == BinaryOp::Greater) {
         return u ? ux > uy : x > y;
     }
-    if (op == "LessOrEqual") {
+    if (op == BinaryOp::LessOrEqual) {
         return u ? ux <= uy : x <= y;
     }
-    if (op == "GreaterOrEqual") {
+    if (op == BinaryOp::GreaterOrEqual) {
         return u ? ux >= uy : x >= y;
     }
-    if (op == "And") {
+    if (op == BinaryOp::And) {
         return (x != 0) && (y != 0);
     }
-    if (op == "Or") {
+    if (op == BinaryOp::Or) {
         return (x != 0) || (y != 0);
     }
-    if (op == "Xor") {
+    if (op == BinaryOp::Xor) {
         return (x != 0) != (y != 0);
     }
     throw Decline{};
 }
 
 // One element of a binary op over floating-point operands.
-double realBinary(const std::string& op, double x, double y) {
-    if (op == "Add") {
+double realBinary(BinaryOp op, double x, double y) {
+    if (op == BinaryOp::Add) {
         return x + y;
     }
-    if (op == "Sub") {
+    if (op == BinaryOp::Sub) {
         return x - y;
     }
-    if (op == "Mul") {
+    if (op == BinaryOp::Mul) {
         return x * y;
     }
-    if (op == "Div") {
+    if (op == BinaryOp::Div) {
         return x / y;
     }
-    if (op == "Mod") {
+    if (op == BinaryOp::Mod) {
         return std::fmod(x, y);
     }
-    if (op == "Pow") {
+    if (op == BinaryOp::Pow) {
         return std::pow(x, y);
     }
-    if (op == "Max") {
+    if (op == BinaryOp::Max) {
         return std::max(x, y);
     }
-    if (op == "Min") {
+    if (op == BinaryOp::Min) {
         return std::min(x, y);
     }
-    if (op == "Equal") {
+    if (op == BinaryOp::Equal) {
         return x == y;
     }
-    if (op == "Less") {
+    if (op == BinaryOp::Less) {
         return x < y;
     }
-    if (op == "Greater") {
+    if (op == BinaryOp::Greater) {
         return x > y;
     }
-    if (op == "LessOrEqual") {
+    if (op == BinaryOp::LessOrEqual) {
         return x <= y;
     }
-    if (op == "GreaterOrEqual") {
+    if (op == BinaryOp::GreaterOrEqual) {
         return x >= y;
     }
-    if (op == "And") {
+    if (op == BinaryOp::And) {
         return (x != 0) && (y != 0);
     }
-    if (op == "Or") {
+    if (op == BinaryOp::Or) {
         return (x != 0) || (y != 0);
     }
-    if (op == "Xor") {
+    if (op == BinaryOp::Xor) {
         return (x != 0) != (y != 0);
     }
     throw Decline{};
@@ -369,18 +414,31 @@ ConstantTensor binary(const std::string& op, const Node& node, const ConstantTen
     ConstantTensor out = makeTensor(boolean ? DType::Bool : a.dtype, outDims);
     const bool integers = a.holdsIntegers() && b.holdsIntegers();
     const bool fmod = node.attrInt("fmod", 0) != 0;
-    forEachBroadcast(outDims, {&a.dims, &b.dims}, [&](std::int64_t o, const Dims& in) {
-        const auto slot = static_cast<std::size_t>(o);
+    const BinaryOp kind = binaryOpOf(op);
+    auto element = [&](std::size_t slot, std::int64_t ia, std::int64_t ib) {
         if (integers) {
-            out.ints[slot] = integerBinary(op, a.integer(in[0]), b.integer(in[1]), fmod, a.dtype);
+            out.ints[slot] = integerBinary(kind, a.integer(ia), b.integer(ib), fmod, a.dtype);
             return;
         }
-        const double r = realBinary(op, a.real(in[0]), b.real(in[1]));
+        const double r = realBinary(kind, a.real(ia), b.real(ib));
         if (out.holdsIntegers()) {
             out.ints[slot] = wrapTo(out.dtype, saturatingCast(r));
         } else {
             out.reals[slot] = r;
         }
+    };
+    const std::int64_t count = product(outDims);
+    const bool aWhole = a.elementCount() == count;
+    const bool bWhole = b.elementCount() == count;
+    if ((aWhole || a.elementCount() == 1) && (bWhole || b.elementCount() == 1)) {
+        // Same shapes, or a scalar on one side: no index arithmetic per element.
+        for (std::int64_t i = 0; i < count; ++i) {
+            element(static_cast<std::size_t>(i), aWhole ? i : 0, bWhole ? i : 0);
+        }
+        return out;
+    }
+    forEachBroadcast(outDims, {&a.dims, &b.dims}, [&](std::int64_t o, const Dims& in) {
+        element(static_cast<std::size_t>(o), in[0], in[1]);
     });
     return out;
 }

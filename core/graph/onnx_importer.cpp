@@ -44,6 +44,8 @@ constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
 // Values of floating-point constants are kept only when small (scalars, masks, tables); integer
 // constants (shapes, indices, axes) up to ConstantTensor::kMaxElements.
 constexpr std::int64_t kMaxKeptFloatElements = 1 << 16;
+// Constant values handed to ONNX's shape rules (see inferNode).
+constexpr std::int64_t kMaxShapeDataElements = 1 << 12;
 
 std::string inQuotes(std::string_view text) {
     return "'" + std::string(text) + "'";
@@ -564,7 +566,7 @@ private:
     // unfolded or Loops not unrolled, with one diagnostic each; the shapes that depend on them
     // stay unknown and are reported.
     static constexpr std::int64_t kFoldBudgetElements = std::int64_t{1} << 25;
-    static constexpr std::int64_t kEvaluationBudget = std::int64_t{1} << 20;
+    static constexpr std::int64_t kEvaluationBudget = std::int64_t{1} << 16;
     std::int64_t m_foldedElements = 0;
     std::int64_t m_evaluations = 0;
     bool m_foldBudgetReported = false;
@@ -1150,8 +1152,11 @@ void ImportSession::inferNode(const onnx::NodeProto& proto) {
             typeStore.push_back(typeProtoOf(type->second));
             types[name] = &typeStore.back();
         }
+        // Shape rules read the values of shape-like inputs (Reshape's shape, Slice's starts,
+        // Tile's repeats), which are small; a large constant is passed by type only (encoding a
+        // 2^20-element one for every node that reads it took most of an import).
         const auto value = m_constants.find(name);
-        if (value != m_constants.end()) {
+        if (value != m_constants.end() && value->second->elementCount() <= kMaxShapeDataElements) {
             dataStore.push_back(encodeTensor(name, *value->second));
             data[name] = &dataStore.back();
         }
