@@ -203,18 +203,6 @@ std::int64_t wrappingMul(std::int64_t a, std::int64_t b) {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
 }
 
-std::int64_t saturatingCast(double x) {
-    if (!(x == x)) {
-        return 0;
-    }
-    if (x >= 9223372036854775807.0) {
-        return std::numeric_limits<std::int64_t>::max();
-    }
-    if (x <= -9223372036854775808.0) {
-        return std::numeric_limits<std::int64_t>::min();
-    }
-    return static_cast<std::int64_t>(x);
-}
 
 // Python's modulo (sign of the divisor), ONNX Mod with fmod=0. b is neither 0 nor -1 here.
 std::int64_t pythonMod(std::int64_t a, std::int64_t b) {
@@ -316,7 +304,7 @@ std::int64_t integerBinary(BinaryOp op, std::int64_t x, std::int64_t y, bool fmo
     if (op == BinaryOp::Pow) {
         const double r = u ? std::pow(static_cast<double>(ux), static_cast<double>(uy))
                            : std::pow(static_cast<double>(x), static_cast<double>(y));
-        return wrapTo(t, saturatingCast(r));
+        return wrapTo(t, saturatingInt64(r));
     }
     if (op == BinaryOp::Max) {
         return u ? static_cast<std::int64_t>(std::max(ux, uy)) : std::max(x, y);
@@ -422,7 +410,7 @@ ConstantTensor binary(const std::string& op, const Node& node, const ConstantTen
         }
         const double r = realBinary(kind, a.real(ia), b.real(ib));
         if (out.holdsIntegers()) {
-            out.ints[slot] = wrapTo(out.dtype, saturatingCast(r));
+            out.ints[slot] = wrapTo(out.dtype, saturatingInt64(r));
         } else {
             out.reals[slot] = r;
         }

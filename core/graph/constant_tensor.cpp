@@ -22,8 +22,11 @@ std::int64_t ConstantTensor::integer(std::int64_t index) const {
     if (holdsIntegers()) {
         return ints[static_cast<std::size_t>(index)];
     }
+    return saturatingInt64(std::trunc(reals[static_cast<std::size_t>(index)]));
+}
+
+std::int64_t saturatingInt64(double x) {
     // Converting a double outside int64's range is undefined; saturate instead (NaN gives 0).
-    const double x = std::trunc(reals[static_cast<std::size_t>(index)]);
     if (!(x == x)) {
         return 0;
     }

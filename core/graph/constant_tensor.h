@@ -25,4 +25,8 @@ struct ConstantTensor {
     std::int64_t integer(std::int64_t index) const;
 };
 
+/// x converted to int64, saturating at the type's limits (NaN gives 0); the conversion itself
+/// is undefined outside them.
+std::int64_t saturatingInt64(double x);
+
 } // namespace paretune
