@@ -203,7 +203,6 @@ std::int64_t wrappingMul(std::int64_t a, std::int64_t b) {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
 }
 
-
 // Python's modulo (sign of the divisor), ONNX Mod with fmod=0. b is neither 0 nor -1 here.
 std::int64_t pythonMod(std::int64_t a, std::int64_t b) {
     const std::int64_t r = a % b;
