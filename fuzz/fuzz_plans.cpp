@@ -1,6 +1,6 @@
 // libFuzzer target: a plans document (`paretune search --out`) through checkPlansText, the
 // reader `paretune export` uses.
-#include "bundle/bundle_export.h"
+#include "search/plans_file.h"
 #include "common/input_error.h"
 
 #include <cstddef>

@@ -369,8 +369,8 @@ void TestBundle::candidatePartitionsAreVerified() {
     const BundleVerification result = verifyBundle(files, discoverDevices());
     QVERIFY(!result.ok());
     QVERIFY2(
-        result.failures[0].rfind("candidate plan " + other["id"].dump() + ": partition 0", 0) == 0,
-        result.failures[0].c_str());
+        result.failures()[0].rfind("candidate plan " + other["id"].dump() + ": partition 0", 0) == 0,
+        result.failures()[0].c_str());
 }
 
 void TestBundle::exportZipIsVerified() {
@@ -455,7 +455,7 @@ void TestBundle::verifyCatchesBrokenPartition() {
     QVERIFY(!result.ok());
     bool checker = false;
     bool coverage = false;
-    for (const std::string& line : result.failures) {
+    for (const std::string& line : result.failures()) {
         checker = checker || (line.find(partition) != std::string::npos &&
                               line.find("ONNX checker") != std::string::npos);
         coverage = coverage || line.find("in 0 partitions") != std::string::npos;
@@ -602,18 +602,18 @@ void TestBundle::verifyWarnsAboutOtherDevices() {
     }
     BundleVerification result = verifyBundle(files, machine);
     QVERIFY(result.ok());
-    QCOMPARE(result.warnings.size(), std::size_t{1});
-    QVERIFY2(result.warnings[0].find("device cpu: fingerprint differs") != std::string::npos &&
-                 result.warnings[0].find("hardware.l3_bytes") != std::string::npos,
-             result.warnings[0].c_str());
+    QCOMPARE(result.warnings().size(), std::size_t{1});
+    QVERIFY2(result.warnings()[0].find("device cpu: fingerprint differs") != std::string::npos &&
+                 result.warnings()[0].find("hardware.l3_bytes") != std::string::npos,
+             result.warnings()[0].c_str());
 
     machine.devices.erase(std::remove_if(machine.devices.begin(), machine.devices.end(),
                                          [](const Device& d) { return d.id == "cpu"; }),
                           machine.devices.end());
     result = verifyBundle(files, machine);
     QVERIFY(result.ok());
-    QCOMPARE(result.warnings.size(), std::size_t{1});
-    QVERIFY(result.warnings[0].find("is not on this machine") != std::string::npos);
+    QCOMPARE(result.warnings().size(), std::size_t{1});
+    QVERIFY(result.warnings()[0].find("is not on this machine") != std::string::npos);
 }
 
 void TestBundle::selectPicksTheFastestThatFits_data() {

@@ -149,7 +149,8 @@ void TestDeviceList::catalogDevicesAreModelled() {
     }
     QCOMPARE(inventory.find("cpu")->tag, DeviceTag::Real);
     bool noted = false;
-    for (const std::string& note : inventory.notes) {
+    for (const Diagnostic& diagnostic : inventory.diagnostics) {
+        const std::string& note = diagnostic.message;
         noted = noted || (note.find("'cpu'") != std::string::npos &&
                           note.find("catalog.json") != std::string::npos);
     }
@@ -378,7 +379,8 @@ void TestDeviceList::cudaDevicesOnlyWithGpu() {
     QCOMPARE(gpus, cuda.devices.size());
     if (cuda.devices.empty()) {
         bool noted = false;
-        for (const std::string& note : inventory.notes) {
+        for (const Diagnostic& diagnostic : inventory.diagnostics) {
+            const std::string& note = diagnostic.message;
             noted = noted || note.rfind("no CUDA devices", 0) == 0;
         }
         QVERIFY(noted);

@@ -120,7 +120,7 @@ void TestErrors::manifestReportsField() {
     } catch (const InputError& e) {
         reported << QString::fromStdString(e.what());
     }
-    for (const std::string& failure : verifyBundle(files, DeviceInventory{}).failures) {
+    for (const std::string& failure : verifyBundle(files, DeviceInventory{}).failures()) {
         reported << QString::fromStdString(failure);
     }
     const QString all = reported.join(QLatin1Char('\n'));

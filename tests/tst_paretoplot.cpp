@@ -23,8 +23,7 @@ private Q_SLOTS:
     void baselinesDrawnAndLabelled();
     void hoverShowsAllObjectives();
     void hypervolumeCurve();
-    void hypervolumeOfProgress_data();
-    void hypervolumeOfProgress();
+    void searchReportsEachGenerationsHypervolume();
 
 private:
     /// A front plan that is the only one at its pixel (so a click there is unambiguous).
@@ -180,25 +179,26 @@ void TestParetoPlot::hypervolumeCurve() {
     QCOMPARE(plot.hypervolumePointCount(), 2);
 }
 
-void TestParetoPlot::hypervolumeOfProgress_data() {
-    QTest::addColumn<QString>("message");
-    QTest::addColumn<double>("hypervolume");
-    QTest::newRow("plain") << QStringLiteral("generation 3/300, hypervolume 0.512345") << 0.512345;
-    QTest::newRow("coarse") << QStringLiteral("coarse generation 1/60, hypervolume 0.250000")
-                            << 0.25;
-    QTest::newRow("fine") << QStringLiteral("fine generation 9/240, hypervolume 1.000000") << 1.0;
-    QTest::newRow("other") << QStringLiteral("initial population") << -1.0;
-}
-
-void TestParetoPlot::hypervolumeOfProgress() {
-    QFETCH(QString, message);
-    QFETCH(double, hypervolume);
-    const auto parsed = PlacementSearch::hypervolumeOf(message);
-    if (hypervolume < 0) {
-        QVERIFY(!parsed);
-    } else {
-        QVERIFY(parsed);
-        QCOMPARE(*parsed, hypervolume);
+void TestParetoPlot::searchReportsEachGenerationsHypervolume() {
+    // A real search of the workbench: every generation's hypervolume reaches the curve as a
+    // number (no progress text parsed), in order, equal to the result's.
+    QFile catalog(QStringLiteral(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json"));
+    QVERIFY(catalog.open(QIODevice::ReadOnly));
+    PlacementSearch search;
+    QSignalSpy reported(&search, &PlacementSearch::hypervolumeReported);
+    QSignalSpy finished(&search, &PlacementSearch::searchFinished);
+    SearchOptions options;
+    options.population = 16;
+    options.generations = 7;
+    search.start(m_outcome->model, catalog.readAll(), QStringLiteral("example.json"),
+                 {"cpu", "gpu", "npu"}, options);
+    QVERIFY(finished.wait(120000));
+    const auto outcome = finished.at(0).at(0).value<std::shared_ptr<const SearchOutcome>>();
+    const std::vector<double>& curve = outcome->result.hypervolumeByGeneration;
+    QCOMPARE(reported.count(), options.generations);
+    QCOMPARE(static_cast<int>(curve.size()), options.generations + 1);
+    for (int g = 0; g < options.generations; ++g) {
+        QCOMPARE(reported.at(g).at(0).toDouble(), curve[static_cast<std::size_t>(g) + 1]);
     }
 }
 

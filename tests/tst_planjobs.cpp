@@ -197,7 +197,7 @@ void TestPlanJobs::exportsBundleOfChosenPlan() {
     QCOMPARE(outcome.candidateIds.front(), std::int64_t{0});
     const BundleFileMap files = readBundleFiles(folder.toStdString());
     const BundleVerification verified = verifyBundle(files, discoverDevices());
-    QVERIFY2(verified.ok(), verified.failures.empty() ? "" : verified.failures.front().c_str());
+    QVERIFY2(verified.ok(), verified.failures().empty() ? "" : verified.failures().front().c_str());
     // The manifest names the exported plan and the model with its fingerprint.
     const nlohmann::json manifest = nlohmann::json::parse(files.at("manifest.json"));
     QCOMPARE(manifest.at("schema").get<std::string>(), std::string("paretune.bundle/1"));

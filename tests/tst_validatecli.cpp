@@ -192,7 +192,7 @@ void TestValidateCli::badInputExitsWithTwo_data() {
         }
     }
     const QString onNpu =
-        QString::fromStdString("{\"model_fingerprint\": \"" + g.fingerprint +
+        QString::fromStdString("{\"tool\": \"paretune\", \"model_fingerprint\": \"" + g.fingerprint +
                                "\", \"catalog\": \"" + kExampleCatalog.toStdString() +
                                "\", \"devices\": [\"cpu\", \"npu\"], \"plans\": [{\"id\": 0, " +
                                "\"assignment\": {" + assignment + "}}]}");
@@ -201,16 +201,21 @@ void TestValidateCli::badInputExitsWithTwo_data() {
                                   << QStringList{QStringLiteral("--plan"), QStringLiteral("7")}
                                   << QStringLiteral("no plan with id 7");
     QTest::newRow("other model")
-        << QStringLiteral("{\"model_fingerprint\": \"0123456789ab\", \"plans\": [{\"id\": 0, "
-                          "\"assignment\": {}}]}")
-        << QStringList{} << QStringLiteral("searched for model 0123456789ab");
+        << QStringLiteral("{\"tool\": \"paretune\", \"model_fingerprint\": \"0123456789ab\", "
+                          "\"devices\": [\"cpu\"], \"plans\": [{\"id\": 0, \"assignment\": {}}]}")
+        << QStringList{}
+        << QStringLiteral("searched for another model (model fingerprint 0123456789ab");
     QTest::newRow("unknown node")
-        << QStringLiteral("{\"plans\": [{\"id\": 0, \"assignment\": {\"nope\": \"cpu\"}}]}")
+        << QString::fromStdString("{\"tool\": \"paretune\", \"model_fingerprint\": \"" +
+                                  g.fingerprint +
+                                  "\", \"devices\": [\"cpu\"], \"plans\": [{\"id\": 0, "
+                                  "\"assignment\": {\"nope\": \"cpu\"}}]}")
         << QStringList{} << QStringLiteral("node 'nope'");
     QTest::newRow("not json") << QStringLiteral("[1, 2") << QStringList{}
                               << QStringLiteral("the plans file: not valid JSON: parse error");
     QTest::newRow("not an object")
-        << QStringLiteral("[1, 2]") << QStringList{} << QStringLiteral("not a JSON object");
+        << QStringLiteral("[1, 2]") << QStringList{}
+        << QStringLiteral("not a plans file of `paretune search --out`");
     QTest::newRow("1e400") << QStringLiteral("{\"plans\": [1e400]}") << QStringList{}
                            << QStringLiteral("not valid JSON: number overflow parsing '1e400'");
     QTest::newRow("repeats") << onNpu

@@ -4,7 +4,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+49"/>
+        <location filename="../widgets/planjobs.cpp" line="+57"/>
         <source>Internal error while %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -428,7 +428,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+71"/>
         <source>Device catalog: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1348,7 +1348,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+54"/>
+        <location filename="../widgets/placementsearch.cpp" line="+59"/>
         <source>modelled from %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1416,7 +1416,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1426,12 +1426,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+48"/>
         <source>predictor #%1 trained %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="-22"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1441,7 +1441,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location line="+18"/>
+        <location line="+21"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -1485,7 +1485,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+97"/>
+        <location filename="../widgets/planjobs.cpp" line="+86"/>
         <source>%1 measured</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1498,12 +1498,17 @@ Double-click to expand</source>
 <context>
     <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="+92"/>
+        <location filename="../widgets/trainjob.cpp" line="+80"/>
+        <source>training set (in-sample, nothing held out)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>held out: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+4"/>
         <source>MAPE %</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1523,7 +1528,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+16"/>
         <source>%1, %2</source>
         <translation type="unfinished"></translation>
     </message>

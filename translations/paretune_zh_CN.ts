@@ -4,7 +4,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+49"/>
+        <location filename="../widgets/planjobs.cpp" line="+57"/>
         <source>Internal error while %1: %2</source>
         <translation>%1 时发生内部错误：%2</translation>
     </message>
@@ -410,7 +410,7 @@ Double-click to expand</source>
         <translation>无法读取设备目录 %1：%2</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+71"/>
         <source>Device catalog: %1</source>
         <translation>设备目录：%1</translation>
     </message>
@@ -1343,7 +1343,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+54"/>
+        <location filename="../widgets/placementsearch.cpp" line="+59"/>
         <source>modelled from %1</source>
         <translation>根据 %1 建模</translation>
     </message>
@@ -1411,7 +1411,7 @@ Double-click to expand</source>
         <translation>Roofline 基线（建模）</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
         <translation>%1 处尚无样本库：在真实设备上分析一个模型即可创建。尚未训练预测器；开销为建模值。</translation>
     </message>
@@ -1421,12 +1421,12 @@ Double-click to expand</source>
         <translation>正在读取 %1 中的预测器……</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+48"/>
         <source>predictor #%1 trained %2</source>
         <translation>预测器 #%1，训练于 %2</translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="-22"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation>无法读取 %1 中的预测器：%2</translation>
     </message>
@@ -1436,7 +1436,7 @@ Double-click to expand</source>
         <translation>%1 中尚未训练预测器：开销来自实测样本和目录（建模）。完成样本分析后即可训练。</translation>
     </message>
     <message numerus="yes">
-        <location line="+18"/>
+        <location line="+21"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation>
             <numerusform>%1 中有 %n 个预测器；最新的：%2（指标为存储值）。</numerusform>
@@ -1479,7 +1479,7 @@ Double-click to expand</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+97"/>
+        <location filename="../widgets/planjobs.cpp" line="+86"/>
         <source>%1 measured</source>
         <translation>%1 实测</translation>
     </message>
@@ -1492,12 +1492,17 @@ Double-click to expand</source>
 <context>
     <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="+92"/>
+        <location filename="../widgets/trainjob.cpp" line="+80"/>
+        <source>training set (in-sample, nothing held out)</source>
+        <translation>训练集（样本内，未留出任何数据）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>held out: %1</source>
         <translation>留出：%1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+4"/>
         <source>MAPE %</source>
         <translation>MAPE %</translation>
     </message>
@@ -1517,7 +1522,7 @@ Double-click to expand</source>
         <translation>端到端误差 %</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+16"/>
         <source>%1, %2</source>
         <translation>%1，%2</translation>
     </message>

@@ -25,8 +25,9 @@ public:
     void report(double fraction, const std::string& message) override;
     bool cancelled() const override { return m_cancelled.load(); }
     void cancel() { m_cancelled.store(true); }
-    /// A figure of the job at one step (a training epoch's loss), for plots; any thread.
-    void sample(int step, double value) { Q_EMIT sampled(step, value); }
+    /// A figure of the job at one step (a training epoch's loss, a generation's hypervolume),
+    /// for plots; any thread.
+    void sample(int step, double value) override { Q_EMIT sampled(step, value); }
 
 Q_SIGNALS:
     void progressed(double fraction, const QString& message);

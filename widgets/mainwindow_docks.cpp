@@ -176,8 +176,8 @@ void MainWindow::discoverDevices() {
         if (!catalogError.isEmpty()) {
             notes << catalogError;
         }
-        for (const std::string& note : inventory.notes) {
-            notes << QString::fromStdString(note);
+        for (const Diagnostic& d : inventory.diagnostics) {
+            notes << QString::fromStdString(d.message);
         }
         m_devices->setInventory(std::move(inventory));
         m_deviceNotes->setText(notes.join(QLatin1Char('\n')));
@@ -193,7 +193,8 @@ void MainWindow::discoverDevices() {
             return paretune::discoverDevices(catalog ? &*catalog : nullptr);
         } catch (const std::exception& e) {
             DeviceInventory failed;
-            failed.notes.push_back(std::string("device discovery failed: ") + e.what());
+            failed.diagnostics.push_back({Diagnostic::Severity::Warning, "discovery-failed",
+                                          std::string("device discovery failed: ") + e.what()});
             return failed;
         }
     }));

@@ -6,7 +6,6 @@
 #include "jobprogress.h"
 #include "workflow/search_workflow.h"
 
-#include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace paretune {
@@ -33,11 +32,17 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
     // The latest job wins.
     const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
         Q_EMIT searchProgressed(fraction, message);
-        if (const auto hypervolume = hypervolumeOf(message)) {
-            Q_EMIT hypervolumeReported(*hypervolume);
-        }
     });
     const std::shared_ptr<JobProgress> progress = m_jobs.progress();
+    // Each generation's hypervolume, as searchPareto samples it.
+    connect(
+        progress.get(), &JobProgress::sampled, this,
+        [this, job](int, double hypervolume) {
+            if (m_jobs.isCurrent(job)) {
+                Q_EMIT hypervolumeReported(hypervolume);
+            }
+        },
+        Qt::QueuedConnection);
     connect(watcher, &QFutureWatcher<Result>::finished, this,
             [this, watcher] { deliver(watcher); });
     Q_EMIT searchStarted();
@@ -86,15 +91,6 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
         }
         return r;
     }));
-}
-
-std::optional<double> PlacementSearch::hypervolumeOf(const QString& progressMessage) {
-    static const QRegularExpression pattern(
-        QStringLiteral("^(?:coarse |fine )?generation \\d+/\\d+, hypervolume ([0-9.eE+-]+)$"));
-    const QRegularExpressionMatch match = pattern.match(progressMessage);
-    bool ok = false;
-    const double value = match.hasMatch() ? match.captured(1).toDouble(&ok) : 0.0;
-    return ok ? std::optional<double>(value) : std::nullopt;
 }
 
 void PlacementSearch::deliver(QFutureWatcher<Result>* watcher) {

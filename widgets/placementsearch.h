@@ -56,10 +56,6 @@ public:
     void cancel();
     bool isRunning() const;
 
-    /// The hypervolume in a progress message of searchPareto ("[coarse |fine ]generation g/n,
-    /// hypervolume h"), or nothing for another message.
-    static std::optional<double> hypervolumeOf(const QString& progressMessage);
-
 Q_SIGNALS:
     void searchStarted();
     void searchProgressed(double fraction, const QString& message);

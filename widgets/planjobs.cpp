@@ -9,16 +9,15 @@
 #include "placementsearch.h"
 #include "planschedule.h"
 #include "predict/library_costs.h"
+#include "search/plans_file.h"
 #include "store/sample_library.h"
 #include "timelineview.h"
 
 #include <QFile>
 #include <QFileInfo>
-#include <QTemporaryDir>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <filesystem>
-#include <fstream>
 
 namespace paretune {
 
@@ -37,6 +36,15 @@ searchCostFill(const SearchOutcome& search) {
         SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
         costsFromLibrary(table, graph, catalog, library);
     };
+}
+
+/// The search's plans as the plans document `paretune search --out` writes them (the whole
+/// front, plan id = front index, then the baselines), read back as validation and export read
+/// a plans file.
+PlansFile plansFileOf(const SearchOutcome& search) {
+    Simulator sim(search.model->graph, search.costs);
+    sim.setPriority(search.priority);
+    return frontPlansFile(sim, search.options, search.result, search.documentSource, "plans.json");
 }
 
 template <typename Result, typename Work>
@@ -95,21 +103,10 @@ void ValidateJob::start(std::shared_ptr<const SearchOutcome> search, int planInd
             r,
             [&](Result& out) {
                 const Graph& g = search->model->graph;
-                const PlanSchedule schedule = simulateFrontPlan(*search, planIndex);
-                const Objectives& planned = frontPlan(*search, planIndex).objectives;
-                PlanToValidate plan;
-                plan.label = "plan " + std::to_string(planIndex) + " of the search";
-                plan.assignment.resize(g.nodes.size());
-                for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-                    if (g.nodes[n].kind != NodeKind::Constant && schedule.plan.device[n] >= 0) {
-                        plan.assignment[n] =
-                            search->deviceIds[static_cast<std::size_t>(schedule.plan.device[n])];
-                    }
-                }
-                plan.costDevices = search->deviceIds;
-                plan.plannedLatencyUs = planned.latencyUs;
-                plan.plannedEnergyMj = planned.energyMj;
-                plan.plannedMemoryMb = planned.peakMemoryBytes / (1024.0 * 1024.0);
+                frontPlan(*search, planIndex); // throws for a plan not on the front
+                const PlanToValidate plan =
+                    planToValidate(g, plansFileOf(*search), planIndex,
+                                   "plan " + std::to_string(planIndex) + " of the search");
                 const DeviceCatalog catalog =
                     parseDeviceCatalogText(search->catalogJson, search->documentSource.catalog);
                 SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
@@ -201,47 +198,21 @@ void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int pla
                 const std::string target = path.toStdString();
                 checkNewBundlePath(target);
                 frontPlan(*search, planIndex); // throws for a plan not on the front
-                // The inputs buildBundle reads, as files: the model, the catalog and the plans
-                // document of the whole front.
-                QTemporaryDir folder;
-                if (!folder.isValid()) {
-                    throw std::runtime_error("cannot create a temporary folder: " +
-                                             folder.errorString().toStdString());
-                }
-                // A model from the resources (the bundled sample) is copied out; a file is
-                // read where it is.
-                QString model = modelPath;
+                BundleExportOptions options;
+                // A model from the resources (the bundled sample) is exported from memory.
+                options.modelPath = modelPath.toStdString();
                 if (modelPath.startsWith(QLatin1Char(':'))) {
-                    model = folder.filePath(QFileInfo(modelPath).fileName());
-                    if (!QFile::copy(modelPath, model)) {
+                    QFile model(modelPath);
+                    if (!model.open(QIODevice::ReadOnly)) {
                         throw InputError(modelPath.toStdString() +
                                          ": cannot read the model file to export it");
                     }
+                    options.modelPath = QFileInfo(modelPath).fileName().toStdString();
+                    options.modelBytes = model.readAll().toStdString();
                 }
-                const std::string catalogName =
-                    std::filesystem::path(search->documentSource.catalog).filename().string();
-                const std::string catalog =
-                    folder.filePath(QString::fromStdString(catalogName)).toStdString();
-                const std::string plans =
-                    folder.filePath(QStringLiteral("plans.json")).toStdString();
-                Simulator sim(search->model->graph, search->costs);
-                sim.setPriority(search->priority);
-                PlansDocumentSource source = search->documentSource;
-                source.catalog = catalog;
-                const nlohmann::json doc =
-                    plansDocument(sim, search->options, search->result,
-                                  listPlans(search->result, search->options.objectives, 0), source);
-                for (const auto& [file, text] :
-                     {std::pair{catalog, search->catalogJson}, std::pair{plans, doc.dump(2)}}) {
-                    std::ofstream stream(file, std::ios::binary);
-                    stream << text;
-                    if (!stream.flush()) {
-                        throw std::runtime_error("cannot write " + file);
-                    }
-                }
-                BundleExportOptions options;
-                options.modelPath = model.toStdString();
-                options.plansPath = plans;
+                options.plans = plansFileOf(*search);
+                options.catalog =
+                    parseDeviceCatalogText(search->catalogJson, search->documentSource.catalog);
                 options.planId = planIndex;
                 options.candidates = candidates;
                 std::error_code error;

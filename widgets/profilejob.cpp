@@ -64,13 +64,13 @@ void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& 
             r.outcome.nodeLatencyUs.assign(model->graph.nodes.size(),
                                            std::numeric_limits<double>::quiet_NaN());
             for (const LibraryProfileRow& row : run.rows) {
-                if (row.status == "ok") {
+                if (row.ok()) {
                     r.outcome.nodeLatencyUs[static_cast<std::size_t>(row.node)] =
                         row.sample.latencyUs;
                 }
-                r.outcome.notRun += row.status == "cancelled" ? 1 : 0;
-                r.outcome.failed += row.status != "ok" && row.status != "cancelled" ? 1 : 0;
             }
+            r.outcome.notRun = run.cancelledCount();
+            r.outcome.failed = run.failedCount();
             r.outcome.measured = run.result.count(ProfileStatus::Ok);
             r.outcome.reused = run.reusedCount();
             r.outcome.cancelled = run.result.cancelled;

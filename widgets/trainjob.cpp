@@ -70,57 +70,45 @@ void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epo
             };
             // Hold the open model out when the library has others to learn from; a library
             // with this model alone is scored on its training set (and says so).
-            TrainingReport report;
-            bool trained = false;
-            if (!holdoutModel.isEmpty()) {
-                settings.holdoutModel = holdoutModel.toStdString();
-                try {
-                    report = trainPredictorInLibrary(library, settings, onEpoch);
-                    trained = true;
-                } catch (const InputError&) {
-                    settings.holdoutModel.clear();
-                }
-            }
-            if (!trained) {
-                report = trainPredictorInLibrary(library, settings, onEpoch);
-            }
+            settings.holdoutModel = holdoutModel.toStdString();
+            settings.holdoutModelIfPossible = true;
+            const TrainingReport report = trainPredictorInLibrary(library, settings, onEpoch);
             TrainOutcome& o = r.outcome;
             o.predictorId = report.predictorId;
-            const nlohmann::json& evaluation = report.metrics["evaluation"];
+            const PredictorEvaluation& evaluation = report.evaluation;
             o.evaluatedOn = report.heldOutModels.empty()
-                                ? QString::fromStdString(evaluation["set"].get<std::string>())
+                                ? tr("training set (in-sample, nothing held out)")
                                 : tr("held out: %1")
                                       .arg(QString::fromStdString(report.dataset.modelNames.at(
                                           report.heldOutModels.front())));
+            const std::pair<double AccuracyMetrics::*, QString> metrics[] = {
+                {&AccuracyMetrics::mapePercent, tr("MAPE %")},
+                {&AccuracyMetrics::within10, tr("Share within ±10%")},
+                {&AccuracyMetrics::spearman, tr("Spearman")},
+                {&AccuracyMetrics::endToEndPercent, tr("End-to-end error %")}};
             for (std::size_t i = 0; i < report.evaluatedRows.size(); ++i) {
                 o.measuredUs.push_back(report.evaluatedRows[i].latencyUs);
                 o.predictedUs.push_back(report.predictedUs[i]);
             }
-            const std::pair<const char*, QString> metrics[] = {
-                {"mape_percent", tr("MAPE %")},
-                {"within_10_percent", tr("Share within ±10%")},
-                {"spearman", tr("Spearman")},
-                {"end_to_end_error_percent", tr("End-to-end error %")}};
-            for (const auto& [key, name] : metrics) {
+            for (const auto& [field, name] : metrics) {
                 o.metricNames << name;
-                o.predictorMetrics.push_back(evaluation["predictor"].value(key, 0.0));
-                o.rooflineMetrics.push_back(evaluation["roofline"].value(key, 0.0));
+                o.predictorMetrics.push_back(evaluation.predictor.*field);
+                o.rooflineMetrics.push_back(evaluation.roofline.*field);
             }
             // With several (model, device) pairs, each one's own figures follow: a noisy
             // device must not hide how well another is predicted.
-            const nlohmann::json& pairs = evaluation["pairs"];
-            if (pairs.size() > 1) {
-                for (const nlohmann::json& pair : pairs) {
-                    const QString label = QString::fromStdString(pair.value("pair", ""));
-                    for (const auto& [key, name] : metrics) {
+            if (evaluation.pairs.size() > 1) {
+                for (const PairEvaluation& pair : evaluation.pairs) {
+                    const QString label = QString::fromStdString(pair.pair);
+                    for (const auto& [field, name] : metrics) {
                         o.metricNames << tr("%1, %2").arg(name, label);
-                        o.predictorMetrics.push_back(pair["predictor"].value(key, 0.0));
-                        o.rooflineMetrics.push_back(pair["roofline"].value(key, 0.0));
+                        o.predictorMetrics.push_back(pair.predictor.*field);
+                        o.rooflineMetrics.push_back(pair.roofline.*field);
                     }
                 }
             }
-            for (const std::string& note : report.notes) {
-                o.notes << QString::fromStdString(note);
+            for (const Diagnostic& d : report.diagnostics) {
+                o.notes << QString::fromStdString(d.message);
             }
         } catch (const TrainingCancelled&) {
             r.error = tr("Training cancelled; nothing was stored.");

@@ -7,8 +7,10 @@
 #include "bundle/bundle_verify.h"
 #include "common/input_error.h"
 #include "common/json_reader.h"
+#include "cost/device_catalog.h"
 #include "device/device.h"
 #include "predict/library_costs.h"
+#include "search/plans_file.h"
 #include "store/sample_library.h"
 
 #include <CLI/CLI.hpp>
@@ -25,18 +27,22 @@ void runExport(const ExportArguments& args) {
     checkNewBundlePath(args.out);
     BundleExportOptions options;
     options.modelPath = args.model;
-    options.plansPath = args.plans;
+    options.plans = readPlansFile(args.plans);
     options.planId = args.plan;
     options.candidates = args.candidates;
-    options.catalogPath = args.catalog;
+    if (!args.catalog.empty()) {
+        options.catalog = loadDeviceCatalog(args.catalog);
+    } else if (options.plans.catalog.empty()) {
+        throw InputError(args.plans + ": names no device catalog; give --catalog");
+    }
     options.samplesPath = args.db;
     if (!args.db.empty()) {
         options.fillCosts = [&args](CostTable& table, const Graph& graph,
                                     const DeviceCatalog& catalog) {
             SampleLibrary library =
                 SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
-            for (const std::string& note : costsFromLibrary(table, graph, catalog, library).notes) {
-                std::fprintf(stderr, "note: %s\n", note.c_str());
+            for (const Diagnostic& d : costsFromLibrary(table, graph, catalog, library).diagnostics) {
+                std::fprintf(stderr, "note: %s\n", d.message.c_str());
             }
         };
     }
@@ -71,19 +77,19 @@ void runBundleVerify(const std::string& bundle) {
     for (const std::string& line : result.passed) {
         std::printf("ok       %s\n", line.c_str());
     }
-    for (const std::string& line : result.warnings) {
+    const std::vector<std::string> warnings = result.warnings();
+    const std::vector<std::string> failures = result.failures();
+    for (const std::string& line : warnings) {
         std::printf("warning  %s\n", line.c_str());
     }
-    for (const std::string& line : result.failures) {
+    for (const std::string& line : failures) {
         std::printf("FAILED   %s\n", line.c_str());
     }
-    if (!result.ok()) {
-        throw InputError(bundle + ": verification failed (" +
-                         std::to_string(result.failures.size()) + " problem" +
-                         (result.failures.size() == 1 ? "" : "s") + ")");
+    if (!failures.empty()) {
+        throw InputError(bundle + ": verification failed (" + std::to_string(failures.size()) +
+                         " problem" + (failures.size() == 1 ? "" : "s") + ")");
     }
-    std::printf("%s: verified%s\n", bundle.c_str(),
-                result.warnings.empty() ? "" : " with warnings");
+    std::printf("%s: verified%s\n", bundle.c_str(), warnings.empty() ? "" : " with warnings");
 }
 
 void runBundleSelect(const BundleSelectArguments& args) {

@@ -135,7 +135,10 @@ void runDevices(const DevicesArguments& args) {
         throw InputError("--drift-threshold must be a percentage in (0, 1000], got " +
                          std::to_string(args.driftPercent));
     }
-    std::vector<std::string> notes = inventory.notes;
+    std::vector<std::string> notes;
+    for (const Diagnostic& d : inventory.diagnostics) {
+        notes.push_back(d.message);
+    }
     std::optional<SampleLibrary> library;
     if (args.bench) {
         library = SampleLibrary::open(args.db.empty() ? defaultSampleLibraryPath()

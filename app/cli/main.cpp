@@ -84,7 +84,12 @@ int main(int argc, char** argv) {
         app.exit(e);
         return kExitBadInput;
     } catch (const paretune::InputError& e) {
-        std::cerr << "paretune: error: " << e.what() << "\n";
+        // A core setting is this program's option of the same name.
+        if (!e.setting().empty()) {
+            std::cerr << "paretune: error: --" << e.setting() << ": " << e.problem() << "\n";
+        } else {
+            std::cerr << "paretune: error: " << e.what() << "\n";
+        }
         return kExitBadInput;
     } catch (const std::exception& e) {
         std::cerr << "paretune: internal error: " << e.what() << "\n";

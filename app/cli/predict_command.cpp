@@ -14,6 +14,7 @@
 #include "profile/profile_model.h"
 #include "profile_command.h"
 #include "store/sample_library.h"
+#include "workflow/predictor_workflow.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -32,25 +33,21 @@ SampleLibrary openLibrary(const std::string& db) {
     return SampleLibrary::open(db.empty() ? defaultSampleLibraryPath() : std::filesystem::path(db));
 }
 
-/// The device's figures for the predictor: the stored micro-benchmark when the library has one,
-/// otherwise measured now and stored with the device.
-PerformancePredictor latestPredictor(const SampleLibrary& library, std::int64_t* id) {
-    const auto record = library.latestPredictor();
-    if (!record) {
+/// The library `predict` and `adapt` read their predictor from; it must hold one.
+SampleLibrary openPredictorLibrary(const std::string& db) {
+    SampleLibrary library = openLibrary(db);
+    if (library.predictorCount() == 0) {
         throw InputError(library.path().string() +
                          ": no predictor in the sample library: run paretune train first");
     }
-    *id = record->id;
-    return PerformancePredictor::fromRecord(*record);
+    return library;
 }
 
-void printMetricsLine(const char* label, const nlohmann::json& m, int indent = 2) {
+void printMetricsLine(const char* label, const AccuracyMetrics& m, int indent = 2) {
     std::printf("%*s%-10s MAPE %7.1f%%  within ±10%% %5.1f%%  Spearman %6.3f  end-to-end error "
                 "%6.1f%% (max %.1f%%)\n",
-                indent, "", label, m["mape_percent"].get<double>(),
-                100.0 * m["within_10_percent"].get<double>(), m["spearman"].get<double>(),
-                m["end_to_end_error_percent"].get<double>(),
-                m["end_to_end_max_error_percent"].get<double>());
+                indent, "", label, m.mapePercent, 100.0 * m.within10, m.spearman,
+                m.endToEndPercent, m.endToEndMaxPercent);
 }
 
 // --- train ---------------------------------------------------------------------------------
@@ -93,8 +90,11 @@ void runTrain(const TrainArguments& args) {
         });
     const PredictorDataset& dataset = report.dataset;
     const nlohmann::json& metrics = report.metrics;
-    const nlohmann::json& evaluation = metrics["evaluation"];
-    const std::vector<std::string>& notes = report.notes;
+    const PredictorEvaluation& evaluation = report.evaluation;
+    std::vector<std::string> notes;
+    for (const Diagnostic& d : report.diagnostics) {
+        notes.push_back(d.message);
+    }
     const std::int64_t id = report.predictorId;
     const std::vector<PredictorRow>& evalRows = report.evaluatedRows;
     const DatasetSplit& split = report.split;
@@ -120,27 +120,26 @@ void runTrain(const TrainArguments& args) {
                 static_cast<long long>(id), split.train.size(), report.trainingRows,
                 options.members, options.epochs,
                 options.rooflineRatio ? "log(latency / calibrated roofline)" : "log(latency)");
-    std::printf("Evaluated  on the %s: %zu ops\n", evaluation["set"].get<std::string>().c_str(),
-                evalRows.size());
-    printMetricsLine("predicted", evaluation["predictor"]);
-    printMetricsLine("roofline", evaluation["roofline"]);
-    for (const nlohmann::json& pair : evaluation["pairs"]) {
+    std::printf("Evaluated  on the %s: %zu ops\n", evaluation.set.c_str(), evalRows.size());
+    printMetricsLine("predicted", evaluation.predictor);
+    printMetricsLine("roofline", evaluation.roofline);
+    for (const PairEvaluation& pair : evaluation.pairs) {
         std::printf("  %-50.50s measured %10.1f us, predicted %10.1f us, roofline %10.1f us\n",
-                    pair["pair"].get<std::string>().c_str(), pair["measured_sum_us"].get<double>(),
-                    pair["predicted_sum_us"].get<double>(), pair["roofline_sum_us"].get<double>());
-        if (evaluation["pairs"].size() > 1) {
-            printMetricsLine("predicted", pair["predictor"], 4);
-            printMetricsLine("roofline", pair["roofline"], 4);
+                    pair.pair.c_str(), pair.measuredSumUs, pair.predictedSumUs,
+                    pair.rooflineSumUs);
+        if (evaluation.pairs.size() > 1) {
+            printMetricsLine("predicted", pair.predictor, 4);
+            printMetricsLine("roofline", pair.roofline, 4);
         }
     }
-    if (metrics.contains("few_shot")) {
+    if (!report.fewShot.empty()) {
         std::printf("Few-shot   on the held-out device (k operators measured, then fine-tuned; "
                     "scored on the other operators, beside the cold start on the same ones):\n");
-        for (const nlohmann::json& point : metrics["few_shot"]) {
-            const std::string label = "k = " + std::to_string(point["k"].get<int>());
-            printMetricsLine(label.c_str(), point["predictor"]);
-            if (point["k"].get<int>() > 0 && point.contains("cold_start")) {
-                printMetricsLine("cold", point["cold_start"], 4);
+        for (const FewShotPoint& point : report.fewShot) {
+            const std::string label = "k = " + std::to_string(point.k);
+            printMetricsLine(label.c_str(), point.predictor);
+            if (point.k > 0) {
+                printMetricsLine("cold", point.coldStart, 4);
             }
         }
     }
@@ -155,76 +154,33 @@ struct PredictArguments {
     bool json = false;
 };
 
-struct NodePrediction {
-    const PredictorRow* row = nullptr;
-    LatencyPrediction value;
-    std::string source = "predicted";
-};
-
-/// Latest predictor's figures for every compute node of a model on a device; measured samples
-/// win where the library has them.
-struct ModelPrediction {
-    std::int64_t predictorId = 0;
-    std::string fingerprint;
-    std::string coldStartFrom; ///< nearest known device when the predictor never saw this one
-    std::vector<PredictorRow> rows;
-    std::vector<NodePrediction> nodes;
-    double sumUs = 0.0;
-};
-
-ModelPrediction predictModel(SampleLibrary& library, const PerformancePredictor& predictor,
-                             const Graph& graph, const Device& device) {
-    ModelPrediction result;
-    const DeviceFigures figures = deviceFiguresFor(library, device);
-    result.fingerprint = figures.fingerprint;
-    if (!predictor.knowsDevice(figures.fingerprint)) {
-        result.coldStartFrom = predictor.nearestDevice(figures);
-    }
-    result.rows = nodeRows(graph, figures.fingerprint);
-    const std::vector<LatencyPrediction> predictions =
-        predictor.predict(result.rows, {{figures.fingerprint, figures}});
-    for (std::size_t i = 0; i < result.rows.size(); ++i) {
-        NodePrediction node{&result.rows[i], predictions[i], "predicted"};
-        if (const auto sample = library.findSample(result.rows[i].signature, figures.fingerprint)) {
-            node.value = {sample->latencyUs, sample->peakMemoryMb.value_or(0.0), 0.0, false};
-            node.source = "measured";
-        }
-        result.sumUs += node.value.latencyUs;
-        result.nodes.push_back(node);
-    }
-    return result;
-}
-
 void runPredict(const PredictArguments& args) {
     const Graph graph = importOnnxFile(args.model).graph;
-    SampleLibrary library = openLibrary(args.db);
+    SampleLibrary library = openPredictorLibrary(args.db);
     const DeviceInventory inventory = discoverDevices();
     const Device& device = profiledDevice(inventory, args.device);
     std::int64_t id = 0;
     const PerformancePredictor predictor = latestPredictor(library, &id);
-    ModelPrediction p = predictModel(library, predictor, graph, device);
-    p.predictorId = id;
-    int measured = 0;
-    for (const NodePrediction& n : p.nodes) {
-        measured += n.source == "measured" ? 1 : 0;
-    }
+    const ModelPrediction p = predictModel(library, predictor, graph, device);
+    const int measured = p.measuredCount();
     if (args.json) {
         nlohmann::json nodes = nlohmann::json::array();
         for (const NodePrediction& n : p.nodes) {
-            nodes.push_back({{"name", n.row->nodeName},
-                             {"op_type", n.row->opType},
+            const PredictorRow& row = p.rows[n.row];
+            nodes.push_back({{"name", row.nodeName},
+                             {"op_type", row.opType},
                              {"latency_us", n.value.latencyUs},
                              {"peak_memory_mb", n.value.peakMemoryMb},
                              {"uncertainty", n.value.uncertainty},
                              {"out_of_range", n.value.outOfRange},
-                             {"source", n.source}});
+                             {"source", n.measured ? "measured" : "predicted"}});
         }
         const nlohmann::json doc = {
             {"tool", "paretune"},
             {"model", graph.sourcePath},
             {"model_fingerprint", graph.fingerprint},
             {"device", device.id},
-            {"device_fingerprint", p.fingerprint},
+            {"device_fingerprint", p.deviceFingerprint},
             {"predictor_id", id},
             {"cold_start_from",
              p.coldStartFrom.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.coldStartFrom)},
@@ -239,7 +195,7 @@ void runPredict(const PredictArguments& args) {
                 graph.fingerprint.substr(0, 12).c_str());
     std::printf(
         "Device     %s %s (%s)%s\n", device.id.c_str(), device.name.c_str(),
-        p.fingerprint.substr(0, 12).c_str(),
+        p.deviceFingerprint.substr(0, 12).c_str(),
         p.coldStartFrom.empty()
             ? ""
             : (", never trained on: cold start from " + p.coldStartFrom.substr(0, 12)).c_str());
@@ -247,9 +203,10 @@ void runPredict(const PredictArguments& args) {
     std::printf("%-40s %-18s %12s %10s %12s  %s\n", "Node", "Op", "latency us", "mem MB",
                 "uncertainty", "source");
     for (const NodePrediction& n : p.nodes) {
-        std::printf("%-40.40s %-18.18s %12.1f %10.2f %11.0f%%  %s%s\n", n.row->nodeName.c_str(),
-                    n.row->opType.c_str(), n.value.latencyUs, n.value.peakMemoryMb,
-                    100.0 * n.value.uncertainty, n.source.c_str(),
+        const PredictorRow& row = p.rows[n.row];
+        std::printf("%-40.40s %-18.18s %12.1f %10.2f %11.0f%%  %s%s\n", row.nodeName.c_str(),
+                    row.opType.c_str(), n.value.latencyUs, n.value.peakMemoryMb,
+                    100.0 * n.value.uncertainty, n.measured ? "measured" : "predicted",
                     n.value.outOfRange ? " (out of range)" : "");
     }
     std::printf("\n%zu compute nodes: %d measured, %zu predicted; sum of ops %.1f us\n",
@@ -277,106 +234,54 @@ void runAdapt(const AdaptArguments& args) {
         throw InputError("--repeats must be positive");
     }
     const Graph graph = importOnnxFile(args.model).graph;
-    SampleLibrary library = openLibrary(args.db);
+    SampleLibrary library = openPredictorLibrary(args.db);
     const DeviceInventory inventory = discoverDevices();
     const Device& device = profiledDevice(inventory, args.device);
-    std::int64_t before = 0;
-    const PerformancePredictor predictor = latestPredictor(library, &before);
-    const ModelPrediction p = predictModel(library, predictor, graph, device);
-
-    // The most uncertain operators not measured yet (by expected absolute error).
-    std::vector<PredictorRow> open;
-    std::vector<LatencyPrediction> openPredictions;
-    std::vector<NodeId> openNodes;
-    for (const NodePrediction& n : p.nodes) {
-        if (n.source == "predicted") {
-            open.push_back(*n.row);
-            openPredictions.push_back(n.value);
-            openNodes.push_back(graph.findNode(n.row->nodeName));
-        }
-    }
-    const std::vector<std::size_t> chosen =
-        mostInformative(open, openPredictions, static_cast<std::size_t>(args.budget));
-    LibraryProfileOptions options;
-    options.repeats = args.repeats;
-    options.wholeModel = false;
-    for (const std::size_t i : chosen) {
-        options.nodes.push_back(openNodes[i]);
-    }
-    nlohmann::json measuredJson = nlohmann::json::array();
-    std::int64_t after = before;
-    nlohmann::json beforeMetrics, afterMetrics;
-    if (!options.nodes.empty()) {
-        const ProfileResult result = profileIntoLibrary(graph, device, library, options).result;
-        // Retrain on everything, the new samples included, with the same settings.
-        const PredictorDataset dataset = assembleDataset(library);
-        std::vector<std::size_t> all(dataset.rows.size());
-        for (std::size_t i = 0; i < all.size(); ++i) {
-            all[i] = i;
-        }
-        const PerformancePredictor retrained =
-            PerformancePredictor::train(dataset, all, predictor.options());
-        std::vector<PredictorRow> measuredRows;
-        std::vector<double> predictedBefore, measuredUs;
-        for (const std::size_t i : chosen) {
-            const auto profile = result.nodes.find(openNodes[i]);
-            if (profile == result.nodes.end() || profile->second.status != ProfileStatus::Ok) {
-                continue;
-            }
-            PredictorRow row = open[i];
-            row.latencyUs = profile->second.latency.medianUs;
-            measuredRows.push_back(row);
-            predictedBefore.push_back(openPredictions[i].latencyUs);
-            measuredUs.push_back(row.latencyUs);
-            measuredJson.push_back({{"name", row.nodeName},
-                                    {"op_type", row.opType},
-                                    {"predicted_us_before", openPredictions[i].latencyUs},
-                                    {"uncertainty_before", openPredictions[i].uncertainty},
-                                    {"measured_us", row.latencyUs}});
-        }
-        const std::vector<std::string> groups(measuredRows.size(), graph.fingerprint);
-        beforeMetrics = toJson(accuracyMetrics(predictedBefore, measuredUs, groups));
-        std::vector<double> predictedAfter;
-        for (const LatencyPrediction& v : retrained.predict(measuredRows, dataset.devices)) {
-            predictedAfter.push_back(v.latencyUs);
-        }
-        afterMetrics = toJson(accuracyMetrics(predictedAfter, measuredUs, groups));
-        nlohmann::json metrics = evaluatePredictor(retrained, dataset, dataset.rows);
-        metrics["set"] = "training set (in-sample, nothing held out)";
-        after = library.addPredictor(retrained.toRecord({{"evaluation", metrics},
-                                                         {"adapt",
-                                                          {{"model", graph.fingerprint},
-                                                           {"device", p.fingerprint},
-                                                           {"measured", measuredJson.size()},
-                                                           {"previous_predictor", before}}}}));
-    }
+    AdaptRequest request;
+    request.budget = args.budget;
+    request.repeats = args.repeats;
+    const AdaptRun run = adaptPredictor(graph, device, library, request);
     if (args.json) {
+        nlohmann::json measured = nlohmann::json::array();
+        for (const AdaptedOperator& m : run.measured) {
+            measured.push_back({{"name", m.name},
+                                {"op_type", m.opType},
+                                {"predicted_us_before", m.predictedUsBefore},
+                                {"uncertainty_before", m.uncertaintyBefore},
+                                {"measured_us", m.measuredUs}});
+        }
+        const bool any = !run.measured.empty();
         const nlohmann::json doc = {
-            {"tool", "paretune"},      {"model", graph.sourcePath},
-            {"device", device.id},     {"device_fingerprint", p.fingerprint},
-            {"budget", args.budget},   {"predictor_id_before", before},
-            {"predictor_id", after},   {"measured", measuredJson},
-            {"before", beforeMetrics}, {"after_in_sample", afterMetrics}};
+            {"tool", "paretune"},
+            {"model", graph.sourcePath},
+            {"device", device.id},
+            {"device_fingerprint", run.deviceFingerprint},
+            {"budget", args.budget},
+            {"predictor_id_before", run.predictorBefore},
+            {"predictor_id", run.predictorAfter},
+            {"measured", measured},
+            {"before", any ? toJson(run.before) : nlohmann::json(nullptr)},
+            {"after_in_sample", any ? toJson(run.afterInSample) : nlohmann::json(nullptr)}};
         std::cout << dumpJson(doc, 2) << "\n";
         return;
     }
-    if (measuredJson.empty()) {
+    if (run.measured.empty()) {
         std::printf("Nothing to measure: every operator of %s is already measured on %s\n",
                     args.model.c_str(), device.id.c_str());
         return;
     }
     std::printf("Measured %zu operators on %s (the most uncertain by expected error):\n",
-                measuredJson.size(), device.id.c_str());
-    for (const nlohmann::json& m : measuredJson) {
+                run.measured.size(), device.id.c_str());
+    for (const AdaptedOperator& m : run.measured) {
         std::printf("  %-40.40s %-14.14s predicted %10.1f us (±%3.0f%%), measured %10.1f us\n",
-                    m["name"].get<std::string>().c_str(), m["op_type"].get<std::string>().c_str(),
-                    m["predicted_us_before"].get<double>(),
-                    100.0 * m["uncertainty_before"].get<double>(), m["measured_us"].get<double>());
+                    m.name.c_str(), m.opType.c_str(), m.predictedUsBefore,
+                    100.0 * m.uncertaintyBefore, m.measuredUs);
     }
-    printMetricsLine("before", beforeMetrics);
-    printMetricsLine("after", afterMetrics);
+    printMetricsLine("before", run.before);
+    printMetricsLine("after", run.afterInSample);
     std::printf("Retrained: predictor %lld replaces %lld (after: in-sample on the new samples)\n",
-                static_cast<long long>(after), static_cast<long long>(before));
+                static_cast<long long>(run.predictorAfter),
+                static_cast<long long>(run.predictorBefore));
 }
 
 } // namespace

@@ -122,9 +122,9 @@ void runProfile(const ProfileArguments& args) {
             const Node& n = graph.nodes[static_cast<std::size_t>(row.node)];
             nlohmann::json item = {{"name", n.name},
                                    {"op_type", n.opType},
-                                   {"status", row.status},
+                                   {"status", row.statusName()},
                                    {"reused", row.reused}};
-            if (row.status == "ok") {
+            if (row.ok()) {
                 item["latency_us"] = row.sample.latencyUs;
                 item["p10_us"] = optionalJson(row.sample.latencyP10Us);
                 item["p90_us"] = optionalJson(row.sample.latencyP90Us);
@@ -165,9 +165,9 @@ void runProfile(const ProfileArguments& args) {
                 "mem MB", "energy mJ", "reused");
     for (const LibraryProfileRow& row : rows) {
         const Node& n = graph.nodes[static_cast<std::size_t>(row.node)];
-        if (row.status != "ok") {
+        if (!row.ok()) {
             std::printf("%-40.40s %-18.18s %s: %s\n", n.name.c_str(), n.opType.c_str(),
-                        row.status.c_str(), row.message.c_str());
+                        std::string(row.statusName()).c_str(), row.message.c_str());
             continue;
         }
         const Sample& s = row.sample;

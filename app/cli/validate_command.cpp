@@ -9,6 +9,7 @@
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
 #include "profile/plan_validation.h"
+#include "search/plans_file.h"
 #include "store/sample_library.h"
 
 #include <CLI/CLI.hpp>
@@ -38,24 +39,6 @@ struct ValidateArguments {
     bool json = false;
 };
 
-nlohmann::json readPlansFile(const std::string& path) {
-    const nlohmann::json doc =
-        parseJsonDocument(readInputFile(path, "plans file"), path + ": the plans file");
-    if (!doc.is_object()) {
-        throw InputError(path + ": not a JSON object (expected the output of paretune search)");
-    }
-    if (!doc.contains("plans") || !doc["plans"].is_array()) {
-        throw InputError(path + ": no \"plans\" array (expected the output of paretune search)");
-    }
-    return doc;
-}
-
-std::optional<double> numberAt(const nlohmann::json& object, const char* key) {
-    const auto it = object.find(key);
-    return it != object.end() && it->is_number() ? std::optional<double>(it->get<double>())
-                                                 : std::nullopt;
-}
-
 std::string fixed(double value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f", value);
@@ -72,65 +55,20 @@ std::string percentText(const std::optional<double>& error) {
 }
 
 void runValidate(const ValidateArguments& args) {
-    const nlohmann::json doc = readPlansFile(args.plans);
-    const nlohmann::json* plan = nullptr;
-    for (const nlohmann::json& p : doc["plans"]) {
-        if (p.is_object() && p.contains("id") && p["id"].is_number_integer() &&
-            p["id"].get<std::int64_t>() == args.planId) {
-            plan = &p;
-        }
-    }
-    if (!plan) {
-        throw InputError(args.plans + ": no plan with id " + std::to_string(args.planId) + " (" +
-                         std::to_string(doc["plans"].size()) + " plans, ids 0.." +
-                         std::to_string(static_cast<std::int64_t>(doc["plans"].size()) - 1) + ")");
-    }
+    const PlansFile plans = readPlansFile(args.plans);
+    plans.plan(args.planId); // a plan id the file lacks fails before the model is read
     const std::string planLabel = "plan " + std::to_string(args.planId) + " of " + args.plans;
-    if (!plan->contains("assignment") || !(*plan)["assignment"].is_object()) {
-        throw InputError(planLabel + ": no \"assignment\" object");
-    }
 
     const ImportResult imported = importOnnxFile(args.model);
     const Graph& g = imported.graph;
-    if (doc.contains("model_fingerprint") && doc["model_fingerprint"].is_string() &&
-        doc["model_fingerprint"].get<std::string>() != g.fingerprint) {
-        throw InputError(args.plans + ": the plans were searched for model " +
-                         doc["model_fingerprint"].get<std::string>().substr(0, 12) + ", " +
-                         args.model + " is " + g.fingerprint.substr(0, 12) +
-                         "; search this model first");
-    }
-    std::string catalogPath = args.catalog;
-    if (catalogPath.empty() && doc.contains("catalog") && doc["catalog"].is_string()) {
-        catalogPath = doc["catalog"].get<std::string>();
-    }
+    plans.requireModel(g.fingerprint, args.model);
+    const std::string catalogPath = args.catalog.empty() ? plans.catalog : args.catalog;
     std::optional<DeviceCatalog> catalog;
     if (!catalogPath.empty()) {
         catalog = loadDeviceCatalog(catalogPath);
     }
 
-    PlanToValidate toValidate;
-    toValidate.label = planLabel;
-    toValidate.assignment.resize(g.nodes.size());
-    for (const auto& [name, value] : (*plan)["assignment"].items()) {
-        const NodeId node = g.findNode(name);
-        if (node == kNone) {
-            throw InputError(planLabel + ": node '" + name + "' is not in " + args.model);
-        }
-        if (!value.is_string()) {
-            throw InputError(planLabel + ": node '" + name + "': expected a device id");
-        }
-        toValidate.assignment[static_cast<std::size_t>(node)] = value.get<std::string>();
-    }
-    if (doc.contains("devices") && doc["devices"].is_array()) {
-        for (const nlohmann::json& id : doc["devices"]) {
-            if (id.is_string()) {
-                toValidate.costDevices.push_back(id.get<std::string>());
-            }
-        }
-    }
-    toValidate.plannedLatencyUs = numberAt(*plan, "latency_us");
-    toValidate.plannedEnergyMj = numberAt(*plan, "energy_mj");
-    toValidate.plannedMemoryMb = numberAt(*plan, "peak_memory_mb");
+    const PlanToValidate toValidate = planToValidate(g, plans, args.planId, planLabel);
 
     const std::filesystem::path dbPath =
         args.db.empty() ? defaultSampleLibraryPath() : std::filesystem::path(args.db);

@@ -13,6 +13,7 @@
 #include "plan/simulator.h"
 #include "search/baselines.h"
 #include "search/pareto_search.h"
+#include "search/plans_file.h"
 #include "search/solution.h"
 #include "store/sample_library.h"
 
@@ -26,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 namespace paretune {
 
@@ -36,10 +38,6 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 
 using Json = nlohmann::ordered_json;
-
-Json readJsonFile(const std::string& path, const char* what) {
-    return parseJsonDocument<Json>(readInputFile(path, what), path + ": the " + std::string(what));
-}
 
 std::string fileSha256(const std::string& path, std::uintmax_t& bytes) {
     std::ifstream in(path, std::ios::binary);
@@ -193,74 +191,40 @@ Json addPartitions(const std::vector<Partition>& parts, const Graph& g, const st
     return entries;
 }
 
-/// Reads and checks the plans document and the plans it holds.
-struct PlansFile {
-    Json document;
-    std::map<std::int64_t, const Json*> plans;
-};
-
-PlansFile checkPlans(Json document, const std::string& path) {
-    PlansFile file;
-    file.document = std::move(document);
-    const Json& doc = file.document;
-    const JsonFields<Json> fields(path);
-    if (!doc.is_object() || !doc.contains("tool") || !doc.contains("plans") ||
-        !doc.contains("devices")) {
-        throw InputError(path + ": not a plans file of `paretune search --out` (expected "
-                                "\"tool\": \"paretune\", \"devices\" and \"plans\")");
-    }
-    if (const std::string tool = fields.string(doc, "", "tool"); tool != "paretune") {
-        fields.fail("tool", "expected \"paretune\", got \"" + tool + "\"");
-    }
-    const Json& devices = fields.array(doc, "", "devices");
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-        fields.asString(devices[i], JsonFields<Json>::at("devices", i));
-    }
-    fields.optionalString(doc, "", "model_fingerprint");
-    fields.optionalString(doc, "", "catalog");
-    const Json& plans = fields.array(doc, "", "plans");
-    for (std::size_t i = 0; i < plans.size(); ++i) {
-        const Json& plan = plans[i];
-        const std::string where = JsonFields<Json>::at("plans", i);
-        const std::int64_t id = fields.integer(plan, where, "id");
-        const Json& assignment = fields.object(plan, where, "assignment");
-        for (auto it = assignment.begin(); it != assignment.end(); ++it) {
-            fields.asString(it.value(), where + ".assignment." + it.key());
-        }
-        fields.optionalNumber(plan, where, "latency_us", 0.0);
-        fields.optionalNumber(plan, where, "energy_mj", 0.0);
-        if (!file.plans.emplace(id, &plan).second) {
-            fields.fail(where + ".id", "plan id " + std::to_string(id) + " appears twice");
-        }
-    }
-    return file;
-}
-
-PlansFile readPlans(const std::string& path) {
-    return checkPlans(readJsonFile(path, "plans file"), path);
-}
-
-std::vector<std::uint8_t> genomeOf(const Json& plan, const Simulator& sim,
-                                   const std::string& plansPath) {
+std::vector<std::uint8_t> genomeOf(const PlansFilePlan& plan, const Simulator& sim,
+                                   const std::string& plansOrigin) {
     const Graph& g = sim.graph();
-    const Json& assignment = plan["assignment"];
-    const std::string what = plansPath + ": plan " + std::to_string(plan["id"].get<std::int64_t>());
+    const std::map<std::string, std::string> assignment(plan.assignment.begin(),
+                                                        plan.assignment.end());
+    const std::string what = plansOrigin + ": plan " + std::to_string(plan.id);
     std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
     for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
         const Node& node = g.nodes[static_cast<std::size_t>(sim.computeNode(ci))];
         const auto it = assignment.find(node.name);
-        if (it == assignment.end() || !it->is_string()) {
+        if (it == assignment.end()) {
             throw InputError(what + " does not place node '" + node.name + "' (" + node.opType +
                              ")");
         }
-        const std::int32_t d = sim.costs().findDevice(it->get<std::string>());
+        const std::int32_t d = sim.costs().findDevice(it->second);
         if (d < 0) {
-            throw InputError(what + " places node '" + node.name + "' on device '" +
-                             it->get<std::string>() + "', which the plans file does not list");
+            throw InputError(what + " places node '" + node.name + "' on device '" + it->second +
+                             "', which the plans file does not list");
         }
         genome[static_cast<std::size_t>(ci)] = static_cast<std::uint8_t>(d);
     }
     return genome;
+}
+
+Json baselineJson(const PlansFilePlan& plan) {
+    return plan.baseline ? Json(*plan.baseline) : Json(nullptr);
+}
+
+Json assignmentJson(const PlansFilePlan& plan) {
+    Json assignment = Json::object();
+    for (const auto& [node, device] : plan.assignment) {
+        assignment[node] = device;
+    }
+    return assignment;
 }
 
 std::string readme(const Graph& g, const Json& manifest, const std::vector<Partition>& parts) {
@@ -325,54 +289,30 @@ std::string readme(const Graph& g, const Json& manifest, const std::vector<Parti
 
 } // namespace
 
-std::size_t checkPlansText(std::string_view text, const std::string& origin) {
-    return checkPlans(parseJsonDocument<Json>(text, origin + ": the plans file"), origin)
-        .plans.size();
-}
-
 BundleContents buildBundle(const BundleExportOptions& options) {
     if (options.candidates < 1 || options.candidates > 64) {
-        throw InputError("--candidates: expected 1 to 64, got " +
+        throw InputError::forSetting("candidates", "expected 1 to 64, got " +
                          std::to_string(options.candidates));
     }
-    const PlansFile plansFile = readPlans(options.plansPath);
-    const Json& doc = plansFile.document;
-    const auto chosenIt = plansFile.plans.find(options.planId);
-    if (chosenIt == plansFile.plans.end()) {
-        throw InputError(
-            options.plansPath + ": holds no plan with id " + std::to_string(options.planId) +
-            " (ids 0 to " +
-            std::to_string(plansFile.plans.empty() ? -1 : plansFile.plans.rbegin()->first) + ")");
-    }
-    const Json& chosen = *chosenIt->second;
+    const PlansFile& plansFile = options.plans;
+    const std::string& plansOrigin = plansFile.origin;
+    const PlansFilePlan& chosen = plansFile.plan(options.planId);
 
     BundleContents bundle;
-    const ModelPartitioner partitioner(options.modelPath);
+    const ModelPartitioner partitioner =
+        options.modelBytes.empty()
+            ? ModelPartitioner(options.modelPath)
+            : ModelPartitioner(ModelBytes{options.modelBytes, options.modelPath});
     const Graph& g = partitioner.graph();
     bundle.diagnostics = partitioner.diagnostics();
-    const JsonFields<Json> fields(options.plansPath);
-    const std::string plansFingerprint = fields.optionalString(doc, "", "model_fingerprint");
-    if (plansFingerprint != g.fingerprint) {
-        throw InputError(options.plansPath +
-                         ": the plans were searched for another model "
-                         "(model fingerprint " +
-                         plansFingerprint.substr(0, 16) + "…, " + options.modelPath + " has " +
-                         g.fingerprint.substr(0, 16) + "…)");
+    plansFile.requireModel(g.fingerprint, options.modelPath);
+    if (!options.catalog && plansFile.catalog.empty()) {
+        throw InputError(plansOrigin + ": names no device catalog; name one to export with");
     }
-    const std::string catalogPath = options.catalogPath.empty()
-                                        ? fields.optionalString(doc, "", "catalog")
-                                        : options.catalogPath;
-    if (catalogPath.empty()) {
-        throw InputError(options.plansPath + ": names no device catalog; give --catalog");
-    }
-    const DeviceCatalog catalog = loadDeviceCatalog(catalogPath);
-    std::vector<std::string> deviceIds;
-    for (const Json& id : doc["devices"]) {
-        if (!id.is_string()) {
-            throw InputError(options.plansPath + ": \"devices\" must list device ids");
-        }
-        deviceIds.push_back(id.get<std::string>());
-    }
+    const DeviceCatalog catalog =
+        options.catalog ? *options.catalog : loadDeviceCatalog(plansFile.catalog);
+    const std::string& catalogPath = catalog.origin;
+    const std::vector<std::string>& deviceIds = plansFile.devices;
     CostTable table = buildCostTable(g, catalog, deviceIds);
     if (options.fillCosts) {
         options.fillCosts(table, g, catalog);
@@ -384,21 +324,22 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         sim.setPriority(upwardRankOrder(sim));
     }
 
-    const std::vector<std::uint8_t> genome = genomeOf(chosen, sim, options.plansPath);
+    const std::vector<std::uint8_t> genome = genomeOf(chosen, sim, plansOrigin);
     const Plan plan = sim.planOf(genome);
     const SimulationResult simulated = sim.simulate(plan);
     const SourceCounts sources = sourcesOf(sim, genome);
     // The same plan, simulator and cost table give the search's figures; a difference means the
     // search had other costs (measured ones from a sample library, another catalog).
-    for (const auto& [key, value] : {std::pair{"latency_us", simulated.objectives.latencyUs},
-                                     std::pair{"energy_mj", simulated.objectives.energyMj}}) {
-        const double searched = fields.optionalNumber(chosen, "plan", key, value);
+    for (const auto& [key, value, planned] :
+         {std::tuple{"latency_us", simulated.objectives.latencyUs, chosen.latencyUs},
+          std::tuple{"energy_mj", simulated.objectives.energyMj, chosen.energyMj}}) {
+        const double searched = planned.value_or(value);
         if (std::abs(searched - value) > 1e-6 * std::max(std::abs(searched), 1.0)) {
             bundle.diagnostics.push_back(
                 {Diagnostic::Severity::Warning, "costs-differ",
                  "plan " + std::to_string(options.planId) + ": " + key + " is " + number(value) +
                      " with the costs of this export but " + number(searched) + " in " +
-                     options.plansPath +
+                     plansOrigin +
                      "; the search used other costs (a sample library or another catalog) or "
                      "another priority order"});
         }
@@ -485,25 +426,23 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     bundle.files["plan.json"] = dumpJson(planJson, 2) + "\n";
 
     // Candidates: the best-spread plans of the front, the exported plan always among them.
-    std::vector<Objective> objectives;
-    {
-        std::string names;
-        for (const Json& o : doc.value("objectives", Json::array())) {
-            names += (names.empty() ? "" : ",") + o.get<std::string>();
-        }
-        objectives = parseObjectives(names.empty() ? "latency,energy,memory" : names);
-    }
+    const std::vector<Objective>& objectives = plansFile.objectives;
     std::vector<Solution> front;
     std::map<std::vector<std::uint8_t>, std::int64_t> idOf; // the first plan with a placement
-    for (const auto& [id, json] : plansFile.plans) {
-        if (!json->value("on_front", false) || id == options.planId) {
+    std::vector<const PlansFilePlan*> byId;
+    for (const PlansFilePlan& p : plansFile.plans) {
+        byId.push_back(&p);
+    }
+    std::sort(byId.begin(), byId.end(), [](const auto* a, const auto* b) { return a->id < b->id; });
+    for (const PlansFilePlan* p : byId) {
+        if (!p->onFront || p->id == options.planId) {
             continue;
         }
         Solution s;
-        s.genome = genomeOf(*json, sim, options.plansPath);
+        s.genome = genomeOf(*p, sim, plansOrigin);
         s.objectives = sim.evaluate(s.genome);
-        const Json& baseline = json->value("baseline", Json(nullptr));
-        s.baseline = baseline.is_string() ? baseline.get<std::string>() : std::string();
+        s.baseline = p->baseline.value_or(std::string());
+        const std::int64_t id = p->id;
         if (s.objectives.feasible() && s.genome != genome && idOf.emplace(s.genome, id).second) {
             front.push_back(std::move(s));
         }
@@ -515,7 +454,7 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     Json candidates = Json::array();
     for (const Solution& s : picked) {
         const std::int64_t id = idOf.at(s.genome);
-        const Json& source = *plansFile.plans.at(id);
+        const PlansFilePlan& source = plansFile.plan(id);
         const std::string sourceName = sourcesOf(sim, s.genome).overall();
         const std::string file = "candidates/plan-" + std::to_string(id) + ".json";
         // The exported plan's partitions are partitions/; the others' only when asked for.
@@ -532,11 +471,11 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         Json candidate = {
             {"schema", "paretune.candidate/1"},
             {"id", id},
-            {"baseline", source.value("baseline", Json(nullptr))},
+            {"baseline", baselineJson(source)},
             {"objectives", objectivesJson(s.objectives, sourceName)},
             {"cost_sources", sourcesOf(sim, s.genome).json()},
             {"partitions", partitionFolder.empty() ? Json(nullptr) : Json(partitionFolder)},
-            {"assignment", source["assignment"]}};
+            {"assignment", assignmentJson(source)}};
         bundle.files[file] = dumpJson(candidate, 2) + "\n";
         Json entry = {
             {"id", id},
@@ -644,8 +583,10 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     }
     bundle.files["profile.csv"] = csv;
 
-    std::uintmax_t modelBytes = 0;
-    const std::string modelSha = fileSha256(options.modelPath, modelBytes);
+    std::uintmax_t modelBytes = options.modelBytes.size();
+    const std::string modelSha = options.modelBytes.empty()
+                                     ? fileSha256(options.modelPath, modelBytes)
+                                     : Sha256::hex(options.modelBytes);
     Json modelInputs = Json::array();
     for (const TensorId t : g.inputs) {
         const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
@@ -672,9 +613,9 @@ BundleContents buildBundle(const BundleExportOptions& options) {
           {"outputs", modelOutputs}}},
         {"plan",
          {{"id", options.planId},
-          {"plans_file", fs::path(options.plansPath).filename().string()},
+          {"plans_file", fs::path(plansOrigin).filename().string()},
           {"catalog", fs::path(catalogPath).filename().string()},
-          {"baseline", chosen.value("baseline", Json(nullptr))},
+          {"baseline", baselineJson(chosen)},
           {"feasible", simulated.objectives.feasible()},
           {"objectives", objectivesJson(simulated.objectives, overall)},
           {"cost_sources", sources.json()}}},

@@ -2,9 +2,12 @@
 
 #include "bundle_files.h"
 #include "common/diagnostic.h"
+#include "cost/device_catalog.h"
+#include "search/plans_file.h"
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,18 +15,22 @@
 namespace paretune {
 
 class CostTable;
-struct DeviceCatalog;
 struct Graph;
 
 /// Schema of a bundle's manifest.json.
 inline constexpr const char* kBundleSchema = "paretune.bundle/1";
 
 struct BundleExportOptions {
-    std::string modelPath;   ///< the ONNX model the plans were searched for
-    std::string plansPath;   ///< `paretune search --out` document
+    /// The ONNX model file the plans were searched for; with modelBytes, the name it goes by.
+    std::string modelPath;
+    /// The serialized model when it is not a file of its own (the workbench's bundled sample);
+    /// empty: modelPath is read.
+    std::string modelBytes;
+    PlansFile plans;         ///< the search's plans (readPlansFile, parsePlansFile)
     std::int64_t planId = 0; ///< the plan to deploy ("id" in plans.json)
     int candidates = 5;      ///< Pareto plans kept for selection at run time (1..64)
-    std::string catalogPath; ///< device catalog; empty: the one plans.json names
+    /// The device catalog; none: the one the plans name (loaded from its file).
+    std::optional<DeviceCatalog> catalog;
     /// Sample library whose measurements of the plan's real devices (same device fingerprint)
     /// are added to profile.csv as measured rows; empty: none. It must exist; it is only read.
     std::string samplesPath;
@@ -48,16 +55,8 @@ struct BundleContents {
 /// described in README.md, "paretune export"). The plan is re-simulated with the cost table
 /// the search used (costs from the catalog, labelled modelled), so the times in plan.json and
 /// the objectives in manifest.json come from the same simulator as the search's.
-/// Throws InputError for unusable input, naming the file: a missing or malformed plans file,
-/// a plan id it does not hold, plans searched for another model (fingerprint mismatch), a plan
+/// Throws InputError for unusable input, naming the file: a plan id the plans do not hold, plans searched for another model (fingerprint mismatch), a plan
 /// that leaves a compute node unplaced or names a device the plans do not list, a bad catalog.
 BundleContents buildBundle(const BundleExportOptions& options);
-
-/// Parses and type-checks a plans document (`paretune search --out`) as buildBundle reads it:
-/// "tool", "devices" (device ids), "plans" (each an integer "id", unique, and an "assignment"
-/// of node name → device id, finite objectives), optional "model_fingerprint" and "catalog"
-/// strings. Throws InputError "ORIGIN: plans[2].assignment.conv1: expected a string, got …".
-/// Returns the number of plans.
-std::size_t checkPlansText(std::string_view text, const std::string& origin);
 
 } // namespace paretune

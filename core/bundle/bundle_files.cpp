@@ -45,7 +45,7 @@ void checkTarget(const fs::path& target) {
     if (fs::exists(fs::symlink_status(target, ec))) {
         throw InputError(target.string() +
                          ": already exists; it is never replaced (remove it or choose another "
-                         "--out)");
+                         "path)");
     }
     const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
     if (!fs::is_directory(parent, ec)) {

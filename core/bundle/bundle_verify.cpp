@@ -131,8 +131,14 @@ private:
         checkDevices();
     }
 
-    void fail(std::string message) { m_result.failures.push_back(std::move(message)); }
-    void warn(std::string message) { m_result.warnings.push_back(std::move(message)); }
+    void fail(std::string message) {
+        m_result.diagnostics.push_back(
+            {Diagnostic::Severity::Error, "bundle-check-failed", std::move(message)});
+    }
+    void warn(std::string message) {
+        m_result.diagnostics.push_back(
+            {Diagnostic::Severity::Warning, "bundle-check-warning", std::move(message)});
+    }
     void pass(std::string message) { m_result.passed.push_back(std::move(message)); }
 
     void checkHashes() {

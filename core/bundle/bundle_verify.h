@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/diagnostic.h"
+
 #include "bundle_files.h"
 
 #include <cstdint>
@@ -16,10 +18,16 @@ struct DeviceInventory;
 /// fingerprint that differs on this machine, a device this machine lacks) do not.
 struct BundleVerification {
     std::vector<std::string> passed; ///< one line per check that passed
-    std::vector<std::string> warnings;
-    std::vector<std::string> failures;
+    /// Each problem: Severity::Error makes the bundle unusable, Severity::Warning does not.
+    Diagnostics diagnostics;
 
-    bool ok() const { return failures.empty(); }
+    std::vector<std::string> warnings() const {
+        return messagesOf(diagnostics, Diagnostic::Severity::Warning);
+    }
+    std::vector<std::string> failures() const {
+        return messagesOf(diagnostics, Diagnostic::Severity::Error);
+    }
+    bool ok() const { return failures().empty(); }
 };
 
 /// Checks a bundle held in memory (readBundleFiles): manifest schema; the size and SHA-256 of

@@ -74,6 +74,16 @@ struct ModelPartitioner::Impl {
 ModelPartitioner::ModelPartitioner(const std::string& modelPath, const ImportOptions& options)
     : m_impl(std::make_unique<Impl>()) {
     m_impl->imported = importOnnxFile(modelPath, options, m_impl->model);
+    indexModel();
+}
+
+ModelPartitioner::ModelPartitioner(const ModelBytes& model, const ImportOptions& options)
+    : m_impl(std::make_unique<Impl>()) {
+    m_impl->imported = importOnnxBytes(model.bytes, options, model.displayName, m_impl->model);
+    indexModel();
+}
+
+void ModelPartitioner::indexModel() {
     const onnx::GraphProto& g = m_impl->model.graph();
     for (int i = 0; i < g.initializer_size(); ++i) {
         m_impl->initializerIndex.emplace(g.initializer(i).name(), i);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paretune {
@@ -44,10 +45,18 @@ struct Partition {
 /// To run a model split this way: keep a map tensor name → value holding the original model's
 /// inputs; for each partition in order, feed it `inputs` from the map, run it on `device`, and
 /// add its `outputs` to the map. The original model's outputs are then in the map.
+/// A serialized model held in memory, and the name it goes by in messages.
+struct ModelBytes {
+    std::string_view bytes;
+    std::string displayName;
+};
+
 class ModelPartitioner {
 public:
     /// Imports the model file (see importOnnxFile; throws InputError the same way).
     explicit ModelPartitioner(const std::string& modelPath, const ImportOptions& options = {});
+    /// Imports a model held in memory (see importOnnxBytes: no external data).
+    explicit ModelPartitioner(const ModelBytes& model, const ImportOptions& options = {});
     ~ModelPartitioner();
     ModelPartitioner(const ModelPartitioner&) = delete;
     ModelPartitioner& operator=(const ModelPartitioner&) = delete;
@@ -67,6 +76,8 @@ public:
     std::vector<Partition> partition(std::span<const std::string> nodeDevice) const;
 
 private:
+    void indexModel();
+
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };

@@ -5,10 +5,13 @@
 
 namespace paretune {
 
-/// A non-fatal problem found while working on an input: an unknown operator, a dynamic dimension
-/// fixed to a default, a shape that stayed unknown. The GUI lists them, the CLI prints them.
+/// What a core function has to say besides its result, the one channel of every workflow: a
+/// non-fatal problem found while working on an input (an unknown operator, a dynamic dimension
+/// fixed to a default, a device left out), a remark on how the result was made (Info), or a
+/// failed check of a report (Error: bundle verification). The GUI lists them, the CLI prints
+/// them.
 struct Diagnostic {
-    enum class Severity { Info, Warning };
+    enum class Severity { Info, Warning, Error };
 
     Severity severity = Severity::Warning;
     std::string code;    ///< stable identifier, e.g. "unknown-op"
@@ -16,5 +19,17 @@ struct Diagnostic {
 };
 
 using Diagnostics = std::vector<Diagnostic>;
+
+/// The messages of the diagnostics of one severity, in order.
+inline std::vector<std::string> messagesOf(const Diagnostics& diagnostics,
+                                           Diagnostic::Severity severity) {
+    std::vector<std::string> messages;
+    for (const Diagnostic& d : diagnostics) {
+        if (d.severity == severity) {
+            messages.push_back(d.message);
+        }
+    }
+    return messages;
+}
 
 } // namespace paretune

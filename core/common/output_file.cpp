@@ -115,7 +115,7 @@ bool renameWithoutReplacing(const fs::path& from, const fs::path& to, std::strin
         }
     }
     problem = errno == EEXIST ? "already exists; it is never replaced (remove it or choose "
-                                "another --out)"
+                                "another path)"
                               : std::string("cannot be created: ") + std::strerror(errno);
     return false;
 }

@@ -4,4 +4,6 @@ namespace paretune {
 
 Progress::~Progress() = default;
 
+void Progress::sample(int, double) {}
+
 } // namespace paretune

@@ -12,6 +12,9 @@ struct Progress {
     virtual ~Progress();
     virtual void report(double fraction, const std::string& message) = 0;
     virtual bool cancelled() const = 0;
+    /// A figure of the job at one step, for plots: a training epoch's loss, a search
+    /// generation's normalised hypervolume. The default ignores it.
+    virtual void sample(int step, double value);
 };
 
 } // namespace paretune

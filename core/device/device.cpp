@@ -187,16 +187,18 @@ DeviceInventory discoverDevices(const DeviceCatalog* catalog) {
         inventory.devices.push_back(std::move(d));
     }
     if (cuda.devices.empty()) {
-        inventory.notes.push_back("no CUDA devices" +
-                                  (cuda.note.empty() ? std::string() : ": " + cuda.note));
+        inventory.diagnostics.push_back(
+            {Diagnostic::Severity::Info, "no-cuda-device",
+             "no CUDA devices" + (cuda.note.empty() ? std::string() : ": " + cuda.note)});
     }
 
     if (catalog != nullptr) {
         for (Device& d : catalogDevices(*catalog)) {
             if (inventory.find(d.id) != nullptr) {
-                inventory.notes.push_back(catalog->origin + ": catalog device '" + d.id +
-                                          "' has the id of a device of this machine; the real "
-                                          "device is listed");
+                inventory.diagnostics.push_back(
+                    {Diagnostic::Severity::Warning, "catalog-device-shadowed",
+                     catalog->origin + ": catalog device '" + d.id +
+                         "' has the id of a device of this machine; the real device is listed"});
                 continue;
             }
             inventory.devices.push_back(std::move(d));

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/diagnostic.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -83,7 +85,7 @@ std::vector<Device> catalogDevices(const DeviceCatalog& catalog);
 struct DeviceInventory {
     std::vector<Device> devices;
     /// Non-fatal remarks: why there is no CUDA device, catalog entries left out, …
-    std::vector<std::string> notes;
+    Diagnostics diagnostics;
 
     const Device* find(const std::string& id) const;
 };

@@ -1833,9 +1833,17 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
 
 ImportResult importOnnxBytes(std::string_view bytes, const ImportOptions& options,
                              const std::string& displayName) {
+    onnx::ModelProto unused;
+    return importOnnxBytes(bytes, options, displayName, unused);
+}
+
+ImportResult importOnnxBytes(std::string_view bytes, const ImportOptions& options,
+                             const std::string& displayName, onnx::ModelProto& preparedModel) {
     ImportSession session(displayName, {}, options);
     session.parseBytes(bytes);
-    return session.run();
+    ImportResult result = session.run();
+    preparedModel = session.takeModel();
+    return result;
 }
 
 ImportResult importOnnxText(std::string_view text, const ImportOptions& options,

@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <string>
+#include <string_view>
 
 namespace paretune {
 
@@ -16,6 +17,10 @@ namespace paretune {
 /// Graph's may differ when the file's was empty or repeated). Throws like importOnnxFile.
 ImportResult importOnnxFile(const std::string& path, const ImportOptions& options,
                             onnx::ModelProto& preparedModel);
+
+/// importOnnxBytes that also hands back the prepared model (as importOnnxFile above).
+ImportResult importOnnxBytes(std::string_view bytes, const ImportOptions& options,
+                             const std::string& displayName, onnx::ModelProto& preparedModel);
 
 /// A constant as an ONNX initializer named `name`. Integer and bool values are exact;
 /// floating-point values are written as float32 (float16 and bfloat16 change type).

@@ -26,9 +26,10 @@ LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
         }
         const Device* device = inventory.find(id);
         if (device == nullptr || !device->isCpu()) {
-            result.notes.push_back("device '" + id +
-                                   "' is not a CPU device of this machine: no samples or "
-                                   "predictions for it");
+            result.diagnostics.push_back({Diagnostic::Severity::Warning, "device-not-here",
+                                          "device '" + id +
+                                              "' is not a CPU device of this machine: no "
+                                              "samples or predictions for it"});
             continue;
         }
         fingerprints[id] = deviceFingerprint(*device);
@@ -51,9 +52,11 @@ LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
         const DeviceFigures figures =
             stored ? storedDeviceFigures(library, *stored) : DeviceFigures{};
         if (!figures.hasMicroBenchmark()) {
-            result.notes.push_back("device '" + id +
-                                   "' has no micro-benchmark figures in the library (run "
-                                   "paretune predict or train once): no predictions for it");
+            result.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "device-without-benchmark",
+                 "device '" + id +
+                     "' has no micro-benchmark figures in the library (training or predicting "
+                     "once measures them): no predictions for it"});
             continue;
         }
         const std::vector<PredictorRow> rows = nodeRows(graph, fingerprint);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/diagnostic.h"
+
 #include "cost/measured_costs.h"
 #include "device/device.h"
 #include "paretune/config.h"
@@ -20,7 +22,7 @@ struct LibraryCosts {
     int predictedCells = 0;
     std::int64_t predictorId = 0;        ///< 0 when the library has no predictor
     std::vector<MeasuredDevice> devices; ///< what applyMeasuredSamples found per device
-    std::vector<std::string> notes;
+    Diagnostics diagnostics;             ///< devices left without samples or predictions
 };
 
 /// Fills the compute-node cells of every table device that the catalog marks measured
@@ -47,8 +49,9 @@ inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
     for (const MeasuredDevice& m : costs.devices) {
         costs.measuredCells += m.measured;
     }
-    costs.notes.push_back("predictions need a build with LibTorch: operators without samples "
-                          "count as unsupported on real devices");
+    costs.diagnostics.push_back({Diagnostic::Severity::Warning, "no-predictor-in-build",
+                                 "predictions need a build with LibTorch: operators without "
+                                 "samples count as unsupported on real devices"});
     return costs;
 #endif
 }

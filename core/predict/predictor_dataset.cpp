@@ -81,9 +81,10 @@ PredictorDataset assembleDataset(const SampleLibrary& library) {
     for (const DeviceRecord& record : library.devices()) {
         DeviceFigures figures = storedDeviceFigures(library, record);
         if (!figures.hasMicroBenchmark()) {
-            dataset.notes.push_back("device " + record.fingerprint.substr(0, 12) + " (" +
-                                    record.name +
-                                    "): no micro-benchmark figures; its samples are left out");
+            dataset.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "device-without-benchmark",
+                 "device " + record.fingerprint.substr(0, 12) + " (" + record.name +
+                     "): no micro-benchmark figures; its samples are left out"});
             continue;
         }
         deviceKeys.push_back(record.fingerprint);
@@ -96,13 +97,15 @@ PredictorDataset assembleDataset(const SampleLibrary& library) {
         try {
             graph = importOnnxFile(model.sourcePath).graph;
         } catch (const InputError& e) {
-            dataset.notes.push_back("model " + label + ": left out, cannot import (" + e.what() +
-                                    ")");
+            dataset.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "model-not-importable",
+                 "model " + label + ": left out, cannot import (" + e.what() + ")"});
             continue;
         }
         if (graph.fingerprint != model.fingerprint) {
-            dataset.notes.push_back("model " + label +
-                                    ": left out, the file changed since it was profiled");
+            dataset.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "model-changed",
+                 "model " + label + ": left out, the file changed since it was profiled"});
             continue;
         }
         dataset.modelNames[model.fingerprint] =
@@ -142,8 +145,8 @@ MicroBenchmark measureAndRecord(SampleLibrary& library, const Device& device) {
 
 } // namespace
 
-std::vector<std::string> recordMicroBenchmarks(SampleLibrary& library) {
-    std::vector<std::string> notes;
+Diagnostics recordMicroBenchmarks(SampleLibrary& library) {
+    Diagnostics notes;
     const DeviceInventory inventory = discoverDevices();
     for (const DeviceRecord& stored : library.devices()) {
         if (storedDeviceFigures(library, stored).hasMicroBenchmark()) {
@@ -154,9 +157,10 @@ std::vector<std::string> recordMicroBenchmarks(SampleLibrary& library) {
                 continue;
             }
             const MicroBenchmark bench = measureAndRecord(library, device);
-            notes.push_back("device " + device.id + ": micro-benchmark " +
-                            std::to_string(bench.gemmGflops) + " GFLOP/s, " +
-                            std::to_string(bench.memoryBwGbs) + " GB/s (measured, stored)");
+            notes.push_back({Diagnostic::Severity::Info, "micro-benchmark-measured",
+                             "device " + device.id + ": micro-benchmark " +
+                                 std::to_string(bench.gemmGflops) + " GFLOP/s, " +
+                                 std::to_string(bench.memoryBwGbs) + " GB/s (measured, stored)"});
         }
     }
     return notes;
@@ -246,9 +250,10 @@ std::string resolveModel(const PredictorDataset& dataset, const std::string& nam
         for (const auto& [fingerprint, name] : dataset.modelNames) {
             known += (known.empty() ? "" : ", ") + name + " (" + fingerprint.substr(0, 12) + ")";
         }
-        throw InputError("--holdout-model " + nameOrPrefix + ": " +
-                         (matches.empty() ? "no such model" : "more than one model matches") +
-                         " among the profiled models (" + known + ")");
+        throw InputError::forSetting(
+            "holdout-model", nameOrPrefix + ": " +
+                                 (matches.empty() ? "no such model" : "more than one model matches") +
+                                 " among the profiled models (" + known + ")");
     }
     return matches.front();
 }
@@ -266,9 +271,10 @@ std::string resolveDevice(const PredictorDataset& dataset, const std::string& pr
             known +=
                 (known.empty() ? "" : ", ") + fingerprint.substr(0, 12) + " (" + figures.name + ")";
         }
-        throw InputError("--holdout-device " + prefix + ": " +
-                         (matches.empty() ? "no such device" : "more than one device matches") +
-                         " among the devices with samples (" + known + ")");
+        throw InputError::forSetting(
+            "holdout-device", prefix + ": " +
+                                  (matches.empty() ? "no such device" : "more than one device matches") +
+                                  " among the devices with samples (" + known + ")");
     }
     return matches.front();
 }

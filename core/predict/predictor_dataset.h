@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/diagnostic.h"
+
 #include "op_features.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -37,7 +39,7 @@ struct PredictorDataset {
     std::vector<PredictorRow> rows;
     std::map<std::string, DeviceFigures> devices;  ///< by fingerprint
     std::map<std::string, std::string> modelNames; ///< fingerprint → file name without suffix
-    std::vector<std::string> notes;                ///< models or devices left out, and why
+    Diagnostics diagnostics;                       ///< models or devices left out, and why
 };
 
 /// Rows for the compute nodes of `graph` on a device (latencies 0). Pure.
@@ -56,7 +58,7 @@ DeviceFigures storedDeviceFigures(const SampleLibrary& library, const DeviceReco
 /// For every stored device that is a real device of this machine and has no micro-benchmark
 /// figures yet: runs the quick micro-benchmark on it and stores the vector in the library
 /// (recordBenchmark). Returns one note per device measured.
-std::vector<std::string> recordMicroBenchmarks(SampleLibrary& library);
+Diagnostics recordMicroBenchmarks(SampleLibrary& library);
 
 /// The figures of a device of this machine, measuring and storing its micro-benchmark first
 /// when the library has none (the device is stored too).

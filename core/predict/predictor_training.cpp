@@ -23,9 +23,11 @@ std::string pairName(const PredictorDataset& dataset, const PredictorRow& row) {
 /// Few-shot adaptation to the held-out device: k = 0 is the cold start (nearest known device),
 /// then the k most informative operators of the test rows are "measured" (taken from the
 /// samples), the predictor is fine-tuned on them and scored on the other test rows.
-nlohmann::json fewShotCurve(const PredictorRecord& base, const PredictorDataset& dataset,
-                            const std::vector<PredictorRow>& testRows, const std::string& device) {
-    nlohmann::json curve = nlohmann::json::array();
+std::vector<FewShotPoint> fewShotCurve(const PredictorRecord& base,
+                                       const PredictorDataset& dataset,
+                                       const std::vector<PredictorRow>& testRows,
+                                       const std::string& device) {
+    std::vector<FewShotPoint> curve;
     const DeviceFigures& figures = dataset.devices.at(device);
     std::vector<PredictorRow> onDevice;
     for (const PredictorRow& r : testRows) {
@@ -59,22 +61,51 @@ nlohmann::json fewShotCurve(const PredictorRecord& base, const PredictorDataset&
         if (k > 0) {
             adapted.fineTune(shotRows, figures);
         }
-        nlohmann::json point = evaluatePredictor(adapted, dataset, rest);
-        point.erase("pairs");
-        point["k"] = k;
         // The same remaining operators as the cold start predicts them: what adapting gained
         // (the remaining set shrinks and changes with k, so points of different k differ in it).
-        point["cold_start"] = evaluatePredictor(cold, dataset, rest)["predictor"];
-        curve.push_back(point);
+        const PredictorEvaluation scored = evaluatePredictor(adapted, dataset, rest);
+        curve.push_back({static_cast<int>(k), scored.predictor, scored.roofline,
+                         evaluatePredictor(cold, dataset, rest).predictor});
     }
     return curve;
 }
 
+/// The few-shot curve as stored: each point's "k", "predictor", "roofline" and "cold_start".
+nlohmann::json fewShotJson(const std::vector<FewShotPoint>& curve) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const FewShotPoint& p : curve) {
+        points.push_back({{"k", p.k},
+                          {"predictor", toJson(p.predictor)},
+                          {"roofline", toJson(p.roofline)},
+                          {"cold_start", toJson(p.coldStart)}});
+    }
+    return points;
+}
+
 } // namespace
 
-nlohmann::json evaluatePredictor(const PerformancePredictor& predictor,
-                                 const PredictorDataset& dataset,
-                                 const std::vector<PredictorRow>& rows) {
+nlohmann::json toJson(const PredictorEvaluation& evaluation) {
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const PairEvaluation& p : evaluation.pairs) {
+        pairs.push_back({{"pair", p.pair},
+                         {"measured_sum_us", p.measuredSumUs},
+                         {"predicted_sum_us", p.predictedSumUs},
+                         {"roofline_sum_us", p.rooflineSumUs},
+                         {"predictor", toJson(p.predictor)},
+                         {"roofline", toJson(p.roofline)}});
+    }
+    nlohmann::json doc = {{"predictor", toJson(evaluation.predictor)},
+                          {"roofline", toJson(evaluation.roofline)},
+                          {"pairs", pairs}};
+    if (!evaluation.set.empty()) {
+        doc["set"] = evaluation.set;
+    }
+    return doc;
+}
+
+PredictorEvaluation evaluatePredictor(const PerformancePredictor& predictor,
+                                      const PredictorDataset& dataset,
+                                      const std::vector<PredictorRow>& rows) {
     const std::vector<LatencyPrediction> predictions = predictor.predict(rows, dataset.devices);
     std::vector<double> predicted, roofline, measured;
     std::vector<std::string> groups;
@@ -91,9 +122,11 @@ nlohmann::json evaluatePredictor(const PerformancePredictor& predictor,
         sum[1] += roofline.back();
         sum[2] += measured.back();
     }
+    PredictorEvaluation evaluation;
+    evaluation.predictor = accuracyMetrics(predicted, measured, groups);
+    evaluation.roofline = accuracyMetrics(roofline, measured, groups);
     // Each pair is also scored on its own: a noisy device's many small ops must not hide how
     // well (or badly) the other device's are predicted.
-    nlohmann::json pairs = nlohmann::json::array();
     for (const auto& [name, sum] : sums) {
         std::vector<double> p, r, m;
         for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -104,16 +137,10 @@ nlohmann::json evaluatePredictor(const PerformancePredictor& predictor,
             }
         }
         const std::vector<std::string> one(m.size(), name);
-        pairs.push_back({{"pair", name},
-                         {"measured_sum_us", sum[2]},
-                         {"predicted_sum_us", sum[0]},
-                         {"roofline_sum_us", sum[1]},
-                         {"predictor", toJson(accuracyMetrics(p, m, one))},
-                         {"roofline", toJson(accuracyMetrics(r, m, one))}});
+        evaluation.pairs.push_back({name, sum[2], sum[0], sum[1], accuracyMetrics(p, m, one),
+                                    accuracyMetrics(r, m, one)});
     }
-    return {{"predictor", toJson(accuracyMetrics(predicted, measured, groups))},
-            {"roofline", toJson(accuracyMetrics(roofline, measured, groups))},
-            {"pairs", pairs}};
+    return evaluation;
 }
 
 std::vector<std::size_t> mostInformative(const std::vector<PredictorRow>& rows,
@@ -142,31 +169,50 @@ TrainingReport trainPredictorInLibrary(SampleLibrary& library, const TrainingSet
                                        const PerformancePredictor::EpochCallback& onEpoch) {
     const PredictorOptions& options = settings.options;
     if (options.epochs < 1 || options.epochs > 100000) {
-        throw InputError("epochs: expected 1 to 100000, got " + std::to_string(options.epochs));
+        throw InputError::forSetting("epochs",
+                                     "expected 1 to 100000, got " + std::to_string(options.epochs));
     }
     if (options.members < 1 || options.members > 32) {
-        throw InputError("members: expected 1 to 32, got " + std::to_string(options.members));
+        throw InputError::forSetting("members",
+                                     "expected 1 to 32, got " + std::to_string(options.members));
     }
     TrainingReport report;
-    report.notes = recordMicroBenchmarks(library);
+    report.diagnostics = recordMicroBenchmarks(library);
     report.dataset = assembleDataset(library);
     const PredictorDataset& dataset = report.dataset;
-    report.notes.insert(report.notes.end(), dataset.notes.begin(), dataset.notes.end());
+    report.diagnostics.insert(report.diagnostics.end(), dataset.diagnostics.begin(),
+                              dataset.diagnostics.end());
     if (dataset.rows.empty()) {
         throw InputError(library.path().string() +
-                         ": no samples to train on: profile models first (paretune profile MODEL "
-                         "--device cpu:0)");
+                         ": no samples to train on: profile models on a device first");
     }
     std::vector<std::string>& heldModels = report.heldOutModels;
     std::vector<std::string>& heldDevices = report.heldOutDevices;
     if (!settings.holdoutModel.empty()) {
-        heldModels.push_back(resolveModel(dataset, settings.holdoutModel));
+        try {
+            heldModels.push_back(resolveModel(dataset, settings.holdoutModel));
+        } catch (const InputError& e) {
+            if (!settings.holdoutModelIfPossible) {
+                throw;
+            }
+            report.diagnostics.push_back({Diagnostic::Severity::Warning, "holdout-unknown",
+                                          std::string(e.what()) + ": nothing held out"});
+        }
     }
     if (!settings.holdoutDevice.empty()) {
         heldDevices.push_back(resolveDevice(dataset, settings.holdoutDevice));
     }
     report.split = splitDataset(dataset, heldModels, heldDevices);
     DatasetSplit& split = report.split;
+    if (settings.holdoutModelIfPossible && !heldModels.empty() &&
+        (split.train.empty() || split.test.empty())) {
+        report.diagnostics.push_back({Diagnostic::Severity::Info, "holdout-only-model",
+                                      "the library has no other model to learn from besides " +
+                                          dataset.modelNames.at(heldModels.front()) +
+                                          ": trained and scored on all its samples"});
+        heldModels.clear();
+        report.split = splitDataset(dataset, heldModels, heldDevices);
+    }
     const bool heldOut = !heldModels.empty() || !heldDevices.empty();
     if (!heldOut) {
         split.train.resize(dataset.rows.size());
@@ -198,8 +244,9 @@ TrainingReport trainPredictorInLibrary(SampleLibrary& library, const TrainingSet
         report.rooflineUs.push_back(rooflineBaselineUs(dataset.devices.at(r.deviceFingerprint),
                                                        r.opType, r.flops, r.bytes));
     }
-    nlohmann::json evaluation = evaluatePredictor(predictor, dataset, report.evaluatedRows);
-    evaluation["set"] = heldOut ? "held out" : "training set (in-sample, nothing held out)";
+    report.evaluation = evaluatePredictor(predictor, dataset, report.evaluatedRows);
+    report.evaluation.set =
+        heldOut ? PredictorEvaluation::kHeldOutSet : PredictorEvaluation::kTrainingSet;
     nlohmann::json heldModelNames = nlohmann::json::array();
     for (const std::string& m : heldModels) {
         heldModelNames.push_back({{"fingerprint", m}, {"name", dataset.modelNames.at(m)}});
@@ -211,11 +258,11 @@ TrainingReport trainPredictorInLibrary(SampleLibrary& library, const TrainingSet
                         {"test_rows", split.test.size()},
                         {"leaks", splitLeaks(dataset, split).size()}}},
                       {"epoch_loss", report.epochLoss},
-                      {"evaluation", evaluation}};
+                      {"evaluation", toJson(report.evaluation)}};
     PredictorRecord record = predictor.toRecord(report.metrics);
     if (!heldDevices.empty()) {
-        report.metrics["few_shot"] =
-            fewShotCurve(record, dataset, report.evaluatedRows, heldDevices.front());
+        report.fewShot = fewShotCurve(record, dataset, report.evaluatedRows, heldDevices.front());
+        report.metrics["few_shot"] = fewShotJson(report.fewShot);
         report.metrics["few_shot_device"] = heldDevices.front();
         report.metrics["cold_start_from"] =
             predictor.nearestDevice(dataset.devices.at(heldDevices.front()));

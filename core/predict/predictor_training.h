@@ -1,5 +1,6 @@
 #pragma once
 
+#include "accuracy_metrics.h"
 #include "performance_predictor.h"
 #include "predictor_dataset.h"
 
@@ -17,14 +18,52 @@ class SampleLibrary;
 struct TrainingSettings {
     std::string holdoutModel;  ///< stored model name or fingerprint prefix; empty: none
     std::string holdoutDevice; ///< device fingerprint prefix; empty: none
+    /// The held-out model is held out only when the library has others to learn from: a library
+    /// that holds no such model, or only that one, is trained and scored on all its samples
+    /// (the report says so in a note and its evaluation's `set`). When false, such a hold-out
+    /// is an InputError.
+    bool holdoutModelIfPossible = false;
     PredictorOptions options;
+};
+
+/// One (model, device) pair's figures within an evaluation.
+struct PairEvaluation {
+    std::string pair; ///< "MODEL on DEVICE (FINGERPRINT)"
+    double measuredSumUs = 0.0, predictedSumUs = 0.0, rooflineSumUs = 0.0;
+    AccuracyMetrics predictor, roofline;
+};
+
+/// The predictor and the roofline baseline scored on a set of measured rows.
+struct PredictorEvaluation {
+    /// Which rows: kHeldOutSet, kTrainingSet, or empty where the caller names them.
+    std::string set;
+    AccuracyMetrics predictor, roofline;
+    std::vector<PairEvaluation> pairs; ///< each (model, device) pair on its own, by name
+    /// True when the rows are the training set (nothing held out).
+    bool inSample() const { return set == kTrainingSet; }
+
+    static constexpr const char* kHeldOutSet = "held out";
+    static constexpr const char* kTrainingSet = "training set (in-sample, nothing held out)";
+};
+
+/// {"set" (when not empty), "predictor", "roofline", "pairs": [{"pair", "measured_sum_us",
+/// "predicted_sum_us", "roofline_sum_us", "predictor", "roofline"}]}, as stored with a
+/// predictor.
+nlohmann::json toJson(const PredictorEvaluation& evaluation);
+
+/// A point of the few-shot curve: k operators of the held-out device measured, the predictor
+/// fine-tuned on them and scored on the device's other operators.
+struct FewShotPoint {
+    int k = 0;
+    AccuracyMetrics predictor, roofline;
+    AccuracyMetrics coldStart; ///< the cold-start predictor on the same remaining operators
 };
 
 /// A trained and stored predictor with its evaluation.
 struct TrainingReport {
     std::int64_t predictorId = 0;
     PredictorDataset dataset;
-    std::vector<std::string> notes; ///< devices benchmarked, models or devices left out
+    Diagnostics diagnostics; ///< devices benchmarked, models or devices left out
     std::vector<std::string> heldOutModels, heldOutDevices;
     DatasetSplit split;
     std::size_t trainingRows = 0; ///< distinct measurements the predictor learned from
@@ -33,17 +72,18 @@ struct TrainingReport {
     std::vector<PredictorRow> evaluatedRows;
     std::vector<double> predictedUs; ///< per evaluated row
     std::vector<double> rooflineUs;  ///< per evaluated row
-    /// {"split", "epoch_loss", "evaluation": {"set", "predictor", "roofline", "pairs"}} and, with
-    /// a held-out device, "few_shot", "few_shot_device", "cold_start_from"; stored with it.
+    PredictorEvaluation evaluation;  ///< of the evaluated rows
+    std::vector<FewShotPoint> fewShot; ///< with a held-out device; else empty
+    /// The same figures as stored with the predictor: {"split", "epoch_loss", "evaluation"}
+    /// and, with a held-out device, "few_shot", "few_shot_device", "cold_start_from".
     nlohmann::json metrics;
 };
 
-/// Predictor and roofline against the measured latencies of `rows`: {"predictor": metrics,
-/// "roofline": metrics, "pairs": [{"pair", "measured_sum_us", "predicted_sum_us",
-/// "roofline_sum_us", "predictor": metrics, "roofline": metrics}]} (a pair's own metrics).
-nlohmann::json evaluatePredictor(const PerformancePredictor& predictor,
-                                 const PredictorDataset& dataset,
-                                 const std::vector<PredictorRow>& rows);
+/// Predictor and roofline against the measured latencies of `rows`, overall and per (model,
+/// device) pair (`set` left empty).
+PredictorEvaluation evaluatePredictor(const PerformancePredictor& predictor,
+                                      const PredictorDataset& dataset,
+                                      const std::vector<PredictorRow>& rows);
 
 /// Distinct signatures of `rows` ranked by expected absolute error (predicted latency ×
 /// uncertainty), highest first: the most informative operators to measure (at most `count`).

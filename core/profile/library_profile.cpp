@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -34,10 +35,24 @@ int LibraryProfileRun::reusedCount() const {
     return n;
 }
 
+std::string_view LibraryProfileRow::statusName() const {
+    return cancelled ? "cancelled" : profileStatusName(status);
+}
+
+int LibraryProfileRun::failedCount() const {
+    return static_cast<int>(
+        std::count_if(rows.begin(), rows.end(), [](const auto& row) { return row.failed(); }));
+}
+
+int LibraryProfileRun::cancelledCount() const {
+    return static_cast<int>(
+        std::count_if(rows.begin(), rows.end(), [](const auto& row) { return row.cancelled; }));
+}
+
 double LibraryProfileRun::sumOfOpsUs() const {
     double sum = 0.0;
     for (const LibraryProfileRow& row : rows) {
-        if (row.status == "ok") {
+        if (row.ok()) {
             sum += row.sample.latencyUs;
         }
     }
@@ -207,7 +222,7 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     } else {
         run.result.threads = profileOptions.measure.threads;
         run.result.wholeModel.message =
-            "not run: every operator was reused (use --force to measure)";
+            "not run: every operator was reused (force measuring to run it)";
     }
     commit();
 
@@ -220,12 +235,12 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
         const auto it = run.result.nodes.find(measured);
         if (it == run.result.nodes.end()) {
             // Cancelled before this signature was measured.
-            row.status = "cancelled";
+            row.cancelled = true;
             row.message = "not measured: the run was cancelled";
             continue;
         }
         if (it->second.status != ProfileStatus::Ok) {
-            row.status = std::string(profileStatusName(it->second.status));
+            row.status = it->second.status;
             row.message = it->second.message;
             continue;
         }

@@ -45,9 +45,15 @@ struct SpeedCheck {
 struct LibraryProfileRow {
     NodeId node = kNone;
     bool reused = false;       ///< already in the library, or its signature measured once here
-    std::string status = "ok"; ///< or the ProfileStatus name of a failure
-    std::string message;
-    Sample sample; ///< the stored (or reused) sample when status is "ok"
+    ProfileStatus status = ProfileStatus::Ok;
+    bool cancelled = false; ///< not measured: the run was cancelled first
+    std::string message;    ///< why, when not ok()
+    Sample sample;          ///< the stored (or reused) sample when ok()
+
+    bool ok() const { return !cancelled && status == ProfileStatus::Ok; }
+    bool failed() const { return !cancelled && status != ProfileStatus::Ok; }
+    /// "ok", "cancelled", or the ProfileStatus name of a failure (as `paretune profile` prints).
+    std::string_view statusName() const;
 };
 
 struct LibraryProfileRun {
@@ -59,6 +65,8 @@ struct LibraryProfileRun {
     std::optional<SpeedCheck> speed;
 
     int reusedCount() const;
+    int failedCount() const;    ///< rows unsupported or failed
+    int cancelledCount() const; ///< rows left unmeasured by a cancel
     /// Sum of the per-op medians of the rows that are ok (µs).
     double sumOfOpsUs() const;
 };

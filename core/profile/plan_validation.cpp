@@ -14,6 +14,7 @@
 #include "rapl_energy.h"
 #include "search/baselines.h"
 #include "search/pareto_search.h"
+#include "search/plans_file.h"
 #include "store/graph_records.h"
 #include "store/sample_library.h"
 
@@ -134,13 +135,36 @@ nlohmann::json PlanValidation::objectivesJson() const {
             {"warmup_runs", warmup}};
 }
 
+PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::int64_t planId,
+                              const std::string& label) {
+    const PlansFilePlan& plan = plans.plan(planId);
+    PlanToValidate toValidate;
+    toValidate.label = label;
+    toValidate.assignment.resize(graph.nodes.size());
+    for (const auto& [name, device] : plan.assignment) {
+        const NodeId node = graph.findNode(name);
+        if (node == kNone) {
+            throw InputError(label + ": node '" + name + "' is not in " +
+                             (graph.sourcePath.empty() ? graph.name : graph.sourcePath));
+        }
+        toValidate.assignment[static_cast<std::size_t>(node)] = device;
+    }
+    toValidate.costDevices = plans.devices;
+    toValidate.plannedLatencyUs = plan.latencyUs;
+    toValidate.plannedEnergyMj = plan.energyMj;
+    toValidate.plannedMemoryMb = plan.peakMemoryMb;
+    return toValidate;
+}
+
 PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,
                             const ValidationOptions& options) {
     if (options.repeats < 1 || options.repeats > 100000) {
-        throw InputError("--repeats: expected 1 to 100000, got " + std::to_string(options.repeats));
+        throw InputError::forSetting("repeats", "expected 1 to 100000, got " +
+                                                    std::to_string(options.repeats));
     }
     if (options.warmup < 0 || options.warmup > 1000) {
-        throw InputError("--warmup: expected 0 to 1000, got " + std::to_string(options.warmup));
+        throw InputError::forSetting("warmup",
+                                     "expected 0 to 1000, got " + std::to_string(options.warmup));
     }
     if (plan.assignment.size() != g.nodes.size()) {
         throw InputError(plan.label + ": the assignment has " +

@@ -14,6 +14,7 @@ namespace paretune {
 class CostTable;
 class SampleLibrary;
 struct DeviceCatalog;
+struct PlansFile;
 struct Progress;
 
 /// A searched plan to run on this machine's devices.
@@ -29,6 +30,12 @@ struct PlanToValidate {
     std::optional<double> plannedEnergyMj;
     std::optional<double> plannedMemoryMb;
 };
+
+/// Plan `planId` of a plans document, to validate on `graph`: its assignment by node name, the
+/// document's devices as the cost devices, its planned objectives. `label` names it in
+/// messages. InputError for a plan id the document does not hold or a node the graph lacks.
+PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::int64_t planId,
+                              const std::string& label);
 
 struct ValidationOptions {
     int repeats = 20; ///< timed runs of the whole plan (1..100000)

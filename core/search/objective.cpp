@@ -56,19 +56,21 @@ std::vector<Objective> parseObjectives(std::string_view text) {
             std::find_if(std::begin(kDescriptors), std::end(kDescriptors),
                          [&](const ObjectiveDescriptor& d) { return d.name == item; });
         if (found == std::end(kDescriptors)) {
-            throw InputError("--objectives: unknown objective \"" + std::string(item) +
-                             "\" (expected latency, energy, power or memory)");
+            throw InputError::forSetting("objectives", "unknown objective \"" + std::string(item) +
+                                                           "\" (expected latency, energy, power "
+                                                           "or memory)");
         }
         const Objective o = found->objective;
         if (std::find(objectives.begin(), objectives.end(), o) != objectives.end()) {
-            throw InputError("--objectives: \"" + std::string(item) + "\" is listed twice");
+            throw InputError::forSetting("objectives",
+                                         "\"" + std::string(item) + "\" is listed twice");
         }
         objectives.push_back(o);
         begin = end + 1;
     }
     if (objectives.size() < 2 || objectives.size() > 3) {
-        throw InputError("--objectives: expected two or three objectives, got " +
-                         std::to_string(objectives.size()));
+        throw InputError::forSetting("objectives", "expected two or three objectives, got " +
+                                                       std::to_string(objectives.size()));
     }
     return objectives;
 }

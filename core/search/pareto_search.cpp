@@ -229,6 +229,7 @@ public:
                 std::snprintf(message, sizeof message, "generation %d/%d, hypervolume %.6f", g + 1,
                               m_options.generations, result.hypervolumeByGeneration.back());
                 progress->report(static_cast<double>(g + 1) / m_options.generations, message);
+                progress->sample(g + 1, result.hypervolumeByGeneration.back());
             }
         }
         std::vector<Solution> candidates = baselines;
@@ -957,6 +958,7 @@ public:
         m_inner->report(m_offset + m_scale * fraction, m_stage + " " + message);
     }
     bool cancelled() const override { return m_inner->cancelled(); }
+    void sample(int step, double value) override { m_inner->sample(step, value); }
 
 private:
     Progress* m_inner;

@@ -107,4 +107,12 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
             {"hypervolume_by_generation", result.hypervolumeByGeneration}};
 }
 
+PlansFile frontPlansFile(const Simulator& sim, const SearchOptions& options,
+                         const SearchResult& result, const PlansDocumentSource& source,
+                         const std::string& origin) {
+    return parsePlansFile(
+        plansDocument(sim, options, result, listPlans(result, options.objectives, 0), source),
+        origin);
+}
+
 } // namespace paretune

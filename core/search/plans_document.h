@@ -1,6 +1,7 @@
 #pragma once
 
 #include "search/pareto_search.h"
+#include "search/plans_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,5 +41,12 @@ struct PlansDocumentSource {
 nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
                              const SearchResult& result, const std::vector<ListedPlan>& plans,
                              const PlansDocumentSource& source);
+
+/// The plans document of the whole front (listPlans without a limit: plan id = front index,
+/// then the baselines) as a PlansFile named `origin`, as validation and export read a plans
+/// file: the workbench's search, handed on without a file.
+PlansFile frontPlansFile(const Simulator& sim, const SearchOptions& options,
+                         const SearchResult& result, const PlansDocumentSource& source,
+                         const std::string& origin);
 
 } // namespace paretune

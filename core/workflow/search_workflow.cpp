@@ -60,9 +60,8 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
                                            " operators measured, " + std::to_string(m.missing) +
                                            " without samples"});
         }
-        for (const std::string& note : costs.notes) {
-            run.diagnostics.push_back({Diagnostic::Severity::Info, "library", note});
-        }
+        run.diagnostics.insert(run.diagnostics.end(), costs.diagnostics.begin(),
+                               costs.diagnostics.end());
         run.source.library = {{"db", request.dbPath},
                               {"predictor_id", costs.predictorId > 0
                                                    ? nlohmann::json(costs.predictorId)

@@ -1,0 +1,131 @@
+#include "plans_file.h"
+
+#include "common/input_error.h"
+#include "common/input_file.h"
+#include "common/json_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+namespace paretune {
+
+
+const PlansFilePlan* PlansFile::find(std::int64_t id) const {
+    for (const PlansFilePlan& p : plans) {
+        if (p.id == id) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+const PlansFilePlan& PlansFile::plan(std::int64_t id) const {
+    if (const PlansFilePlan* p = find(id)) {
+        return *p;
+    }
+    std::int64_t highest = -1;
+    for (const PlansFilePlan& p : plans) {
+        highest = std::max(highest, p.id);
+    }
+    throw InputError(origin + ": holds no plan with id " + std::to_string(id) + " (ids 0 to " +
+                     std::to_string(highest) + ")");
+}
+
+void PlansFile::requireModel(const std::string& fingerprint, const std::string& modelName) const {
+    if (modelFingerprint != fingerprint) {
+        throw InputError(origin +
+                         ": the plans were searched for another model (model fingerprint " +
+                         modelFingerprint.substr(0, 16) + "…, " + modelName + " has " +
+                         fingerprint.substr(0, 16) + "…)");
+    }
+}
+
+namespace {
+
+template <class Json> PlansFile parsePlans(const Json& doc, const std::string& origin) {
+    PlansFile file;
+    file.origin = origin;
+    const JsonFields<Json> fields(origin);
+    if (!doc.is_object() || !doc.contains("tool") || !doc.contains("plans") ||
+        !doc.contains("devices")) {
+        throw InputError(origin + ": not a plans file of `paretune search --out` (expected "
+                                  "\"tool\": \"paretune\", \"devices\" and \"plans\")");
+    }
+    if (const std::string tool = fields.string(doc, "", "tool"); tool != "paretune") {
+        fields.fail("tool", "expected \"paretune\", got \"" + tool + "\"");
+    }
+    const Json& devices = fields.array(doc, "", "devices");
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        file.devices.push_back(fields.asString(devices[i], JsonFields<Json>::at("devices", i)));
+    }
+    file.modelFingerprint = fields.optionalString(doc, "", "model_fingerprint");
+    file.catalog = fields.optionalString(doc, "", "catalog");
+    std::string objectives;
+    const Json& listed = fields.optionalArray(doc, "", "objectives");
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+        objectives += (objectives.empty() ? "" : ",") +
+                      fields.asString(listed[i], JsonFields<Json>::at("objectives", i));
+    }
+    try {
+        file.objectives = parseObjectives(objectives.empty() ? "latency,energy,memory" : objectives);
+    } catch (const InputError& e) {
+        fields.fail("objectives", e.what());
+    }
+    const Json& plans = fields.array(doc, "", "plans");
+    std::set<std::int64_t> ids;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        const Json& plan = plans[i];
+        const std::string where = JsonFields<Json>::at("plans", i);
+        PlansFilePlan p;
+        p.id = fields.integer(plan, where, "id");
+        const Json& assignment = fields.object(plan, where, "assignment");
+        for (auto it = assignment.begin(); it != assignment.end(); ++it) {
+            p.assignment.emplace_back(
+                it.key(), fields.asString(it.value(), where + ".assignment." + it.key()));
+        }
+        for (const auto& [key, value] :
+             {std::pair{"latency_us", &p.latencyUs}, std::pair{"energy_mj", &p.energyMj},
+              std::pair{"peak_memory_mb", &p.peakMemoryMb}}) {
+            const Json* m = fields.find(plan, where, key);
+            // An infeasible plan's memory may be null; its latency and energy are numbers.
+            if (m && !(m->is_null() && value == &p.peakMemoryMb)) {
+                *value = fields.asNumber(*m, JsonFields<Json>::join(where, key));
+            }
+        }
+        p.onFront = fields.optionalBoolean(plan, where, "on_front", false);
+        if (const Json* b = fields.find(plan, where, "baseline"); b && !b->is_null()) {
+            p.baseline = fields.asString(*b, JsonFields<Json>::join(where, "baseline"));
+        }
+        if (!ids.insert(p.id).second) {
+            fields.fail(where + ".id", "plan id " + std::to_string(p.id) + " appears twice");
+        }
+        file.plans.push_back(std::move(p));
+    }
+    return file;
+}
+
+} // namespace
+
+PlansFile parsePlansFile(const nlohmann::ordered_json& document, const std::string& origin) {
+    return parsePlans(document, origin);
+}
+
+PlansFile parsePlansFile(const nlohmann::json& document, const std::string& origin) {
+    return parsePlans(document, origin);
+}
+
+PlansFile parsePlansText(std::string_view text, const std::string& origin) {
+    return parsePlansFile(
+        parseJsonDocument<nlohmann::ordered_json>(text, origin + ": the plans file"), origin);
+}
+
+PlansFile readPlansFile(const std::string& path) {
+    return parsePlansText(readInputFile(path, "plans file"), path);
+}
+
+std::size_t checkPlansText(std::string_view text, const std::string& origin) {
+    return parsePlansText(text, origin).plans.size();
+}
+
+} // namespace paretune

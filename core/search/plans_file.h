@@ -1,0 +1,62 @@
+#pragma once
+// Reading a plans document (`paretune search --out`; see plans_document.h for the writer): one
+// typed, checked value that validation, bundle export and the workbench share.
+#include "search/objective.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace paretune {
+
+/// One plan of a plans document.
+struct PlansFilePlan {
+    std::int64_t id = 0;
+    /// Node name → device id, in the document's order.
+    std::vector<std::pair<std::string, std::string>> assignment;
+    std::optional<double> latencyUs, energyMj, peakMemoryMb; ///< as the search planned them
+    bool onFront = false;
+    std::optional<std::string> baseline; ///< the baseline's name when the plan is one
+};
+
+/// A checked plans document.
+struct PlansFile {
+    std::string origin;           ///< the file (or a label), for messages
+    std::string modelFingerprint; ///< empty when the document names none
+    std::string catalog;          ///< the catalog it was searched with; empty: none named
+    std::vector<std::string> devices;
+    std::vector<Objective> objectives; ///< searched objectives (latency, energy, memory if none)
+    std::vector<PlansFilePlan> plans;  ///< in the document's order, ids unique
+
+    /// The plan with `id`, or null.
+    const PlansFilePlan* find(std::int64_t id) const;
+    /// The plan with `id`; InputError "ORIGIN: holds no plan with id N (ids A to B)" otherwise.
+    const PlansFilePlan& plan(std::int64_t id) const;
+    /// InputError naming both fingerprints when the plans were searched for another model than
+    /// `modelFingerprint` (the file `modelName`); a document without a fingerprint fails too.
+    void requireModel(const std::string& modelFingerprint, const std::string& modelName) const;
+};
+
+/// Checks and reads a parsed plans document: "tool": "paretune", "devices" (device ids),
+/// "plans" (each an integer "id", unique, an "assignment" of node name → device id, finite
+/// objectives, optional "on_front" and "baseline"), optional "model_fingerprint", "catalog"
+/// and "objectives". InputError "ORIGIN: plans[2].assignment.conv1: expected a string, got …".
+PlansFile parsePlansFile(const nlohmann::ordered_json& document, const std::string& origin);
+/// The same for a document held as plansDocument writes it (the workbench's search).
+PlansFile parsePlansFile(const nlohmann::json& document, const std::string& origin);
+
+/// parsePlansFile of a document's text (InputError for text that is not JSON).
+PlansFile parsePlansText(std::string_view text, const std::string& origin);
+
+/// parsePlansFile of a file (a regular file of at most the input size limit).
+PlansFile readPlansFile(const std::string& path);
+
+/// Checks a plans document's text as parsePlansText does; returns the number of plans.
+std::size_t checkPlansText(std::string_view text, const std::string& origin);
+
+} // namespace paretune
