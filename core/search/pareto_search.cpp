@@ -3,157 +3,24 @@
 #include "common/input_error.h"
 #include "common/progress.h"
 #include "search/baselines.h"
-#include "search/hypervolume.h"
+#include "search/gene_space.h"
+#include "search/nondominated_sort.h"
+#include "search/pareto_archive.h"
 #include "search/random.h"
+#include "search/variation.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <numeric>
 
 namespace paretune {
 
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-/// Objective values are stored three per individual, zero-padded for two objectives, so that
-/// dominance checks are fixed-size and branch-free.
-constexpr std::size_t kStride = 3;
-
-/// What a genome's genes are: one per compute node (the flat search), or one per group of
-/// compute nodes (the coarse stage of coarse-to-fine), with what the operators need to know.
-struct GeneSpace {
-    std::size_t genes = 0;
-    std::vector<std::uint8_t> support; ///< devices a gene may take, CSR with supportOffsets
-    std::vector<std::int32_t> supportOffsets;
-    Csr successors, predecessors;       ///< between genes
-    std::vector<std::int32_t> priority; ///< genes in scheduling order (segment crossover)
-    /// Grouped only: per compute node, its gene, and the device per (gene device → node
-    /// device): node ci on gene device d goes to nodeDevice[ci · D + d].
-    std::vector<std::int32_t> geneOf;
-    std::vector<std::uint8_t> nodeDevice;
-    bool grouped() const { return !geneOf.empty(); }
-};
-
-GeneSpace flatSpace(const Simulator& sim) {
-    GeneSpace space;
-    space.genes = static_cast<std::size_t>(sim.computeCount());
-    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
-        space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
-        for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
-            if (sim.supported(ci, d)) {
-                space.support.push_back(static_cast<std::uint8_t>(d));
-            }
-        }
-        if (space.support.size() == static_cast<std::size_t>(space.supportOffsets.back())) {
-            space.support.push_back(static_cast<std::uint8_t>(sim.costs().host()));
-        }
-        space.successors.appendRow(sim.computeSuccessors(ci));
-        space.predecessors.appendRow(sim.computePredecessors(ci));
-    }
-    space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
-    const auto priority = sim.priority();
-    space.priority.assign(priority.begin(), priority.end());
-    return space;
-}
-
-/// Groups for the coarse stage: maximal chains of compute nodes (a node with one compute
-/// successor whose only compute predecessor it is joins that successor's group), cut at
-/// `maxLength` nodes. A group may take every device some member supports; a member that does
-/// not support the group's device runs on the host (or, failing that, on its fastest
-/// supporting device), as in the all-on-one-device baselines.
-GeneSpace chainSpace(const Simulator& sim, std::int32_t maxLength) {
-    const std::int32_t C = sim.computeCount();
-    const std::int32_t D = sim.deviceCount();
-    GeneSpace space;
-    space.geneOf.assign(static_cast<std::size_t>(C), -1);
-    std::vector<std::int32_t> length;
-    for (const std::int32_t ci : sim.priority()) {
-        const auto pred = sim.computePredecessors(ci);
-        std::int32_t gene = -1;
-        if (pred.size() == 1 && sim.computeSuccessors(pred[0]).size() == 1) {
-            const std::int32_t g = space.geneOf[static_cast<std::size_t>(pred[0])];
-            if (length[static_cast<std::size_t>(g)] < maxLength) {
-                gene = g;
-            }
-        }
-        if (gene < 0) {
-            gene = static_cast<std::int32_t>(length.size());
-            length.push_back(0);
-            space.priority.push_back(gene);
-        }
-        space.geneOf[static_cast<std::size_t>(ci)] = gene;
-        ++length[static_cast<std::size_t>(gene)];
-    }
-    space.genes = length.size();
-    const std::int32_t host = sim.costs().host();
-    space.nodeDevice.resize(static_cast<std::size_t>(C) * static_cast<std::size_t>(D));
-    std::vector<std::uint32_t> geneSupport(space.genes, 0u);
-    for (std::int32_t ci = 0; ci < C; ++ci) {
-        std::int32_t fallback = sim.supported(ci, host) ? host : -1;
-        for (std::int32_t d = 0; d < D && !sim.supported(ci, host); ++d) {
-            if (sim.supported(ci, d) &&
-                (fallback < 0 || sim.latencyUs(ci, d) < sim.latencyUs(ci, fallback))) {
-                fallback = d;
-            }
-        }
-        for (std::int32_t d = 0; d < D; ++d) {
-            const bool ok = sim.supported(ci, d);
-            space.nodeDevice[static_cast<std::size_t>(ci * D + d)] =
-                static_cast<std::uint8_t>(ok || fallback < 0 ? d : fallback);
-            if (ok) {
-                geneSupport[static_cast<std::size_t>(space.geneOf[static_cast<std::size_t>(ci)])] |=
-                    1u << d;
-            }
-        }
-    }
-    std::vector<std::vector<std::int32_t>> succ(space.genes), pred(space.genes);
-    for (std::int32_t ci = 0; ci < C; ++ci) {
-        const std::int32_t g = space.geneOf[static_cast<std::size_t>(ci)];
-        for (const std::int32_t cs : sim.computeSuccessors(ci)) {
-            const std::int32_t h = space.geneOf[static_cast<std::size_t>(cs)];
-            auto& row = succ[static_cast<std::size_t>(g)];
-            if (h != g && std::find(row.begin(), row.end(), h) == row.end()) {
-                row.push_back(h);
-                pred[static_cast<std::size_t>(h)].push_back(g);
-            }
-        }
-    }
-    for (std::size_t g = 0; g < space.genes; ++g) {
-        space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
-        for (std::int32_t d = 0; d < D; ++d) {
-            if ((geneSupport[g] >> d) & 1u) {
-                space.support.push_back(static_cast<std::uint8_t>(d));
-            }
-        }
-        if (geneSupport[g] == 0) {
-            space.support.push_back(static_cast<std::uint8_t>(host));
-        }
-        space.successors.appendRow(succ[g]);
-        space.predecessors.appendRow(pred[g]);
-    }
-    space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
-    return space;
-}
-
-/// The group genome closest to a node genome: each group takes the device most of its members
-/// are on (ties: the lower index).
-std::vector<std::uint8_t> projectToGroups(const GeneSpace& space, std::int32_t deviceCount,
-                                          std::span<const std::uint8_t> genome) {
-    std::vector<std::int32_t> votes(space.genes * static_cast<std::size_t>(deviceCount), 0);
-    for (std::size_t ci = 0; ci < genome.size(); ++ci) {
-        ++votes[static_cast<std::size_t>(space.geneOf[ci]) * static_cast<std::size_t>(deviceCount) +
-                genome[ci]];
-    }
-    std::vector<std::uint8_t> out(space.genes, 0);
-    for (std::size_t g = 0; g < space.genes; ++g) {
-        const auto row = votes.begin() + static_cast<std::ptrdiff_t>(g) * deviceCount;
-        out[g] = static_cast<std::uint8_t>(std::max_element(row, row + deviceCount) - row);
-    }
-    return out;
-}
+using detail::GeneSpace;
+using detail::kStride;
 
 /// NSGA-II state over flat arrays: 2N individuals (parents [0, N), offspring [N, 2N)).
 class Nsga2 {
@@ -161,7 +28,9 @@ public:
     Nsga2(Simulator& sim, const SearchOptions& options, const GeneSpace& space)
         : m_sim(sim), m_options(options), m_space(space), m_random(options.seed),
           m_n(static_cast<std::size_t>(options.population)), m_c(space.genes),
-          m_m(options.objectives.size()) {
+          m_m(options.objectives.size()), m_sort(2 * m_n),
+          m_archive(space.genes, m_n, options.objectives),
+          m_variation(space, sim.deviceCount(), options, m_random) {
         m_expanded.resize(static_cast<std::size_t>(sim.computeCount()));
         const std::size_t total = 2 * m_n;
         m_genomes.resize(total * m_c);
@@ -173,25 +42,13 @@ public:
         m_rank.resize(total);
         m_crowding.resize(total);
         m_hash.resize(total);
-        m_feasible.reserve(total);
-        m_infeasible.reserve(total);
-        m_remaining.reserve(total);
-        m_secondValues.reserve(total);
-        m_secondRank.resize(total);
-        m_fenwick.resize(total + 1);
         m_duplicate.resize(total);
         m_order.resize(total);
         m_tmpRank.resize(m_n);
         m_tmpCrowding.resize(m_n);
         m_tmpHash.resize(m_n);
         m_front.reserve(total);
-        m_next.reserve(total);
         m_selected.reserve(total);
-        m_support = space.support;
-        m_supportOffsets = space.supportOffsets;
-        m_priority = space.priority;
-        m_mutationRate = m_c > 0 ? 1.0 / static_cast<double>(m_c) : 0.0;
-        m_logKeep = std::log1p(-std::min(m_mutationRate, 0.999999));
     }
 
     /// `baselines`: node genomes, reported and (projected to the genes when grouped) placed
@@ -207,14 +64,14 @@ public:
         initialise(baselines, seeds);
         selectSurvivors(m_n); // ranks and crowding of the initial population
         for (std::size_t s = m_seededInPopulation; s < seeds.size(); ++s) {
-            addToArchive(seeds[s].genome.data(), seeds[s].objectives);
+            m_archive.add(seeds[s].genome.data(), seeds[s].objectives);
         }
         if (reference.empty()) {
             computeReference(result, baselines);
         } else {
             result.reference = reference;
         }
-        result.hypervolumeByGeneration.push_back(frontHypervolume(result.reference));
+        result.hypervolumeByGeneration.push_back(m_archive.hypervolume(result.reference));
         for (std::int32_t g = 0; g < m_options.generations; ++g) {
             if (progress && progress->cancelled()) {
                 result.cancelled = true;
@@ -222,7 +79,7 @@ public:
             }
             makeOffspring();
             selectSurvivors(2 * m_n);
-            result.hypervolumeByGeneration.push_back(frontHypervolume(result.reference));
+            result.hypervolumeByGeneration.push_back(m_archive.hypervolume(result.reference));
             result.generationsRun = g + 1;
             if (progress) {
                 char message[96];
@@ -233,8 +90,9 @@ public:
             }
         }
         std::vector<Solution> candidates = baselines;
-        for (std::size_t a = 0; a < m_archiveSize; ++a) {
-            candidates.push_back({nodeGenome(archiveGenome(a)), m_archiveFull[a], std::string()});
+        for (std::size_t a = 0; a < m_archive.size(); ++a) {
+            candidates.push_back(
+                {nodeGenome(m_archive.genome(a)), m_archive.objectives(a), std::string()});
         }
         for (std::size_t i = 0; i < m_n; ++i) {
             if (m_rank[i] == 0 && m_full[i].feasible()) {
@@ -280,16 +138,6 @@ private:
         return std::vector<std::uint8_t>(e, e + m_expanded.size());
     }
     const double* values(std::size_t i) const { return m_values.data() + i * kStride; }
-
-    std::span<const std::uint8_t> support(std::size_t ci) const {
-        return {m_support.data() + m_supportOffsets[ci],
-                m_support.data() + m_supportOffsets[ci + 1]};
-    }
-
-    std::uint8_t randomSupported(std::size_t ci) {
-        const auto s = support(ci);
-        return s[m_random.below(static_cast<std::uint32_t>(s.size()))];
-    }
 
     std::uint64_t hashOf(const std::uint8_t* g) const {
         std::uint64_t h = 0x9e3779b97f4a7c15ull ^ m_c;
@@ -373,7 +221,7 @@ private:
                 break;
             }
             if (m_space.grouped()) {
-                const auto g = projectToGroups(m_space, m_sim.deviceCount(), b.genome);
+                const auto g = detail::projectToGroups(m_space, m_sim.deviceCount(), b.genome);
                 std::copy(g.begin(), g.end(), genome(i));
             } else {
                 std::copy(b.genome.begin(), b.genome.end(), genome(i));
@@ -399,65 +247,31 @@ private:
         for (; i < m_n; ++i) {
             std::uint8_t* g = genome(i);
             if (i % 2 == 0) {
-                for (std::size_t ci = 0; ci < m_c; ++ci) {
-                    g[ci] = randomSupported(ci);
-                }
+                m_variation.randomGenome(g);
             } else {
-                // Blocks of neighbouring nodes (in priority order) on one device: few transfers.
-                std::size_t k = 0;
-                const std::uint32_t maxBlock =
-                    std::max<std::uint32_t>(2, static_cast<std::uint32_t>(m_c / 4));
-                while (k < m_c) {
-                    const std::size_t length = 1 + m_random.below(maxBlock);
-                    const auto device = static_cast<std::uint8_t>(
-                        m_random.below(static_cast<std::uint32_t>(m_sim.deviceCount())));
-                    for (std::size_t j = 0; j < length && k < m_c; ++j, ++k) {
-                        const std::size_t ci = static_cast<std::size_t>(m_priority[k]);
-                        const auto s = support(ci);
-                        g[ci] = std::find(s.begin(), s.end(), device) != s.end()
-                                    ? device
-                                    : randomSupported(ci);
-                    }
-                }
+                m_variation.blockGenome(g);
             }
             evaluate(i);
-        }
-    }
-
-    void crowding(const std::vector<std::uint32_t>& front) {
-        for (const std::uint32_t i : front) {
-            m_crowding[i] = 0.0;
-        }
-        if (front.size() <= 2) {
-            for (const std::uint32_t i : front) {
-                m_crowding[i] = kInfinity;
-            }
-            return;
-        }
-        m_sortBuffer.assign(front.begin(), front.end());
-        for (std::size_t k = 0; k < m_m; ++k) {
-            std::sort(m_sortBuffer.begin(), m_sortBuffer.end(),
-                      [&](std::uint32_t a, std::uint32_t b) {
-                          return m_values[a * kStride + k] < m_values[b * kStride + k];
-                      });
-            const double lo = m_values[m_sortBuffer.front() * kStride + k];
-            const double hi = m_values[m_sortBuffer.back() * kStride + k];
-            m_crowding[m_sortBuffer.front()] = kInfinity;
-            m_crowding[m_sortBuffer.back()] = kInfinity;
-            if (hi <= lo) {
-                continue;
-            }
-            for (std::size_t j = 1; j + 1 < m_sortBuffer.size(); ++j) {
-                m_crowding[m_sortBuffer[j]] += (m_values[m_sortBuffer[j + 1] * kStride + k] -
-                                                m_values[m_sortBuffer[j - 1] * kStride + k]) /
-                                               (hi - lo);
-            }
         }
     }
 
     /// Ranks the first `count` individuals and keeps the best N in [0, N) with their rank and
     /// crowding distance. Copies of a genome already present are ranked after all others.
     void selectSurvivors(std::size_t count) {
+        markDuplicates(count);
+        const std::size_t fronts = m_sort.sort(count, m_n, m_values, m_full, m_duplicate);
+        m_front.clear();
+        if (fronts > 0) {
+            m_front = m_sort.front(0);
+        }
+        updateArchive(count == m_n ? 0 : m_n);
+        const std::int32_t rank = selectFronts(fronts);
+        selectDuplicates(count, rank);
+        keepSelected();
+    }
+
+    /// Flags each individual of [0, count) whose genome an earlier one (in hash order) has.
+    void markDuplicates(std::size_t count) {
         // Duplicates: sort by hash, then compare genomes of equal hash.
         std::iota(m_order.begin(), m_order.begin() + static_cast<std::ptrdiff_t>(count), 0u);
         std::sort(m_order.begin(), m_order.begin() + static_cast<std::ptrdiff_t>(count),
@@ -478,108 +292,17 @@ private:
                 }
             }
         }
-        // Non-dominated sort of the distinct individuals. Feasible ones by front peeling with a
-        // dimension sweep: in lexicographic order a plan can only be dominated by plans before
-        // it, and one before it dominates it exactly when its second and third objectives are
-        // no larger; a Fenwick tree over the ranks of the second objective keeps the smallest
-        // third objective seen, so each front costs O(R log R) for R remaining plans. Only the
-        // fronts needed to fill the population are peeled. Infeasible plans follow, one front
-        // per violation value.
-        m_feasible.clear();
-        m_infeasible.clear();
-        for (std::uint32_t a = 0; a < count; ++a) {
-            if (!m_duplicate[a]) {
-                (m_full[a].feasible() ? m_feasible : m_infeasible).push_back(a);
-            }
-        }
-        auto sameValues = [&](std::uint32_t a, std::uint32_t b) {
-            const double* x = values(a);
-            const double* y = values(b);
-            return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
-        };
-        std::sort(m_feasible.begin(), m_feasible.end(), [&](std::uint32_t a, std::uint32_t b) {
-            const double* x = values(a);
-            const double* y = values(b);
-            for (std::size_t k = 0; k < kStride; ++k) {
-                if (x[k] != y[k]) {
-                    return x[k] < y[k];
-                }
-            }
-            return a < b;
-        });
-        std::sort(m_infeasible.begin(), m_infeasible.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return m_full[a].violation != m_full[b].violation
-                       ? m_full[a].violation < m_full[b].violation
-                       : a < b;
-        });
-        std::size_t fronts = 0;
-        auto newFront = [&]() -> std::vector<std::uint32_t>& {
-            if (fronts == m_fronts.size()) {
-                m_fronts.emplace_back();
-                m_fronts.back().reserve(2 * m_n);
-            }
-            m_fronts[fronts].clear();
-            return m_fronts[fronts++];
-        };
-        // Ranks (1-based) of the second objective.
-        m_secondValues.clear();
-        for (const std::uint32_t a : m_feasible) {
-            m_secondValues.push_back(values(a)[1]);
-        }
-        std::sort(m_secondValues.begin(), m_secondValues.end());
-        m_secondValues.erase(std::unique(m_secondValues.begin(), m_secondValues.end()),
-                             m_secondValues.end());
-        const std::size_t ranks = m_secondValues.size();
-        for (const std::uint32_t a : m_feasible) {
-            m_secondRank[a] = static_cast<std::uint32_t>(
-                std::lower_bound(m_secondValues.begin(), m_secondValues.end(), values(a)[1]) -
-                m_secondValues.begin() + 1);
-        }
-        m_remaining.assign(m_feasible.begin(), m_feasible.end());
-        std::size_t ranked = 0;
-        while (!m_remaining.empty() && ranked < m_n) {
-            std::fill_n(m_fenwick.begin(), ranks + 1, kInfinity);
-            std::vector<std::uint32_t>& front = newFront();
-            m_next.clear();
-            for (std::size_t j = 0; j < m_remaining.size();) {
-                const std::uint32_t p = m_remaining[j];
-                std::size_t g = j + 1;
-                while (g < m_remaining.size() && sameValues(m_remaining[g], p)) {
-                    ++g;
-                }
-                const double third = values(p)[2];
-                double smallest = kInfinity;
-                for (std::size_t i = m_secondRank[p]; i > 0; i &= i - 1) {
-                    smallest = std::min(smallest, m_fenwick[i]);
-                }
-                std::vector<std::uint32_t>& target = smallest <= third ? m_next : front;
-                target.insert(target.end(), m_remaining.begin() + static_cast<std::ptrdiff_t>(j),
-                              m_remaining.begin() + static_cast<std::ptrdiff_t>(g));
-                for (std::size_t i = m_secondRank[p]; i <= ranks; i += i & (~i + 1)) {
-                    m_fenwick[i] = std::min(m_fenwick[i], third);
-                }
-                j = g;
-            }
-            ranked += front.size();
-            std::swap(m_remaining, m_next);
-        }
-        for (std::size_t j = 0; j < m_infeasible.size(); ++j) {
-            if (j == 0 ||
-                m_full[m_infeasible[j]].violation != m_full[m_infeasible[j - 1]].violation) {
-                newFront();
-            }
-            m_fronts[fronts - 1].push_back(m_infeasible[j]);
-        }
+    }
+
+    /// Selects whole fronts, best first, while they fit, and of the first that does not fit the
+    /// least crowded members; sets the rank and crowding distance of every front it looks at.
+    /// Returns the number of fronts looked at.
+    std::int32_t selectFronts(std::size_t fronts) {
         m_selected.clear();
-        m_front.clear();
-        if (fronts > 0) {
-            m_front = m_fronts[0];
-        }
-        updateArchive(count == m_n ? 0 : m_n);
         std::int32_t rank = 0;
         for (std::size_t f = 0; f < fronts && m_selected.size() < m_n; ++f, ++rank) {
-            std::vector<std::uint32_t>& front = m_fronts[f];
-            crowding(front);
+            std::vector<std::uint32_t>& front = m_sort.front(f);
+            m_sort.crowding(front, m_values, m_m, m_crowding);
             for (const std::uint32_t a : front) {
                 m_rank[a] = rank;
             }
@@ -594,7 +317,12 @@ private:
                                       static_cast<std::ptrdiff_t>(m_n - m_selected.size()));
             }
         }
-        // Fill with duplicates when the distinct individuals are too few.
+        return rank;
+    }
+
+    /// Fills the rest of the selection with duplicates (rank after all fronts) when the
+    /// distinct individuals are too few.
+    void selectDuplicates(std::size_t count, std::int32_t rank) {
         for (std::size_t a = 0; a < count && m_selected.size() < m_n; ++a) {
             if (m_duplicate[a]) {
                 m_rank[a] = rank + 1;
@@ -602,7 +330,10 @@ private:
                 m_selected.push_back(static_cast<std::uint32_t>(a));
             }
         }
-        // Move the survivors into [0, N).
+    }
+
+    /// Moves the selected individuals into [0, N).
+    void keepSelected() {
         for (std::size_t j = 0; j < m_n; ++j) {
             const std::uint32_t a = m_selected[j];
             std::memcpy(m_scratch.data() + j * m_c, genome(a), m_c);
@@ -629,79 +360,20 @@ private:
         return m_crowding[a] >= m_crowding[b] ? a : b;
     }
 
-    void mutate(std::uint8_t* g) {
-        // Per-gene mutation at rate 1/C, by geometric skips between mutated genes.
-        if (m_mutationRate > 0.0) {
-            std::size_t k = 0;
-            while (true) {
-                const double u = 1.0 - m_random.uniform(); // (0, 1]
-                k += static_cast<std::size_t>(std::log(u) / m_logKeep);
-                if (k >= m_c) {
-                    break;
-                }
-                const auto s = support(k);
-                if (s.size() > 1) {
-                    std::uint8_t d = g[k];
-                    while (d == g[k]) {
-                        d = s[m_random.below(static_cast<std::uint32_t>(s.size()))];
-                    }
-                    g[k] = d;
-                }
-                ++k;
-            }
-        }
-        if (m_c > 0 && m_random.chance(m_options.chainMutationRate)) {
-            chainMutation(g);
-        }
-    }
-
-    /// A connected run of nodes (following successors or predecessors) moves to one device.
-    void chainMutation(std::uint8_t* g) {
-        std::int32_t ci =
-            static_cast<std::int32_t>(m_random.below(static_cast<std::uint32_t>(m_c)));
-        const std::uint8_t d = randomSupported(static_cast<std::size_t>(ci));
-        const std::uint32_t maxLength =
-            std::max<std::uint32_t>(2, static_cast<std::uint32_t>(m_c / 8));
-        const std::uint32_t length = 1 + m_random.below(maxLength);
-        const bool forward = m_random.chance(0.5);
-        for (std::uint32_t step = 0; step < length; ++step) {
-            const auto s = support(static_cast<std::size_t>(ci));
-            if (std::find(s.begin(), s.end(), d) != s.end()) {
-                g[ci] = d;
-            }
-            const auto next = forward ? m_space.successors.row(ci) : m_space.predecessors.row(ci);
-            if (next.empty()) {
-                break;
-            }
-            ci = next[m_random.below(static_cast<std::uint32_t>(next.size()))];
-        }
-    }
-
     /// A small step from a random archive member: one gene moved to another supporting
     /// device, or a chain mutation. Explores around every non-dominated plan, including the
     /// sparse ends of the front that tournaments rarely pick.
     void archiveStep(std::uint8_t* child) {
-        std::memcpy(child, archiveGenome(m_random.below(static_cast<std::uint32_t>(m_archiveSize))),
+        std::memcpy(child,
+                    m_archive.genome(m_random.below(static_cast<std::uint32_t>(m_archive.size()))),
                     m_c);
-        if (m_random.chance(0.5)) {
-            const std::size_t k = m_random.below(static_cast<std::uint32_t>(m_c));
-            const auto s = support(k);
-            if (s.size() > 1) {
-                std::uint8_t d = child[k];
-                while (d == child[k]) {
-                    d = s[m_random.below(static_cast<std::uint32_t>(s.size()))];
-                }
-                child[k] = d;
-            }
-        } else {
-            chainMutation(child);
-        }
+        m_variation.smallStep(child);
     }
 
     void makeOffspring() {
         std::size_t k = 0;
         const auto archiveChildren = static_cast<std::size_t>(
-            m_archiveSize > 0 ? m_options.archiveStepShare * static_cast<double>(m_n) : 0.0);
+            m_archive.size() > 0 ? m_options.archiveStepShare * static_cast<double>(m_n) : 0.0);
         for (; k < archiveChildren; ++k) {
             archiveStep(genome(m_n + k));
             evaluateLater(m_n + k);
@@ -718,141 +390,27 @@ private:
                 std::memcpy(b, genome(pb), m_c);
             }
             if (m_random.chance(m_options.crossoverRate) && cb != ca) {
-                if (m_random.chance(m_options.segmentCrossoverShare)) {
-                    std::size_t i = m_random.below(static_cast<std::uint32_t>(m_c));
-                    std::size_t j = m_random.below(static_cast<std::uint32_t>(m_c));
-                    if (i > j) {
-                        std::swap(i, j);
-                    }
-                    for (std::size_t p = i; p <= j; ++p) {
-                        const auto ci = static_cast<std::size_t>(m_priority[p]);
-                        std::swap(a[ci], b[ci]);
-                    }
-                } else {
-                    std::uint64_t bits = 0;
-                    for (std::size_t ci = 0; ci < m_c; ++ci) {
-                        if (ci % 64 == 0) {
-                            bits = m_random.next();
-                        }
-                        if (bits & 1u) {
-                            std::swap(a[ci], b[ci]);
-                        }
-                        bits >>= 1;
-                    }
-                }
+                m_variation.crossover(a, b);
             }
-            mutate(a);
+            m_variation.mutate(a);
             evaluateLater(ca, pa, pb);
             if (cb != ca) {
-                mutate(b);
+                m_variation.mutate(b);
                 evaluateLater(cb, pa, pb);
             }
         }
         evaluatePending();
     }
 
-    std::uint8_t* archiveGenome(std::size_t a) { return m_archiveGenomes.data() + a * m_c; }
-
-    /// External archive of the non-dominated feasible plans met so far, so that a plan the
-    /// population's crowding truncation drops is not lost. Fed with the new members (index >=
-    /// firstNew) of the first front of each generation, before truncation; when it outgrows its
-    /// capacity the most crowded entries go.
+    /// Feeds the archive with the new feasible members (index >= firstNew) of the first front
+    /// of each generation, before truncation.
     void updateArchive(std::size_t firstNew) {
-        const std::size_t capacity = 10 * m_n;
-        if (m_archiveGenomes.empty()) {
-            m_archiveGenomes.resize((capacity + m_n) * m_c);
-            m_archiveValues.resize((capacity + m_n) * 3);
-            m_archiveFull.resize(capacity + m_n);
-        }
         for (const std::uint32_t i : m_front) {
             if (i < firstNew || !m_full[i].feasible()) {
                 continue;
             }
-            addToArchive(genome(i), m_full[i]);
+            m_archive.add(genome(i), m_full[i]);
         }
-    }
-
-    /// Adds a feasible plan to the archive unless an entry weakly dominates it; drops the
-    /// entries it dominates.
-    void addToArchive(const std::uint8_t* g, const Objectives& full) {
-        if (!full.feasible()) {
-            return;
-        }
-        const std::size_t capacity = 10 * m_n;
-        {
-            // Archive values are stored three per entry (zero-padded), so these scans are
-            // branch-free over fixed-size rows.
-            double v[3] = {0.0, 0.0, 0.0};
-            for (std::size_t k = 0; k < m_m; ++k) {
-                v[k] = objectiveValue(full, m_options.objectives[k]);
-            }
-            const double* w = m_archiveValues.data();
-            bool dominated = false;
-            for (std::size_t a = 0; a < m_archiveSize && !dominated; a += 8) {
-                const std::size_t end = std::min(a + 8, m_archiveSize);
-                bool any = false;
-                for (std::size_t j = a; j < end; ++j) {
-                    any |= (w[3 * j] <= v[0]) & (w[3 * j + 1] <= v[1]) & (w[3 * j + 2] <= v[2]);
-                }
-                dominated = any;
-            }
-            if (dominated) {
-                return;
-            }
-            for (std::size_t a = 0; a < m_archiveSize;) {
-                if ((v[0] <= w[3 * a]) & (v[1] <= w[3 * a + 1]) & (v[2] <= w[3 * a + 2])) {
-                    moveArchiveEntry(--m_archiveSize, a);
-                } else {
-                    ++a;
-                }
-            }
-            std::memcpy(archiveGenome(m_archiveSize), g, m_c);
-            std::copy_n(v, 3, m_archiveValues.data() + m_archiveSize * 3);
-            m_archiveFull[m_archiveSize] = full;
-            ++m_archiveSize;
-            m_archiveChanged = true;
-            if (m_archiveSize >= capacity + m_n) {
-                pruneArchive(capacity);
-            }
-        }
-    }
-
-    void moveArchiveEntry(std::size_t from, std::size_t to) {
-        if (from != to) {
-            std::memcpy(archiveGenome(to), archiveGenome(from), m_c);
-            std::copy_n(m_archiveValues.data() + from * 3, 3, m_archiveValues.data() + to * 3);
-            m_archiveFull[to] = m_archiveFull[from];
-        }
-    }
-
-    void pruneArchive(std::size_t capacity) {
-        std::vector<double> distance(m_archiveSize, 0.0);
-        std::vector<std::uint32_t> order(m_archiveSize);
-        for (std::size_t k = 0; k < m_m; ++k) {
-            std::iota(order.begin(), order.end(), 0u);
-            std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-                return m_archiveValues[a * 3 + k] < m_archiveValues[b * 3 + k];
-            });
-            const double lo = m_archiveValues[order.front() * 3 + k];
-            const double hi = m_archiveValues[order.back() * 3 + k];
-            distance[order.front()] = kInfinity;
-            distance[order.back()] = kInfinity;
-            for (std::size_t j = 1; j + 1 < order.size() && hi > lo; ++j) {
-                distance[order[j]] += (m_archiveValues[order[j + 1] * 3 + k] -
-                                       m_archiveValues[order[j - 1] * 3 + k]) /
-                                      (hi - lo);
-            }
-        }
-        std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return distance[a] > distance[b];
-        });
-        order.resize(capacity);
-        std::sort(order.begin(), order.end());
-        for (std::size_t j = 0; j < order.size(); ++j) {
-            moveArchiveEntry(order[j], j); // order[j] >= j: entries only move down
-        }
-        m_archiveSize = capacity;
     }
 
     void computeReference(SearchResult& result, const std::vector<Solution>& baselines) {
@@ -884,23 +442,6 @@ private:
         }
     }
 
-    /// Hypervolume of the archive; recomputed only when the archive changed.
-    double frontHypervolume(const std::vector<double>& reference) {
-        if (!m_archiveChanged) {
-            return m_lastHypervolume;
-        }
-        m_archiveChanged = false;
-        m_points.clear();
-        for (std::size_t a = 0; a < m_archiveSize; ++a) {
-            for (std::size_t k = 0; k < m_m; ++k) {
-                m_points.push_back(m_archiveValues[a * 3 + k] / reference[k]);
-            }
-        }
-        const std::vector<double> unit(m_m, 1.0);
-        m_lastHypervolume = hypervolume(m_points, unit);
-        return m_lastHypervolume;
-    }
-
     Simulator& m_sim;
     const SearchOptions& m_options;
     const GeneSpace& m_space;
@@ -908,10 +449,10 @@ private:
     std::size_t m_n;
     std::size_t m_c;
     std::size_t m_m;
-    double m_mutationRate = 0.0;
-    double m_logKeep = -1.0;
+    detail::NondominatedSort m_sort;
+    detail::ParetoArchive m_archive;
+    detail::Variation m_variation;
 
-    std::vector<std::int32_t> m_priority;
     std::vector<std::uint8_t> m_expanded;
     // Children of the generation waiting for evaluatePending, their node genomes when grouped.
     std::vector<std::size_t> m_pending;
@@ -919,8 +460,6 @@ private:
     std::vector<const std::uint8_t*> m_pendingPlans;
     std::vector<Objectives> m_pendingObjectives;
     std::size_t m_seededInPopulation = 0;
-    std::vector<std::uint8_t> m_support;
-    std::vector<std::int32_t> m_supportOffsets;
 
     std::vector<std::uint8_t> m_genomes, m_scratch;
     std::vector<double> m_values, m_scratchValues;
@@ -928,20 +467,8 @@ private:
     std::vector<std::int32_t> m_rank;
     std::vector<double> m_crowding;
     std::vector<std::uint64_t> m_hash;
-    std::vector<std::uint32_t> m_feasible, m_infeasible, m_remaining;
-    std::vector<double> m_secondValues;
-    std::vector<std::uint32_t> m_secondRank; // per individual
-    std::vector<double> m_fenwick;
-    std::vector<std::vector<std::uint32_t>> m_fronts;
     std::vector<std::uint8_t> m_duplicate;
-    std::vector<std::uint32_t> m_order, m_front, m_next, m_selected, m_sortBuffer;
-    std::vector<double> m_points;
-    std::vector<std::uint8_t> m_archiveGenomes;
-    std::vector<double> m_archiveValues;
-    std::vector<Objectives> m_archiveFull;
-    std::size_t m_archiveSize = 0;
-    bool m_archiveChanged = true;
-    double m_lastHypervolume = 0.0;
+    std::vector<std::uint32_t> m_order, m_front, m_selected;
     std::int64_t m_simulated = 0; ///< plans simulated
     std::int64_t m_reused = 0;    ///< children identical to a parent, not simulated again
     std::vector<std::int32_t> m_tmpRank;
@@ -1003,7 +530,7 @@ SearchResult searchPareto(Simulator& sim, const SearchOptions& options, Progress
         result.evaluations = static_cast<std::int64_t>(baselines.size());
         return result;
     }
-    const GeneSpace flat = flatSpace(sim);
+    const GeneSpace flat = detail::flatSpace(sim);
     if (!options.coarseToFine || options.generations < 2) {
         Nsga2 nsga(sim, options, flat);
         return nsga.run(baselines, progress);
@@ -1012,7 +539,7 @@ SearchResult searchPareto(Simulator& sim, const SearchOptions& options, Progress
     // Coarse-to-fine: the first share of the generations searches over chains of nodes, the
     // rest over nodes, starting from the coarse archive and final population. Same population
     // and generation count, hence about the same number of simulations, as the flat search.
-    const GeneSpace coarse = chainSpace(sim, options.coarseMaxGroupSize);
+    const GeneSpace coarse = detail::chainSpace(sim, options.coarseMaxGroupSize);
     if (coarse.genes == flat.genes) {
         Nsga2 nsga(sim, options, flat); // nothing to contract
         return nsga.run(baselines, progress);

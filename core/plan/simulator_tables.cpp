@@ -1,0 +1,425 @@
+// Simulator's construction: the flat tables built once from the graph and the cost table, the
+// steps laid out in the priority order, and the conversions between plans and genomes.
+#include "simulator.h"
+
+#include "common/input_error.h"
+#include "step_starts.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+namespace paretune {
+
+using detail::kStartPad;
+
+namespace {
+
+double tensorBytes(const Tensor& t) {
+    const std::int64_t bytes = t.byteSize();
+    return bytes < 0 ? 0.0 : static_cast<double>(bytes);
+}
+
+template <typename T> T& at(std::vector<T>& v, std::int32_t i) {
+    return v[static_cast<std::size_t>(i)];
+}
+template <typename T> const T& at(const std::vector<T>& v, std::int32_t i) {
+    return v[static_cast<std::size_t>(i)];
+}
+
+Csr toCsr(const std::vector<std::vector<std::int32_t>>& rows) {
+    Csr csr;
+    for (const auto& r : rows) {
+        csr.appendRow(r);
+    }
+    return csr;
+}
+
+} // namespace
+
+Simulator::Simulator(const Graph& graph, const CostTable& costs)
+    : m_graph(graph), m_costs(costs), m_deviceCount(costs.deviceCount()), m_host(costs.host()) {
+    if (m_deviceCount < 1 || m_deviceCount > 32) {
+        throw InputError("the simulator handles 1 to 32 devices, the cost table has " +
+                         std::to_string(m_deviceCount));
+    }
+    if (costs.nodeCount() != static_cast<std::int32_t>(graph.nodes.size())) {
+        throw InputError("the cost table has " + std::to_string(costs.nodeCount()) +
+                         " nodes, the graph '" + graph.name + "' has " +
+                         std::to_string(graph.nodes.size()));
+    }
+    const auto D = static_cast<std::size_t>(m_deviceCount);
+    m_computeIndex.assign(graph.nodes.size(), -1);
+    for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+        if (graph.nodes[n].kind == NodeKind::Compute) {
+            m_computeIndex[n] = static_cast<std::int32_t>(m_computeNodes.size());
+            m_computeNodes.push_back(static_cast<NodeId>(n));
+        }
+    }
+    const std::size_t C = m_computeNodes.size();
+    m_latency.resize(C * D);
+    m_energyUj.resize(C * D);
+    m_workspace.resize(C * D);
+    m_supported.resize(C * D);
+    for (std::size_t ci = 0; ci < C; ++ci) {
+        for (std::int32_t d = 0; d < m_deviceCount; ++d) {
+            const CostCell& c = costs.cell(m_computeNodes[ci], d);
+            const std::size_t k = ci * D + static_cast<std::size_t>(d);
+            m_latency[k] = c.latencyUs;
+            m_energyUj[k] = c.energyUj;
+            m_workspace[k] = static_cast<double>(c.workspaceBytes);
+            m_supported[k] = c.supported() ? 1 : 0;
+        }
+    }
+    for (std::int32_t d = 0; d < m_deviceCount; ++d) {
+        m_idleW.push_back(costs.device(d).idleW);
+        m_memory.push_back(costs.device(d).memoryBytes);
+    }
+
+    // Buffers (activations and graph inputs, pass-through outputs aliased to their input) and
+    // statics (initializers, constants, folded shape values).
+    m_tensorBuffer.assign(graph.tensors.size(), -1);
+    m_tensorStatic.assign(graph.tensors.size(), -1);
+    auto newStatic = [&](TensorId t) {
+        at(m_tensorStatic, t) = static_cast<std::int32_t>(m_staticBytes.size());
+        m_staticBytes.push_back(tensorBytes(at(graph.tensors, t)));
+    };
+    auto newBuffer = [&](TensorId t, std::int32_t producer) {
+        at(m_tensorBuffer, t) = static_cast<std::int32_t>(m_bufferBytes.size());
+        m_bufferBytes.push_back(tensorBytes(at(graph.tensors, t)));
+        m_bufferProducer.push_back(producer);
+        m_bufferTensor.push_back(t);
+        if (producer < 0) {
+            m_graphInputBuffers.push_back(static_cast<std::int32_t>(m_bufferBytes.size() - 1));
+        }
+    };
+    for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+        if (graph.tensors[t].role == TensorRole::Initializer) {
+            newStatic(static_cast<TensorId>(t));
+        } else if (graph.tensors[t].role == TensorRole::GraphInput) {
+            newBuffer(static_cast<TensorId>(t), -1);
+        }
+    }
+    for (const NodeId n : graph.topologicalOrder) {
+        const Node& node = at(graph.nodes, n);
+        const auto outs = graph.nodeOutputs.row(n);
+        if (node.kind == NodeKind::Compute) {
+            for (const TensorId t : outs) {
+                if (t != kNone) {
+                    newBuffer(t, at(m_computeIndex, n));
+                }
+            }
+        } else if (node.kind == NodeKind::PassThrough) {
+            TensorId source = kNone;
+            for (const TensorId t : graph.nodeInputs.row(n)) {
+                if (t != kNone) {
+                    source = t;
+                    break;
+                }
+            }
+            for (const TensorId t : outs) {
+                if (t == kNone) {
+                    continue;
+                }
+                if (source != kNone && at(m_tensorBuffer, source) >= 0) {
+                    at(m_tensorBuffer, t) = at(m_tensorBuffer, source);
+                } else if (source != kNone && at(m_tensorStatic, source) >= 0) {
+                    at(m_tensorStatic, t) = at(m_tensorStatic, source);
+                } else {
+                    newStatic(t);
+                }
+            }
+        } else {
+            for (const TensorId t : outs) {
+                if (t != kNone) {
+                    newStatic(t);
+                }
+            }
+        }
+    }
+    m_bufferIsOutput.assign(m_bufferBytes.size(), 0);
+    for (const TensorId t : graph.outputs) {
+        if (at(m_tensorBuffer, t) >= 0) {
+            at(m_bufferIsOutput, at(m_tensorBuffer, t)) = 1;
+        }
+    }
+
+    std::vector<std::vector<std::int32_t>> inputs(C), statics(C), succ(C), pred(C);
+    m_outputBytes.assign(C, 0.0);
+    // Tensors a subgraph (Loop, If, Scan body) reads from the outer scope count as inputs too.
+    const bool hasCaptured = graph.capturedInputs.offsets.size() == graph.nodes.size() + 1;
+    std::vector<TensorId> nodeInputs;
+    for (std::size_t ci = 0; ci < C; ++ci) {
+        const auto direct = graph.nodeInputs.row(m_computeNodes[ci]);
+        nodeInputs.assign(direct.begin(), direct.end());
+        if (hasCaptured) {
+            const auto captured = graph.capturedInputs.row(m_computeNodes[ci]);
+            nodeInputs.insert(nodeInputs.end(), captured.begin(), captured.end());
+        }
+        for (const TensorId t : nodeInputs) {
+            if (t == kNone) {
+                continue;
+            }
+            if (const std::int32_t b = at(m_tensorBuffer, t); b >= 0) {
+                if (std::find(inputs[ci].begin(), inputs[ci].end(), b) == inputs[ci].end()) {
+                    inputs[ci].push_back(b);
+                    const std::int32_t p = at(m_bufferProducer, b);
+                    if (p >= 0 &&
+                        std::find(pred[ci].begin(), pred[ci].end(), p) == pred[ci].end()) {
+                        pred[ci].push_back(p);
+                        succ[static_cast<std::size_t>(p)].push_back(static_cast<std::int32_t>(ci));
+                    }
+                }
+            } else if (const std::int32_t s = at(m_tensorStatic, t); s >= 0) {
+                if (std::find(statics[ci].begin(), statics[ci].end(), s) == statics[ci].end()) {
+                    statics[ci].push_back(s);
+                }
+            }
+        }
+        for (const TensorId t : graph.nodeOutputs.row(m_computeNodes[ci])) {
+            if (t != kNone) {
+                m_outputBytes[ci] += tensorBytes(at(graph.tensors, t));
+            }
+        }
+    }
+    // Keep only the statics compute nodes read, renumbered densely.
+    {
+        std::vector<std::int32_t> renumber(m_staticBytes.size(), -1);
+        std::vector<double> used;
+        for (auto& row : statics) {
+            for (std::int32_t& st : row) {
+                std::int32_t& r = renumber[static_cast<std::size_t>(st)];
+                if (r < 0) {
+                    r = static_cast<std::int32_t>(used.size());
+                    used.push_back(at(m_staticBytes, st));
+                }
+                st = r;
+            }
+        }
+        for (std::int32_t& t : m_tensorStatic) {
+            t = t < 0 ? -1 : renumber[static_cast<std::size_t>(t)];
+        }
+        m_staticBytes = std::move(used);
+    }
+    m_inputs = toCsr(inputs);
+    {
+        std::vector<std::vector<std::int32_t>> produced(C);
+        for (std::size_t b = 0; b < m_bufferProducer.size(); ++b) {
+            if (m_bufferProducer[b] >= 0) {
+                produced[static_cast<std::size_t>(m_bufferProducer[b])].push_back(
+                    static_cast<std::int32_t>(b));
+            }
+        }
+        m_produced = toCsr(produced);
+    }
+    // A static read by one compute node only (most weights) is resident exactly where that node
+    // runs: its bytes go into the node's exclusive weight; the shared ones keep a device mask.
+    {
+        std::vector<int> readers(m_staticBytes.size(), 0);
+        for (const auto& row : statics) {
+            for (const std::int32_t st : row) {
+                ++readers[static_cast<std::size_t>(st)];
+            }
+        }
+        m_exclusiveWeight.assign(C, 0.0);
+        for (std::size_t ci = 0; ci < C; ++ci) {
+            std::erase_if(statics[ci], [&](std::int32_t st) {
+                if (readers[static_cast<std::size_t>(st)] == 1) {
+                    m_exclusiveWeight[ci] += at(m_staticBytes, st);
+                    return true;
+                }
+                return false;
+            });
+        }
+    }
+    m_statics = toCsr(statics);
+    m_pathOffsets.push_back(0);
+    for (std::int32_t a = 0; a < m_deviceCount; ++a) {
+        for (std::int32_t z = 0; z < m_deviceCount; ++z) {
+            if (a != z) {
+                const auto hops = costs.path(a, z);
+                m_hops.insert(m_hops.end(), hops.begin(), hops.end());
+            }
+            m_pathOffsets.push_back(static_cast<std::int32_t>(m_hops.size()));
+        }
+    }
+    // Transfer time of each buffer over each hop of every path, so that the inner loop does not
+    // divide (same expression as before, hence the same values).
+    m_hopCount = static_cast<std::int32_t>(m_hops.size());
+    m_transferUs.resize(m_bufferBytes.size() * m_hops.size());
+    for (std::size_t b = 0; b < m_bufferBytes.size(); ++b) {
+        for (std::size_t h = 0; h < m_hops.size(); ++h) {
+            m_transferUs[b * m_hops.size() + h] = m_bufferBytes[b] / m_hops[h].bytesPerUs;
+        }
+    }
+    m_computeSuccessors = toCsr(succ);
+    m_computePredecessors = toCsr(pred);
+
+    for (const NodeId n : graph.topologicalOrder) {
+        if (at(m_computeIndex, n) >= 0) {
+            m_priority.push_back(at(m_computeIndex, n));
+        }
+    }
+    if (m_priority.size() != C) {
+        throw InputError("graph '" + graph.name + "': its topological order misses compute nodes");
+    }
+    buildSteps();
+
+    const std::size_t B = m_bufferBytes.size();
+    m_busy.resize(D);
+    m_startRow = C + 2 * static_cast<std::size_t>(kStartPad);
+    m_stepStart.assign(D * m_startRow, -std::numeric_limits<double>::infinity());
+    m_stepWorkspace.resize(D * std::max<std::size_t>(C, 1));
+    m_queueFree.resize(static_cast<std::size_t>(costs.queueCount()));
+    m_presence.assign(B * D, Presence{});
+    m_home.assign(B, m_host); // graph inputs start on the host; the rest is set per evaluation
+    m_where.assign(B, 0u);
+    for (const std::int32_t b : m_graphInputBuffers) {
+        m_graphInputBytes += at(m_bufferBytes, b);
+    }
+    m_hasWorkspace =
+        std::any_of(m_workspace.begin(), m_workspace.end(), [](double w) { return w != 0.0; });
+    m_staticMask.resize(m_staticBytes.size());
+    m_diff.resize(D * (C + 1));
+    for (const double bytes : m_bufferBytes) {
+        m_bufferSize.push_back(static_cast<std::int64_t>(bytes));
+    }
+    m_sent.resize(B * D);
+    m_relayed.resize(B * D);
+    for (std::size_t b = 0; b < B; ++b) {
+        if (m_bufferIsOutput[b] != 0) {
+            m_outputBuffers.push_back(static_cast<std::int32_t>(b));
+        }
+    }
+    m_relay.assign(D, 0);
+    for (std::int32_t a = 0; a < m_deviceCount; ++a) {
+        for (std::int32_t z = 0; z < m_deviceCount; ++z) {
+            const auto path = costs.path(a, z);
+            for (std::size_t h = 1; h < path.size(); ++h) {
+                at(m_relay, path[h].from) = 1;
+            }
+        }
+    }
+    m_peak.resize(D);
+}
+
+void Simulator::setPriority(std::span<const std::int32_t> order) {
+    const std::size_t C = m_computeNodes.size();
+    if (order.size() != C) {
+        throw InputError("priority order has " + std::to_string(order.size()) +
+                         " entries, expected one per compute node (" + std::to_string(C) + ")");
+    }
+    std::vector<std::int32_t> position(C, -1);
+    for (std::size_t i = 0; i < C; ++i) {
+        const std::int32_t ci = order[i];
+        if (ci < 0 || static_cast<std::size_t>(ci) >= C ||
+            position[static_cast<std::size_t>(ci)] >= 0) {
+            throw InputError("priority order: entry " + std::to_string(i) +
+                             " is out of range or repeated");
+        }
+        position[static_cast<std::size_t>(ci)] = static_cast<std::int32_t>(i);
+    }
+    for (std::size_t ci = 0; ci < C; ++ci) {
+        for (const std::int32_t p : m_computePredecessors.row(static_cast<std::int32_t>(ci))) {
+            if (position[static_cast<std::size_t>(p)] > position[ci]) {
+                throw InputError("priority order is not topological: node '" +
+                                 at(m_graph.nodes, m_computeNodes[ci]).name +
+                                 "' comes before its input's producer '" +
+                                 at(m_graph.nodes, at(m_computeNodes, p)).name + "'");
+            }
+        }
+    }
+    m_priority.assign(order.begin(), order.end());
+    buildSteps();
+}
+
+void Simulator::buildSteps() {
+    ++m_stepsVersion;
+    const std::size_t C = m_priority.size();
+    const auto D = static_cast<std::size_t>(m_deviceCount);
+    m_steps.resize(C);
+    m_stepCells.resize(C * D);
+    m_stepInputs.clear();
+    m_stepOutputs.clear();
+    for (std::size_t i = 0; i < C; ++i) {
+        const std::int32_t ci = m_priority[i];
+        Step& s = m_steps[i];
+        s.ci = ci;
+        s.inBegin = static_cast<std::int32_t>(m_stepInputs.size());
+        const auto in = m_inputs.row(ci);
+        m_stepInputs.insert(m_stepInputs.end(), in.begin(), in.end());
+        s.inEnd = static_cast<std::int32_t>(m_stepInputs.size());
+        s.outBegin = static_cast<std::int32_t>(m_stepOutputs.size());
+        const auto out = m_produced.row(ci);
+        m_stepOutputs.insert(m_stepOutputs.end(), out.begin(), out.end());
+        s.outEnd = static_cast<std::int32_t>(m_stepOutputs.size());
+        s.staticBegin = at(m_statics.offsets, ci);
+        s.staticEnd = at(m_statics.offsets, ci + 1);
+        s.exclusiveWeight = at(m_exclusiveWeight, ci);
+        for (std::size_t d = 0; d < D; ++d) {
+            const std::size_t k = static_cast<std::size_t>(ci) * D + d;
+            m_stepCells[i * D + d] = {m_latency[k], m_energyUj[k],
+                                      static_cast<std::int64_t>(m_workspace[k]),
+                                      m_supported[k] == 0 ? 1 : 0};
+        }
+    }
+}
+
+std::vector<std::uint8_t> Simulator::genomeOf(const Plan& plan) const {
+    if (plan.device.size() != m_graph.nodes.size()) {
+        throw InputError("plan has " + std::to_string(plan.device.size()) +
+                         " device entries, the graph has " + std::to_string(m_graph.nodes.size()) +
+                         " nodes");
+    }
+    std::vector<std::uint8_t> genome(m_computeNodes.size());
+    for (std::size_t ci = 0; ci < m_computeNodes.size(); ++ci) {
+        const NodeId n = m_computeNodes[ci];
+        const std::int32_t d = at(plan.device, n);
+        if (d < 0 || d >= m_deviceCount) {
+            throw InputError("plan: node '" + at(m_graph.nodes, n).name + "' has device index " +
+                             std::to_string(d) + ", expected 0.." +
+                             std::to_string(m_deviceCount - 1));
+        }
+        genome[ci] = static_cast<std::uint8_t>(d);
+    }
+    return genome;
+}
+
+Plan Simulator::planOf(std::span<const std::uint8_t> genome) const {
+    Plan plan;
+    plan.device.assign(m_graph.nodes.size(), -1);
+    for (const NodeId n : m_graph.topologicalOrder) {
+        const Node& node = at(m_graph.nodes, n);
+        std::int32_t& d = at(plan.device, n);
+        switch (node.kind) {
+        case NodeKind::Compute:
+            d = genome[static_cast<std::size_t>(at(m_computeIndex, n))];
+            break;
+        case NodeKind::Constant:
+            d = -1;
+            break;
+        case NodeKind::ShapeComputation:
+            d = m_host;
+            break;
+        case NodeKind::PassThrough: {
+            d = m_host;
+            for (const TensorId t : m_graph.nodeInputs.row(n)) {
+                if (t != kNone) {
+                    const std::int32_t b = at(m_tensorBuffer, t);
+                    if (b >= 0 && at(m_bufferProducer, b) >= 0) {
+                        d = genome[static_cast<std::size_t>(at(m_bufferProducer, b))];
+                    }
+                    break;
+                }
+            }
+            break;
+        }
+        }
+    }
+    for (const std::int32_t ci : m_priority) {
+        plan.order.push_back(at(m_computeNodes, ci));
+    }
+    return plan;
+}
+
+} // namespace paretune

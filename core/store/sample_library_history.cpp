@@ -1,0 +1,185 @@
+// SampleLibrary: the records that are only ever added, a device's micro-benchmark vectors, plans
+// and trained predictors.
+#include "sample_library.h"
+
+#include "common/input_error.h"
+#include "library_connection.h"
+#include "value_checks.h"
+
+#include <cmath>
+
+namespace paretune {
+
+using store::jsonText;
+using store::kFingerprintLength;
+using store::orNow;
+using store::Query;
+using store::requireKey;
+using store::WriteTransaction;
+
+std::int64_t SampleLibrary::addBenchmark(const BenchmarkRecord& b) {
+    requireKey(b.deviceFingerprint, kFingerprintLength, "device fingerprint");
+    const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+    if (!positive(b.gemmGflops) || !positive(b.memoryBwGbs) ||
+        (b.dispatchUs && !positive(*b.dispatchUs))) {
+        throw InputError(m_impl->label + ": a micro-benchmark needs positive finite figures");
+    }
+    WriteTransaction transaction(*m_impl);
+    if (!device(b.deviceFingerprint)) {
+        throw InputError(m_impl->label + ": device " + b.deviceFingerprint +
+                         " is not in the library");
+    }
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO device_benchmarks(device_fingerprint, measured_at, "
+                              "gemm_gflops, memory_bw_gbs, dispatch_us, is_reference) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"),
+            "store a micro-benchmark");
+    q.bind(1, b.deviceFingerprint)
+        .bind(2, orNow(b.measuredAt))
+        .bind(3, b.gemmGflops)
+        .bind(4, b.memoryBwGbs)
+        .bind(5, b.dispatchUs)
+        .bind(6, std::int64_t{b.reference ? 1 : 0});
+    if (q.run() != SQLITE_OK) {
+        m_impl->fail(SQLITE_CONSTRAINT, "store a micro-benchmark");
+    }
+    const std::int64_t id = sqlite3_last_insert_rowid(m_impl->db);
+    transaction.commit();
+    return id;
+}
+
+namespace {
+
+constexpr const char* kBenchmarkColumns =
+    "SELECT id, device_fingerprint, measured_at, gemm_gflops, memory_bw_gbs, dispatch_us, "
+    "is_reference FROM device_benchmarks WHERE device_fingerprint = ?1 ";
+
+BenchmarkRecord benchmarkFromRow(const Query& q) {
+    return {q.integer(0), q.text(1),         q.text(2),        q.real(3),
+            q.real(4),    q.optionalReal(5), q.integer(6) != 0};
+}
+
+} // namespace
+
+std::optional<BenchmarkRecord>
+SampleLibrary::referenceBenchmark(std::string_view deviceFingerprint) const {
+    Query q(*m_impl,
+            m_impl->statement(std::string(kBenchmarkColumns) +
+                              "AND is_reference = 1 ORDER BY id DESC LIMIT 1"),
+            "read a micro-benchmark");
+    q.bind(1, deviceFingerprint);
+    if (!q.step()) {
+        return std::nullopt;
+    }
+    return benchmarkFromRow(q);
+}
+
+std::vector<BenchmarkRecord> SampleLibrary::benchmarks(std::string_view deviceFingerprint) const {
+    Query q(*m_impl, m_impl->statement(std::string(kBenchmarkColumns) + "ORDER BY id"),
+            "read micro-benchmarks");
+    q.bind(1, deviceFingerprint);
+    std::vector<BenchmarkRecord> result;
+    while (q.step()) {
+        result.push_back(benchmarkFromRow(q));
+    }
+    return result;
+}
+
+std::int64_t SampleLibrary::addPlan(const PlanRecord& plan) {
+    requireKey(plan.modelFingerprint, kFingerprintLength, "plan: model fingerprint");
+    const std::string devices = jsonText(plan.deviceSetJson, "plan device_set_json");
+    const std::string objectives = jsonText(plan.objectivesJson, "plan objectives_json");
+    const std::string assignment = jsonText(plan.assignmentJson, "plan assignment_json");
+    if (plan.source.empty()) {
+        throw InputError("plan: the source is empty");
+    }
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO plans(model_fingerprint, device_set_json, "
+                              "objectives_json, assignment_json, source, created_at) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"),
+            "store a plan");
+    q.bind(1, plan.modelFingerprint)
+        .bind(2, devices)
+        .bind(3, objectives)
+        .bind(4, assignment)
+        .bind(5, plan.source)
+        .bind(6, orNow(plan.createdAt));
+    if (q.run() != SQLITE_OK) {
+        throw InputError("plan: model " + plan.modelFingerprint + " is not stored in the library " +
+                         m_impl->path.string());
+    }
+    return sqlite3_last_insert_rowid(m_impl->db);
+}
+
+std::vector<PlanRecord> SampleLibrary::plans(std::string_view modelFingerprint) const {
+    Query q(*m_impl,
+            m_impl->statement("SELECT id, model_fingerprint, device_set_json, objectives_json, "
+                              "assignment_json, source, created_at FROM plans WHERE ?1 = '' OR "
+                              "model_fingerprint = ?1 ORDER BY id"),
+            "read plans");
+    q.bind(1, modelFingerprint);
+    std::vector<PlanRecord> result;
+    while (q.step()) {
+        result.push_back(
+            {q.integer(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6)});
+    }
+    return result;
+}
+
+std::int64_t SampleLibrary::addPredictor(const PredictorRecord& predictor) {
+    const std::string trainSet = jsonText(predictor.trainSetJson, "predictor train_set_json");
+    const std::string metrics = jsonText(predictor.metricsJson, "predictor metrics_json");
+    WriteTransaction transaction(*m_impl);
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO predictors(created_at, train_set_json, metrics_json, "
+                              "weights) VALUES(?1, ?2, ?3, ?4)"),
+            "store a predictor");
+    q.bind(1, orNow(predictor.createdAt)).bind(2, trainSet).bind(3, metrics);
+    q.bindBlob(4, predictor.weights);
+    if (q.run() != SQLITE_OK) {
+        m_impl->fail(SQLITE_CONSTRAINT, "store a predictor");
+    }
+    const std::int64_t id = sqlite3_last_insert_rowid(m_impl->db);
+    transaction.commit();
+    return id;
+}
+
+namespace {
+
+constexpr const char* kPredictorColumns =
+    "SELECT id, created_at, train_set_json, metrics_json, weights FROM predictors ";
+
+std::optional<PredictorRecord> predictorFromQuery(Query& q) {
+    if (!q.step()) {
+        return std::nullopt;
+    }
+    PredictorRecord p;
+    p.id = q.integer(0);
+    p.createdAt = q.text(1);
+    p.trainSetJson = q.text(2);
+    p.metricsJson = q.text(3);
+    p.weights = q.blob(4);
+    return p;
+}
+
+} // namespace
+
+std::optional<PredictorRecord> SampleLibrary::predictor(std::int64_t id) const {
+    Query q(*m_impl, m_impl->statement(std::string(kPredictorColumns) + "WHERE id = ?1"),
+            "read a predictor");
+    q.bind(1, id);
+    return predictorFromQuery(q);
+}
+
+std::optional<PredictorRecord> SampleLibrary::latestPredictor() const {
+    Query q(*m_impl, m_impl->statement(std::string(kPredictorColumns) + "ORDER BY id DESC LIMIT 1"),
+            "read the newest predictor");
+    return predictorFromQuery(q);
+}
+
+int SampleLibrary::predictorCount() const {
+    Query q(*m_impl, m_impl->statement("SELECT count(*) FROM predictors"), "count predictors");
+    return q.step() ? static_cast<int>(q.integer(0)) : 0;
+}
+
+} // namespace paretune
