@@ -255,6 +255,21 @@ BinaryOp binaryOpOf(const std::string& op) {
     throw Decline{};
 }
 
+// One element of And, Or or Xor, the same over integers and floating point: an operand is true
+// when it is not zero. Declines any other op.
+template <typename T> bool logicalBinary(BinaryOp op, T x, T y) {
+    if (op == BinaryOp::And) {
+        return (x != 0) && (y != 0);
+    }
+    if (op == BinaryOp::Or) {
+        return (x != 0) || (y != 0);
+    }
+    if (op == BinaryOp::Xor) {
+        return (x != 0) != (y != 0);
+    }
+    throw Decline{};
+}
+
 // One element of an integer Div or Mod in the element type `t`: unsigned types divide as
 // unsigned; division by zero and a quotient the type cannot hold are errors, not results.
 std::int64_t integerDivision(BinaryOp op, std::int64_t x, std::int64_t y, bool fmod, DType t) {
@@ -326,16 +341,7 @@ std::int64_t integerBinary(BinaryOp op, std::int64_t x, std::int64_t y, bool fmo
     if (op == BinaryOp::GreaterOrEqual) {
         return u ? ux >= uy : x >= y;
     }
-    if (op == BinaryOp::And) {
-        return (x != 0) && (y != 0);
-    }
-    if (op == BinaryOp::Or) {
-        return (x != 0) || (y != 0);
-    }
-    if (op == BinaryOp::Xor) {
-        return (x != 0) != (y != 0);
-    }
-    throw Decline{};
+    return logicalBinary(op, x, y);
 }
 
 // One element of a binary op over floating-point operands.
@@ -379,16 +385,7 @@ double realBinary(BinaryOp op, double x, double y) {
     if (op == BinaryOp::GreaterOrEqual) {
         return x >= y;
     }
-    if (op == BinaryOp::And) {
-        return (x != 0) && (y != 0);
-    }
-    if (op == BinaryOp::Or) {
-        return (x != 0) || (y != 0);
-    }
-    if (op == BinaryOp::Xor) {
-        return (x != 0) != (y != 0);
-    }
-    throw Decline{};
+    return logicalBinary(op, x, y);
 }
 
 ConstantTensor binary(const std::string& op, const Node& node, const ConstantTensor& a,
