@@ -50,7 +50,7 @@ struct LatencyPrediction {
 /// embedding of the nearest known device by fingerprint features (cold start) with its own
 /// numeric figures; fineTune adapts it from a few samples.
 ///
-/// The network lives in the LibTorch module (predict/torch_predictor.cpp, loaded on the first
+/// The network lives in the LibTorch module (predict/torch_predictor.h, loaded on the first
 /// train or fromRecord; see runtime/torch_runtime.h). Errors: InputError for unusable input (no
 /// training rows, a damaged stored predictor); LibTorch failures are rethrown as
 /// std::runtime_error. Movable, not copyable; one thread at a time.

@@ -1,6 +1,6 @@
 #pragma once
 
-// Raw-float kernels of the predictor's training step (performance_predictor.cpp): at this
+// Raw-float kernels of the predictor's training step (predictor_network.cpp): at this
 // network's size, one LibTorch call per small operation costs more in dispatch, temporaries and
 // generic strided loops than the arithmetic itself.
 

@@ -73,4 +73,10 @@ private:
 std::vector<at::Tensor> runStep(const Graph& graph, NodeId node,
                                 const std::vector<at::Tensor>& inputs);
 
+/// Throws InputError naming the device for a CUDA device when this build's LibTorch has no CUDA
+/// (graph_executor.cpp, like the two functions below it).
+void requireCuda(const ExecutionDevice& device);
+/// LibTorch's device for an execution device.
+c10::Device torchDevice(const ExecutionDevice& device);
+
 } // namespace paretune::detail

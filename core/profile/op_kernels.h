@@ -1,6 +1,7 @@
 #pragma once
-// Private to paretune_profile: includes ATen. Only op_kernels.cpp, op_runner.cpp and
-// graph_executor.cpp (through graph_program.h) see it.
+// Private to paretune_torch: includes ATen. Only the operator kernels (op_kernels*.cpp,
+// op_inputs.cpp, tensor_conversion.cpp), op_runner.cpp and the graph executor (through
+// graph_program.h) see it.
 
 #include "graph/graph.h"
 #include "op_profile.h"

@@ -1,7 +1,8 @@
 #pragma once
 // Inside the LibTorch module only: the implementations behind TorchRuntime, defined in the
 // files that include LibTorch (profile/op_runner.cpp, profile/graph_executor.cpp,
-// profile/dispatch_overhead.cpp, predict/torch_predictor.cpp).
+// profile/plan_executor.cpp, profile/dispatch_overhead.cpp, predict/torch_predictor_training.cpp,
+// predict/torch_predictor_record.cpp).
 #include "runtime/torch_runtime.h"
 
 namespace paretune::torch_impl {

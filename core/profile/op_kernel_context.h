@@ -1,0 +1,85 @@
+#pragma once
+// Private to the operator kernels (op_kernels*.cpp, op_inputs.cpp): what a kernel sees of its
+// node, the table the dispatcher (op_kernels.cpp) looks kernels up in, the helpers several
+// operator families share, and the function of each family that adds its kernels to the table.
+
+#include "op_kernels.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace paretune::detail {
+
+using Tensors = std::vector<at::Tensor>;
+using Ints = std::vector<std::int64_t>;
+
+/// What a kernel sees: its node, the graph, and the node's inputs (undefined tensors for omitted
+/// optional ones).
+struct Context {
+    const Graph& graph;
+    NodeId id;
+    const Node& node;
+    const Tensors& in;
+
+    std::int64_t opset() const { return graph.opset; }
+    bool has(std::size_t i) const { return i < in.size() && in[i].defined(); }
+    const at::Tensor& input(std::size_t i) const {
+        if (!has(i)) {
+            throw OpFailure("input " + std::to_string(i) + " is missing");
+        }
+        return in[i];
+    }
+    int outputCount() const { return static_cast<int>(graph.nodeOutputs.row(id).size()); }
+    bool wantsOutput(int i) const {
+        const auto outs = graph.nodeOutputs.row(id);
+        return i < static_cast<int>(outs.size()) && outs[static_cast<std::size_t>(i)] != kNone;
+    }
+};
+
+using Kernel = std::function<Tensors(const Context&)>;
+/// Kernels by ONNX operator type (the default domain).
+using KernelTable = std::unordered_map<std::string, Kernel>;
+
+inline Ints toInts(const at::Tensor& t) {
+    const at::Tensor c = t.to(at::kLong).contiguous();
+    const auto* p = c.data_ptr<std::int64_t>();
+    return Ints(p, p + c.numel());
+}
+
+inline std::int64_t normAxis(std::int64_t axis, std::int64_t rank) {
+    const std::int64_t a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= std::max<std::int64_t>(rank, 1)) {
+        throw OpFailure("axis " + std::to_string(axis) + " is out of range for rank " +
+                        std::to_string(rank));
+    }
+    return a;
+}
+
+/// An int list given as an input (newer opsets) or as an attribute (older ones).
+inline std::optional<Ints> intsInputOrAttr(const Context& c, std::size_t inputIndex,
+                                           std::string_view attr) {
+    if (c.has(inputIndex)) {
+        return toInts(c.in[inputIndex]);
+    }
+    if (c.node.attribute(attr)) {
+        return c.node.attrInts(attr);
+    }
+    return std::nullopt;
+}
+
+inline at::Tensor longTensor(const Ints& values) {
+    return at::tensor(at::ArrayRef<std::int64_t>(values), at::TensorOptions().dtype(at::kLong));
+}
+
+// Each operator family adds its kernels to the table (op_kernels_<family>.cpp).
+void addElementwiseKernels(KernelTable& t);
+void addMatmulKernels(KernelTable& t);
+void addReductionKernels(KernelTable& t);
+void addShapeKernels(KernelTable& t);
+void addSpatialKernels(KernelTable& t);
+
+} // namespace paretune::detail

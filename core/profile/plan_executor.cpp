@@ -1,0 +1,409 @@
+// The plan executor on LibTorch (TorchPlanExecutor): a placement plan over several devices,
+// each on its own pinned thread, nodes started as their inputs become ready.
+#include "graph_executor.h"
+
+#include "runtime/torch_impl.h"
+
+#include "common/input_error.h"
+#include "cpu_affinity.h"
+#include "graph_program.h"
+
+#include <ATen/detail/CUDAHooksInterface.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <queue>
+#include <thread>
+
+namespace paretune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microsecondsBetween(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+struct PlanState {
+    const Graph& graph;
+    std::vector<ExecutionDevice> devices;
+    std::unique_ptr<detail::GraphProgram> program;
+    std::vector<std::int32_t> stepDevice;         ///< per step
+    std::vector<int> priority;                    ///< per step: rank in the order
+    std::vector<std::vector<at::Tensor>> fixedOn; ///< per device: fixed values there
+    std::vector<int> stepsOn;                     ///< per device: number of steps
+    /// The BLAS's threads, process-wide: the fewest of any device, so that devices running
+    /// side by side never share cores through it.
+    std::optional<ScopedBlasThreads> blasThreads;
+
+    // Per run.
+    std::vector<at::Tensor> values;           ///< tensor · D + device
+    std::vector<std::int32_t> home;           ///< per tensor: device that produced it
+    std::unique_ptr<std::atomic<int>[]> uses; ///< per tensor: readers still to run
+    std::vector<int> waiting;                 ///< per step: computed inputs not ready yet
+    using ReadyQueue =
+        std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>>;
+    std::vector<ReadyQueue> ready; ///< per device: (priority, step)
+    std::vector<int> done;         ///< per device: steps finished this run
+    std::vector<NodeRun> runs;
+    std::exception_ptr error;
+    Clock::time_point start;
+
+    std::mutex mutex;
+    std::condition_variable wake;     ///< workers wait for work or a new run
+    std::condition_variable finished; ///< run() waits for the workers
+    std::uint64_t generation = 0;
+    int busyWorkers = 0;
+    bool stopping = false;
+    std::vector<std::thread> workers;
+
+    explicit PlanState(const Graph& g) : graph(g) {}
+
+    void worker(std::int32_t device) {
+        const ExecutionDevice& dev = devices[static_cast<std::size_t>(device)];
+        std::unique_ptr<detail::ThreadScope> scope;
+        std::exception_ptr setupError;
+        try {
+            scope = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus, false);
+        } catch (...) {
+            setupError = std::current_exception();
+        }
+        std::uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(mutex);
+        for (;;) {
+            wake.wait(lock, [&] { return stopping || generation != seen; });
+            if (stopping) {
+                return;
+            }
+            seen = generation;
+            if (setupError && !error) {
+                error = setupError;
+            }
+            runDevice(device, lock);
+            if (--busyWorkers == 0) {
+                finished.notify_all();
+            }
+        }
+    }
+
+    /// Runs the device's steps of this run; called and returns with the lock held.
+    void runDevice(std::int32_t device, std::unique_lock<std::mutex>& lock) {
+        const auto dv = static_cast<std::size_t>(device);
+        const std::size_t D = devices.size();
+        const c10::Device target = detail::torchDevice(devices[dv]);
+        std::vector<at::Tensor> inputs;
+        while (!error && done[dv] < stepsOn[dv]) {
+            if (ready[dv].empty()) {
+                wake.wait(lock, [&] { return error || !ready[dv].empty(); });
+                continue;
+            }
+            const int step = ready[dv].top().second;
+            ready[dv].pop();
+            lock.unlock();
+            const NodeId id = program->steps()[static_cast<std::size_t>(step)];
+            NodeRun record;
+            record.node = id;
+            record.device = device;
+            try {
+                const auto copyBegin = Clock::now();
+                inputs.clear();
+                for (TensorId t : graph.nodeInputs.row(id)) {
+                    inputs.push_back(t == kNone ? at::Tensor() : valueOn(t, device, target));
+                }
+                const auto begin = Clock::now();
+                std::vector<at::Tensor> outs = detail::runStep(graph, id, inputs);
+                if (devices[dv].isCuda()) {
+                    at::detail::getCUDAHooks().deviceSynchronize(devices[dv].cudaIndex);
+                }
+                const auto end = Clock::now();
+                record.copyUs = microsecondsBetween(copyBegin, begin);
+                record.beginUs = microsecondsBetween(start, begin);
+                record.endUs = microsecondsBetween(start, end);
+                const auto ids = graph.nodeOutputs.row(id);
+                for (std::size_t i = 0; i < ids.size() && i < outs.size(); ++i) {
+                    if (ids[i] != kNone && program->computed(ids[i])) {
+                        const auto ti = static_cast<std::size_t>(ids[i]);
+                        values[ti * D + dv] = std::move(outs[i]);
+                        home[ti] = device;
+                    }
+                }
+                inputs.clear();
+                release(id);
+            } catch (...) {
+                lock.lock();
+                if (!error) {
+                    error = std::current_exception();
+                }
+                wake.notify_all();
+                return;
+            }
+            lock.lock();
+            runs.push_back(record);
+            ++done[dv];
+            bool others = false;
+            for (TensorId t : graph.nodeOutputs.row(id)) {
+                if (t == kNone || !program->computed(t)) {
+                    continue;
+                }
+                for (int reader : program->consumers()[static_cast<std::size_t>(t)]) {
+                    if (--waiting[static_cast<std::size_t>(reader)] == 0) {
+                        const std::int32_t rd = stepDevice[static_cast<std::size_t>(reader)];
+                        ready[static_cast<std::size_t>(rd)].emplace(
+                            priority[static_cast<std::size_t>(reader)], reader);
+                        others = others || rd != device;
+                    }
+                }
+            }
+            if (others) {
+                wake.notify_all();
+            }
+        }
+    }
+
+    /// The value of tensor t on `device`, copied from its producer's device on first use.
+    /// Only the device's own thread writes its slot, after the producer published its value.
+    at::Tensor valueOn(TensorId t, std::int32_t device, const c10::Device& target) {
+        const auto ti = static_cast<std::size_t>(t);
+        if (!program->computed(t)) {
+            return fixedOn[static_cast<std::size_t>(device)][ti];
+        }
+        const std::size_t D = devices.size();
+        at::Tensor& slot = values[ti * D + static_cast<std::size_t>(device)];
+        if (!slot.defined()) {
+            const at::Tensor& source = values[ti * D + static_cast<std::size_t>(home[ti])];
+            // Across devices the tensor is copied, as a runtime would: to the other device's
+            // memory, or for two CPU core sets into a buffer the consumer owns.
+            slot = source.device() == target ? source.clone() : source.to(target);
+        }
+        return slot;
+    }
+
+    /// After a step: tensors it was the last reader of are freed on every device.
+    void release(NodeId id) {
+        const std::size_t D = devices.size();
+        const auto ins = graph.nodeInputs.row(id);
+        for (std::size_t i = 0; i < ins.size(); ++i) {
+            const TensorId t = ins[i];
+            if (t == kNone || !program->computed(t) ||
+                std::find(ins.begin(), ins.begin() + static_cast<std::ptrdiff_t>(i), t) !=
+                    ins.begin() + static_cast<std::ptrdiff_t>(i)) {
+                continue;
+            }
+            const auto ti = static_cast<std::size_t>(t);
+            if (uses[ti].fetch_sub(1) == 1 && !graph.tensors[ti].graphOutput) {
+                for (std::size_t dv = 0; dv < D; ++dv) {
+                    values[ti * D + dv].reset();
+                }
+            }
+        }
+    }
+};
+
+class TorchPlanExecutor final : public PlanExecutorEngine {
+public:
+    TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
+                      std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
+                      const NamedTensors& inputs, const ExecuteOptions& options);
+    ~TorchPlanExecutor() override;
+    const std::vector<ExecutionDevice>& devices() const override;
+    PlanRun run(bool collectOutputs) override;
+
+private:
+    std::unique_ptr<PlanState> d;
+};
+
+TorchPlanExecutor::TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
+                                     std::vector<std::int32_t> nodeDevice,
+                                     std::vector<NodeId> order, const NamedTensors& inputs,
+                                     const ExecuteOptions& options)
+    : d(std::make_unique<PlanState>(graph)) {
+    if (devices.empty()) {
+        throw InputError("plan executor: no devices");
+    }
+    for (const ExecutionDevice& dev : devices) {
+        detail::requireCuda(dev);
+        if (dev.threads < 1) {
+            throw InputError("device " + dev.id + ": thread count " + std::to_string(dev.threads) +
+                             " is not positive");
+        }
+    }
+    if (nodeDevice.size() != graph.nodes.size()) {
+        throw InputError("plan executor: the plan places " + std::to_string(nodeDevice.size()) +
+                         " nodes, the graph has " + std::to_string(graph.nodes.size()));
+    }
+    const auto D = static_cast<std::int32_t>(devices.size());
+    d->blasThreads.emplace(std::min_element(devices.begin(), devices.end(),
+                                            [](const ExecutionDevice& a, const ExecutionDevice& b) {
+                                                return a.threads < b.threads;
+                                            })
+                               ->threads);
+    d->devices = std::move(devices);
+    d->program = std::make_unique<detail::GraphProgram>(graph, inputs, options.seed);
+    const detail::GraphProgram& program = *d->program;
+    const std::size_t S = program.steps().size();
+
+    // Devices per step; a pass-through node without one runs with its input's producer.
+    d->stepDevice.assign(S, -1);
+    for (std::size_t s = 0; s < S; ++s) {
+        const NodeId id = program.steps()[s];
+        const Node& n = graph.nodes[static_cast<std::size_t>(id)];
+        std::int32_t dev = nodeDevice[static_cast<std::size_t>(id)];
+        if (dev < 0 && n.kind == NodeKind::PassThrough) {
+            dev = 0;
+            const auto ins = graph.nodeInputs.row(id);
+            if (!ins.empty() && ins[0] != kNone) {
+                const NodeId producer = graph.tensors[static_cast<std::size_t>(ins[0])].producer;
+                if (producer != kNone && program.stepOf(producer) >= 0) {
+                    dev = d->stepDevice[static_cast<std::size_t>(program.stepOf(producer))];
+                }
+            }
+        }
+        if (dev < 0 || dev >= D) {
+            throw InputError("plan executor: node '" + n.name + "' (" + n.opType +
+                             ") has device index " + std::to_string(dev) + ", expected 0.." +
+                             std::to_string(D - 1));
+        }
+        d->stepDevice[s] = dev;
+    }
+
+    // Priority: the given order of compute nodes; pass-through nodes and anything the order
+    // leaves out follow in topological order.
+    d->priority.assign(S, 0);
+    std::vector<int> rank(graph.nodes.size(), -1);
+    int next = 0;
+    for (NodeId id : order) {
+        if (id < 0 || id >= static_cast<NodeId>(graph.nodes.size())) {
+            throw InputError("plan executor: order names node id " + std::to_string(id) +
+                             " outside the graph");
+        }
+        if (rank[static_cast<std::size_t>(id)] < 0) {
+            rank[static_cast<std::size_t>(id)] = next++;
+        }
+    }
+    for (std::size_t s = 0; s < S; ++s) {
+        const int r = rank[static_cast<std::size_t>(program.steps()[s])];
+        d->priority[s] = r >= 0 ? r : next + static_cast<int>(s);
+    }
+
+    d->stepsOn.assign(static_cast<std::size_t>(D), 0);
+    for (std::int32_t dev : d->stepDevice) {
+        ++d->stepsOn[static_cast<std::size_t>(dev)];
+    }
+    // Weights and graph inputs are resident on every device.
+    d->fixedOn.resize(static_cast<std::size_t>(D));
+    for (std::int32_t dev = 0; dev < D; ++dev) {
+        const ExecutionDevice& ed = d->devices[static_cast<std::size_t>(dev)];
+        auto& fixed = d->fixedOn[static_cast<std::size_t>(dev)];
+        fixed = program.fixed();
+        if (ed.isCuda()) {
+            for (at::Tensor& t : fixed) {
+                if (t.defined()) {
+                    t = t.to(detail::torchDevice(ed));
+                }
+            }
+        }
+    }
+    d->values.resize(graph.tensors.size() * static_cast<std::size_t>(D));
+    d->home.assign(graph.tensors.size(), 0);
+    d->uses = std::make_unique<std::atomic<int>[]>(graph.tensors.size());
+    d->ready.resize(static_cast<std::size_t>(D));
+    d->done.assign(static_cast<std::size_t>(D), 0);
+    for (std::int32_t dev = 0; dev < D; ++dev) {
+        d->workers.emplace_back([this, dev] { d->worker(dev); });
+    }
+}
+
+TorchPlanExecutor::~TorchPlanExecutor() {
+    {
+        std::lock_guard<std::mutex> lock(d->mutex);
+        d->stopping = true;
+    }
+    d->wake.notify_all();
+    for (std::thread& t : d->workers) {
+        t.join();
+    }
+}
+
+const std::vector<ExecutionDevice>& TorchPlanExecutor::devices() const {
+    return d->devices;
+}
+
+PlanRun TorchPlanExecutor::run(bool collectOutputs) {
+    const detail::GraphProgram& program = *d->program;
+    const std::size_t S = program.steps().size();
+    const std::size_t D = d->devices.size();
+    PlanRun result;
+    {
+        std::unique_lock<std::mutex> lock(d->mutex);
+        std::fill(d->values.begin(), d->values.end(), at::Tensor());
+        for (std::size_t t = 0; t < d->graph.tensors.size(); ++t) {
+            d->uses[t].store(static_cast<int>(program.consumers()[t].size()));
+        }
+        d->waiting = program.computedInputs();
+        for (auto& q : d->ready) {
+            q = PlanState::ReadyQueue();
+        }
+        for (std::size_t s = 0; s < S; ++s) {
+            if (d->waiting[s] == 0) {
+                d->ready[static_cast<std::size_t>(d->stepDevice[s])].emplace(d->priority[s],
+                                                                             static_cast<int>(s));
+            }
+        }
+        std::fill(d->done.begin(), d->done.end(), 0);
+        d->runs.clear();
+        d->runs.reserve(S);
+        d->error = nullptr;
+        d->busyWorkers = static_cast<int>(D);
+        d->start = Clock::now();
+        ++d->generation;
+        d->wake.notify_all();
+        d->finished.wait(lock, [&] { return d->busyWorkers == 0; });
+        const auto end = Clock::now();
+        result.wallUs = microsecondsBetween(d->start, end);
+        if (d->error) {
+            std::exception_ptr e = d->error;
+            d->error = nullptr;
+            std::fill(d->values.begin(), d->values.end(), at::Tensor());
+            std::rethrow_exception(e);
+        }
+        result.nodes = std::move(d->runs);
+        d->runs = {};
+    }
+    if (!result.nodes.empty()) {
+        result.wallUs =
+            std::max_element(result.nodes.begin(), result.nodes.end(),
+                             [](const NodeRun& a, const NodeRun& b) { return a.endUs < b.endUs; })
+                ->endUs;
+    }
+    if (collectOutputs) {
+        std::vector<at::Tensor> outputs;
+        for (TensorId t : d->graph.outputs) {
+            const auto ti = static_cast<std::size_t>(t);
+            outputs.push_back(program.computed(t)
+                                  ? d->values[ti * D + static_cast<std::size_t>(d->home[ti])]
+                                  : program.fixed()[ti]);
+        }
+        result.outputs = program.outputsByName(outputs);
+    }
+    std::fill(d->values.begin(), d->values.end(), at::Tensor());
+    return result;
+}
+
+} // namespace
+
+std::unique_ptr<PlanExecutorEngine>
+torch_impl::planExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
+                         std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
+                         const NamedTensors& inputs, const ExecuteOptions& options) {
+    return std::make_unique<TorchPlanExecutor>(graph, std::move(devices), std::move(nodeDevice),
+                                               std::move(order), inputs, options);
+}
+
+} // namespace paretune
