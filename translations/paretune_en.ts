@@ -2,14 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
-    <name>QObject</name>
-    <message>
-        <location filename="../widgets/planjobs.cpp" line="+49"/>
-        <source>Internal error while %1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>main</name>
     <message>
         <location filename="../app/workbench/main.cpp" line="+95"/>
@@ -54,6 +46,14 @@
     <message>
         <location line="+5"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::BundleExportJob</name>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="+136"/>
+        <source>exporting the bundle</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -142,7 +142,7 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="+56"/>
+        <location filename="../widgets/graphview.cpp" line="+57"/>
         <source>Colour by:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -173,27 +173,32 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+75"/>
+        <location line="+72"/>
         <source>No model open.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-61"/>
+        <location line="-58"/>
         <source>Find node</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+65"/>
         <source>Laying out the graph...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+7"/>
+        <source>laying out the graph</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Layout failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+23"/>
         <source>%1 nodes laid out in %2 ms</source>
         <translation type="unfinished"></translation>
     </message>
@@ -282,6 +287,20 @@ Double-click to expand</source>
     <message>
         <location line="+5"/>
         <source>No drawn node matches &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::JobRunner</name>
+    <message>
+        <location filename="../widgets/jobrunner.cpp" line="+101"/>
+        <location line="+2"/>
+        <source>Internal error while %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>an unknown exception</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -388,12 +407,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="+57"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="+55"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>Discovering devices...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -428,7 +447,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+38"/>
+        <source>discovering devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>Device catalog: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -889,8 +913,8 @@ Double-click to expand</source>
 <context>
     <name>paretune::ModelLoader</name>
     <message>
-        <location filename="../widgets/modelloader.cpp" line="+52"/>
-        <source>Internal error while importing %1: %2</source>
+        <location filename="../widgets/modelloader.cpp" line="+15"/>
+        <source>importing %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1348,7 +1372,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+54"/>
+        <location filename="../widgets/placementsearch.cpp" line="+30"/>
+        <source>searching placements</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>modelled from %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1357,16 +1386,11 @@ Double-click to expand</source>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <location line="+18"/>
-        <source>Internal error in the search: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
 </context>
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+20"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+21"/>
         <source>No sample library opened yet.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1416,7 +1440,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1426,12 +1450,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+3"/>
+        <source>reading the predictors</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+38"/>
         <source>predictor #%1 trained %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="-22"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1441,7 +1470,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location line="+18"/>
+        <location line="+21"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -1457,12 +1486,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="+88"/>
-        <source>Internal error while profiling: %1</source>
+        <location filename="../widgets/profilejob.cpp" line="+27"/>
+        <source>profiling</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+39"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1485,7 +1514,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+97"/>
+        <location filename="../widgets/planjobs.cpp" line="-30"/>
         <source>%1 measured</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1498,7 +1527,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="+92"/>
+        <location filename="../widgets/trainjob.cpp" line="+31"/>
+        <source>training</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>held out: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1533,11 +1567,6 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>Internal error while training: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <location line="+7"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
@@ -1546,7 +1575,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-32"/>
+        <location filename="../widgets/planjobs.cpp" line="-63"/>
+        <source>validating the plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>Validation needs LibTorch, which this build does not include.</source>
         <translation type="unfinished"></translation>
     </message>

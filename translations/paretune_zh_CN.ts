@@ -2,14 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name>QObject</name>
-    <message>
-        <location filename="../widgets/planjobs.cpp" line="+49"/>
-        <source>Internal error while %1: %2</source>
-        <translation>%1 时发生内部错误：%2</translation>
-    </message>
-</context>
-<context>
     <name>main</name>
     <message>
         <location filename="../app/workbench/main.cpp" line="+95"/>
@@ -55,6 +47,14 @@
         <location line="+5"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
         <translation>搜索后在本机设备上验证所选方案（截图会等待验证完成）。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::BundleExportJob</name>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="+136"/>
+        <source>exporting the bundle</source>
+        <translation>导出部署包</translation>
     </message>
 </context>
 <context>
@@ -140,7 +140,7 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="+56"/>
+        <location filename="../widgets/graphview.cpp" line="+57"/>
         <source>Colour by:</source>
         <translation>着色依据：</translation>
     </message>
@@ -171,27 +171,32 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+75"/>
+        <location line="+72"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
     <message>
-        <location line="-61"/>
+        <location line="-58"/>
         <source>Find node</source>
         <translation>查找节点</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+65"/>
         <source>Laying out the graph...</source>
         <translation>正在布局计算图...</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+7"/>
+        <source>laying out the graph</source>
+        <translation>布局计算图</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Layout failed: %1</source>
         <translation>布局失败：%1</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+23"/>
         <source>%1 nodes laid out in %2 ms</source>
         <translation>已布局 %1 个节点，用时 %2 ms</translation>
     </message>
@@ -283,6 +288,20 @@ Double-click to expand</source>
     </message>
 </context>
 <context>
+    <name>paretune::JobRunner</name>
+    <message>
+        <location filename="../widgets/jobrunner.cpp" line="+101"/>
+        <location line="+2"/>
+        <source>Internal error while %1: %2</source>
+        <translation>%1 时发生内部错误：%2</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>an unknown exception</source>
+        <translation>未知异常</translation>
+    </message>
+</context>
+<context>
     <name>paretune::MainWindow</name>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="+42"/>
@@ -370,12 +389,12 @@ Double-click to expand</source>
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="+57"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="+55"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>Discovering devices...</source>
         <translation>正在发现设备...</translation>
     </message>
@@ -410,7 +429,12 @@ Double-click to expand</source>
         <translation>无法读取设备目录 %1：%2</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+38"/>
+        <source>discovering devices</source>
+        <translation>发现设备</translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>Device catalog: %1</source>
         <translation>设备目录：%1</translation>
     </message>
@@ -885,9 +909,9 @@ Double-click to expand</source>
 <context>
     <name>paretune::ModelLoader</name>
     <message>
-        <location filename="../widgets/modelloader.cpp" line="+52"/>
-        <source>Internal error while importing %1: %2</source>
-        <translation>导入 %1 时发生内部错误：%2</translation>
+        <location filename="../widgets/modelloader.cpp" line="+15"/>
+        <source>importing %1</source>
+        <translation>导入 %1</translation>
     </message>
 </context>
 <context>
@@ -1343,7 +1367,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+54"/>
+        <location filename="../widgets/placementsearch.cpp" line="+30"/>
+        <source>searching placements</source>
+        <translation>搜索放置方案</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>modelled from %1</source>
         <translation>根据 %1 建模</translation>
     </message>
@@ -1352,16 +1381,11 @@ Double-click to expand</source>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation>来自 %3 的实测（%1 个单元）和预测（%2 个单元），其余由 %4 建模</translation>
     </message>
-    <message>
-        <location line="+18"/>
-        <source>Internal error in the search: %1</source>
-        <translation>搜索中发生内部错误：%1</translation>
-    </message>
 </context>
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+20"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+21"/>
         <source>No sample library opened yet.</source>
         <translation>尚未打开样本库。</translation>
     </message>
@@ -1411,7 +1435,7 @@ Double-click to expand</source>
         <translation>Roofline 基线（建模）</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>No sample library at %1 yet: profile a model on a real device to create it. No predictor is trained; costs are modelled.</source>
         <translation>%1 处尚无样本库：在真实设备上分析一个模型即可创建。尚未训练预测器；开销为建模值。</translation>
     </message>
@@ -1421,12 +1445,17 @@ Double-click to expand</source>
         <translation>正在读取 %1 中的预测器……</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+3"/>
+        <source>reading the predictors</source>
+        <translation>读取预测器</translation>
+    </message>
+    <message>
+        <location line="+38"/>
         <source>predictor #%1 trained %2</source>
         <translation>预测器 #%1，训练于 %2</translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="-22"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation>无法读取 %1 中的预测器：%2</translation>
     </message>
@@ -1436,7 +1465,7 @@ Double-click to expand</source>
         <translation>%1 中尚未训练预测器：开销来自实测样本和目录（建模）。完成样本分析后即可训练。</translation>
     </message>
     <message numerus="yes">
-        <location line="+18"/>
+        <location line="+21"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation>
             <numerusform>%1 中有 %n 个预测器；最新的：%2（指标为存储值）。</numerusform>
@@ -1451,12 +1480,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="+88"/>
-        <source>Internal error while profiling: %1</source>
-        <translation>性能分析时发生内部错误：%1</translation>
+        <location filename="../widgets/profilejob.cpp" line="+27"/>
+        <source>profiling</source>
+        <translation>性能分析</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+39"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它。</translation>
     </message>
@@ -1479,7 +1508,7 @@ Double-click to expand</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+97"/>
+        <location filename="../widgets/planjobs.cpp" line="-30"/>
         <source>%1 measured</source>
         <translation>%1 实测</translation>
     </message>
@@ -1492,7 +1521,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="+92"/>
+        <location filename="../widgets/trainjob.cpp" line="+31"/>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>held out: %1</source>
         <translation>留出：%1</translation>
     </message>
@@ -1527,11 +1561,6 @@ Double-click to expand</source>
         <translation>训练已取消；未存储任何内容。</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>Internal error while training: %1</source>
-        <translation>训练时发生内部错误：%1</translation>
-    </message>
-    <message>
         <location line="+7"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation>训练需要 LibTorch，而此构建不包含它。</translation>
@@ -1540,7 +1569,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-32"/>
+        <location filename="../widgets/planjobs.cpp" line="-63"/>
+        <source>validating the plan</source>
+        <translation>验证方案</translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>Validation needs LibTorch, which this build does not include.</source>
         <translation>验证需要 LibTorch，此版本未包含。</translation>
     </message>

@@ -6,6 +6,7 @@
 #include "graphlayout.h"
 #include "graphoverview.h"
 #include "graphpalette.h"
+#include "jobrunner.h"
 #include "nodetablemodel.h"
 #include "placementsearch.h"
 #include "plan/simulator.h"
@@ -21,7 +22,6 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <map>
@@ -47,7 +47,8 @@ QString lastNameComponent(const std::string& name) {
 } // namespace
 
 GraphView::GraphView(QWidget* parent)
-    : QWidget(parent), m_scene(new QGraphicsScene(this)), m_overviewTimer(new QTimer(this)) {
+    : QWidget(parent), m_scene(new QGraphicsScene(this)), m_overviewTimer(new QTimer(this)),
+      m_layoutJob(new JobRunner(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -111,20 +112,17 @@ GraphView::GraphView(QWidget* parent)
     connect(m_overview, &GraphOverview::centreRequested, this,
             [this](const QPointF& point) { m_canvas->centerOn(point); });
     connect(m_overviewTimer, &QTimer::timeout, this, &GraphView::refreshOverview);
-    connect(&m_watcher, &QFutureWatcher<LayoutJob>::finished, this, &GraphView::applyLayout);
 }
 
-GraphView::~GraphView() {
-    // A running layout finishes on the pool; its result goes nowhere.
-    m_watcher.disconnect(this);
-}
+// A running layout finishes on the pool; its result goes nowhere (the runner abandons it).
+GraphView::~GraphView() = default;
 
 const Graph* GraphView::graph() const {
     return m_model ? &m_model->graph : nullptr;
 }
 
 bool GraphView::isLayingOut() const {
-    return !m_watcher.isFinished();
+    return m_layoutJob->isRunning();
 }
 
 void GraphView::setModel(std::shared_ptr<const ImportResult> model) {
@@ -145,7 +143,7 @@ void GraphView::setModel(std::shared_ptr<const ImportResult> model) {
     m_legend->hide();
     m_overview->hide();
     if (!m_model) {
-        ++m_latestJob;
+        m_layoutJob->abandon();
         m_status->setText(tr("No model open."));
         return;
     }
@@ -153,38 +151,30 @@ void GraphView::setModel(std::shared_ptr<const ImportResult> model) {
 }
 
 void GraphView::startLayout() {
-    const int job = ++m_latestJob;
     m_status->setText(tr("Laying out the graph..."));
     // The worker gets values only (the model is shared read-only); it never touches a widget.
     const std::shared_ptr<const ImportResult> model = m_model;
     const OutlineOptions options = m_options;
-    m_watcher.setFuture(QtConcurrent::run([model, options, job] {
-        LayoutJob result;
-        result.job = job;
-        try {
+    using Layout = std::shared_ptr<const GraphLayout>;
+    // A newer model or expansion supersedes a running layout.
+    m_layoutJob->run<Layout>(
+        tr("laying out the graph"),
+        [model, options](JobResult<Layout>& r, const std::shared_ptr<JobProgress>&) {
             auto outline =
                 std::make_shared<const GraphOutline>(buildOutline(model->graph, options));
-            result.layout = std::make_shared<const GraphLayout>(layOutGraph(std::move(outline)));
-        } catch (const std::exception& e) {
-            result.error = QString::fromStdString(e.what());
-        }
-        return result;
-    }));
+            r.outcome = std::make_shared<const GraphLayout>(layOutGraph(std::move(outline)));
+        },
+        [this](const Layout& layout) { applyLayout(layout); },
+        [this](const QString& error) {
+            m_status->setText(tr("Layout failed: %1").arg(error));
+            Q_EMIT layoutFailed(error);
+        });
 }
 
-void GraphView::applyLayout() {
-    const LayoutJob result = m_watcher.result();
-    if (result.job != m_latestJob) {
-        return; // superseded by a newer model or expansion
-    }
-    if (!result.layout) {
-        m_status->setText(tr("Layout failed: %1").arg(result.error));
-        Q_EMIT layoutFailed(result.error);
-        return;
-    }
+void GraphView::applyLayout(std::shared_ptr<const GraphLayout> layout) {
     QElapsedTimer sceneClock;
     sceneClock.start();
-    m_layout = result.layout;
+    m_layout = std::move(layout);
     buildScene();
     recolour();
     highlightSelection();

@@ -6,7 +6,6 @@
 
 #include <memory>
 
-class QFutureWatcherBase;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -19,6 +18,7 @@ namespace paretune {
 
 class BundleExportJob;
 class DeviceListModel;
+class JobRunner;
 class ValidateJob;
 struct ImportResult;
 class PredictorPanel;
@@ -181,7 +181,7 @@ private:
     QLabel* m_deviceNotes = nullptr;
     QListWidget* m_searchDeviceList = nullptr; ///< catalog devices, ticked: searched on
     void fillSearchDeviceList();
-    QFutureWatcherBase* m_discovery = nullptr;
+    JobRunner* m_discovery = nullptr; ///< device discovery, latest wins
     PredictorPanel* m_predictor = nullptr;
     QAction* m_profileAction = nullptr;
     ProfileJob* m_profileJob = nullptr;

@@ -15,7 +15,7 @@
 #include "common/input_error.h"
 #include "cost/device_catalog.h"
 #include "devicelistmodel.h"
-#include "jobprogress.h"
+#include "jobrunner.h"
 #include "predictorpanel.h"
 #include "profilejob.h"
 #include "store/sample_library.h"
@@ -26,7 +26,6 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
@@ -40,7 +39,6 @@
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <limits>
@@ -70,6 +68,7 @@ void MainWindow::setupParetoLive() {
 
 void MainWindow::setupDevicesDock() {
     m_devices = new DeviceListModel(this);
+    m_discovery = new JobRunner(this);
     auto* panel = new QWidget(this);
     auto* layout = new QVBoxLayout(panel);
     auto* table = new QTableView(panel);
@@ -166,12 +165,7 @@ void MainWindow::discoverDevices() {
             catalogError = QString::fromStdString(e.what());
         }
     }
-    // The latest discovery wins; an older one finishes on its own and is dropped.
-    retireWatcher(m_discovery, this);
-    auto* watcher = new QFutureWatcher<DeviceInventory>(this);
-    m_discovery = watcher;
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, catalogError] {
-        DeviceInventory inventory = watcher->result();
+    const auto show = [this, catalogError](DeviceInventory inventory) {
         QStringList notes;
         if (!catalogError.isEmpty()) {
             notes << catalogError;
@@ -185,18 +179,19 @@ void MainWindow::discoverDevices() {
             m_profileAction->setEnabled(m_profileAction->data().toBool() &&
                                         !m_devices->profilableDevices().isEmpty());
         }
-        watcher->deleteLater();
-        m_discovery = nullptr;
-    });
-    watcher->setFuture(QtConcurrent::run([catalog] {
-        try {
-            return paretune::discoverDevices(catalog ? &*catalog : nullptr);
-        } catch (const std::exception& e) {
+    };
+    // The latest discovery wins; an older one finishes on its own and is dropped.
+    m_discovery->run<DeviceInventory>(
+        tr("discovering devices"),
+        [catalog](JobResult<DeviceInventory>& r, const std::shared_ptr<JobProgress>&) {
+            r.outcome = paretune::discoverDevices(catalog ? &*catalog : nullptr);
+        },
+        show,
+        [show](const QString& error) {
             DeviceInventory failed;
-            failed.notes.push_back(std::string("device discovery failed: ") + e.what());
-            return failed;
-        }
-    }));
+            failed.notes.push_back(error.toStdString());
+            show(std::move(failed));
+        });
 }
 
 bool MainWindow::setCatalogPath(const QString& path) {

@@ -8,8 +8,6 @@
 #include "predict/predictor_training.h"
 #endif
 
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace paretune {
 
 namespace {
@@ -19,130 +17,98 @@ struct TrainingCancelled {};
 
 } // namespace
 
-TrainJob::TrainJob(QObject* parent) : QObject(parent) {}
-
-TrainJob::~TrainJob() {
-    m_jobs.abandon(this);
+TrainJob::TrainJob(QObject* parent) : JobRunner(parent) {
+    connect(this, &JobRunner::sampled, this, &TrainJob::trainingEpoch);
 }
 
 bool TrainJob::available() {
     return PARETUNE_WITH_TORCH != 0;
 }
 
-bool TrainJob::isRunning() const {
-    return m_jobs.isRunning();
-}
-
-void TrainJob::cancel() {
-    m_jobs.cancel();
-}
-
 void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epochs, int members) {
-    auto* watcher = new QFutureWatcher<Result>(this);
-    const int job = m_jobs.begin(watcher, this, [](double, const QString&) {});
-    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
-    connect(
-        progress.get(), &JobProgress::sampled, this,
-        [this, job](int epoch, double loss) {
-            if (m_jobs.isCurrent(job)) {
-                Q_EMIT trainingEpoch(epoch, loss);
-            }
-        },
-        Qt::QueuedConnection);
-    connect(watcher, &QFutureWatcher<Result>::finished, this,
-            [this, watcher] { deliver(watcher); });
     Q_EMIT trainingStarted(epochs);
-    watcher->setFuture(QtConcurrent::run([=]() {
-        Result r;
-        r.job = job;
-        r.outcome.dbPath = dbPath;
+    run<TrainOutcome>(
+        tr("training"),
+        [=](JobResult<TrainOutcome>& r, const std::shared_ptr<JobProgress>& progress) {
+            r.outcome.dbPath = dbPath;
 #if PARETUNE_WITH_TORCH
-        try {
-            SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
-            TrainingSettings settings;
-            settings.options.epochs = epochs;
-            settings.options.members = members;
-            const auto onEpoch = [&progress](int epoch, double loss) {
-                if (progress->cancelled()) {
-                    throw TrainingCancelled{};
-                }
-                progress->sample(epoch, loss);
-            };
-            // Hold the open model out when the library has others to learn from; a library
-            // with this model alone is scored on its training set (and says so).
-            TrainingReport report;
-            bool trained = false;
-            if (!holdoutModel.isEmpty()) {
-                settings.holdoutModel = holdoutModel.toStdString();
-                try {
-                    report = trainPredictorInLibrary(library, settings, onEpoch);
-                    trained = true;
-                } catch (const InputError&) {
-                    settings.holdoutModel.clear();
-                }
-            }
-            if (!trained) {
-                report = trainPredictorInLibrary(library, settings, onEpoch);
-            }
-            TrainOutcome& o = r.outcome;
-            o.predictorId = report.predictorId;
-            const nlohmann::json& evaluation = report.metrics["evaluation"];
-            o.evaluatedOn = report.heldOutModels.empty()
-                                ? QString::fromStdString(evaluation["set"].get<std::string>())
-                                : tr("held out: %1")
-                                      .arg(QString::fromStdString(report.dataset.modelNames.at(
-                                          report.heldOutModels.front())));
-            for (std::size_t i = 0; i < report.evaluatedRows.size(); ++i) {
-                o.measuredUs.push_back(report.evaluatedRows[i].latencyUs);
-                o.predictedUs.push_back(report.predictedUs[i]);
-            }
-            const std::pair<const char*, QString> metrics[] = {
-                {"mape_percent", tr("MAPE %")},
-                {"within_10_percent", tr("Share within ±10%")},
-                {"spearman", tr("Spearman")},
-                {"end_to_end_error_percent", tr("End-to-end error %")}};
-            for (const auto& [key, name] : metrics) {
-                o.metricNames << name;
-                o.predictorMetrics.push_back(evaluation["predictor"].value(key, 0.0));
-                o.rooflineMetrics.push_back(evaluation["roofline"].value(key, 0.0));
-            }
-            // With several (model, device) pairs, each one's own figures follow: a noisy
-            // device must not hide how well another is predicted.
-            const nlohmann::json& pairs = evaluation["pairs"];
-            if (pairs.size() > 1) {
-                for (const nlohmann::json& pair : pairs) {
-                    const QString label = QString::fromStdString(pair.value("pair", ""));
-                    for (const auto& [key, name] : metrics) {
-                        o.metricNames << tr("%1, %2").arg(name, label);
-                        o.predictorMetrics.push_back(pair["predictor"].value(key, 0.0));
-                        o.rooflineMetrics.push_back(pair["roofline"].value(key, 0.0));
+            try {
+                SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
+                TrainingSettings settings;
+                settings.options.epochs = epochs;
+                settings.options.members = members;
+                const auto onEpoch = [&progress](int epoch, double loss) {
+                    if (progress->cancelled()) {
+                        throw TrainingCancelled{};
+                    }
+                    progress->sample(epoch, loss);
+                };
+                // Hold the open model out when the library has others to learn from; a library
+                // with this model alone is scored on its training set (and says so).
+                TrainingReport report;
+                bool trained = false;
+                if (!holdoutModel.isEmpty()) {
+                    settings.holdoutModel = holdoutModel.toStdString();
+                    try {
+                        report = trainPredictorInLibrary(library, settings, onEpoch);
+                        trained = true;
+                    } catch (const InputError&) {
+                        settings.holdoutModel.clear();
                     }
                 }
+                if (!trained) {
+                    report = trainPredictorInLibrary(library, settings, onEpoch);
+                }
+                TrainOutcome& o = r.outcome;
+                o.predictorId = report.predictorId;
+                const nlohmann::json& evaluation = report.metrics["evaluation"];
+                o.evaluatedOn = report.heldOutModels.empty()
+                                    ? QString::fromStdString(evaluation["set"].get<std::string>())
+                                    : tr("held out: %1")
+                                          .arg(QString::fromStdString(report.dataset.modelNames.at(
+                                              report.heldOutModels.front())));
+                for (std::size_t i = 0; i < report.evaluatedRows.size(); ++i) {
+                    o.measuredUs.push_back(report.evaluatedRows[i].latencyUs);
+                    o.predictedUs.push_back(report.predictedUs[i]);
+                }
+                const std::pair<const char*, QString> metrics[] = {
+                    {"mape_percent", tr("MAPE %")},
+                    {"within_10_percent", tr("Share within ±10%")},
+                    {"spearman", tr("Spearman")},
+                    {"end_to_end_error_percent", tr("End-to-end error %")}};
+                for (const auto& [key, name] : metrics) {
+                    o.metricNames << name;
+                    o.predictorMetrics.push_back(evaluation["predictor"].value(key, 0.0));
+                    o.rooflineMetrics.push_back(evaluation["roofline"].value(key, 0.0));
+                }
+                // With several (model, device) pairs, each one's own figures follow: a noisy
+                // device must not hide how well another is predicted.
+                const nlohmann::json& pairs = evaluation["pairs"];
+                if (pairs.size() > 1) {
+                    for (const nlohmann::json& pair : pairs) {
+                        const QString label = QString::fromStdString(pair.value("pair", ""));
+                        for (const auto& [key, name] : metrics) {
+                            o.metricNames << tr("%1, %2").arg(name, label);
+                            o.predictorMetrics.push_back(pair["predictor"].value(key, 0.0));
+                            o.rooflineMetrics.push_back(pair["roofline"].value(key, 0.0));
+                        }
+                    }
+                }
+                for (const std::string& note : report.notes) {
+                    o.notes << QString::fromStdString(note);
+                }
+            } catch (const TrainingCancelled&) {
+                r.error = tr("Training cancelled; nothing was stored.");
             }
-            for (const std::string& note : report.notes) {
-                o.notes << QString::fromStdString(note);
-            }
-        } catch (const TrainingCancelled&) {
-            r.error = tr("Training cancelled; nothing was stored.");
-        } catch (const InputError& e) {
-            r.error = QString::fromStdString(e.what());
-        } catch (const std::exception& e) {
-            r.error = tr("Internal error while training: %1").arg(QString::fromStdString(e.what()));
-        }
 #else
-        (void)holdoutModel;
-        (void)epochs;
-        (void)members;
-        (void)progress;
-        r.error = tr("Training needs LibTorch, which this build does not include.");
+            (void)holdoutModel;
+            (void)epochs;
+            (void)members;
+            (void)progress;
+            r.error = tr("Training needs LibTorch, which this build does not include.");
 #endif
-        return r;
-    }));
-}
-
-void TrainJob::deliver(QFutureWatcher<Result>* watcher) {
-    deliverLatest(
-        m_jobs, watcher, [this](const auto& outcome) { Q_EMIT trainingFinished(outcome); },
+        },
+        [this](const TrainOutcome& outcome) { Q_EMIT trainingFinished(outcome); },
         [this](const QString& error) { Q_EMIT trainingFailed(error); });
 }
 
