@@ -305,9 +305,17 @@ Double-click to expand</source>
     </message>
 </context>
 <context>
+    <name>paretune::JobStatusWidget</name>
+    <message>
+        <location filename="../widgets/jobstatuswidget.cpp" line="+12"/>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+42"/>
+        <location filename="../widgets/mainwindow.cpp" line="+41"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
@@ -357,12 +365,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>Cancel</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>&amp;Search</source>
         <translation type="unfinished"></translation>
     </message>
@@ -382,12 +385,13 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="-13"/>
+        <location line="+22"/>
         <source>Searching placements...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+14"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
@@ -397,7 +401,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+159"/>
+        <location line="+157"/>
         <source>Failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -407,7 +411,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="+55"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="+56"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
@@ -503,12 +507,12 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+139"/>
+        <location line="+114"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-138"/>
+        <location line="-113"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
@@ -554,18 +558,18 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="-1"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="+197"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="+163"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+9"/>
         <source>Profiling...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+3"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation type="unfinished"></translation>
     </message>
@@ -580,7 +584,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+16"/>
         <source>Training...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -590,12 +594,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+11"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+12"/>
         <source>Training the predictor on %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -630,26 +634,26 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="-221"/>
+        <location filename="../widgets/mainwindow.cpp" line="-205"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+98"/>
+        <location line="+82"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+1"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="-215"/>
-        <location line="+111"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="-190"/>
+        <location line="+98"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+0"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="-111"/>
-        <location line="+111"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="-98"/>
+        <location line="+98"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
@@ -798,17 +802,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="-160"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="-134"/>
         <source>Validating...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>Validating: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+13"/>
+        <location line="+10"/>
         <source>Validation of plan %1 cancelled; nothing was stored</source>
         <translation type="unfinished"></translation>
     </message>
@@ -849,13 +848,13 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+12"/>
-        <location line="+3"/>
+        <location line="+9"/>
+        <location line="+2"/>
         <source>Exporting the bundle...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+5"/>
         <source>Export of plan %1 cancelled; nothing was written</source>
         <translation type="unfinished"></translation>
     </message>

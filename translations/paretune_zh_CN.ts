@@ -302,9 +302,17 @@ Double-click to expand</source>
     </message>
 </context>
 <context>
+    <name>paretune::JobStatusWidget</name>
+    <message>
+        <location filename="../widgets/jobstatuswidget.cpp" line="+12"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+42"/>
+        <location filename="../widgets/mainwindow.cpp" line="+41"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
@@ -349,12 +357,7 @@ Double-click to expand</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
@@ -374,12 +377,13 @@ Double-click to expand</source>
         <translation>正在导入 %1...</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="-13"/>
+        <location line="+22"/>
         <source>Searching placements...</source>
         <translation>正在搜索放置方案...</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+14"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
@@ -389,7 +393,7 @@ Double-click to expand</source>
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="+55"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="+56"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
@@ -485,12 +489,12 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+139"/>
+        <location line="+114"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
     <message>
-        <location line="-138"/>
+        <location line="-113"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
@@ -536,18 +540,18 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+8"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="+197"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="+163"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+9"/>
         <source>Profiling...</source>
         <translation>正在进行性能分析...</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+3"/>
         <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
         <translation>在 %1 上的性能分析%2：实测 %3 个算子，复用 %4 个，失败 %5 个，未运行 %6 个；实测中位数之和 %7（实测），端到端 %8；已存入 %9</translation>
     </message>
@@ -562,7 +566,7 @@ Double-click to expand</source>
         <translation>警告：性能分析期间机器速度发生了变化（%1）：这些样本可能无法与其他样本比较。请稍后再次分析以取平均；预测器学习重复测量的中位数。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+16"/>
         <source>Training...</source>
         <translation>正在训练...</translation>
     </message>
@@ -572,12 +576,12 @@ Double-click to expand</source>
         <translation>训练中：第 %1/%2 轮</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+11"/>
         <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
         <translation>预测器 %1 已训练并存入 %2；评估数据：%3（%4 个算子，预测值与实测值对照）</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+12"/>
         <source>Training the predictor on %1</source>
         <translation>正在用 %1 训练预测器</translation>
     </message>
@@ -612,26 +616,26 @@ Double-click to expand</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="-58"/>
+        <location filename="../widgets/mainwindow.cpp" line="-44"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
     </message>
     <message>
-        <location line="+98"/>
+        <location line="+82"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="-215"/>
-        <location line="+111"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="-190"/>
+        <location line="+98"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
         <location line="+0"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="-111"/>
-        <location line="+111"/>
+        <location filename="../widgets/mainwindow_docks.cpp" line="-98"/>
+        <location line="+98"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
@@ -789,22 +793,17 @@ Double-click to expand</source>
         <translation>保存工作区</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="-265"/>
+        <location filename="../widgets/mainwindow.cpp" line="-243"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="-160"/>
+        <location filename="../widgets/mainwindow_plans.cpp" line="-134"/>
         <source>Validating...</source>
         <translation>正在验证...</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>Validating: %1</source>
-        <translation>正在验证：%1</translation>
-    </message>
-    <message>
-        <location line="+13"/>
+        <location line="+10"/>
         <source>Validation of plan %1 cancelled; nothing was stored</source>
         <translation>方案 %1 的验证已取消；未保存任何内容</translation>
     </message>
@@ -845,13 +844,13 @@ Double-click to expand</source>
         <translation>方案 %2 在本机上运行 %1 次的中位数，每个节点位于方案为其指定的设备上（验证）</translation>
     </message>
     <message>
-        <location line="+12"/>
-        <location line="+3"/>
+        <location line="+9"/>
+        <location line="+2"/>
         <source>Exporting the bundle...</source>
         <translation>正在导出部署包...</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+5"/>
         <source>Export of plan %1 cancelled; nothing was written</source>
         <translation>方案 %1 的导出已取消；未写入任何内容</translation>
     </message>

@@ -4,6 +4,7 @@
 #include "cost/device_catalog.h"
 #include "graph/onnx_importer.h"
 #include "graphdock.h"
+#include "jobstatusbar.h"
 #include "modelloader.h"
 #include "nodetablemodel.h"
 #include "paretoplot.h"
@@ -25,8 +26,6 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
@@ -94,14 +93,8 @@ MainWindow::MainWindow(QWidget* parent)
     paretoDock->setWidget(m_pareto);
     addDockWidget(Qt::RightDockWidgetArea, paretoDock);
     m_searcher = new PlacementSearch(this);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
-    m_progress->setMaximumWidth(220);
-    m_progress->hide();
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->hide();
-    statusBar()->addPermanentWidget(m_progress);
-    statusBar()->addPermanentWidget(m_cancel);
+    m_jobStatus = new JobStatusBar(statusBar());
+    m_jobStatus->follow(m_searcher, tr("Searching placements..."));
 
     QMenu* searchMenu = menuBar()->addMenu(tr("&Search"));
     m_searchAction =
@@ -118,28 +111,14 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_loader, &ModelLoader::modelLoaded, this, &MainWindow::showModel);
     connect(m_loader, &ModelLoader::loadFailed, this, &MainWindow::showError);
-    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelSearch);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 selectNode(current.isValid() ? m_proxy->mapToSource(current).row() : -1);
             });
-    connect(m_searcher, &PlacementSearch::searchStarted, this, [this] {
-        m_progress->setValue(0);
-        m_progress->show();
-        m_cancel->show();
-        statusBar()->showMessage(tr("Searching placements..."));
-    });
-    connect(m_searcher, &PlacementSearch::searchProgressed, this,
-            [this](double fraction, const QString& message) {
-                m_progress->setValue(static_cast<int>(fraction * 1000.0));
-                m_progress->setFormat(message);
-            });
+    connect(m_searcher, &PlacementSearch::searchStarted, this,
+            [this] { statusBar()->showMessage(tr("Searching placements...")); });
     connect(m_searcher, &PlacementSearch::searchFinished, this, &MainWindow::showSearch);
-    connect(m_searcher, &PlacementSearch::searchFailed, this, [this](const QString& message) {
-        m_progress->hide();
-        m_cancel->hide();
-        showError(message);
-    });
+    connect(m_searcher, &PlacementSearch::searchFailed, this, &MainWindow::showError);
     connect(m_pareto, &ParetoPlot::planSelected, this, &MainWindow::showPlan);
     setupTimelineDock();
     setupParetoLive();
@@ -197,8 +176,6 @@ void MainWindow::cancelSearch() {
 void MainWindow::showSearch(std::shared_ptr<const SearchOutcome> outcome) {
     m_search = std::move(outcome);
     clearPlan();
-    m_progress->hide();
-    m_cancel->hide();
     m_pareto->setOutcome(m_search);
     const SearchResult& r = m_search->result;
     const double hypervolume =

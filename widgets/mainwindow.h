@@ -7,8 +7,6 @@
 #include <memory>
 
 class QLabel;
-class QProgressBar;
-class QPushButton;
 class QLineEdit;
 class QListWidget;
 class QSortFilterProxyModel;
@@ -19,6 +17,7 @@ namespace paretune {
 class BundleExportJob;
 class DeviceListModel;
 class JobRunner;
+class JobStatusBar;
 class ValidateJob;
 struct ImportResult;
 class PredictorPanel;
@@ -86,6 +85,8 @@ public:
     void exportShownPlan(const QString& path, int candidates = 5);
     ValidateJob* validateJob() const { return m_validateJob; }
     BundleExportJob* bundleExportJob() const { return m_exportJob; }
+    /// The status bar's indicators of the running jobs.
+    JobStatusBar* jobStatusBar() const { return m_jobStatus; }
 
     /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
     void setDatabasePath(const QString& path);
@@ -147,8 +148,7 @@ private:
     QListWidget* m_diagnostics = nullptr;
     ParetoPlot* m_pareto = nullptr;
     PlacementSearch* m_searcher = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QPushButton* m_cancel = nullptr;
+    JobStatusBar* m_jobStatus = nullptr; ///< one indicator and Cancel per running job
     QAction* m_searchAction = nullptr;
     // Docks and actions beyond the node table, one setup helper each (mainwindow_docks.cpp).
     void setupTimelineDock();
@@ -186,6 +186,7 @@ private:
     QAction* m_profileAction = nullptr;
     ProfileJob* m_profileJob = nullptr;
     TrainJob* m_trainJob = nullptr;
+    int m_trainingEpochs = 0; ///< of the training job running
     QAction* m_trainAction = nullptr;
     QAction* m_validateAction = nullptr;
     QAction* m_exportAction = nullptr;

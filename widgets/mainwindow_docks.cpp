@@ -16,6 +16,8 @@
 #include "cost/device_catalog.h"
 #include "devicelistmodel.h"
 #include "jobrunner.h"
+#include "jobstatusbar.h"
+#include "jobstatuswidget.h"
 #include "predictorpanel.h"
 #include "profilejob.h"
 #include "store/sample_library.h"
@@ -31,7 +33,6 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
@@ -322,21 +323,8 @@ void MainWindow::setupToolBar() {
 
 void MainWindow::setupProfileJob() {
     m_profileJob = new ProfileJob(this);
-    connect(m_cancel, &QPushButton::clicked, m_profileJob, &ProfileJob::cancel);
-    connect(m_profileJob, &ProfileJob::profileStarted, this, [this] {
-        m_progress->setValue(0);
-        m_progress->setFormat(tr("Profiling..."));
-        m_progress->show();
-        m_cancel->show();
-    });
-    connect(m_profileJob, &ProfileJob::profileProgressed, this,
-            [this](double fraction, const QString& message) {
-                m_progress->setValue(static_cast<int>(fraction * 1000.0));
-                m_progress->setFormat(message);
-            });
+    m_jobStatus->follow(m_profileJob, tr("Profiling..."));
     connect(m_profileJob, &ProfileJob::profileFinished, this, [this](const ProfileOutcome& o) {
-        m_progress->hide();
-        m_cancel->hide();
         const QString text =
             tr("Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not "
                "run; sum of measured medians %7 (measured), end to end %8; stored in %9")
@@ -361,33 +349,25 @@ void MainWindow::setupProfileJob() {
             m_nodeModel->setMeasurements(o.deviceId, o.nodeLatencyUs);
         }
     });
-    connect(m_profileJob, &ProfileJob::profileFailed, this, [this](const QString& message) {
-        m_progress->hide();
-        m_cancel->hide();
-        showError(message);
-    });
+    connect(m_profileJob, &ProfileJob::profileFailed, this, &MainWindow::showError);
 }
 
 void MainWindow::setupTrainJob() {
     m_trainJob = new TrainJob(this);
-    connect(m_cancel, &QPushButton::clicked, m_trainJob, &TrainJob::cancel);
+    m_jobStatus->follow(m_trainJob, tr("Training..."));
     connect(m_trainJob, &TrainJob::trainingStarted, this, [this](int epochs) {
-        m_progress->setValue(0);
-        m_progress->setFormat(tr("Training..."));
-        m_progress->show();
-        m_cancel->show();
-        m_progress->setProperty("epochs", epochs);
+        m_trainingEpochs = epochs;
         m_predictor->startTraining();
     });
     connect(m_trainJob, &TrainJob::trainingEpoch, this, [this](int epoch, double loss) {
-        const int epochs = std::max(1, m_progress->property("epochs").toInt());
-        m_progress->setValue(epoch * 1000 / epochs);
-        m_progress->setFormat(tr("Training: epoch %1/%2").arg(epoch).arg(epochs));
+        const int epochs = std::max(1, m_trainingEpochs);
+        if (JobStatusWidget* status = m_jobStatus->indicator(m_trainJob)) {
+            status->setProgress(static_cast<double>(epoch) / epochs,
+                                tr("Training: epoch %1/%2").arg(epoch).arg(epochs));
+        }
         m_predictor->addLoss(epoch, loss, std::numeric_limits<double>::quiet_NaN());
     });
     connect(m_trainJob, &TrainJob::trainingFinished, this, [this](const TrainOutcome& o) {
-        m_progress->hide();
-        m_cancel->hide();
         for (const QString& note : o.notes) {
             logMessage(note);
         }
@@ -402,11 +382,7 @@ void MainWindow::setupTrainJob() {
         logMessage(text);
         statusBar()->showMessage(text);
     });
-    connect(m_trainJob, &TrainJob::trainingFailed, this, [this](const QString& message) {
-        m_progress->hide();
-        m_cancel->hide();
-        showError(message);
-    });
+    connect(m_trainJob, &TrainJob::trainingFailed, this, &MainWindow::showError);
 }
 
 void MainWindow::trainPredictor(int epochs, int members) {

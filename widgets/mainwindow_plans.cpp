@@ -3,6 +3,7 @@
 
 #include "graph/onnx_importer.h"
 #include "graphpalette.h"
+#include "jobstatusbar.h"
 #include "nodetablemodel.h"
 #include "placementsearch.h"
 #include "planjobs.h"
@@ -12,8 +13,6 @@
 #include <QAction>
 #include <QFileDialog>
 #include <QInputDialog>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QStatusBar>
 
 #include <limits>
@@ -34,31 +33,14 @@ QString percentText(const std::optional<double>& error) {
 void MainWindow::setupPlanJobs() {
     m_validateJob = new ValidateJob(this);
     m_exportJob = new BundleExportJob(this);
-    connect(m_cancel, &QPushButton::clicked, m_validateJob, &ValidateJob::cancel);
+    m_jobStatus->follow(m_validateJob, tr("Validating..."));
     connect(this, &MainWindow::planShown, this, [this] {
         m_validateAction->setEnabled(ValidateJob::available());
         m_exportAction->setEnabled(true);
     });
-    connect(m_validateJob, &ValidateJob::validationStarted, this, [this] {
-        m_progress->setValue(0);
-        m_progress->setFormat(tr("Validating..."));
-        m_progress->show();
-        m_cancel->show();
-    });
-    connect(m_validateJob, &ValidateJob::validationProgressed, this,
-            [this](double fraction, const QString& message) {
-                m_progress->setValue(static_cast<int>(fraction * 1000.0));
-                m_progress->setFormat(tr("Validating: %1").arg(message));
-            });
-    connect(m_validateJob, &ValidateJob::validationFailed, this, [this](const QString& message) {
-        m_progress->hide();
-        m_cancel->hide();
-        showError(message);
-    });
+    connect(m_validateJob, &ValidateJob::validationFailed, this, &MainWindow::showError);
     connect(m_validateJob, &ValidateJob::validationFinished, this,
             [this](const ValidationOutcome& o) {
-                m_progress->hide();
-                m_cancel->hide();
                 if (o.report.cancelled) {
                     logMessage(
                         tr("Validation of plan %1 cancelled; nothing was stored").arg(o.planIndex));
@@ -116,51 +98,35 @@ void MainWindow::setupPlanJobs() {
                 }
             });
     // The export reports no fractions: a busy bar, and Cancel before anything is written.
-    connect(m_cancel, &QPushButton::clicked, m_exportJob, &BundleExportJob::cancel);
-    connect(m_exportJob, &BundleExportJob::exportStarted, this, [this] {
-        m_progress->setRange(0, 0);
-        m_progress->setFormat(tr("Exporting the bundle..."));
-        m_progress->show();
-        m_cancel->show();
-        statusBar()->showMessage(tr("Exporting the bundle..."));
-    });
-    const auto exportEnded = [this] {
-        m_progress->hide();
-        m_cancel->hide();
-        m_progress->setRange(0, 1000);
-    };
-    connect(m_exportJob, &BundleExportJob::exportFailed, this,
-            [this, exportEnded](const QString& message) {
-                exportEnded();
-                showError(message);
-            });
-    connect(m_exportJob, &BundleExportJob::exportFinished, this,
-            [this, exportEnded](const BundleExportOutcome& o) {
-                exportEnded();
-                if (o.cancelled) {
-                    logMessage(
-                        tr("Export of plan %1 cancelled; nothing was written").arg(o.planIndex));
-                    statusBar()->showMessage(tr("Export cancelled"));
-                    return;
-                }
-                for (const QString& warning : o.warnings) {
-                    logMessage(tr("Export warning: %1").arg(warning));
-                }
-                QStringList candidates;
-                for (const std::int64_t id : o.candidateIds) {
-                    candidates << QString::number(id);
-                }
-                const QString text = tr("Wrote the bundle %1%2: plan %3 in %4 partitions, "
-                                        "candidate plans %5; %6 files, %7 MB")
-                                         .arg(o.path, o.zip ? tr(" (zip)") : QString())
-                                         .arg(o.planIndex)
-                                         .arg(o.partitions)
-                                         .arg(candidates.join(QStringLiteral(", ")))
-                                         .arg(o.files)
-                                         .arg(o.megabytes, 0, 'f', 1);
-                logMessage(text);
-                statusBar()->showMessage(text);
-            });
+    m_jobStatus->follow(m_exportJob, tr("Exporting the bundle..."), JobStatusBar::Progress::Busy);
+    connect(m_exportJob, &BundleExportJob::exportStarted, this,
+            [this] { statusBar()->showMessage(tr("Exporting the bundle...")); });
+    connect(m_exportJob, &BundleExportJob::exportFailed, this, &MainWindow::showError);
+    connect(
+        m_exportJob, &BundleExportJob::exportFinished, this, [this](const BundleExportOutcome& o) {
+            if (o.cancelled) {
+                logMessage(tr("Export of plan %1 cancelled; nothing was written").arg(o.planIndex));
+                statusBar()->showMessage(tr("Export cancelled"));
+                return;
+            }
+            for (const QString& warning : o.warnings) {
+                logMessage(tr("Export warning: %1").arg(warning));
+            }
+            QStringList candidates;
+            for (const std::int64_t id : o.candidateIds) {
+                candidates << QString::number(id);
+            }
+            const QString text = tr("Wrote the bundle %1%2: plan %3 in %4 partitions, "
+                                    "candidate plans %5; %6 files, %7 MB")
+                                     .arg(o.path, o.zip ? tr(" (zip)") : QString())
+                                     .arg(o.planIndex)
+                                     .arg(o.partitions)
+                                     .arg(candidates.join(QStringLiteral(", ")))
+                                     .arg(o.files)
+                                     .arg(o.megabytes, 0, 'f', 1);
+            logMessage(text);
+            statusBar()->showMessage(text);
+        });
 }
 
 void MainWindow::clearPlanMeasurements() {
