@@ -251,7 +251,7 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="+57"/>
+        <location filename="../widgets/graphview.cpp" line="+44"/>
         <source>Colour by:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -341,7 +341,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+84"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+97"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -389,7 +389,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+142"/>
+        <location filename="../widgets/graphview.cpp" line="+159"/>
         <source>Found %1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>

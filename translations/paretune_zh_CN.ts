@@ -248,7 +248,7 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="+57"/>
+        <location filename="../widgets/graphview.cpp" line="+44"/>
         <source>Colour by:</source>
         <translation>着色依据：</translation>
     </message>
@@ -338,7 +338,7 @@ Double-click to expand</source>
 双击展开</translation>
     </message>
     <message>
-        <location line="+84"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+97"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1 计算 &amp;nbsp; %2 无运行时开销 &amp;nbsp; %3 折叠的分组&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案，即可按设备着色。&lt;/i&gt;</translation>
     </message>
@@ -385,7 +385,7 @@ Double-click to expand</source>
         <translation>，%1（%2）</translation>
     </message>
     <message>
-        <location line="+142"/>
+        <location filename="../widgets/graphview.cpp" line="+159"/>
         <source>Found %1 (%2)</source>
         <translation>已找到 %1（%2）</translation>
     </message>
