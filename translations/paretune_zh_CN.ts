@@ -2,14 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name>QObject</name>
-    <message>
-        <location filename="../widgets/planjobs.cpp" line="+57"/>
-        <source>Internal error while %1: %2</source>
-        <translation>%1 时发生内部错误：%2</translation>
-    </message>
-</context>
-<context>
     <name>main</name>
     <message>
         <location filename="../app/workbench/main.cpp" line="+95"/>
@@ -55,6 +47,57 @@
         <location line="+5"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
         <translation>搜索后在本机设备上验证所选方案（截图会等待验证完成）。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::BundleExportJob</name>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="+133"/>
+        <source>exporting the bundle</source>
+        <translation>导出部署包</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::DeviceController</name>
+    <message>
+        <location filename="../widgets/devicecontroller.cpp" line="+32"/>
+        <source>Discovering devices...</source>
+        <translation>正在发现设备...</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Discover again</source>
+        <translation>重新发现</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The catalog devices the placement search uses</source>
+        <translation>放置搜索使用的目录设备</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Search places operators on:</source>
+        <translation>搜索将算子放置到：</translation>
+    </message>
+    <message>
+        <location line="+55"/>
+        <source>The bundled example catalog is missing from the resources.</source>
+        <translation>资源中缺少内置的示例目录。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cannot read the device catalog %1: %2</source>
+        <translation>无法读取设备目录 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>discovering devices</source>
+        <translation>发现设备</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Device catalog: %1</source>
+        <translation>设备目录：%1</translation>
     </message>
 </context>
 <context>
@@ -130,6 +173,71 @@
     </message>
 </context>
 <context>
+    <name>paretune::DocumentController</name>
+    <message>
+        <location filename="../widgets/documentcontroller.cpp" line="+35"/>
+        <source>No model open. Use File &gt; Open to import an ONNX model.</source>
+        <translation>未打开模型。请使用“文件 &gt; 打开”导入 ONNX 模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Filter nodes by name, op type, kind or shape</source>
+        <translation>按名称、算子类型、类别或形状筛选节点</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Importing %1...</source>
+        <translation>正在导入 %1...</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Importing %1</source>
+        <translation>正在导入 %1</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>The bundled sample model is missing from the resources.</source>
+        <translation>资源中缺少内置的示例模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>sample.onnx (bundled)</source>
+        <translation>sample.onnx（内置）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Open ONNX model</source>
+        <translation>打开 ONNX 模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ONNX models (*.onnx);;All files (*)</source>
+        <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; 指纹 &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;输入：%4&lt;br&gt;%5 个节点（%6 个计算，%7 个直通，%8 个常量，%9 个已折叠的形状运算） &amp;nbsp; %10 个参数 &amp;nbsp; %11FLOPs &lt;i&gt;（由形状计算）&lt;/i&gt; &amp;nbsp; %12 个未知形状</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+16"/>
+        <source>Imported %1: %n warning(s)</source>
+        <translation>
+            <numerusform>已导入 %1：%n 条警告</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 - Paretune Workbench</source>
+        <translation>%1 - Paretune 工作台</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Imported %1: %2 nodes, %3 warnings</source>
+        <translation>已导入 %1：%2 个节点，%3 条警告</translation>
+    </message>
+</context>
+<context>
     <name>paretune::GraphOverview</name>
     <message>
         <location filename="../widgets/graphoverview.cpp" line="+10"/>
@@ -140,7 +248,7 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="+56"/>
+        <location filename="../widgets/graphview.cpp" line="+44"/>
         <source>Colour by:</source>
         <translation>着色依据：</translation>
     </message>
@@ -171,27 +279,32 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+75"/>
+        <location line="+72"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
     <message>
-        <location line="-61"/>
+        <location line="-58"/>
         <source>Find node</source>
         <translation>查找节点</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+65"/>
         <source>Laying out the graph...</source>
         <translation>正在布局计算图...</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+7"/>
+        <source>laying out the graph</source>
+        <translation>布局计算图</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Layout failed: %1</source>
         <translation>布局失败：%1</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+23"/>
         <source>%1 nodes laid out in %2 ms</source>
         <translation>已布局 %1 个节点，用时 %2 ms</translation>
     </message>
@@ -225,7 +338,7 @@ Double-click to expand</source>
 双击展开</translation>
     </message>
     <message>
-        <location line="+84"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+97"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1 计算 &amp;nbsp; %2 无运行时开销 &amp;nbsp; %3 折叠的分组&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案，即可按设备着色。&lt;/i&gt;</translation>
     </message>
@@ -272,7 +385,7 @@ Double-click to expand</source>
         <translation>，%1（%2）</translation>
     </message>
     <message>
-        <location line="+142"/>
+        <location filename="../widgets/graphview.cpp" line="+159"/>
         <source>Found %1 (%2)</source>
         <translation>已找到 %1（%2）</translation>
     </message>
@@ -283,29 +396,36 @@ Double-click to expand</source>
     </message>
 </context>
 <context>
+    <name>paretune::JobRunner</name>
+    <message>
+        <location filename="../widgets/jobrunner.cpp" line="+101"/>
+        <location line="+2"/>
+        <source>Internal error while %1: %2</source>
+        <translation>%1 时发生内部错误：%2</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>an unknown exception</source>
+        <translation>未知异常</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::JobStatusWidget</name>
+    <message>
+        <location filename="../widgets/jobstatuswidget.cpp" line="+12"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+42"/>
+        <location filename="../widgets/mainwindow.cpp" line="+31"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <source>No model open. Use File &gt; Open to import an ONNX model.</source>
-        <translation>未打开模型。请使用“文件 &gt; 打开”导入 ONNX 模型。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Filter nodes by name, op type, kind or shape</source>
-        <translation>按名称、算子类型、类别或形状筛选节点</translation>
-    </message>
-    <message>
-        <location line="+21"/>
-        <source>Diagnostics</source>
-        <translation>诊断信息</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location line="+26"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -315,32 +435,27 @@ Double-click to expand</source>
         <translation>打开模型(&amp;O)...</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Open &amp;sample model</source>
         <translation>打开示例模型(&amp;S)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="+2"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+2"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -350,97 +465,32 @@ Double-click to expand</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Importing %1...</source>
-        <translation>正在导入 %1...</translation>
-    </message>
-    <message>
-        <location line="+13"/>
-        <source>Searching placements...</source>
-        <translation>正在搜索放置方案...</translation>
-    </message>
-    <message>
-        <location line="+24"/>
+        <location line="+34"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="+12"/>
-        <source>Open a model before searching placements.</source>
-        <translation>请先打开模型再搜索放置方案。</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow_docks.cpp" line="+57"/>
+        <location line="-28"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location line="+23"/>
-        <source>Discovering devices...</source>
-        <translation>正在发现设备...</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Discover again</source>
-        <translation>重新发现</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>The catalog devices the placement search uses</source>
-        <translation>放置搜索使用的目录设备</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Search places operators on:</source>
-        <translation>搜索将算子放置到：</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location line="+1"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location line="+54"/>
-        <source>The bundled example catalog is missing from the resources.</source>
-        <translation>资源中缺少内置的示例目录。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Cannot read the device catalog %1: %2</source>
-        <translation>无法读取设备目录 %1：%2</translation>
-    </message>
-    <message>
-        <location line="+71"/>
-        <source>Device catalog: %1</source>
-        <translation>设备目录：%1</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="-26"/>
         <source>Log / Issues</source>
         <translation>日志 / 问题</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>Importing %1</source>
-        <translation>正在导入 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Placement search started</source>
-        <translation>放置搜索已开始</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
-        <translation>放置搜索在 %2 代后%1：前沿上有 %3 个方案（开销%4）</translation>
-    </message>
-    <message>
-        <location line="+16"/>
+        <location line="+28"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+40"/>
         <source>Workflow</source>
         <translation>工作流程</translation>
     </message>
@@ -450,231 +500,17 @@ Double-click to expand</source>
         <translation>工作流程(&amp;W)</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+1"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+2"/>
         <source>Open an ONNX model</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <location line="+139"/>
-        <source>Profile</source>
-        <translation>性能分析</translation>
-    </message>
-    <message>
-        <location line="-138"/>
-        <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
-        <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Profiling needs LibTorch, which this build does not include</source>
-        <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Train</source>
-        <translation>训练</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Train the performance predictor on the sample library&apos;s samples</source>
-        <translation>用样本库中的样本训练性能预测器</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Training needs LibTorch, which this build does not include</source>
-        <translation>训练需要 LibTorch，而此构建不包含它</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
-        <translation>在本机设备上运行所选方案，并将实测时间与方案时间比较</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Validation needs LibTorch, which this build does not include</source>
-        <translation>验证需要 LibTorch，此版本未包含</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Export the chosen plan as a deployment bundle (partitions, manifest, profile and candidate plans)</source>
-        <translation>将所选方案导出为部署包（分区、清单、性能剖析和候选方案）</translation>
-    </message>
-    <message>
-        <location line="-9"/>
-        <source>Validate</source>
-        <translation>验证</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <location filename="../widgets/mainwindow_plans.cpp" line="+197"/>
-        <location line="+7"/>
-        <source>Export bundle</source>
-        <translation>导出部署包</translation>
-    </message>
-    <message>
         <location line="+12"/>
-        <source>Profiling...</source>
-        <translation>正在进行性能分析...</translation>
-    </message>
-    <message>
-        <location line="+13"/>
-        <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
-        <translation>在 %1 上的性能分析%2：实测 %3 个算子，复用 %4 个，失败 %5 个，未运行 %6 个；实测中位数之和 %7（实测），端到端 %8；已存入 %9</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <source>not run</source>
-        <translation>未运行</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Warning: the machine&apos;s speed changed while profiling (%1): these samples may not compare with others. Profile again later to average them; the predictor learns the median of repeated measurements.</source>
-        <translation>警告：性能分析期间机器速度发生了变化（%1）：这些样本可能无法与其他样本比较。请稍后再次分析以取平均；预测器学习重复测量的中位数。</translation>
-    </message>
-    <message>
-        <location line="+23"/>
-        <source>Training...</source>
-        <translation>正在训练...</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>Training: epoch %1/%2</source>
-        <translation>训练中：第 %1/%2 轮</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
-        <translation>预测器 %1 已训练并存入 %2；评估数据：%3（%4 个算子，预测值与实测值对照）</translation>
-    </message>
-    <message>
-        <location line="+16"/>
-        <source>Training the predictor on %1</source>
-        <translation>正在用 %1 训练预测器</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>No real device to profile on was discovered.</source>
-        <translation>未发现可用于性能分析的真实设备。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Profile the model&apos;s operators on:</source>
-        <translation>在以下设备上分析模型的算子：</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <source>Open a model before profiling.</source>
-        <translation>请先打开模型再进行性能分析。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>No device &apos;%1&apos; (see the Devices dock).</source>
-        <translation>没有设备“%1”（见“设备”面板）。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>%1 is a modelled device: only real devices are profiled.</source>
-        <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Profiling %1 on %2 into %3</source>
-        <translation>正在 %2 上分析 %1，写入 %3</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="-58"/>
-        <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
-        <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
-    </message>
-    <message>
-        <location line="+98"/>
-        <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
-        <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="-215"/>
-        <location line="+111"/>
-        <source>cancelled</source>
-        <translation>已取消</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <location filename="../widgets/mainwindow_docks.cpp" line="-111"/>
-        <location line="+111"/>
-        <source>finished</source>
-        <translation>已完成</translation>
-    </message>
-    <message>
-        <location line="+18"/>
-        <source>simulated; costs %1</source>
-        <translation>模拟；开销%1</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
-        <translation>方案 %1（开销%2）：延迟 %3 ms，能耗 %4 mJ，峰值内存 %5 MiB</translation>
-    </message>
-    <message>
-        <location line="+32"/>
-        <source>The bundled sample model is missing from the resources.</source>
-        <translation>资源中缺少内置的示例模型。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>sample.onnx (bundled)</source>
-        <translation>sample.onnx（内置）</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Open ONNX model</source>
-        <translation>打开 ONNX 模型</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>ONNX models (*.onnx);;All files (*)</source>
-        <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location line="+25"/>
-        <source>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; fingerprint &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;Inputs: %4&lt;br&gt;%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &amp;nbsp; %10 parameters &amp;nbsp; %11FLOPs &lt;i&gt;(computed from shapes)&lt;/i&gt; &amp;nbsp; %12 unknown shapes</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; &amp;nbsp; opset %2 &amp;nbsp; 指纹 &lt;tt&gt;%3&lt;/tt&gt;&lt;br&gt;输入：%4&lt;br&gt;%5 个节点（%6 个计算，%7 个直通，%8 个常量，%9 个已折叠的形状运算） &amp;nbsp; %10 个参数 &amp;nbsp; %11FLOPs &lt;i&gt;（由形状计算）&lt;/i&gt; &amp;nbsp; %12 个未知形状</translation>
-    </message>
-    <message numerus="yes">
-        <location line="+16"/>
-        <source>Imported %1: %n warning(s)</source>
-        <translation>
-            <numerusform>已导入 %1：%n 条警告</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>%1 - Paretune Workbench</source>
-        <translation>%1 - Paretune 工作台</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Imported %1: %2 nodes, %3 warnings</source>
-        <translation>已导入 %1：%2 个节点，%3 条警告</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <source>Failed: %1</source>
-        <translation>失败：%1</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Paretune</source>
-        <translation>Paretune</translation>
-    </message>
-    <message>
-        <location line="+5"/>
         <source>About Paretune</source>
         <translation>关于 Paretune</translation>
     </message>
@@ -684,210 +520,17 @@ Double-click to expand</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow_persistence.cpp" line="+54"/>
-        <source>Open &amp;workspace...</source>
-        <translation>打开工作区(&amp;W)...</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Save workspace &amp;as...</source>
-        <translation>工作区另存为(&amp;A)...</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Open &amp;recent</source>
-        <translation>最近打开(&amp;R)</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <source>S&amp;ettings</source>
-        <translation>设置(&amp;E)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>&amp;Language</source>
-        <translation>语言(&amp;L)</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>System default</source>
-        <translation>系统默认</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>English</source>
-        <translation>English</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>The language changes when the workbench restarts.</source>
-        <translation>语言将在工作台重新启动后更改。</translation>
-    </message>
-    <message>
-        <location line="+60"/>
-        <source>(none)</source>
-        <translation>（无）</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Clear the list</source>
-        <translation>清除列表</translation>
-    </message>
-    <message>
-        <location line="+36"/>
-        <source>Workspace %1</source>
-        <translation>工作区 %1</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <source>Open a model before saving a workspace.</source>
-        <translation>请先打开模型再保存工作区。</translation>
-    </message>
-    <message>
-        <location line="+17"/>
-        <source>Saved workspace %1</source>
-        <translation>已保存工作区 %1</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Open workspace</source>
-        <translation>打开工作区</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+8"/>
-        <source>Paretune workspaces (*.paretune)</source>
-        <translation>Paretune 工作区 (*.paretune)</translation>
-    </message>
-    <message>
-        <location line="-1"/>
-        <source>Save workspace</source>
-        <translation>保存工作区</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="-265"/>
+        <location line="-90"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow_plans.cpp" line="-160"/>
-        <source>Validating...</source>
-        <translation>正在验证...</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>Validating: %1</source>
-        <translation>正在验证：%1</translation>
-    </message>
-    <message>
-        <location line="+13"/>
-        <source>Validation of plan %1 cancelled; nothing was stored</source>
-        <translation>方案 %1 的验证已取消；未保存任何内容</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Validation cancelled</source>
-        <translation>验证已取消</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>Plan %1 validated on %2: latency %3 measured (median of %4 runs, p10 %5, p90 %6) vs %7 predicted (%8), error %9; stored in %10 (plan row %11, %12 per-operator samples)</source>
-        <translation>方案 %1 已在 %2 上验证：实测延迟 %3（%4 次运行的中位数，p10 %5，p90 %6），预测 %7（%8），误差 %9；已保存到 %10（方案行 %11，%12 个逐算子样本）</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <location line="+12"/>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
-        <location line="-5"/>
-        <source>Energy %1 mJ measured (%2) vs %3 predicted, error %4</source>
-        <translation>实测能耗 %1 mJ（%2），预测 %3，误差 %4</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <source>Energy not measured: no power counter is readable here</source>
-        <translation>未测量能耗：此处没有可读的功耗计数器</translation>
-    </message>
-    <message>
-        <location line="+11"/>
-        <source>Measured in plan %1</source>
-        <translation>方案 %1 中实测</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Median of %1 runs of plan %2 on this machine, each node on its device in the plan (validation)</source>
-        <translation>方案 %2 在本机上运行 %1 次的中位数，每个节点位于方案为其指定的设备上（验证）</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <location line="+3"/>
-        <source>Exporting the bundle...</source>
-        <translation>正在导出部署包...</translation>
-    </message>
-    <message>
-        <location line="+17"/>
-        <source>Export of plan %1 cancelled; nothing was written</source>
-        <translation>方案 %1 的导出已取消；未写入任何内容</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Export cancelled</source>
-        <translation>导出已取消</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Export warning: %1</source>
-        <translation>导出警告：%1</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
-        <translation>已写入部署包 %1%2：方案 %3，%4 个分区，候选方案 %5；%6 个文件，%7 MB</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source> (zip)</source>
-        <translation>（zip）</translation>
-    </message>
-    <message>
-        <location line="+20"/>
-        <source>Choose a plan on the Pareto front before validating.</source>
-        <translation>验证前请先在帕累托前沿上选择一个方案。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
-        <translation>正在本机上验证方案 %1（%2 次计时运行），结果写入 %3</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>Choose a plan on the Pareto front before exporting a bundle.</source>
-        <translation>导出部署包前请先在帕累托前沿上选择一个方案。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Exporting plan %1 as a bundle to %2</source>
-        <translation>正在将方案 %1 导出为部署包到 %2</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <source>Bundle folder (*);;Zip archive (*.zip)</source>
-        <translation>部署包文件夹 (*);;Zip 压缩包 (*.zip)</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Pareto plans to include for run-time selection:</source>
-        <translation>包含的帕累托方案数（供运行时选择）：</translation>
     </message>
 </context>
 <context>
     <name>paretune::ModelLoader</name>
     <message>
-        <location filename="../widgets/modelloader.cpp" line="+52"/>
-        <source>Internal error while importing %1: %2</source>
-        <translation>导入 %1 时发生内部错误：%2</translation>
+        <location filename="../widgets/modelloader.cpp" line="+15"/>
+        <source>importing %1</source>
+        <translation>导入 %1</translation>
     </message>
 </context>
 <context>
@@ -1343,7 +986,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+59"/>
+        <location filename="../widgets/placementsearch.cpp" line="+28"/>
+        <source>searching placements</source>
+        <translation>搜索放置方案</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>modelled from %1</source>
         <translation>根据 %1 建模</translation>
     </message>
@@ -1352,16 +1000,11 @@ Double-click to expand</source>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation>来自 %3 的实测（%1 个单元）和预测（%2 个单元），其余由 %4 建模</translation>
     </message>
-    <message>
-        <location line="+18"/>
-        <source>Internal error in the search: %1</source>
-        <translation>搜索中发生内部错误：%1</translation>
-    </message>
 </context>
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+20"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+21"/>
         <source>No sample library opened yet.</source>
         <translation>尚未打开样本库。</translation>
     </message>
@@ -1421,7 +1064,12 @@ Double-click to expand</source>
         <translation>正在读取 %1 中的预测器……</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+3"/>
+        <source>reading the predictors</source>
+        <translation>读取预测器</translation>
+    </message>
+    <message>
+        <location line="+38"/>
         <source>predictor #%1 trained %2</source>
         <translation>预测器 #%1，训练于 %2</translation>
     </message>
@@ -1451,14 +1099,318 @@ Double-click to expand</source>
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="+88"/>
-        <source>Internal error while profiling: %1</source>
-        <translation>性能分析时发生内部错误：%1</translation>
+        <location filename="../widgets/profilejob.cpp" line="+27"/>
+        <source>profiling</source>
+        <translation>性能分析</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>Profiling needs LibTorch, which this build does not include.</source>
+        <translation>性能分析需要 LibTorch，而此构建不包含它。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::ProfilingController</name>
+    <message>
+        <location filename="../widgets/profilingcontroller.cpp" line="+32"/>
+        <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
+        <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+113"/>
+        <source>Profile</source>
+        <translation>性能分析</translation>
+    </message>
+    <message>
+        <location line="-106"/>
+        <source>Profiling needs LibTorch, which this build does not include</source>
+        <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Train the performance predictor on the sample library&apos;s samples</source>
+        <translation>用样本库中的样本训练性能预测器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Training needs LibTorch, which this build does not include</source>
+        <translation>训练需要 LibTorch，而此构建不包含它</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Profiling...</source>
+        <translation>正在进行性能分析...</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not run; sum of measured medians %7 (measured), end to end %8; stored in %9</source>
+        <translation>在 %1 上的性能分析%2：实测 %3 个算子，复用 %4 个，失败 %5 个，未运行 %6 个；实测中位数之和 %7（实测），端到端 %8；已存入 %9</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>finished</source>
+        <translation>已完成</translation>
     </message>
     <message>
         <location line="+6"/>
-        <source>Profiling needs LibTorch, which this build does not include.</source>
-        <translation>性能分析需要 LibTorch，而此构建不包含它。</translation>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Warning: the machine&apos;s speed changed while profiling (%1): these samples may not compare with others. Profile again later to average them; the predictor learns the median of repeated measurements.</source>
+        <translation>警告：性能分析期间机器速度发生了变化（%1）：这些样本可能无法与其他样本比较。请稍后再次分析以取平均；预测器学习重复测量的中位数。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Training...</source>
+        <translation>正在训练...</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Training: epoch %1/%2</source>
+        <translation>训练中：第 %1/%2 轮</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Predictor %1 trained and stored in %2; evaluated on the %3 (%4 operators, predicted beside measured)</source>
+        <translation>预测器 %1 已训练并存入 %2；评估数据：%3（%4 个算子，预测值与实测值对照）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Training the predictor on %1</source>
+        <translation>正在用 %1 训练预测器</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>No real device to profile on was discovered.</source>
+        <translation>未发现可用于性能分析的真实设备。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Profile the model&apos;s operators on:</source>
+        <translation>在以下设备上分析模型的算子：</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Open a model before profiling.</source>
+        <translation>请先打开模型再进行性能分析。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>No device &apos;%1&apos; (see the Devices dock).</source>
+        <translation>没有设备“%1”（见“设备”面板）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 is a modelled device: only real devices are profiled.</source>
+        <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Profiling %1 on %2 into %3</source>
+        <translation>正在 %2 上分析 %1，写入 %3</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::SearchController</name>
+    <message>
+        <location filename="../widgets/searchcontroller.cpp" line="+48"/>
+        <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
+        <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
+        <translation>在本机设备上运行所选方案，并将实测时间与方案时间比较</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Validation needs LibTorch, which this build does not include</source>
+        <translation>验证需要 LibTorch，此版本未包含</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Validate</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Export the chosen plan as a deployment bundle (partitions, manifest, profile and candidate plans)</source>
+        <translation>将所选方案导出为部署包（分区、清单、性能剖析和候选方案）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+243"/>
+        <location line="+7"/>
+        <source>Export bundle</source>
+        <translation>导出部署包</translation>
+    </message>
+    <message>
+        <location line="-243"/>
+        <location line="+2"/>
+        <source>Searching placements...</source>
+        <translation>正在搜索放置方案...</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Placement search started</source>
+        <translation>放置搜索已开始</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Placement search %1 after %2 generations: %3 plans on the front (costs %4)</source>
+        <translation>放置搜索在 %2 代后%1：前沿上有 %3 个方案（开销%4）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+61"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="-61"/>
+        <location line="+61"/>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location line="-41"/>
+        <source>Open a model before searching placements.</source>
+        <translation>请先打开模型再搜索放置方案。</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
+        <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>simulated; costs %1</source>
+        <translation>模拟；开销%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
+        <translation>方案 %1（开销%2）：延迟 %3 ms，能耗 %4 mJ，峰值内存 %5 MiB</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Validating...</source>
+        <translation>正在验证...</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Validation of plan %1 cancelled; nothing was stored</source>
+        <translation>方案 %1 的验证已取消；未保存任何内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Validation cancelled</source>
+        <translation>验证已取消</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Plan %1 validated on %2: latency %3 measured (median of %4 runs, p10 %5, p90 %6) vs %7 predicted (%8), error %9; stored in %10 (plan row %11, %12 per-operator samples)</source>
+        <translation>方案 %1 已在 %2 上验证：实测延迟 %3（%4 次运行的中位数，p10 %5，p90 %6），预测 %7（%8），误差 %9；已保存到 %10（方案行 %11，%12 个逐算子样本）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+12"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="-5"/>
+        <source>Energy %1 mJ measured (%2) vs %3 predicted, error %4</source>
+        <translation>实测能耗 %1 mJ（%2），预测 %3，误差 %4</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Energy not measured: no power counter is readable here</source>
+        <translation>未测量能耗：此处没有可读的功耗计数器</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Measured in plan %1</source>
+        <translation>方案 %1 中实测</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Median of %1 runs of plan %2 on this machine, each node on its device in the plan (validation)</source>
+        <translation>方案 %2 在本机上运行 %1 次的中位数，每个节点位于方案为其指定的设备上（验证）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+2"/>
+        <source>Exporting the bundle...</source>
+        <translation>正在导出部署包...</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Export of plan %1 cancelled; nothing was written</source>
+        <translation>方案 %1 的导出已取消；未写入任何内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export cancelled</source>
+        <translation>导出已取消</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Export warning: %1</source>
+        <translation>导出警告：%1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
+        <translation>已写入部署包 %1%2：方案 %3，%4 个分区，候选方案 %5；%6 个文件，%7 MB</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source> (zip)</source>
+        <translation>（zip）</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Choose a plan on the Pareto front before validating.</source>
+        <translation>验证前请先在帕累托前沿上选择一个方案。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Validating plan %1 on this machine (%2 timed runs) into %3</source>
+        <translation>正在本机上验证方案 %1（%2 次计时运行），结果写入 %3</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Choose a plan on the Pareto front before exporting a bundle.</source>
+        <translation>导出部署包前请先在帕累托前沿上选择一个方案。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Exporting plan %1 as a bundle to %2</source>
+        <translation>正在将方案 %1 导出为部署包到 %2</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Bundle folder (*);;Zip archive (*.zip)</source>
+        <translation>部署包文件夹 (*);;Zip 压缩包 (*.zip)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Pareto plans to include for run-time selection:</source>
+        <translation>包含的帕累托方案数（供运行时选择）：</translation>
     </message>
 </context>
 <context>
@@ -1479,7 +1431,7 @@ Double-click to expand</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+86"/>
+        <location filename="../widgets/planjobs.cpp" line="-30"/>
         <source>%1 measured</source>
         <translation>%1 实测</translation>
     </message>
@@ -1492,7 +1444,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="+80"/>
+        <location filename="../widgets/trainjob.cpp" line="+31"/>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>training set (in-sample, nothing held out)</source>
         <translation>训练集（样本内，未留出任何数据）</translation>
     </message>
@@ -1532,11 +1489,6 @@ Double-click to expand</source>
         <translation>训练已取消；未存储任何内容。</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>Internal error while training: %1</source>
-        <translation>训练时发生内部错误：%1</translation>
-    </message>
-    <message>
         <location line="+7"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation>训练需要 LibTorch，而此构建不包含它。</translation>
@@ -1545,9 +1497,111 @@ Double-click to expand</source>
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-32"/>
+        <location filename="../widgets/planjobs.cpp" line="-52"/>
+        <source>validating the plan</source>
+        <translation>验证方案</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <source>Validation needs LibTorch, which this build does not include.</source>
         <translation>验证需要 LibTorch，此版本未包含。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::WorkbenchLog</name>
+    <message>
+        <location filename="../widgets/workbenchlog.cpp" line="+28"/>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Paretune</source>
+        <translation>Paretune</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::WorkspaceController</name>
+    <message>
+        <location filename="../widgets/workspacecontroller.cpp" line="+60"/>
+        <source>Open &amp;workspace...</source>
+        <translation>打开工作区(&amp;W)...</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Save workspace &amp;as...</source>
+        <translation>工作区另存为(&amp;A)...</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Open &amp;recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>S&amp;ettings</source>
+        <translation>设置(&amp;E)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>System default</source>
+        <translation>系统默认</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>English</source>
+        <translation>English</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The language changes when the workbench restarts.</source>
+        <translation>语言将在工作台重新启动后更改。</translation>
+    </message>
+    <message>
+        <location line="+65"/>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Clear the list</source>
+        <translation>清除列表</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>Workspace %1</source>
+        <translation>工作区 %1</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Open a model before saving a workspace.</source>
+        <translation>请先打开模型再保存工作区。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Saved workspace %1</source>
+        <translation>已保存工作区 %1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Open workspace</source>
+        <translation>打开工作区</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+8"/>
+        <source>Paretune workspaces (*.paretune)</source>
+        <translation>Paretune 工作区 (*.paretune)</translation>
+    </message>
+    <message>
+        <location line="-1"/>
+        <source>Save workspace</source>
+        <translation>保存工作区</translation>
     </message>
 </context>
 </TS>

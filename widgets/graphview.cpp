@@ -5,10 +5,8 @@
 #include "graphitems.h"
 #include "graphlayout.h"
 #include "graphoverview.h"
-#include "graphpalette.h"
+#include "jobrunner.h"
 #include "nodetablemodel.h"
-#include "placementsearch.h"
-#include "plan/simulator.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -21,24 +19,13 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 namespace paretune {
 
 namespace {
-
-const QColor kComputeFill(0xdc, 0xe6, 0xf2);
-const QColor kPassiveFill(0xea, 0xea, 0xea);
-const QColor kGroupFill(0xe4, 0xdd, 0xf0);
-const QColor kNoDataFill(0xe8, 0xe8, 0xe8);
-
-QString swatch(const QColor& colour) {
-    return QStringLiteral("<span style=\"color:%1\">&#9632;</span>").arg(colour.name());
-}
 
 QString lastNameComponent(const std::string& name) {
     return QString::fromStdString(name.substr(name.rfind('/') + 1));
@@ -47,7 +34,8 @@ QString lastNameComponent(const std::string& name) {
 } // namespace
 
 GraphView::GraphView(QWidget* parent)
-    : QWidget(parent), m_scene(new QGraphicsScene(this)), m_overviewTimer(new QTimer(this)) {
+    : QWidget(parent), m_scene(new QGraphicsScene(this)), m_overviewTimer(new QTimer(this)),
+      m_layoutJob(new JobRunner(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -111,20 +99,17 @@ GraphView::GraphView(QWidget* parent)
     connect(m_overview, &GraphOverview::centreRequested, this,
             [this](const QPointF& point) { m_canvas->centerOn(point); });
     connect(m_overviewTimer, &QTimer::timeout, this, &GraphView::refreshOverview);
-    connect(&m_watcher, &QFutureWatcher<LayoutJob>::finished, this, &GraphView::applyLayout);
 }
 
-GraphView::~GraphView() {
-    // A running layout finishes on the pool; its result goes nowhere.
-    m_watcher.disconnect(this);
-}
+// A running layout finishes on the pool; its result goes nowhere (the runner abandons it).
+GraphView::~GraphView() = default;
 
 const Graph* GraphView::graph() const {
     return m_model ? &m_model->graph : nullptr;
 }
 
 bool GraphView::isLayingOut() const {
-    return !m_watcher.isFinished();
+    return m_layoutJob->isRunning();
 }
 
 void GraphView::setModel(std::shared_ptr<const ImportResult> model) {
@@ -145,7 +130,7 @@ void GraphView::setModel(std::shared_ptr<const ImportResult> model) {
     m_legend->hide();
     m_overview->hide();
     if (!m_model) {
-        ++m_latestJob;
+        m_layoutJob->abandon();
         m_status->setText(tr("No model open."));
         return;
     }
@@ -153,38 +138,30 @@ void GraphView::setModel(std::shared_ptr<const ImportResult> model) {
 }
 
 void GraphView::startLayout() {
-    const int job = ++m_latestJob;
     m_status->setText(tr("Laying out the graph..."));
     // The worker gets values only (the model is shared read-only); it never touches a widget.
     const std::shared_ptr<const ImportResult> model = m_model;
     const OutlineOptions options = m_options;
-    m_watcher.setFuture(QtConcurrent::run([model, options, job] {
-        LayoutJob result;
-        result.job = job;
-        try {
+    using Layout = std::shared_ptr<const GraphLayout>;
+    // A newer model or expansion supersedes a running layout.
+    m_layoutJob->run<Layout>(
+        tr("laying out the graph"),
+        [model, options](JobResult<Layout>& r, const std::shared_ptr<JobProgress>&) {
             auto outline =
                 std::make_shared<const GraphOutline>(buildOutline(model->graph, options));
-            result.layout = std::make_shared<const GraphLayout>(layOutGraph(std::move(outline)));
-        } catch (const std::exception& e) {
-            result.error = QString::fromStdString(e.what());
-        }
-        return result;
-    }));
+            r.outcome = std::make_shared<const GraphLayout>(layOutGraph(std::move(outline)));
+        },
+        [this](const Layout& layout) { applyLayout(layout); },
+        [this](const QString& error) {
+            m_status->setText(tr("Layout failed: %1").arg(error));
+            Q_EMIT layoutFailed(error);
+        });
 }
 
-void GraphView::applyLayout() {
-    const LayoutJob result = m_watcher.result();
-    if (result.job != m_latestJob) {
-        return; // superseded by a newer model or expansion
-    }
-    if (!result.layout) {
-        m_status->setText(tr("Layout failed: %1").arg(result.error));
-        Q_EMIT layoutFailed(result.error);
-        return;
-    }
+void GraphView::applyLayout(std::shared_ptr<const GraphLayout> layout) {
     QElapsedTimer sceneClock;
     sceneClock.start();
-    m_layout = result.layout;
+    m_layout = std::move(layout);
     buildScene();
     recolour();
     highlightSelection();
@@ -281,232 +258,6 @@ void GraphView::buildScene() {
         m_edgeItems.push_back(edge);
     }
     m_scene->setSceneRect(m_layout->bounds.adjusted(-40.0, -40.0, 40.0, 40.0));
-}
-
-void GraphView::setSearch(std::shared_ptr<const SearchOutcome> search) {
-    m_search = std::move(search);
-    setPlan(-1);
-}
-
-void GraphView::setPlan(int index) {
-    m_plan = -1;
-    m_planDevice.clear();
-    if (m_search && m_model && m_search->model == m_model && index >= 0 &&
-        index < static_cast<int>(m_search->result.front.size())) {
-        m_plan = index;
-        const Simulator simulator(m_model->graph, m_search->costs);
-        m_planDevice =
-            simulator.planOf(m_search->result.front[static_cast<std::size_t>(index)].genome).device;
-    }
-    recolour();
-}
-
-void GraphView::setColouring(Colouring colouring) {
-    m_colourBy->setCurrentIndex(colouring == Colouring::Device ? 0 : 1);
-}
-
-GraphView::Colouring GraphView::colouring() const {
-    return m_colourBy->currentIndex() == 0 ? Colouring::Device : Colouring::Latency;
-}
-
-QString GraphView::legendText() const {
-    return m_legend->text();
-}
-
-void GraphView::recolour() {
-    if (!m_layout) {
-        return;
-    }
-    QString legend;
-    if (colouring() == Colouring::Device) {
-        colourByDevice(legend);
-    } else {
-        colourByLatency(legend);
-    }
-    markTransfers();
-    planToolTips();
-    m_legend->setText(legend);
-    m_legend->adjustSize();
-    m_legend->show();
-    placeOverlays();
-    m_overviewTimer->start();
-}
-
-void GraphView::colourByDevice(QString& legend) {
-    const GraphOutline& outline = *m_layout->outline;
-    const Graph& g = *graph();
-    if (m_planDevice.empty()) {
-        for (std::size_t i = 0; i < outline.items.size(); ++i) {
-            const OutlineItem& item = outline.items[i];
-            const bool compute =
-                g.nodes[static_cast<std::size_t>(item.members[0])].kind == NodeKind::Compute;
-            m_nodeItems[i]->setBrush(item.isGroup() ? kGroupFill
-                                                    : (compute ? kComputeFill : kPassiveFill));
-        }
-        legend = tr("<b>No plan selected</b><br>%1 compute &nbsp; %2 no run-time cost &nbsp; "
-                    "%3 folded group<br><i>Search placements and pick a plan to colour by "
-                    "device.</i>")
-                     .arg(swatch(kComputeFill), swatch(kPassiveFill), swatch(kGroupFill));
-        return;
-    }
-    for (std::size_t i = 0; i < outline.items.size(); ++i) {
-        // A group takes the colour of the device most of its nodes run on.
-        std::map<std::int32_t, int> votes;
-        for (const NodeId n : outline.items[i].members) {
-            const std::int32_t d = m_planDevice[static_cast<std::size_t>(n)];
-            if (d >= 0) {
-                ++votes[d];
-            }
-        }
-        const auto best = std::max_element(votes.begin(), votes.end(),
-                                           [](auto& a, auto& b) { return a.second < b.second; });
-        m_nodeItems[i]->setBrush(deviceColour(best == votes.end() ? -1 : best->first));
-    }
-    QStringList devices;
-    for (std::size_t d = 0; d < m_search->deviceIds.size(); ++d) {
-        devices << swatch(deviceColour(static_cast<int>(d))) + QLatin1Char(' ') +
-                       QString::fromStdString(m_search->deviceIds[d]).toHtmlEscaped();
-    }
-    legend = tr("<b>Device in plan %1</b><br>%2 &nbsp; %3 not placed<br>"
-                "<span style=\"color:#d62728\">- - -</span> transfer between devices")
-                 .arg(m_plan)
-                 .arg(devices.join(QStringLiteral(" &nbsp; ")), swatch(deviceColour(-1)));
-}
-
-void GraphView::colourByLatency(QString& legend) {
-    const GraphOutline& outline = *m_layout->outline;
-    const Graph& g = *graph();
-    std::vector<double> latency(outline.items.size(), 0.0);
-    std::set<std::string_view> sources;
-    if (!m_planDevice.empty()) {
-        for (std::size_t i = 0; i < outline.items.size(); ++i) {
-            for (const NodeId n : outline.items[i].members) {
-                const std::int32_t d = m_planDevice[static_cast<std::size_t>(n)];
-                if (d < 0 || g.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
-                    continue;
-                }
-                const CostCell& cell = m_search->costs.cell(n, d);
-                if (cell.supported()) {
-                    latency[i] += cell.latencyUs;
-                    sources.insert(costSourceName(cell.source));
-                }
-            }
-        }
-    }
-    double lowest = 0.0;
-    double highest = 0.0;
-    for (const double v : latency) {
-        if (v > 0.0) {
-            lowest = lowest == 0.0 ? v : std::min(lowest, v);
-            highest = std::max(highest, v);
-        }
-    }
-    const HeatScale heat(lowest, highest);
-    for (std::size_t i = 0; i < outline.items.size(); ++i) {
-        m_nodeItems[i]->setBrush(latency[i] > 0.0 ? heat.colour(latency[i]) : kNoDataFill);
-    }
-    if (!heat.isValid()) {
-        // Never invent colours: without figures every node stays grey.
-        legend = tr("<b>No latency data</b><br><i>Search placements and pick a plan: its "
-                    "devices' costs colour the nodes.</i>");
-        return;
-    }
-    QStringList names;
-    for (const std::string_view s : sources) {
-        names << QString::fromStdString(std::string(s));
-    }
-    QString ramp;
-    for (int step = 0; step <= 4; ++step) {
-        ramp += swatch(HeatScale::colourAt(step / 4.0));
-    }
-    legend = tr("<b>Latency on the device of plan %1</b> (%2, log scale)<br>%3 %4 &nbsp; %5 "
-                "&nbsp; %6 no cost")
-                 .arg(m_plan)
-                 .arg(names.join(QStringLiteral(", ")), formatMicroseconds(lowest), ramp,
-                      formatMicroseconds(highest), swatch(kNoDataFill));
-}
-
-void GraphView::markTransfers() {
-    const GraphOutline& outline = *m_layout->outline;
-    const Graph& g = *graph();
-    for (std::size_t e = 0; e < outline.edges.size(); ++e) {
-        QStringList lines;
-        QStringList transfers;
-        for (const TensorLink& link : outline.edges[e].links) {
-            const Tensor& t = g.tensors[static_cast<std::size_t>(link.tensor)];
-            if (lines.size() < 4) {
-                lines << QString::fromStdString(t.name + ": " + t.typeString());
-            }
-            if (m_planDevice.empty()) {
-                continue;
-            }
-            const std::int32_t from = m_planDevice[static_cast<std::size_t>(link.producer)];
-            const std::int32_t to = m_planDevice[static_cast<std::size_t>(link.consumer)];
-            if (from >= 0 && to >= 0 && from != to) {
-                const double bytes = static_cast<double>(std::max<std::int64_t>(t.byteSize(), 0));
-                transfers << tr("transfer %1 \u2192 %2: %3, %4 (modelled link)")
-                                 .arg(QString::fromStdString(
-                                          m_search->deviceIds[static_cast<std::size_t>(from)]),
-                                      QString::fromStdString(
-                                          m_search->deviceIds[static_cast<std::size_t>(to)]),
-                                      NodeTableModel::formatBytes(t.byteSize()),
-                                      formatMicroseconds(
-                                          m_search->costs.transferUs(from, to, bytes)));
-            }
-        }
-        const auto extra = static_cast<int>(outline.edges[e].links.size()) - lines.size();
-        if (extra > 0) {
-            lines << tr("and %n more tensors", "", extra);
-        }
-        transfers.removeDuplicates();
-        m_edgeItems[e]->setTransfer(!transfers.isEmpty());
-        m_edgeItems[e]->setToolTip((lines + transfers).join(QLatin1Char('\n')));
-    }
-}
-
-void GraphView::planToolTips() {
-    const GraphOutline& outline = *m_layout->outline;
-    for (std::size_t i = 0; i < outline.items.size(); ++i) {
-        if (m_planDevice.empty()) {
-            m_nodeItems[i]->setToolTip(m_itemToolTips[i]);
-            continue;
-        }
-        std::map<std::int32_t, int> placed;
-        double latencyUs = 0.0;
-        std::set<std::string_view> sources;
-        for (const NodeId n : outline.items[i].members) {
-            const std::int32_t d = m_planDevice[static_cast<std::size_t>(n)];
-            if (d < 0) {
-                continue;
-            }
-            ++placed[d];
-            const CostCell& cell = m_search->costs.cell(n, d);
-            if (cell.supported() && cell.latencyUs > 0.0) {
-                latencyUs += cell.latencyUs;
-                sources.insert(costSourceName(cell.source));
-            }
-        }
-        QStringList devices;
-        for (const auto& [d, count] : placed) {
-            const QString id =
-                QString::fromStdString(m_search->deviceIds[static_cast<std::size_t>(d)]);
-            devices << (outline.items[i].isGroup() ? QStringLiteral("%1 ×%2").arg(id).arg(count)
-                                                   : id);
-        }
-        QStringList sourceNames;
-        for (const std::string_view source : sources) {
-            sourceNames << QString::fromStdString(std::string(source));
-        }
-        QString line =
-            tr("Plan %1: %2")
-                .arg(m_plan)
-                .arg(devices.isEmpty() ? tr("not placed") : devices.join(QStringLiteral(", ")));
-        if (!sources.empty()) {
-            line += tr(", %1 (%2)")
-                        .arg(formatMicroseconds(latencyUs), sourceNames.join(QStringLiteral(", ")));
-        }
-        m_nodeItems[i]->setToolTip(m_itemToolTips[i] + QLatin1Char('\n') + line);
-    }
 }
 
 GraphNodeItem* GraphView::nodeItem(int nodeId) const {

@@ -2,7 +2,6 @@
 
 #include "graphoutline.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <memory>
@@ -24,6 +23,7 @@ class GraphCanvas;
 class GraphEdgeItem;
 class GraphNodeItem;
 class GraphOverview;
+class JobRunner;
 
 /// The model's graph, laid out top to bottom by Graphviz `dot` on a worker thread and drawn in
 /// a QGraphicsView: zoom, pan, fit, an overview, folded groups for large graphs (double-click
@@ -82,14 +82,8 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    struct LayoutJob {
-        std::shared_ptr<const GraphLayout> layout;
-        QString error;
-        int job = 0;
-    };
-
     void startLayout();
-    void applyLayout();
+    void applyLayout(std::shared_ptr<const GraphLayout> layout);
     void buildScene();
     void recolour();
     void colourByDevice(QString& legend);
@@ -115,8 +109,7 @@ private:
     GraphCanvas* m_canvas = nullptr;
     GraphOverview* m_overview = nullptr;
     QTimer* m_overviewTimer = nullptr;
-    QFutureWatcher<LayoutJob> m_watcher;
-    int m_latestJob = 0;
+    JobRunner* m_layoutJob = nullptr; ///< lays the outline out with Graphviz, latest wins
 
     std::shared_ptr<const ImportResult> m_model;
     OutlineOptions m_options;

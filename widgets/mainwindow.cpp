@@ -1,332 +1,137 @@
 #include "mainwindow.h"
 
-#include "common/input_error.h"
-#include "cost/device_catalog.h"
-#include "graph/onnx_importer.h"
+#include "devicecontroller.h"
+#include "documentcontroller.h"
 #include "graphdock.h"
-#include "modelloader.h"
-#include "nodetablemodel.h"
+#include "jobstatusbar.h"
 #include "paretoplot.h"
-#include "placementsearch.h"
-#include "plan/simulator.h"
-#include "planschedule.h"
+#include "predictorpanel.h"
+#include "profilingcontroller.h"
+#include "searchcontroller.h"
 #include "timelineview.h"
+#include "workbenchlog.h"
+#include "workspacecontroller.h"
 
 #include <QAction>
-#include <QApplication>
+#include <QCloseEvent>
 #include <QDockWidget>
-#include <QFile>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QHeaderView>
-#include <QItemSelectionModel>
-#include <QLabel>
-#include <QLineEdit>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QSortFilterProxyModel>
+#include <QMimeData>
+#include <QScrollArea>
 #include <QStatusBar>
-#include <QTableView>
-#include <QVBoxLayout>
-
-#include <map>
+#include <QToolBar>
 
 namespace paretune {
 
-MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_loader(new ModelLoader(this)), m_nodeModel(new NodeTableModel(this)),
-      m_proxy(new QSortFilterProxyModel(this)) {
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("Paretune Workbench"));
     resize(1200, 760);
 
-    m_proxy->setSourceModel(m_nodeModel);
-    m_proxy->setSortRole(NodeTableModel::SortRole);
-    m_proxy->setFilterKeyColumn(-1);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    // The controllers, each after the ones it uses; the window's signals follow theirs, so that
+    // the views listening to the window see a change before the workspace's restore goes on.
+    m_log = new WorkbenchLog(this);
+    connect(m_log, &WorkbenchLog::errorShown, this, &MainWindow::errorShown);
+    m_jobStatus = new JobStatusBar(statusBar());
+    m_document = new DocumentController(this, *m_log);
+    connect(m_document, &DocumentController::modelShown, this, &MainWindow::modelShown);
+    connect(m_document, &DocumentController::nodeSelected, this, &MainWindow::nodeSelected);
+    m_devices = new DeviceController(this, *m_log);
+    m_profiling = new ProfilingController(this, *m_log, *m_document, *m_devices, *m_jobStatus);
+    m_search =
+        new SearchController(this, *m_log, *m_document, *m_devices, *m_profiling, *m_jobStatus);
+    connect(m_search, &SearchController::searchShown, this, &MainWindow::searchShown);
+    connect(m_search, &SearchController::planShown, this, &MainWindow::planShown);
 
-    auto* central = new QWidget(this);
-    auto* layout = new QVBoxLayout(central);
-    m_summary = new QLabel(tr("No model open. Use File > Open to import an ONNX model."), central);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setObjectName(QStringLiteral("summary"));
-    m_filter = new QLineEdit(central);
-    m_filter->setPlaceholderText(tr("Filter nodes by name, op type, kind or shape"));
-    m_filter->setClearButtonEnabled(true);
-    m_table = new QTableView(central);
-    m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->setAlternatingRowColors(true);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->verticalHeader()->setVisible(false);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->sortByColumn(-1, Qt::AscendingOrder);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_filter);
-    layout->addWidget(m_table, 1);
-    m_table->setObjectName(QStringLiteral("nodeTable"));
-    auto* profileDock = new QDockWidget(tr("Per-layer profile"), this);
-    profileDock->setObjectName(QStringLiteral("profileDock"));
-    profileDock->setWidget(central);
-    addDockWidget(Qt::BottomDockWidgetArea, profileDock);
+    // The layout: the graph in the middle, a tabbed row of tables below, panels on the right.
+    QDockWidget* profileDock = addDock(tr("Per-layer profile"), QStringLiteral("profileDock"),
+                                       m_document->panel(), Qt::BottomDockWidgetArea);
     addGraphView(*this);
+    QDockWidget* logDock = addDock(tr("Log / Issues"), QStringLiteral("diagnosticsDock"),
+                                   m_log->view(), Qt::BottomDockWidgetArea);
+    resizeDocks({profileDock, logDock}, {260, 140}, Qt::Vertical);
 
-    m_diagnostics = new QListWidget(this);
-    auto* dock = new QDockWidget(tr("Diagnostics"), this);
-    dock->setObjectName(QStringLiteral("diagnosticsDock"));
-    dock->setWidget(m_diagnostics);
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-    resizeDocks({profileDock, dock}, {260, 140}, Qt::Vertical);
-
-    QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-    fileMenu->setObjectName(QStringLiteral("fileMenu"));
-    QAction* open = fileMenu->addAction(tr("&Open model..."), this, &MainWindow::chooseModelFile);
+    m_fileMenu = menuBar()->addMenu(tr("&File"));
+    m_fileMenu->setObjectName(QStringLiteral("fileMenu"));
+    QAction* open = m_fileMenu->addAction(tr("&Open model..."), m_document,
+                                          &DocumentController::chooseModelFile);
     open->setShortcut(QKeySequence::Open);
-    fileMenu->addAction(tr("Open &sample model"), this, &MainWindow::openSampleModel);
-    fileMenu->addSeparator();
-    QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+    m_fileMenu->addAction(tr("Open &sample model"), m_document,
+                          &DocumentController::openSampleModel);
+    m_fileMenu->addSeparator();
+    QAction* quit = m_fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
-    m_pareto = new ParetoPlot(this);
-    auto* paretoDock = new QDockWidget(tr("Pareto front"), this);
-    paretoDock->setObjectName(QStringLiteral("paretoDock"));
-    paretoDock->setWidget(m_pareto);
-    addDockWidget(Qt::RightDockWidgetArea, paretoDock);
-    m_searcher = new PlacementSearch(this);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
-    m_progress->setMaximumWidth(220);
-    m_progress->hide();
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->hide();
-    statusBar()->addPermanentWidget(m_progress);
-    statusBar()->addPermanentWidget(m_cancel);
-
+    addDock(tr("Pareto front"), QStringLiteral("paretoDock"), m_search->paretoPlot(),
+            Qt::RightDockWidgetArea);
     QMenu* searchMenu = menuBar()->addMenu(tr("&Search"));
-    m_searchAction =
-        searchMenu->addAction(tr("Search &placements on the catalog's modelled devices"), this,
-                              [this] { searchPlacements(SearchOptions{}); });
-    m_searchAction->setEnabled(false);
+    searchMenu->addAction(m_search->searchAction());
     QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About Paretune"), this, &MainWindow::showAbout);
 
-    connect(m_filter, &QLineEdit::textChanged, m_proxy,
-            &QSortFilterProxyModel::setFilterFixedString);
-    connect(m_loader, &ModelLoader::loadStarted, this, [this](const QString& name) {
-        statusBar()->showMessage(tr("Importing %1...").arg(name));
-    });
-    connect(m_loader, &ModelLoader::modelLoaded, this, &MainWindow::showModel);
-    connect(m_loader, &ModelLoader::loadFailed, this, &MainWindow::showError);
-    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelSearch);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) {
-                selectNode(current.isValid() ? m_proxy->mapToSource(current).row() : -1);
-            });
-    connect(m_searcher, &PlacementSearch::searchStarted, this, [this] {
-        m_progress->setValue(0);
-        m_progress->show();
-        m_cancel->show();
-        statusBar()->showMessage(tr("Searching placements..."));
-    });
-    connect(m_searcher, &PlacementSearch::searchProgressed, this,
-            [this](double fraction, const QString& message) {
-                m_progress->setValue(static_cast<int>(fraction * 1000.0));
-                m_progress->setFormat(message);
-            });
-    connect(m_searcher, &PlacementSearch::searchFinished, this, &MainWindow::showSearch);
-    connect(m_searcher, &PlacementSearch::searchFailed, this, [this](const QString& message) {
-        m_progress->hide();
-        m_cancel->hide();
-        showError(message);
-    });
-    connect(m_pareto, &ParetoPlot::planSelected, this, &MainWindow::showPlan);
-    setupTimelineDock();
-    setupParetoLive();
-    setupDevicesDock();
-    setupLogDock();
-    setupPredictorDock();
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_search->timelineView());
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    addDock(tr("Timeline"), QStringLiteral("timelineDock"), scroll, Qt::BottomDockWidgetArea);
+    QDockWidget* devicesDock = addDock(tr("Devices"), QStringLiteral("devicesDock"),
+                                       m_devices->panel(), Qt::RightDockWidgetArea);
+    QDockWidget* predictorDock = addDock(tr("Predictor"), QStringLiteral("predictorDock"),
+                                         m_profiling->predictorPanel(), Qt::RightDockWidgetArea);
+    // Below the Pareto front, the devices and the predictor share a tabbed dock area.
+    tabifyDockWidget(devicesDock, predictorDock);
+    devicesDock->raise();
+    // The bottom row is one wide, tabbed area: per-layer profile, timeline, log.
+    for (const char* name : {"timelineDock", "diagnosticsDock"}) {
+        if (auto* other = findChild<QDockWidget*>(QLatin1String(name))) {
+            tabifyDockWidget(profileDock, other);
+        }
+    }
+    profileDock->raise();
     setupToolBar();
-    setupProfileJob();
-    setupTrainJob();
-    setupPlanJobs();
-    setupPersistence();
+
+    m_workspace =
+        new WorkspaceController(this, *m_log, *m_document, *m_devices, *m_profiling, *m_search);
+    connect(m_workspace, &WorkspaceController::workspaceOpened, this, &MainWindow::workspaceOpened);
+    m_workspace->addFileActions(m_fileMenu);
+    m_workspace->addSettingsMenu(menuBar());
+    connect(this, &MainWindow::modelShown, m_workspace, &WorkspaceController::continueAfterModel);
+    connect(this, &MainWindow::searchShown, m_workspace, &WorkspaceController::continueAfterSearch);
+    connect(this, &MainWindow::errorShown, m_workspace, &WorkspaceController::stopRestoring);
+    setAcceptDrops(true);
+    // Last, once every dock and tool bar exists: the saved layout.
+    m_workspace->restoreWindowState();
     statusBar()->showMessage(tr("Ready"));
 }
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::openModel(const QString& path) {
-    m_modelPath = QFileInfo(path).absoluteFilePath();
-    m_loader->load(path);
+QDockWidget* MainWindow::addDock(const QString& title, const QString& objectName, QWidget* content,
+                                 Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);
+    dock->setWidget(content);
+    addDockWidget(area, dock);
+    return dock;
 }
 
-void MainWindow::searchPlacements(const SearchOptions& options) {
-    if (!m_model) {
-        showError(tr("Open a model before searching placements."));
-        return;
-    }
-    QByteArray catalog;
-    QString catalogName;
-    if (!readCatalog(&catalog, &catalogName)) {
-        return;
-    }
-    std::vector<std::string> ids;
-    for (const QString& id : m_searchDevices) {
-        ids.push_back(id.toStdString());
-    }
-    if (ids.empty()) {
-        try {
-            for (const DeviceSpec& d :
-                 parseDeviceCatalogText(catalog.toStdString(), catalogName.toStdString()).devices) {
-                ids.push_back(d.id);
-            }
-        } catch (const InputError& e) {
-            showError(QString::fromStdString(e.what()));
-            return;
-        }
-    }
-    m_searchOptions = options;
-    m_searcher->start(m_model, catalog, catalogName, ids, options, m_dbPath);
-}
-
-void MainWindow::cancelSearch() {
-    m_searcher->cancel();
-}
-
-void MainWindow::showSearch(std::shared_ptr<const SearchOutcome> outcome) {
-    m_search = std::move(outcome);
-    clearPlan();
-    m_progress->hide();
-    m_cancel->hide();
-    m_pareto->setOutcome(m_search);
-    const SearchResult& r = m_search->result;
-    const double hypervolume =
-        r.hypervolumeByGeneration.empty() ? 0.0 : r.hypervolumeByGeneration.back();
-    statusBar()->showMessage(tr("Search %1: %2 plans on the front, %3 evaluated, hypervolume %4")
-                                 .arg(r.cancelled ? tr("cancelled") : tr("finished"))
-                                 .arg(r.front.size())
-                                 .arg(r.evaluations)
-                                 .arg(hypervolume, 0, 'f', 4));
-    Q_EMIT searchShown();
-}
-
-void MainWindow::showPlan(int index) {
-    if (!m_search || m_search->model != m_model || index < 0 ||
-        index >= static_cast<int>(m_search->result.front.size())) {
-        return;
-    }
-    const Solution& chosen = m_search->result.front[static_cast<std::size_t>(index)];
-    auto schedule = std::make_shared<PlanSchedule>(simulateFrontPlan(*m_search, index));
-    clearPlanMeasurements();
-    m_schedule = schedule;
-    m_nodeModel->setPlan(m_search, m_schedule);
-    m_timeline->setData(timelineData(m_model->graph, m_search->costs, schedule->simulation,
-                                     tr("simulated; costs %1").arg(m_search->costSource)));
-    const Objectives& o = chosen.objectives;
-    statusBar()->showMessage(
-        tr("Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB")
-            .arg(index)
-            .arg(m_search->costSource)
-            .arg(o.latencyUs / 1000.0, 0, 'f', 3)
-            .arg(o.energyMj, 0, 'f', 3)
-            .arg(o.peakMemoryBytes / (1024.0 * 1024.0), 0, 'f', 2));
-    Q_EMIT planShown(index);
-}
-
-void MainWindow::selectNode(int nodeId) {
-    if (nodeId >= m_nodeModel->rowCount()) {
-        nodeId = -1;
-    }
-    if (nodeId == m_selectedNode) {
-        return;
-    }
-    m_selectedNode = nodeId;
-    const QModelIndex row =
-        nodeId < 0 ? QModelIndex() : m_proxy->mapFromSource(m_nodeModel->index(nodeId, 0));
-    if (row.isValid()) {
-        m_table->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect |
-                                                            QItemSelectionModel::Rows);
-        m_table->scrollTo(row);
-    } else {
-        m_table->clearSelection();
-    }
-    Q_EMIT nodeSelected(nodeId);
-}
-
-void MainWindow::openSampleModel() {
-    QFile file(QStringLiteral(":/models/sample.onnx"));
-    if (!file.open(QIODevice::ReadOnly)) {
-        showError(tr("The bundled sample model is missing from the resources."));
-        return;
-    }
-    m_modelPath = QStringLiteral(":/models/sample.onnx");
-    m_loader->loadBytes(file.readAll(), tr("sample.onnx (bundled)"));
-}
-
-void MainWindow::chooseModelFile() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open ONNX model"), QString(),
-                                                      tr("ONNX models (*.onnx);;All files (*)"));
-    if (!path.isEmpty()) {
-        openModel(path);
-    }
-}
-
-void MainWindow::showModel(std::shared_ptr<const ImportResult> result, const QString& displayName) {
-    m_model = std::move(result);
-    m_nodeModel->setModel(m_model);
-    clearPlan();
-    m_selectedNode = -1;
-    Q_EMIT nodeSelected(-1);
-    m_searchAction->setEnabled(true);
-    const Graph& g = m_model->graph;
-    std::map<NodeKind, int> kinds;
-    for (const Node& n : g.nodes) {
-        ++kinds[n.kind];
-    }
-    QString inputs;
-    for (const TensorId t : g.inputs) {
-        const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
-        inputs += (inputs.isEmpty() ? QString() : QStringLiteral(", ")) +
-                  QString::fromStdString(tensor.name + " " + tensor.typeString());
-    }
-    m_summary->setText(
-        tr("<b>%1</b> &nbsp; opset %2 &nbsp; fingerprint <tt>%3</tt><br>"
-           "Inputs: %4<br>"
-           "%5 nodes (%6 compute, %7 pass-through, %8 constant, %9 folded shape ops) &nbsp; "
-           "%10 parameters &nbsp; %11FLOPs <i>(computed from shapes)</i> &nbsp; %12 unknown shapes")
-            .arg(displayName.toHtmlEscaped())
-            .arg(g.opset)
-            .arg(QString::fromStdString(g.fingerprint.substr(0, 16)))
-            .arg(inputs.toHtmlEscaped())
-            .arg(g.nodes.size())
-            .arg(kinds[NodeKind::Compute])
-            .arg(kinds[NodeKind::PassThrough])
-            .arg(kinds[NodeKind::Constant])
-            .arg(kinds[NodeKind::ShapeComputation])
-            .arg(NodeTableModel::formatCount(static_cast<double>(g.parameterCount())))
-            .arg(NodeTableModel::formatCount(g.totalFlops()))
-            .arg(g.unknownShapeCount()));
-    logMessage(tr("Imported %1: %n warning(s)", "", static_cast<int>(m_model->diagnostics.size()))
-                   .arg(displayName));
-    for (const Diagnostic& d : m_model->diagnostics) {
-        m_diagnostics->addItem(QString::fromStdString(d.message));
-    }
-    m_table->resizeColumnsToContents();
-    setWindowTitle(tr("%1 - Paretune Workbench").arg(QFileInfo(displayName).fileName()));
-    statusBar()->showMessage(tr("Imported %1: %2 nodes, %3 warnings")
-                                 .arg(displayName)
-                                 .arg(g.nodes.size())
-                                 .arg(m_model->diagnostics.size()));
-    Q_EMIT modelShown(displayName);
-}
-
-void MainWindow::showError(const QString& message) {
-    statusBar()->showMessage(tr("Failed: %1").arg(message.section(QLatin1Char('\n'), 0, 0)));
-    m_diagnostics->addItem(message);
-    Q_EMIT errorShown(message);
-    if (isVisible() && !QApplication::platformName().startsWith(QLatin1String("offscreen"))) {
-        QMessageBox::warning(this, tr("Paretune"), message);
+void MainWindow::setupToolBar() {
+    QToolBar* bar = addToolBar(tr("Workflow"));
+    bar->setObjectName(QStringLiteral("workflowToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    QMenu* jobs = menuBar()->addMenu(tr("&Workflow"));
+    auto* open = new QAction(tr("Open"), this);
+    open->setObjectName(QStringLiteral("openAction"));
+    open->setToolTip(tr("Open an ONNX model"));
+    open->setStatusTip(open->toolTip());
+    connect(open, &QAction::triggered, m_document, &DocumentController::chooseModelFile);
+    for (QAction* action :
+         {open, m_profiling->profileAction(), m_profiling->trainAction(), m_search->searchAction(),
+          m_search->validateAction(), m_search->exportAction()}) {
+        bar->addAction(action);
+        jobs->addAction(action);
     }
 }
 
@@ -334,6 +139,179 @@ void MainWindow::showAbout() {
     QMessageBox::about(this, tr("About Paretune"),
                        tr("<b>Paretune Workbench</b><br>Profile, predict and place "
                           "neural-network operators on the devices of this machine."));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    m_workspace->saveWindowState();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!WorkspaceController::openableFile(event->mimeData()).isEmpty()) {
+        event->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QString path = WorkspaceController::openableFile(event->mimeData());
+    if (!path.isEmpty()) {
+        event->acceptProposedAction();
+        m_workspace->openPath(path);
+    }
+}
+
+// --- The window's face: what main() and the tests reach, handed to the controllers ----------
+
+void MainWindow::openModel(const QString& path) {
+    m_document->openModel(path);
+}
+
+void MainWindow::openSampleModel() {
+    m_document->openSampleModel();
+}
+
+void MainWindow::searchPlacements(const SearchOptions& options) {
+    m_search->searchPlacements(options);
+}
+
+void MainWindow::cancelSearch() {
+    m_search->cancelSearch();
+}
+
+void MainWindow::selectNode(int nodeId) {
+    m_document->selectNode(nodeId);
+}
+
+int MainWindow::selectedNode() const {
+    return m_document->selectedNode();
+}
+
+std::shared_ptr<const ImportResult> MainWindow::currentModel() const {
+    return m_document->model();
+}
+
+std::shared_ptr<const SearchOutcome> MainWindow::currentSearch() const {
+    return m_search->currentSearch();
+}
+
+ParetoPlot* MainWindow::paretoPlot() const {
+    return m_search->paretoPlot();
+}
+
+NodeTableModel* MainWindow::nodeTableModel() const {
+    return m_document->nodeTableModel();
+}
+
+ModelLoader* MainWindow::loader() const {
+    return m_document->loader();
+}
+
+TimelineView* MainWindow::timelineView() const {
+    return m_search->timelineView();
+}
+
+std::shared_ptr<const PlanSchedule> MainWindow::currentSchedule() const {
+    return m_search->currentSchedule();
+}
+
+DeviceListModel* MainWindow::deviceListModel() const {
+    return m_devices->deviceListModel();
+}
+
+PlacementSearch* MainWindow::placementSearch() const {
+    return m_search->placementSearch();
+}
+
+ProfileJob* MainWindow::profileJob() const {
+    return m_profiling->profileJob();
+}
+
+TrainJob* MainWindow::trainJob() const {
+    return m_profiling->trainJob();
+}
+
+void MainWindow::trainPredictor(int epochs, int members) {
+    m_profiling->trainPredictor(epochs, members);
+}
+
+void MainWindow::profileOnDevice(const QString& deviceId, int repeats) {
+    m_profiling->profileOnDevice(deviceId, repeats);
+}
+
+PredictorPanel* MainWindow::predictorPanel() const {
+    return m_profiling->predictorPanel();
+}
+
+void MainWindow::validateShownPlan(int repeats, int warmup) {
+    m_search->validateShownPlan(repeats, warmup);
+}
+
+void MainWindow::exportShownPlan(const QString& path, int candidates) {
+    m_search->exportShownPlan(path, candidates);
+}
+
+ValidateJob* MainWindow::validateJob() const {
+    return m_search->validateJob();
+}
+
+BundleExportJob* MainWindow::bundleExportJob() const {
+    return m_search->bundleExportJob();
+}
+
+void MainWindow::setDatabasePath(const QString& path) {
+    m_profiling->setDatabasePath(path);
+}
+
+QString MainWindow::databasePath() const {
+    return m_profiling->databasePath();
+}
+
+bool MainWindow::setCatalogPath(const QString& path) {
+    return m_devices->setCatalogPath(path);
+}
+
+QString MainWindow::catalogPath() const {
+    return m_devices->catalogPath();
+}
+
+void MainWindow::setSearchDevices(const QStringList& ids) {
+    m_devices->setSearchDevices(ids);
+}
+
+QStringList MainWindow::searchDevices() const {
+    return m_devices->searchDevices();
+}
+
+void MainWindow::logMessage(const QString& text) {
+    m_log->log(text);
+}
+
+void MainWindow::openPath(const QString& path) {
+    m_workspace->openPath(path);
+}
+
+bool MainWindow::openWorkspace(const QString& path) {
+    return m_workspace->openWorkspace(path);
+}
+
+bool MainWindow::saveWorkspace(const QString& path) {
+    return m_workspace->saveWorkspace(path);
+}
+
+QStringList MainWindow::recentFiles() const {
+    return m_workspace->recentFiles();
+}
+
+QString MainWindow::modelPath() const {
+    return m_document->modelPath();
+}
+
+QString MainWindow::languageSetting() {
+    return WorkspaceController::languageSetting();
+}
+
+void MainWindow::setLanguageSetting(const QString& language) {
+    WorkspaceController::setLanguageSetting(language);
 }
 
 } // namespace paretune

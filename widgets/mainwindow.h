@@ -6,34 +6,39 @@
 
 #include <memory>
 
-class QFutureWatcherBase;
-class QLabel;
-class QProgressBar;
-class QPushButton;
-class QLineEdit;
-class QListWidget;
-class QSortFilterProxyModel;
-class QTableView;
-
 namespace paretune {
 
 class BundleExportJob;
+class DeviceController;
 class DeviceListModel;
-class ValidateJob;
+class DocumentController;
 struct ImportResult;
-class PredictorPanel;
-class ProfileJob;
-class TrainJob;
+class JobStatusBar;
 class ModelLoader;
 class NodeTableModel;
 class ParetoPlot;
 class PlacementSearch;
 struct PlanSchedule;
-class TimelineView;
+class PredictorPanel;
+class ProfileJob;
+class ProfilingController;
+class SearchController;
 struct SearchOutcome;
+class TimelineView;
+class TrainJob;
+class ValidateJob;
+class WorkbenchLog;
+class WorkspaceController;
 
-/// The workbench's main window: the opened model's summary, its node table and the import
-/// diagnostics. Models are imported on a worker thread through ModelLoader.
+/// The workbench's main window. It lays out the docks, menus and the tool bar, and wires the
+/// controllers the workbench is made of, each owning its widgets and jobs:
+/// DocumentController (the open model, its summary and node table, the node selection),
+/// DeviceController (discovered and catalog devices), ProfilingController (profiling and
+/// training into the sample library, the predictor panel), SearchController (placement search,
+/// the Pareto front, the chosen plan's timeline, validation and bundle export) and
+/// WorkspaceController (settings, recent files, workspace files). Problems go to one
+/// WorkbenchLog; every running job has its own progress and Cancel in the status bar
+/// (JobStatusBar). The functions below are the window's face for main() and the tests.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -53,20 +58,20 @@ public:
     /// Selects a node (graph node id) in every view that shows nodes; emits nodeSelected.
     /// A negative id clears the selection.
     void selectNode(int nodeId);
-    int selectedNode() const { return m_selectedNode; }
+    int selectedNode() const;
 
-    std::shared_ptr<const ImportResult> currentModel() const { return m_model; }
-    std::shared_ptr<const SearchOutcome> currentSearch() const { return m_search; }
-    ParetoPlot* paretoPlot() const { return m_pareto; }
-    NodeTableModel* nodeTableModel() const { return m_nodeModel; }
-    ModelLoader* loader() const { return m_loader; }
-    TimelineView* timelineView() const { return m_timeline; }
+    std::shared_ptr<const ImportResult> currentModel() const;
+    std::shared_ptr<const SearchOutcome> currentSearch() const;
+    ParetoPlot* paretoPlot() const;
+    NodeTableModel* nodeTableModel() const;
+    ModelLoader* loader() const;
+    TimelineView* timelineView() const;
     /// The simulated schedule of the plan shown (null before a plan is chosen).
-    std::shared_ptr<const PlanSchedule> currentSchedule() const { return m_schedule; }
-    DeviceListModel* deviceListModel() const { return m_devices; }
-    PlacementSearch* placementSearch() const { return m_searcher; }
-    ProfileJob* profileJob() const { return m_profileJob; }
-    TrainJob* trainJob() const { return m_trainJob; }
+    std::shared_ptr<const PlanSchedule> currentSchedule() const;
+    DeviceListModel* deviceListModel() const;
+    PlacementSearch* placementSearch() const;
+    ProfileJob* profileJob() const;
+    TrainJob* trainJob() const;
     /// Trains the predictor on the sample library (Workflow > Train), holding the open model out
     /// when the library has other models.
     void trainPredictor(int epochs = 60, int members = 5);
@@ -75,7 +80,7 @@ public:
     /// the sample library, on a worker thread with progress and Cancel in the status bar; the
     /// latest profiling job wins. `repeats` timed runs per round, 0: adaptive.
     void profileOnDevice(const QString& deviceId, int repeats = 0);
-    PredictorPanel* predictorPanel() const { return m_predictor; }
+    PredictorPanel* predictorPanel() const;
 
     /// Validates the plan shown (Workflow > Validate): runs it on this machine's real devices on
     /// a worker thread, stores the measurement in the sample library and adds the measured
@@ -84,20 +89,22 @@ public:
     /// Exports the plan shown as a deployment bundle at `path` (a new folder, or a zip archive
     /// when it ends in ".zip"), with `candidates` Pareto plans for run-time selection.
     void exportShownPlan(const QString& path, int candidates = 5);
-    ValidateJob* validateJob() const { return m_validateJob; }
-    BundleExportJob* bundleExportJob() const { return m_exportJob; }
+    ValidateJob* validateJob() const;
+    BundleExportJob* bundleExportJob() const;
+    /// The status bar's indicators of the running jobs.
+    JobStatusBar* jobStatusBar() const { return m_jobStatus; }
 
     /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
     void setDatabasePath(const QString& path);
-    QString databasePath() const { return m_dbPath; }
+    QString databasePath() const;
     /// The device catalog for modelled devices and searches; empty: the bundled example.
     /// Rediscovers the devices. Returns false (and shows the error) for a bad catalog.
     bool setCatalogPath(const QString& path);
-    QString catalogPath() const { return m_catalogPath; }
+    QString catalogPath() const;
     /// Catalog device ids the search places on (ticked in the Devices dock); empty: every
     /// device of the catalog.
     void setSearchDevices(const QStringList& ids);
-    QStringList searchDevices() const { return m_searchDevices; }
+    QStringList searchDevices() const;
     /// Adds a line to the Log / Issues dock.
     void logMessage(const QString& text);
 
@@ -111,7 +118,7 @@ public:
     /// Files opened recently (models and workspaces), newest first.
     QStringList recentFiles() const;
     /// The path of the model shown or being opened (":/models/sample.onnx" for the bundled one).
-    QString modelPath() const { return m_modelPath; }
+    QString modelPath() const;
     /// The language setting: empty for the system's, else a locale name ("en", "zh_CN").
     static QString languageSetting();
     static void setLanguageSetting(const QString& language);
@@ -131,78 +138,19 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void showModel(std::shared_ptr<const ImportResult> result, const QString& displayName);
-    void showError(const QString& message);
-    void chooseModelFile();
-    void showAbout();
-    void showSearch(std::shared_ptr<const SearchOutcome> outcome);
-    void showPlan(int index);
-
-    ModelLoader* m_loader = nullptr;
-    NodeTableModel* m_nodeModel = nullptr;
-    QSortFilterProxyModel* m_proxy = nullptr;
-    QTableView* m_table = nullptr;
-    QLineEdit* m_filter = nullptr;
-    QLabel* m_summary = nullptr;
-    QListWidget* m_diagnostics = nullptr;
-    ParetoPlot* m_pareto = nullptr;
-    PlacementSearch* m_searcher = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QAction* m_searchAction = nullptr;
-    // Docks and actions beyond the node table, one setup helper each (mainwindow_docks.cpp).
-    void setupTimelineDock();
-    void setupParetoLive();
-    void setupDevicesDock();
-    void setupLogDock();
-    void setupPredictorDock();
+    QDockWidget* addDock(const QString& title, const QString& objectName, QWidget* content,
+                         Qt::DockWidgetArea area);
     void setupToolBar();
-    void setupProfileJob();
-    void setupTrainJob();
-    void chooseDeviceToProfile();
-    void setupPlanJobs();
-    /// Removes the node table's "Measured in plan" column when a validation put it there.
-    void clearPlanMeasurements();
-    void chooseBundlePath();
-    void setupPersistence();
-    void addRecentFile(const QString& path);
-    void updateRecentMenu();
-    void chooseWorkspaceToOpen();
-    void chooseWorkspaceToSave();
-    void discoverDevices();
-    /// The catalog's JSON text and its display name; false (error shown) when unreadable.
-    bool readCatalog(QByteArray* json, QString* name);
-    /// Forgets the shown plan (a new model or a new search).
-    void clearPlan();
+    void showAbout();
 
-    TimelineView* m_timeline = nullptr;
-    std::shared_ptr<const PlanSchedule> m_schedule;
-    DeviceListModel* m_devices = nullptr;
-    QLabel* m_deviceNotes = nullptr;
-    QListWidget* m_searchDeviceList = nullptr; ///< catalog devices, ticked: searched on
-    void fillSearchDeviceList();
-    QFutureWatcherBase* m_discovery = nullptr;
-    PredictorPanel* m_predictor = nullptr;
-    QAction* m_profileAction = nullptr;
-    ProfileJob* m_profileJob = nullptr;
-    TrainJob* m_trainJob = nullptr;
-    QAction* m_trainAction = nullptr;
-    QAction* m_validateAction = nullptr;
-    QAction* m_exportAction = nullptr;
-    ValidateJob* m_validateJob = nullptr;
-    BundleExportJob* m_exportJob = nullptr;
-    bool m_planMeasurements = false; ///< the node table's measured column came from validation
-    QString m_dbPath;
-    QString m_modelPath;
-    QMenu* m_recentMenu = nullptr;
-    SearchOptions m_searchOptions;
-    int m_pendingPlan = -1; ///< plan to choose once the workspace's search is done
-    QString m_catalogPath;
-    QStringList m_searchDevices;
-
-    std::shared_ptr<const ImportResult> m_model;
-    std::shared_ptr<const SearchOutcome> m_search;
-    int m_selectedNode = -1;
+    WorkbenchLog* m_log = nullptr;
+    JobStatusBar* m_jobStatus = nullptr; ///< one indicator and Cancel per running job
+    DocumentController* m_document = nullptr;
+    DeviceController* m_devices = nullptr;
+    ProfilingController* m_profiling = nullptr;
+    SearchController* m_search = nullptr;
+    WorkspaceController* m_workspace = nullptr;
+    QMenu* m_fileMenu = nullptr;
 };
 
 } // namespace paretune

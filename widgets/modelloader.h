@@ -1,7 +1,8 @@
 #pragma once
 
+#include "jobrunner.h"
+
 #include <QByteArray>
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
@@ -14,11 +15,10 @@ struct ImportResult;
 /// Imports ONNX models on a worker thread. The latest request wins: a result that arrives after
 /// a newer load() was started is dropped, so the window never shows a superseded model.
 /// Signals are emitted on the thread that owns the loader (the GUI thread).
-class ModelLoader : public QObject {
+class ModelLoader : public JobRunner {
     Q_OBJECT
 public:
     explicit ModelLoader(QObject* parent = nullptr);
-    ~ModelLoader() override;
 
     /// Imports a model file.
     void load(const QString& path);
@@ -26,7 +26,7 @@ public:
     /// `displayName` stands for the file in messages.
     void loadBytes(const QByteArray& bytes, const QString& displayName);
 
-    bool isBusy() const;
+    bool isBusy() const { return isRunning(); }
 
 Q_SIGNALS:
     void loadStarted(const QString& displayName);
@@ -35,17 +35,7 @@ Q_SIGNALS:
     void loadFailed(const QString& message);
 
 private:
-    struct Outcome {
-        std::shared_ptr<const ImportResult> result;
-        QString error;
-        QString displayName;
-        int job = 0;
-    };
     template <typename Work> void start(const QString& displayName, Work work);
-    void deliver(QFutureWatcher<Outcome>* watcher);
-
-    QFutureWatcher<Outcome>* m_watcher = nullptr;
-    int m_latestJob = 0;
 };
 
 } // namespace paretune

@@ -1,58 +1,32 @@
 #include "placementsearch.h"
 
-#include "common/input_error.h"
 #include "cost/device_catalog.h"
 #include "graph/onnx_importer.h"
-#include "jobprogress.h"
 #include "workflow/search_workflow.h"
-
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace paretune {
 
-PlacementSearch::PlacementSearch(QObject* parent) : QObject(parent) {}
-
-PlacementSearch::~PlacementSearch() {
-    m_jobs.abandon(this);
-}
-
-bool PlacementSearch::isRunning() const {
-    return m_jobs.isRunning();
-}
-
-void PlacementSearch::cancel() {
-    m_jobs.cancel();
+PlacementSearch::PlacementSearch(QObject* parent) : JobRunner(parent) {
+    connect(this, &JobRunner::progressed, this, [this](double fraction, const QString& message) {
+        Q_EMIT searchProgressed(fraction, message);
+    });
+    // Each generation's hypervolume, as searchPareto samples it.
+    connect(this, &JobRunner::sampled, this,
+            [this](int, double hypervolume) { Q_EMIT hypervolumeReported(hypervolume); });
 }
 
 void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
                             const QByteArray& catalogJson, const QString& catalogName,
                             const std::vector<std::string>& deviceIds, const SearchOptions& options,
                             const QString& dbPath) {
-    auto* watcher = new QFutureWatcher<Result>(this);
-    // The latest job wins.
-    const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
-        Q_EMIT searchProgressed(fraction, message);
-    });
-    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
-    // Each generation's hypervolume, as searchPareto samples it.
-    connect(
-        progress.get(), &JobProgress::sampled, this,
-        [this, job](int, double hypervolume) {
-            if (m_jobs.isCurrent(job)) {
-                Q_EMIT hypervolumeReported(hypervolume);
-            }
-        },
-        Qt::QueuedConnection);
-    connect(watcher, &QFutureWatcher<Result>::finished, this,
-            [this, watcher] { deliver(watcher); });
     Q_EMIT searchStarted();
     const std::string catalogText = catalogJson.toStdString();
     const std::string origin = catalogName.toStdString();
     const std::string db = dbPath.toStdString();
-    watcher->setFuture(QtConcurrent::run([=]() {
-        Result r;
-        r.job = job;
-        try {
+    using Outcome = std::shared_ptr<const SearchOutcome>;
+    run<Outcome>(
+        tr("searching placements"),
+        [=](JobResult<Outcome>& r, const std::shared_ptr<JobProgress>& progress) {
             const DeviceCatalog catalog = parseDeviceCatalogText(catalogText, origin);
             auto outcome = std::make_shared<SearchOutcome>();
             outcome->model = model;
@@ -84,25 +58,9 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
                 outcome->deviceIds.push_back(outcome->costs.device(d).id);
             }
             r.outcome = std::move(outcome);
-        } catch (const InputError& e) {
-            r.error = QString::fromStdString(e.what());
-        } catch (const std::exception& e) {
-            r.error = tr("Internal error in the search: %1").arg(QString::fromStdString(e.what()));
-        }
-        return r;
-    }));
-}
-
-void PlacementSearch::deliver(QFutureWatcher<Result>* watcher) {
-    const Result r = watcher->result();
-    if (!m_jobs.isCurrent(watcher, r.job)) {
-        return;
-    }
-    if (r.outcome) {
-        Q_EMIT searchFinished(r.outcome);
-    } else {
-        Q_EMIT searchFailed(r.error);
-    }
+        },
+        [this](const Outcome& outcome) { Q_EMIT searchFinished(outcome); },
+        [this](const QString& error) { Q_EMIT searchFailed(error); });
 }
 
 } // namespace paretune

@@ -4,9 +4,8 @@
 #include "search/pareto_search.h"
 #include "search/plans_document.h"
 
-#include "jobprogress.h"
+#include "jobrunner.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
@@ -41,11 +40,10 @@ struct SearchOutcome {
 /// Runs searchPareto on a worker thread. Settings are snapshot when start() is called; the
 /// latest start wins (an older job's result is dropped); cancel() stops the running job, which
 /// still delivers what it found, flagged cancelled.
-class PlacementSearch : public QObject {
+class PlacementSearch : public JobRunner {
     Q_OBJECT
 public:
     explicit PlacementSearch(QObject* parent = nullptr);
-    ~PlacementSearch() override;
 
     /// Costs are modelled from the catalog; the catalog's measured devices ("cost": "measured")
     /// take measured and predicted costs from the sample library at `dbPath` when that file
@@ -53,8 +51,6 @@ public:
     void start(std::shared_ptr<const ImportResult> model, const QByteArray& catalogJson,
                const QString& catalogName, const std::vector<std::string>& deviceIds,
                const SearchOptions& options, const QString& dbPath = QString());
-    void cancel();
-    bool isRunning() const;
 
 Q_SIGNALS:
     void searchStarted();
@@ -63,16 +59,6 @@ Q_SIGNALS:
     void hypervolumeReported(double hypervolume);
     void searchFinished(std::shared_ptr<const paretune::SearchOutcome> outcome);
     void searchFailed(const QString& message);
-
-private:
-    struct Result {
-        std::shared_ptr<const SearchOutcome> outcome;
-        QString error;
-        int job = 0;
-    };
-    void deliver(QFutureWatcher<Result>* watcher);
-
-    LatestJob m_jobs;
 };
 
 } // namespace paretune

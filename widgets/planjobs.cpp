@@ -15,7 +15,6 @@
 
 #include <QFile>
 #include <QFileInfo>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <filesystem>
 
@@ -47,90 +46,51 @@ PlansFile plansFileOf(const SearchOutcome& search) {
     return frontPlansFile(sim, search.options, search.result, search.documentSource, "plans.json");
 }
 
-template <typename Result, typename Work>
-QString runGuarded(Result& r, Work work, const char* what) {
-    try {
-        work(r);
-    } catch (const InputError& e) {
-        return QString::fromStdString(e.what());
-    } catch (const std::exception& e) {
-        return QObject::tr("Internal error while %1: %2")
-            .arg(QString::fromLatin1(what), QString::fromStdString(e.what()));
-    }
-    return {};
-}
-
 } // namespace
 
 // --- Validation ---------------------------------------------------------------------------
 
-ValidateJob::ValidateJob(QObject* parent) : QObject(parent) {}
-
-ValidateJob::~ValidateJob() {
-    m_jobs.abandon(this);
+ValidateJob::ValidateJob(QObject* parent) : JobRunner(parent) {
+    connect(this, &JobRunner::progressed, this, &ValidateJob::validationProgressed);
 }
 
 bool ValidateJob::available() {
     return PARETUNE_WITH_TORCH != 0;
 }
 
-bool ValidateJob::isRunning() const {
-    return m_jobs.isRunning();
-}
-
-void ValidateJob::cancel() {
-    m_jobs.cancel();
-}
-
 void ValidateJob::start(std::shared_ptr<const SearchOutcome> search, int planIndex,
                         const QString& dbPath, int repeats, int warmup) {
-    auto* watcher = new QFutureWatcher<Result>(this);
-    const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
-        Q_EMIT validationProgressed(fraction, message);
-    });
-    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
-    connect(watcher, &QFutureWatcher<Result>::finished, this,
-            [this, watcher] { deliver(watcher); });
     Q_EMIT validationStarted();
-    watcher->setFuture(QtConcurrent::run([=]() {
-        Result r;
-        r.job = job;
-        r.outcome.search = search;
-        r.outcome.planIndex = planIndex;
-        r.outcome.dbPath = dbPath;
+    run<ValidationOutcome>(
+        tr("validating the plan"),
+        [=](JobResult<ValidationOutcome>& out, const std::shared_ptr<JobProgress>& progress) {
+            out.outcome.search = search;
+            out.outcome.planIndex = planIndex;
+            out.outcome.dbPath = dbPath;
 #if PARETUNE_WITH_TORCH
-        r.error = runGuarded(
-            r,
-            [&](Result& out) {
-                const Graph& g = search->model->graph;
-                frontPlan(*search, planIndex); // throws for a plan not on the front
-                const PlanToValidate plan =
-                    planToValidate(g, plansFileOf(*search), planIndex,
-                                   "plan " + std::to_string(planIndex) + " of the search");
-                const DeviceCatalog catalog =
-                    parseDeviceCatalogText(search->catalogJson, search->documentSource.catalog);
-                SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
-                ValidationOptions options;
-                options.repeats = repeats;
-                options.warmup = warmup;
-                options.catalog = &catalog;
-                options.fillCosts = searchCostFill(*search);
-                options.progress = progress.get();
-                out.outcome.report = validatePlan(g, plan, library, options);
-            },
-            "validating the plan");
+            const Graph& g = search->model->graph;
+            frontPlan(*search, planIndex); // throws for a plan not on the front
+            const PlanToValidate plan =
+                planToValidate(g, plansFileOf(*search), planIndex,
+                               "plan " + std::to_string(planIndex) + " of the search");
+            const DeviceCatalog catalog =
+                parseDeviceCatalogText(search->catalogJson, search->documentSource.catalog);
+            SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
+            ValidationOptions options;
+            options.repeats = repeats;
+            options.warmup = warmup;
+            options.catalog = &catalog;
+            options.fillCosts = searchCostFill(*search);
+            options.progress = progress.get();
+            out.outcome.report = validatePlan(g, plan, library, options);
 #else
-        (void)repeats;
-        (void)warmup;
-        r.error = tr("Validation needs LibTorch, which this build does not include.");
+            (void)repeats;
+            (void)warmup;
+            (void)progress;
+            out.error = tr("Validation needs LibTorch, which this build does not include.");
 #endif
-        return r;
-    }));
-}
-
-void ValidateJob::deliver(QFutureWatcher<Result>* watcher) {
-    deliverLatest(
-        m_jobs, watcher, [this](const auto& outcome) { Q_EMIT validationFinished(outcome); },
+        },
+        [this](const ValidationOutcome& outcome) { Q_EMIT validationFinished(outcome); },
         [this](const QString& error) { Q_EMIT validationFailed(error); });
 }
 
@@ -163,93 +123,66 @@ TimelineData withMeasuredLanes(TimelineData simulated, const ImportResult& model
 
 // --- Bundle export ------------------------------------------------------------------------
 
-BundleExportJob::BundleExportJob(QObject* parent) : QObject(parent) {}
-
-BundleExportJob::~BundleExportJob() {
-    m_jobs.abandon(this);
-}
-
-void BundleExportJob::cancel() {
-    m_jobs.cancel();
-}
-
-bool BundleExportJob::isRunning() const {
-    return m_jobs.isRunning();
-}
+BundleExportJob::BundleExportJob(QObject* parent) : JobRunner(parent) {}
 
 void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int planIndex,
                             const QString& modelPath, const QString& path, int candidates,
                             const QString& dbPath) {
-    auto* watcher = new QFutureWatcher<Result>(this);
-    const int job = m_jobs.begin(watcher, this, [](double, const QString&) {});
-    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
-    connect(watcher, &QFutureWatcher<Result>::finished, this,
-            [this, watcher] { deliver(watcher); });
     Q_EMIT exportStarted();
-    watcher->setFuture(QtConcurrent::run([=]() {
-        Result r;
-        r.job = job;
-        r.outcome.path = path;
-        r.outcome.zip = path.endsWith(QStringLiteral(".zip"), Qt::CaseInsensitive);
-        r.outcome.planIndex = planIndex;
-        r.error = runGuarded(
-            r,
-            [&](Result& out) {
-                const std::string target = path.toStdString();
-                checkNewBundlePath(target);
-                frontPlan(*search, planIndex); // throws for a plan not on the front
-                BundleExportOptions options;
-                // A model from the resources (the bundled sample) is exported from memory.
-                options.modelPath = modelPath.toStdString();
-                if (modelPath.startsWith(QLatin1Char(':'))) {
-                    QFile model(modelPath);
-                    if (!model.open(QIODevice::ReadOnly)) {
-                        throw InputError(modelPath.toStdString() +
-                                         ": cannot read the model file to export it");
-                    }
-                    options.modelPath = QFileInfo(modelPath).fileName().toStdString();
-                    options.modelBytes = model.readAll().toStdString();
+    run<BundleExportOutcome>(
+        tr("exporting the bundle"),
+        [=](JobResult<BundleExportOutcome>& out, const std::shared_ptr<JobProgress>& progress) {
+            out.outcome.path = path;
+            out.outcome.zip = path.endsWith(QStringLiteral(".zip"), Qt::CaseInsensitive);
+            out.outcome.planIndex = planIndex;
+            const std::string target = path.toStdString();
+            checkNewBundlePath(target);
+            frontPlan(*search, planIndex); // throws for a plan not on the front
+            BundleExportOptions options;
+            // A model from the resources (the bundled sample) is exported from memory.
+            options.modelPath = modelPath.toStdString();
+            if (modelPath.startsWith(QLatin1Char(':'))) {
+                QFile model(modelPath);
+                if (!model.open(QIODevice::ReadOnly)) {
+                    throw InputError(modelPath.toStdString() +
+                                     ": cannot read the model file to export it");
                 }
-                options.plans = plansFileOf(*search);
-                options.catalog =
-                    parseDeviceCatalogText(search->catalogJson, search->documentSource.catalog);
-                options.planId = planIndex;
-                options.candidates = candidates;
-                std::error_code error;
-                if (std::filesystem::is_regular_file(dbPath.toStdString(), error)) {
-                    options.samplesPath = dbPath.toStdString();
-                }
-                options.fillCosts = searchCostFill(*search);
-                const BundleContents bundle = buildBundle(options);
-                if (progress->cancelled()) {
-                    out.outcome.cancelled = true;
-                    return;
-                }
-                if (out.outcome.zip) {
-                    writeBundleZip(target, bundle.files);
-                } else {
-                    writeBundleFolder(target, bundle.files);
-                }
-                std::size_t bytes = 0;
-                for (const auto& [name, data] : bundle.files) {
-                    bytes += data.size();
-                }
-                out.outcome.partitions = bundle.partitionCount;
-                out.outcome.candidateIds = bundle.candidateIds;
-                out.outcome.files = static_cast<int>(bundle.files.size());
-                out.outcome.megabytes = static_cast<double>(bytes) / (1024.0 * 1024.0);
-                for (const Diagnostic& d : bundle.diagnostics) {
-                    out.outcome.warnings << QString::fromStdString(d.message);
-                }
-            },
-            "exporting the bundle");
-        return r;
-    }));
-}
-
-void BundleExportJob::deliver(QFutureWatcher<Result>* watcher) {
-    deliverLatest(
-        m_jobs, watcher, [this](const auto& outcome) { Q_EMIT exportFinished(outcome); },
+                options.modelPath = QFileInfo(modelPath).fileName().toStdString();
+                options.modelBytes = model.readAll().toStdString();
+            }
+            options.plans = plansFileOf(*search);
+            options.catalog =
+                parseDeviceCatalogText(search->catalogJson, search->documentSource.catalog);
+            options.planId = planIndex;
+            options.candidates = candidates;
+            std::error_code error;
+            if (std::filesystem::is_regular_file(dbPath.toStdString(), error)) {
+                options.samplesPath = dbPath.toStdString();
+            }
+            options.fillCosts = searchCostFill(*search);
+            const BundleContents bundle = buildBundle(options);
+            if (progress->cancelled()) {
+                out.outcome.cancelled = true;
+                return;
+            }
+            if (out.outcome.zip) {
+                writeBundleZip(target, bundle.files);
+            } else {
+                writeBundleFolder(target, bundle.files);
+            }
+            std::size_t bytes = 0;
+            for (const auto& [name, data] : bundle.files) {
+                bytes += data.size();
+            }
+            out.outcome.partitions = bundle.partitionCount;
+            out.outcome.candidateIds = bundle.candidateIds;
+            out.outcome.files = static_cast<int>(bundle.files.size());
+            out.outcome.megabytes = static_cast<double>(bytes) / (1024.0 * 1024.0);
+            for (const Diagnostic& d : bundle.diagnostics) {
+                out.outcome.warnings << QString::fromStdString(d.message);
+            }
+        },
+        [this](const BundleExportOutcome& outcome) { Q_EMIT exportFinished(outcome); },
         [this](const QString& error) { Q_EMIT exportFailed(error); });
 }
 

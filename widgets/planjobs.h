@@ -2,9 +2,8 @@
 
 #include "profile/plan_validation.h"
 
-#include "jobprogress.h"
+#include "jobrunner.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
@@ -29,33 +28,20 @@ struct ValidationOutcome {
 /// of the whole plan on the real devices, the comparison with the plan simulated again over the
 /// search's costs, the measurement stored in the sample library. The latest start wins;
 /// cancel() stops between runs and nothing is stored. Needs LibTorch (available()).
-class ValidateJob : public QObject {
+class ValidateJob : public JobRunner {
     Q_OBJECT
 public:
     explicit ValidateJob(QObject* parent = nullptr);
-    ~ValidateJob() override;
 
     static bool available();
     void start(std::shared_ptr<const SearchOutcome> search, int planIndex, const QString& dbPath,
                int repeats = 20, int warmup = 2);
-    void cancel();
-    bool isRunning() const;
 
 Q_SIGNALS:
     void validationStarted();
     void validationProgressed(double fraction, const QString& message);
     void validationFinished(const paretune::ValidationOutcome& outcome);
     void validationFailed(const QString& message);
-
-private:
-    struct Result {
-        ValidationOutcome outcome;
-        QString error;
-        int job = 0;
-    };
-    void deliver(QFutureWatcher<Result>* watcher);
-
-    LatestJob m_jobs;
 };
 
 /// The timeline of a validated plan: `simulated` (the plan's simulated lanes) with one more
@@ -83,33 +69,20 @@ struct BundleExportOutcome {
 /// atomically, as a folder or, when `path` ends in ".zip", as a zip archive. An existing `path`
 /// is never replaced. The latest start wins; cancel() before the bundle is written leaves
 /// nothing behind.
-class BundleExportJob : public QObject {
+class BundleExportJob : public JobRunner {
     Q_OBJECT
 public:
     explicit BundleExportJob(QObject* parent = nullptr);
-    ~BundleExportJob() override;
 
     /// `modelPath` is the file the model was opened from (a Qt resource path works too);
     /// `dbPath`: the sample library whose measurements go into profile.csv (when it exists).
     void start(std::shared_ptr<const SearchOutcome> search, int planIndex, const QString& modelPath,
                const QString& path, int candidates, const QString& dbPath);
-    void cancel();
-    bool isRunning() const;
 
 Q_SIGNALS:
     void exportStarted();
     void exportFinished(const paretune::BundleExportOutcome& outcome);
     void exportFailed(const QString& message);
-
-private:
-    struct Result {
-        BundleExportOutcome outcome;
-        QString error;
-        int job = 0;
-    };
-    void deliver(QFutureWatcher<Result>* watcher);
-
-    LatestJob m_jobs;
 };
 
 } // namespace paretune

@@ -1,13 +1,13 @@
 #include "predictorpanel.h"
 
+#include "jobrunner.h"
+
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -15,7 +15,8 @@
 
 namespace paretune {
 
-PredictorPanel::PredictorPanel(QWidget* parent) : QWidget(parent) {
+PredictorPanel::PredictorPanel(QWidget* parent)
+    : QWidget(parent), m_summaryJob(new JobRunner(this)) {
     auto* layout = new QVBoxLayout(this);
     m_status = new QLabel(tr("No sample library opened yet."), this);
     m_status->setWordWrap(true);
@@ -64,7 +65,7 @@ QString PredictorPanel::statusText() const {
 }
 
 void PredictorPanel::showLibrary(const QString& dbPath) {
-    ++m_summaryRequest; // a summary still being read for another library is dropped
+    m_summaryJob->abandon(); // a summary still being read for another library is dropped
     m_storedPredictors = 0;
     m_metricsFromTraining = false;
     m_summaryPending = false;
@@ -77,25 +78,18 @@ void PredictorPanel::showLibrary(const QString& dbPath) {
     // Read on a worker: the library may be large, or on a slow disk.
     m_summaryPending = true;
     m_status->setText(tr("Reading the predictors of %1 ...").arg(dbPath));
-    const int request = m_summaryRequest;
     const std::string path = dbPath.toStdString();
-    auto* watcher = new QFutureWatcher<SummaryResult>(this);
-    connect(watcher, &QFutureWatcher<SummaryResult>::finished, this,
-            [this, watcher, request, dbPath] {
-                watcher->deleteLater();
-                if (request == m_summaryRequest) {
-                    showSummary(dbPath, watcher->result());
-                }
-            });
-    watcher->setFuture(QtConcurrent::run([path] {
-        SummaryResult r;
-        try {
-            r.summary = summarizePredictors(path);
-        } catch (const std::exception& e) {
-            r.error = QString::fromStdString(e.what());
-        }
-        return r;
-    }));
+    m_summaryJob->run<PredictorSummary>(
+        tr("reading the predictors"),
+        [path](JobResult<PredictorSummary>& r, const std::shared_ptr<JobProgress>&) {
+            r.outcome = summarizePredictors(path);
+        },
+        [this, dbPath](const PredictorSummary& summary) {
+            showSummary(dbPath, {summary, QString()});
+        },
+        [this, dbPath](const QString& error) {
+            showSummary(dbPath, {PredictorSummary{}, error});
+        });
 }
 
 void PredictorPanel::showSummary(const QString& dbPath, const SummaryResult& r) {

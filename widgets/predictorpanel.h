@@ -13,6 +13,8 @@ class QTableWidget;
 
 namespace paretune {
 
+class JobRunner;
+
 /// The predictor dock: whether the sample library holds a trained predictor (and its stored
 /// metrics), the training loss curves while training, predicted-vs-measured on the held-out
 /// split, and the metrics beside the roofline baseline. It shows only figures it is given or
@@ -61,8 +63,8 @@ private:
     QCPGraph* m_heldOut = nullptr;
     QCPGraph* m_diagonal = nullptr;
     QTableWidget* m_metrics = nullptr;
+    JobRunner* m_summaryJob = nullptr; ///< reads the library's predictors, latest wins
     int m_storedPredictors = 0;
-    int m_summaryRequest = 0;
     bool m_summaryPending = false;
     bool m_metricsFromTraining = false; ///< setMetrics since the last showLibrary
 };

@@ -1,8 +1,6 @@
 #include "profilejob.h"
 
-#include "common/input_error.h"
 #include "graph/onnx_importer.h"
-#include "jobprogress.h"
 #include "paretune/config.h"
 #include "store/sample_library.h"
 
@@ -10,48 +8,27 @@
 #include "profile/library_profile.h"
 #endif
 
-#include <QtConcurrent/QtConcurrentRun>
-
 #include <limits>
 
 namespace paretune {
 
-ProfileJob::ProfileJob(QObject* parent) : QObject(parent) {}
-
-ProfileJob::~ProfileJob() {
-    m_jobs.abandon(this);
+ProfileJob::ProfileJob(QObject* parent) : JobRunner(parent) {
+    connect(this, &JobRunner::progressed, this, &ProfileJob::profileProgressed);
 }
 
 bool ProfileJob::available() {
     return PARETUNE_WITH_TORCH != 0;
 }
 
-bool ProfileJob::isRunning() const {
-    return m_jobs.isRunning();
-}
-
-void ProfileJob::cancel() {
-    m_jobs.cancel();
-}
-
 void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& device,
                        const QString& dbPath, int repeats, double activeW) {
-    auto* watcher = new QFutureWatcher<Result>(this);
-    // The latest job wins.
-    const int job = m_jobs.begin(watcher, this, [this](double fraction, const QString& message) {
-        Q_EMIT profileProgressed(fraction, message);
-    });
-    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
-    connect(watcher, &QFutureWatcher<Result>::finished, this,
-            [this, watcher] { deliver(watcher); });
     Q_EMIT profileStarted();
-    watcher->setFuture(QtConcurrent::run([=]() {
-        Result r;
-        r.job = job;
+    run<ProfileOutcome>(
+        tr("profiling"),
+        [=](JobResult<ProfileOutcome>& r, const std::shared_ptr<JobProgress>& progress) {
         r.outcome.deviceId = QString::fromStdString(device.id);
         r.outcome.dbPath = dbPath;
 #if PARETUNE_WITH_TORCH
-        try {
             SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
             LibraryProfileOptions options;
             options.repeats = repeats;
@@ -81,25 +58,15 @@ void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& 
             r.outcome.endToEndUs = run.result.wholeModel.status == ProfileStatus::Ok
                                        ? run.result.wholeModel.endToEnd.medianUs
                                        : 0.0;
-        } catch (const InputError& e) {
-            r.error = QString::fromStdString(e.what());
-        } catch (const std::exception& e) {
-            r.error =
-                tr("Internal error while profiling: %1").arg(QString::fromStdString(e.what()));
-        }
 #else
         (void)model;
         (void)repeats;
         (void)activeW;
+            (void)progress;
         r.error = tr("Profiling needs LibTorch, which this build does not include.");
 #endif
-        return r;
-    }));
-}
-
-void ProfileJob::deliver(QFutureWatcher<Result>* watcher) {
-    deliverLatest(
-        m_jobs, watcher, [this](const auto& outcome) { Q_EMIT profileFinished(outcome); },
+        },
+        [this](const ProfileOutcome& outcome) { Q_EMIT profileFinished(outcome); },
         [this](const QString& error) { Q_EMIT profileFailed(error); });
 }
 

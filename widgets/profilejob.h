@@ -2,9 +2,8 @@
 
 #include "device/device.h"
 
-#include "jobprogress.h"
+#include "jobrunner.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
@@ -37,35 +36,22 @@ struct ProfileOutcome {
 /// thread (core's profileIntoLibrary). The latest start wins; cancel() stops between operators,
 /// and what was measured before is stored. Without LibTorch in the build, available() is false
 /// and start() fails with a message saying so.
-class ProfileJob : public QObject {
+class ProfileJob : public JobRunner {
     Q_OBJECT
 public:
     explicit ProfileJob(QObject* parent = nullptr);
-    ~ProfileJob() override;
 
     static bool available();
     /// `repeats` timed runs per round (0: adaptive); `activeW` > 0 gives modelled energy where no
     /// power counter is readable.
     void start(std::shared_ptr<const ImportResult> model, const Device& device,
                const QString& dbPath, int repeats = 0, double activeW = 0.0);
-    void cancel();
-    bool isRunning() const;
 
 Q_SIGNALS:
     void profileStarted();
     void profileProgressed(double fraction, const QString& message);
     void profileFinished(const paretune::ProfileOutcome& outcome);
     void profileFailed(const QString& message);
-
-private:
-    struct Result {
-        ProfileOutcome outcome;
-        QString error;
-        int job = 0;
-    };
-    void deliver(QFutureWatcher<Result>* watcher);
-
-    LatestJob m_jobs;
 };
 
 } // namespace paretune

@@ -8,8 +8,6 @@
 #include "predict/predictor_training.h"
 #endif
 
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace paretune {
 
 namespace {
@@ -19,42 +17,19 @@ struct TrainingCancelled {};
 
 } // namespace
 
-TrainJob::TrainJob(QObject* parent) : QObject(parent) {}
-
-TrainJob::~TrainJob() {
-    m_jobs.abandon(this);
+TrainJob::TrainJob(QObject* parent) : JobRunner(parent) {
+    connect(this, &JobRunner::sampled, this, &TrainJob::trainingEpoch);
 }
 
 bool TrainJob::available() {
     return PARETUNE_WITH_TORCH != 0;
 }
 
-bool TrainJob::isRunning() const {
-    return m_jobs.isRunning();
-}
-
-void TrainJob::cancel() {
-    m_jobs.cancel();
-}
-
 void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epochs, int members) {
-    auto* watcher = new QFutureWatcher<Result>(this);
-    const int job = m_jobs.begin(watcher, this, [](double, const QString&) {});
-    const std::shared_ptr<JobProgress> progress = m_jobs.progress();
-    connect(
-        progress.get(), &JobProgress::sampled, this,
-        [this, job](int epoch, double loss) {
-            if (m_jobs.isCurrent(job)) {
-                Q_EMIT trainingEpoch(epoch, loss);
-            }
-        },
-        Qt::QueuedConnection);
-    connect(watcher, &QFutureWatcher<Result>::finished, this,
-            [this, watcher] { deliver(watcher); });
     Q_EMIT trainingStarted(epochs);
-    watcher->setFuture(QtConcurrent::run([=]() {
-        Result r;
-        r.job = job;
+    run<TrainOutcome>(
+        tr("training"),
+        [=](JobResult<TrainOutcome>& r, const std::shared_ptr<JobProgress>& progress) {
         r.outcome.dbPath = dbPath;
 #if PARETUNE_WITH_TORCH
         try {
@@ -112,10 +87,6 @@ void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epo
             }
         } catch (const TrainingCancelled&) {
             r.error = tr("Training cancelled; nothing was stored.");
-        } catch (const InputError& e) {
-            r.error = QString::fromStdString(e.what());
-        } catch (const std::exception& e) {
-            r.error = tr("Internal error while training: %1").arg(QString::fromStdString(e.what()));
         }
 #else
         (void)holdoutModel;
@@ -124,13 +95,8 @@ void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epo
         (void)progress;
         r.error = tr("Training needs LibTorch, which this build does not include.");
 #endif
-        return r;
-    }));
-}
-
-void TrainJob::deliver(QFutureWatcher<Result>* watcher) {
-    deliverLatest(
-        m_jobs, watcher, [this](const auto& outcome) { Q_EMIT trainingFinished(outcome); },
+        },
+        [this](const TrainOutcome& outcome) { Q_EMIT trainingFinished(outcome); },
         [this](const QString& error) { Q_EMIT trainingFailed(error); });
 }
 

@@ -1,8 +1,7 @@
 #pragma once
 
-#include "jobprogress.h"
+#include "jobrunner.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -29,33 +28,20 @@ struct TrainOutcome {
 /// the training set and says so. Each epoch's loss arrives as trainingEpoch; cancel() stops
 /// after the current epoch and stores nothing. The latest start wins. Without LibTorch in the
 /// build, available() is false and start() fails with a message saying so.
-class TrainJob : public QObject {
+class TrainJob : public JobRunner {
     Q_OBJECT
 public:
     explicit TrainJob(QObject* parent = nullptr);
-    ~TrainJob() override;
 
     static bool available();
     void start(const QString& dbPath, const QString& holdoutModel, int epochs = 60,
                int members = 5);
-    void cancel();
-    bool isRunning() const;
 
 Q_SIGNALS:
     void trainingStarted(int epochs);
     void trainingEpoch(int epoch, double loss);
     void trainingFinished(const paretune::TrainOutcome& outcome);
     void trainingFailed(const QString& message);
-
-private:
-    struct Result {
-        TrainOutcome outcome;
-        QString error;
-        int job = 0;
-    };
-    void deliver(QFutureWatcher<Result>* watcher);
-
-    LatestJob m_jobs;
 };
 
 } // namespace paretune

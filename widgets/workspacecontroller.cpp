@@ -1,23 +1,25 @@
-// MainWindow's persistence: window layout, recent files and language in QSettings; workspace
-// files (.paretune); opening by menu, recent list and drag-and-drop.
-#include "mainwindow.h"
+#include "workspacecontroller.h"
 
 #include "common/input_error.h"
+#include "devicecontroller.h"
+#include "documentcontroller.h"
 #include "paretoplot.h"
+#include "profilingcontroller.h"
+#include "searchcontroller.h"
+#include "workbenchlog.h"
 #include "workspace.h"
 
 #include <QAction>
 #include <QActionGroup>
-#include <QCloseEvent>
-#include <QDragEnterEvent>
-#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
+#include <QUrl>
 
 namespace paretune {
 
@@ -37,25 +39,31 @@ bool isOpenable(const QString& path) {
 
 } // namespace
 
-QString MainWindow::languageSetting() {
+WorkspaceController::WorkspaceController(QMainWindow* window, WorkbenchLog& log,
+                                         DocumentController& document, DeviceController& devices,
+                                         ProfilingController& profiling, SearchController& search)
+    : QObject(window), m_window(window), m_log(log), m_document(document), m_devices(devices),
+      m_profiling(profiling), m_search(search) {}
+
+QString WorkspaceController::languageSetting() {
     return QSettings().value(kLanguageKey).toString();
 }
 
-void MainWindow::setLanguageSetting(const QString& language) {
+void WorkspaceController::setLanguageSetting(const QString& language) {
     QSettings().setValue(kLanguageKey, language);
 }
 
-void MainWindow::setupPersistence() {
-    setAcceptDrops(true);
-    auto* fileMenu = menuBar()->findChild<QMenu*>(QStringLiteral("fileMenu"));
+void WorkspaceController::addFileActions(QMenu* fileMenu) {
     QAction* beforeQuit = fileMenu->actions().size() >= 2
                               ? fileMenu->actions().at(fileMenu->actions().size() - 2)
                               : nullptr;
     auto* openWorkspaceAction = new QAction(tr("Open &workspace..."), fileMenu);
-    connect(openWorkspaceAction, &QAction::triggered, this, &MainWindow::chooseWorkspaceToOpen);
+    connect(openWorkspaceAction, &QAction::triggered, this,
+            &WorkspaceController::chooseWorkspaceToOpen);
     auto* saveWorkspaceAction = new QAction(tr("Save workspace &as..."), fileMenu);
     saveWorkspaceAction->setShortcut(QKeySequence::SaveAs);
-    connect(saveWorkspaceAction, &QAction::triggered, this, &MainWindow::chooseWorkspaceToSave);
+    connect(saveWorkspaceAction, &QAction::triggered, this,
+            &WorkspaceController::chooseWorkspaceToSave);
     m_recentMenu = new QMenu(tr("Open &recent"), fileMenu);
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     fileMenu->insertSeparator(beforeQuit);
@@ -63,8 +71,10 @@ void MainWindow::setupPersistence() {
     fileMenu->insertAction(beforeQuit, saveWorkspaceAction);
     fileMenu->insertMenu(beforeQuit, m_recentMenu);
     updateRecentMenu();
+}
 
-    QMenu* settings = menuBar()->addMenu(tr("S&ettings"));
+void WorkspaceController::addSettingsMenu(QMenuBar* menuBar) {
+    QMenu* settings = menuBar->addMenu(tr("S&ettings"));
     QMenu* language = settings->addMenu(tr("&Language"));
     auto* group = new QActionGroup(language);
     const QString current = languageSetting();
@@ -79,45 +89,51 @@ void MainWindow::setupPersistence() {
         group->addAction(a);
         connect(a, &QAction::triggered, this, [this, code = code] {
             setLanguageSetting(code);
-            statusBar()->showMessage(tr("The language changes when the workbench restarts."));
+            m_window->statusBar()->showMessage(
+                tr("The language changes when the workbench restarts."));
         });
     }
-
-    connect(this, &MainWindow::modelShown, this, [this] {
-        if (!m_modelPath.startsWith(QLatin1Char(':'))) {
-            addRecentFile(m_modelPath);
-        }
-        if (m_pendingPlan >= 0) {
-            searchPlacements(m_searchOptions); // the workspace's search, to restore its plan
-        }
-    });
-    connect(this, &MainWindow::searchShown, this, [this] {
-        const int plan = m_pendingPlan;
-        m_pendingPlan = -1;
-        if (plan >= 0) {
-            m_pareto->selectPlan(plan);
-        }
-    });
-    connect(this, &MainWindow::errorShown, this, [this] { m_pendingPlan = -1; });
-
-    // Last, once every dock and tool bar exists: the saved layout.
-    QSettings s;
-    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
 }
 
-void MainWindow::closeEvent(QCloseEvent* event) {
-    QSettings s;
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
-    QMainWindow::closeEvent(event);
+void WorkspaceController::continueAfterModel() {
+    if (!m_document.modelPath().startsWith(QLatin1Char(':'))) {
+        addRecentFile(m_document.modelPath());
+    }
+    if (m_pendingPlan >= 0) {
+        // The workspace's search, to restore its plan.
+        m_search.searchPlacements(m_search.searchOptions());
+    }
 }
 
-QStringList MainWindow::recentFiles() const {
+void WorkspaceController::continueAfterSearch() {
+    const int plan = m_pendingPlan;
+    m_pendingPlan = -1;
+    if (plan >= 0) {
+        m_search.paretoPlot()->selectPlan(plan);
+    }
+}
+
+void WorkspaceController::stopRestoring() {
+    m_pendingPlan = -1;
+}
+
+void WorkspaceController::restoreWindowState() {
+    QSettings s;
+    m_window->restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    m_window->restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void WorkspaceController::saveWindowState() {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), m_window->saveGeometry());
+    s.setValue(QStringLiteral("window/state"), m_window->saveState());
+}
+
+QStringList WorkspaceController::recentFiles() const {
     return QSettings().value(kRecentKey).toStringList();
 }
 
-void MainWindow::addRecentFile(const QString& path) {
+void WorkspaceController::addRecentFile(const QString& path) {
     const QString absolute = QFileInfo(path).absoluteFilePath();
     QStringList files = recentFiles();
     files.removeAll(absolute);
@@ -129,7 +145,7 @@ void MainWindow::addRecentFile(const QString& path) {
     updateRecentMenu();
 }
 
-void MainWindow::updateRecentMenu() {
+void WorkspaceController::updateRecentMenu() {
     m_recentMenu->clear();
     const QStringList files = recentFiles();
     for (const QString& file : files) {
@@ -149,78 +165,78 @@ void MainWindow::updateRecentMenu() {
     }
 }
 
-void MainWindow::openPath(const QString& path) {
+void WorkspaceController::openPath(const QString& path) {
     if (isWorkspaceFile(path)) {
         openWorkspace(path);
     } else {
-        openModel(path);
+        m_document.openModel(path);
     }
 }
 
-bool MainWindow::openWorkspace(const QString& path) {
+bool WorkspaceController::openWorkspace(const QString& path) {
     Workspace w;
     try {
         w = loadWorkspace(path);
     } catch (const InputError& e) {
-        showError(QString::fromStdString(e.what()));
+        m_log.showError(QString::fromStdString(e.what()));
         return false;
     }
-    if (!w.catalogPath.isEmpty() && !setCatalogPath(w.catalogPath)) {
+    if (!w.catalogPath.isEmpty() && !m_devices.setCatalogPath(w.catalogPath)) {
         return false;
     }
-    if (w.catalogPath.isEmpty() && !m_catalogPath.isEmpty()) {
-        setCatalogPath(QString());
+    if (w.catalogPath.isEmpty() && !m_devices.catalogPath().isEmpty()) {
+        m_devices.setCatalogPath(QString());
     }
     if (!w.dbPath.isEmpty()) {
-        setDatabasePath(w.dbPath);
+        m_profiling.setDatabasePath(w.dbPath);
     }
-    setSearchDevices(w.devices);
-    m_searchOptions = w.search;
+    m_devices.setSearchDevices(w.devices);
+    m_search.setSearchOptions(w.search);
     m_pendingPlan = w.chosenPlan;
     addRecentFile(path);
-    logMessage(tr("Workspace %1").arg(path));
+    m_log.log(tr("Workspace %1").arg(path));
     if (w.modelPath.startsWith(QLatin1Char(':'))) {
-        openSampleModel();
+        m_document.openSampleModel();
     } else {
-        openModel(w.modelPath);
+        m_document.openModel(w.modelPath);
     }
     Q_EMIT workspaceOpened(path);
     return true;
 }
 
-bool MainWindow::saveWorkspace(const QString& path) {
-    if (m_modelPath.isEmpty()) {
-        showError(tr("Open a model before saving a workspace."));
+bool WorkspaceController::saveWorkspace(const QString& path) {
+    if (m_document.modelPath().isEmpty()) {
+        m_log.showError(tr("Open a model before saving a workspace."));
         return false;
     }
     Workspace w;
-    w.modelPath = m_modelPath;
-    w.dbPath = m_dbPath;
-    w.catalogPath = m_catalogPath;
-    w.devices = m_searchDevices;
-    w.search = m_searchOptions;
-    w.chosenPlan = m_search ? m_pareto->selectedPlan() : -1;
+    w.modelPath = m_document.modelPath();
+    w.dbPath = m_profiling.databasePath();
+    w.catalogPath = m_devices.catalogPath();
+    w.devices = m_devices.searchDevices();
+    w.search = m_search.searchOptions();
+    w.chosenPlan = m_search.currentSearch() ? m_search.paretoPlot()->selectedPlan() : -1;
     try {
         paretune::saveWorkspace(w, path);
     } catch (const InputError& e) {
-        showError(QString::fromStdString(e.what()));
+        m_log.showError(QString::fromStdString(e.what()));
         return false;
     }
     addRecentFile(path);
-    statusBar()->showMessage(tr("Saved workspace %1").arg(path));
+    m_window->statusBar()->showMessage(tr("Saved workspace %1").arg(path));
     return true;
 }
 
-void MainWindow::chooseWorkspaceToOpen() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open workspace"), QString(),
+void WorkspaceController::chooseWorkspaceToOpen() {
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Open workspace"), QString(),
                                                       tr("Paretune workspaces (*.paretune)"));
     if (!path.isEmpty()) {
         openWorkspace(path);
     }
 }
 
-void MainWindow::chooseWorkspaceToSave() {
-    QString path = QFileDialog::getSaveFileName(this, tr("Save workspace"), QString(),
+void WorkspaceController::chooseWorkspaceToSave() {
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Save workspace"), QString(),
                                                 tr("Paretune workspaces (*.paretune)"));
     if (path.isEmpty()) {
         return;
@@ -231,19 +247,12 @@ void MainWindow::chooseWorkspaceToSave() {
     saveWorkspace(path);
 }
 
-void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-    const QList<QUrl> urls = event->mimeData()->urls();
+QString WorkspaceController::openableFile(const QMimeData* data) {
+    const QList<QUrl> urls = data->urls();
     if (urls.size() == 1 && urls.first().isLocalFile() && isOpenable(urls.first().toLocalFile())) {
-        event->acceptProposedAction();
+        return urls.first().toLocalFile();
     }
-}
-
-void MainWindow::dropEvent(QDropEvent* event) {
-    const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.size() == 1 && urls.first().isLocalFile() && isOpenable(urls.first().toLocalFile())) {
-        event->acceptProposedAction();
-        openPath(urls.first().toLocalFile());
-    }
+    return QString();
 }
 
 } // namespace paretune

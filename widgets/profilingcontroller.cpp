@@ -1,0 +1,173 @@
+#include "profilingcontroller.h"
+
+#include "devicecontroller.h"
+#include "devicelistmodel.h"
+#include "documentcontroller.h"
+#include "graph/onnx_importer.h"
+#include "graphpalette.h"
+#include "jobstatusbar.h"
+#include "jobstatuswidget.h"
+#include "predictorpanel.h"
+#include "profilejob.h"
+#include "store/sample_library.h"
+#include "trainjob.h"
+#include "workbenchlog.h"
+
+#include <QAction>
+#include <QInputDialog>
+#include <QMainWindow>
+#include <QStatusBar>
+
+#include <algorithm>
+#include <limits>
+
+namespace paretune {
+
+ProfilingController::ProfilingController(QMainWindow* window, WorkbenchLog& log,
+                                         DocumentController& document, DeviceController& devices,
+                                         JobStatusBar& jobs)
+    : QObject(window), m_window(window), m_log(log), m_document(document), m_devices(devices),
+      m_jobs(jobs), m_predictor(new PredictorPanel(window)), m_profileJob(new ProfileJob(this)),
+      m_trainJob(new TrainJob(this)) {
+    const QString profileTip = tr("Profile the model's operators on a real device of this "
+                                  "machine into the sample library");
+    m_profileAction = new QAction(tr("Profile"), this);
+    m_profileAction->setObjectName(QStringLiteral("profileAction"));
+    m_profileAction->setToolTip(profileTip);
+    m_profileAction->setStatusTip(profileTip);
+    m_profileAction->setEnabled(false); // once a real device is discovered
+    m_profileAction->setData(ProfileJob::available());
+    if (!ProfileJob::available()) {
+        m_profileAction->setToolTip(tr("Profiling needs LibTorch, which this build does not "
+                                       "include"));
+    }
+    connect(m_profileAction, &QAction::triggered, this,
+            &ProfilingController::chooseDeviceToProfile);
+    connect(&m_devices, &DeviceController::devicesDiscovered, this, [this] {
+        m_profileAction->setEnabled(m_profileAction->data().toBool() &&
+                                    !m_devices.deviceListModel()->profilableDevices().isEmpty());
+    });
+    const QString trainTip =
+        TrainJob::available()
+            ? tr("Train the performance predictor on the sample library's samples")
+            : tr("Training needs LibTorch, which this build does not include");
+    m_trainAction = new QAction(tr("Train"), this);
+    m_trainAction->setObjectName(QStringLiteral("trainAction"));
+    m_trainAction->setToolTip(trainTip);
+    m_trainAction->setStatusTip(trainTip);
+    m_trainAction->setEnabled(TrainJob::available());
+    connect(m_trainAction, &QAction::triggered, this, [this] { trainPredictor(); });
+    setupProfileJob();
+    setupTrainJob();
+    setDatabasePath(QString::fromStdString(defaultSampleLibraryPath().string()));
+}
+
+void ProfilingController::setDatabasePath(const QString& path) {
+    m_dbPath = path;
+    m_predictor->showLibrary(path);
+}
+
+void ProfilingController::setupProfileJob() {
+    m_jobs.follow(m_profileJob, tr("Profiling..."));
+    connect(m_profileJob, &ProfileJob::profileFinished, this, [this](const ProfileOutcome& o) {
+        const QString text =
+            tr("Profiling on %1 %2: %3 operators measured, %4 reused, %5 failed, %6 not "
+               "run; sum of measured medians %7 (measured), end to end %8; stored in %9")
+                .arg(o.deviceId, o.cancelled ? tr("cancelled") : tr("finished"))
+                .arg(o.measured)
+                .arg(o.reused)
+                .arg(o.failed)
+                .arg(o.notRun)
+                .arg(formatMicroseconds(o.sumOfOpsUs),
+                     o.endToEndUs > 0 ? formatMicroseconds(o.endToEndUs) : tr("not run"), o.dbPath);
+        m_log.log(text);
+        m_window->statusBar()->showMessage(text);
+        if (!o.speedChange.isEmpty()) {
+            m_log.log(tr("Warning: the machine's speed changed while profiling (%1): these "
+                         "samples may not compare with others. Profile again later to average "
+                         "them; the predictor learns the median of repeated measurements.")
+                          .arg(o.speedChange));
+        }
+        m_predictor->showLibrary(m_dbPath);
+        if (o.model == m_document.model()) {
+            m_document.showProfileMeasurements(o.deviceId, o.nodeLatencyUs);
+        }
+    });
+    connect(m_profileJob, &ProfileJob::profileFailed, &m_log, &WorkbenchLog::showError);
+}
+
+void ProfilingController::setupTrainJob() {
+    m_jobs.follow(m_trainJob, tr("Training..."));
+    connect(m_trainJob, &TrainJob::trainingStarted, this, [this](int epochs) {
+        m_trainingEpochs = epochs;
+        m_predictor->startTraining();
+    });
+    connect(m_trainJob, &TrainJob::trainingEpoch, this, [this](int epoch, double loss) {
+        const int epochs = std::max(1, m_trainingEpochs);
+        if (JobStatusWidget* status = m_jobs.indicator(m_trainJob)) {
+            status->setProgress(static_cast<double>(epoch) / epochs,
+                                tr("Training: epoch %1/%2").arg(epoch).arg(epochs));
+        }
+        m_predictor->addLoss(epoch, loss, std::numeric_limits<double>::quiet_NaN());
+    });
+    connect(m_trainJob, &TrainJob::trainingFinished, this, [this](const TrainOutcome& o) {
+        for (const QString& note : o.notes) {
+            m_log.log(note);
+        }
+        m_predictor->showLibrary(o.dbPath);
+        m_predictor->setHeldOut(o.measuredUs, o.predictedUs);
+        m_predictor->setMetrics(o.metricNames, o.predictorMetrics, o.rooflineMetrics);
+        const QString text = tr("Predictor %1 trained and stored in %2; evaluated on the %3 "
+                                "(%4 operators, predicted beside measured)")
+                                 .arg(o.predictorId)
+                                 .arg(o.dbPath, o.evaluatedOn)
+                                 .arg(o.measuredUs.size());
+        m_log.log(text);
+        m_window->statusBar()->showMessage(text);
+    });
+    connect(m_trainJob, &TrainJob::trainingFailed, &m_log, &WorkbenchLog::showError);
+}
+
+void ProfilingController::trainPredictor(int epochs, int members) {
+    m_log.log(tr("Training the predictor on %1").arg(m_dbPath));
+    const std::shared_ptr<const ImportResult> model = m_document.model();
+    m_trainJob->start(m_dbPath,
+                      model ? QString::fromStdString(model->graph.fingerprint) : QString(), epochs,
+                      members);
+}
+
+void ProfilingController::chooseDeviceToProfile() {
+    const QStringList devices = m_devices.deviceListModel()->profilableDevices();
+    if (devices.isEmpty()) {
+        m_log.showError(tr("No real device to profile on was discovered."));
+        return;
+    }
+    bool ok = false;
+    const QString id = QInputDialog::getItem(
+        m_window, tr("Profile"), tr("Profile the model's operators on:"), devices, 0, false, &ok);
+    if (ok) {
+        profileOnDevice(id);
+    }
+}
+
+void ProfilingController::profileOnDevice(const QString& deviceId, int repeats) {
+    const std::shared_ptr<const ImportResult> model = m_document.model();
+    if (!model) {
+        m_log.showError(tr("Open a model before profiling."));
+        return;
+    }
+    const Device* device = m_devices.deviceListModel()->inventory().find(deviceId.toStdString());
+    if (!device) {
+        m_log.showError(tr("No device '%1' (see the Devices dock).").arg(deviceId));
+        return;
+    }
+    if (device->tag != DeviceTag::Real) {
+        m_log.showError(
+            tr("%1 is a modelled device: only real devices are profiled.").arg(deviceId));
+        return;
+    }
+    m_log.log(tr("Profiling %1 on %2 into %3").arg(m_document.modelPath(), deviceId, m_dbPath));
+    m_profileJob->start(model, *device, m_dbPath, repeats);
+}
+
+} // namespace paretune

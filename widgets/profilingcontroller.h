@@ -1,0 +1,67 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+class QAction;
+class QMainWindow;
+
+namespace paretune {
+
+class DeviceController;
+class DocumentController;
+class JobStatusBar;
+class PredictorPanel;
+class ProfileJob;
+class TrainJob;
+class WorkbenchLog;
+
+/// Profiling and training into the sample library: the library's path, the Profile and Train
+/// actions and their jobs (ProfileJob, TrainJob, each with its indicator in the status bar),
+/// and the predictor panel that shows what the library holds and how training goes.
+class ProfilingController : public QObject {
+    Q_OBJECT
+public:
+    /// Shows the default sample library (defaultSampleLibraryPath).
+    ProfilingController(QMainWindow* window, WorkbenchLog& log, DocumentController& document,
+                        DeviceController& devices, JobStatusBar& jobs);
+
+    /// The predictor panel, for a dock.
+    PredictorPanel* predictorPanel() const { return m_predictor; }
+    QAction* profileAction() const { return m_profileAction; }
+    QAction* trainAction() const { return m_trainAction; }
+    ProfileJob* profileJob() const { return m_profileJob; }
+    TrainJob* trainJob() const { return m_trainJob; }
+
+    /// Profiles the current model's operators on a real device (id from the Devices dock) into
+    /// the sample library, on a worker thread; the latest profiling job wins. `repeats` timed
+    /// runs per round, 0: adaptive.
+    void profileOnDevice(const QString& deviceId, int repeats = 0);
+    /// Trains the predictor on the sample library, holding the open model out when the library
+    /// has other models.
+    void trainPredictor(int epochs = 60, int members = 5);
+
+    /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
+    void setDatabasePath(const QString& path);
+    QString databasePath() const { return m_dbPath; }
+
+private:
+    void chooseDeviceToProfile();
+    void setupProfileJob();
+    void setupTrainJob();
+
+    QMainWindow* m_window;
+    WorkbenchLog& m_log;
+    DocumentController& m_document;
+    DeviceController& m_devices;
+    JobStatusBar& m_jobs;
+    PredictorPanel* m_predictor;
+    ProfileJob* m_profileJob;
+    TrainJob* m_trainJob;
+    QAction* m_profileAction = nullptr;
+    QAction* m_trainAction = nullptr;
+    int m_trainingEpochs = 0; ///< of the training job running
+    QString m_dbPath;
+};
+
+} // namespace paretune
