@@ -1,6 +1,7 @@
 #include "bundle_export.h"
 
 #include "bundle/model_partitioner.h"
+#include "bundle_parts.h"
 #include "common/input_error.h"
 #include "common/input_file.h"
 #include "common/json_reader.h"
@@ -37,7 +38,11 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-using Json = nlohmann::ordered_json;
+using bundle::Json;
+using bundle::number;
+using bundle::devicesJson;
+using bundle::profileCsv;
+using bundle::readme;
 
 std::string fileSha256(const std::string& path, std::uintmax_t& bytes) {
     std::ifstream in(path, std::ios::binary);
@@ -71,23 +76,6 @@ std::string fileSafe(const std::string& id) {
         c = keep ? c : '_';
     }
     return name;
-}
-
-std::string csvField(const std::string& text) {
-    if (text.find_first_of(",\"\n") == std::string::npos) {
-        return text;
-    }
-    std::string quoted = "\"";
-    for (const char c : text) {
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    }
-    return quoted + "\"";
-}
-
-std::string number(double value) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.6g", value);
-    return text;
 }
 
 /// The weakest source among a plan's compute cells: a figure built from one modelled cost is
@@ -227,72 +215,12 @@ Json assignmentJson(const PlansFilePlan& plan) {
     return assignment;
 }
 
-std::string readme(const Graph& g, const Json& manifest, const std::vector<Partition>& parts) {
-    std::string text;
-    text += "# Deployment bundle: " + g.name + "\n\n";
-    text += "Made by paretune " + std::string(PARETUNE_VERSION) + " from `" +
-            manifest["model"]["file"].get<std::string>() + "` (model fingerprint `" +
-            g.fingerprint.substr(0, 16) + "…`), plan " +
-            std::to_string(manifest["plan"]["id"].get<std::int64_t>()) + ".\n\n";
-    text += "## Check it first\n\n"
-            "```sh\n"
-            "paretune bundle verify THIS_FOLDER   # hashes, ONNX checker, node coverage, devices\n"
-            "```\n\n"
-            "A device fingerprint that differs on the target machine is a warning: the plan was "
-            "made for hardware or software that is not quite what runs it.\n\n";
-    text += "## Objectives of this plan\n\n| Objective | Value | Source |\n|---|---|---|\n";
-    for (const auto& [name, figure] : manifest["plan"]["objectives"].items()) {
-        text += "| " + name + " | " + number(figure["value"].get<double>()) + " | " +
-                figure["source"].get<std::string>() + " |\n";
-    }
-    text += "\n*modelled* figures come from the device catalog's roofline model, *predicted* "
-            "ones from the learned predictor, *measured* ones from this tool's profiling.\n\n";
-    text += "## How to run it\n\n"
-            "Run the files of `partitions/` one after another, in the order below, each on its "
-            "device. Keep a map from tensor name to value, starting with the model's inputs; "
-            "feed each partition its inputs from the map and add its outputs to it. The model's "
-            "outputs are then in the map. Every partition is a complete ONNX model that keeps the "
-            "original node and tensor names.\n\n"
-            "| # | File | Device | Nodes | Inputs | Outputs |\n|---|---|---|---|---|---|\n";
-    for (std::size_t p = 0; p < parts.size(); ++p) {
-        auto names = [](const std::vector<PartitionTensor>& list) {
-            std::string joined;
-            for (std::size_t k = 0; k < list.size() && k < 4; ++k) {
-                joined += (k == 0 ? "" : ", ") + ("`" + list[k].name + "`");
-            }
-            return list.size() > 4 ? joined + ", … (" + std::to_string(list.size()) + ")" : joined;
-        };
-        text += "| " + std::to_string(p) + " | `" +
-                manifest["partitions"][p]["file"].get<std::string>() + "` | " + parts[p].device +
-                " | " + std::to_string(parts[p].nodes.size()) + " | " + names(parts[p].inputs) +
-                " | " + names(parts[p].outputs) + " |\n";
-    }
-    text += "\n## Files\n\n"
-            "* `manifest.json`: schema, tool version, model and device fingerprints, objectives "
-            "with their sources, the partitions with their inputs and outputs, the tensors "
-            "handed from one partition to the next, and the SHA-256 of every other file.\n"
-            "* `plan.json`: per node its name, op type, device, partition, run order and "
-            "simulated start and finish (µs).\n"
-            "* `profile.csv`: per compute node and device the latency, energy and workspace "
-            "figures the plan was chosen with, and their source.\n"
-            "* `candidates/`: other Pareto-optimal plans of the same search, so that a runtime "
-            "can choose by its budget:\n\n"
-            "```sh\n"
-            "paretune bundle select THIS_FOLDER --max-latency-ms 20 --max-energy-mj 500\n"
-            "```\n\n"
-            "  A candidate holds its placement and objectives; its partitions are in the "
-            "folder its `partitions_folder` names (partitions/ for the exported plan, "
-            "candidates/plan-N/ when exported with --candidate-partitions), else `paretune "
-            "export --plan ID` makes them.\n";
-    return text;
-}
-
 } // namespace
 
 BundleContents buildBundle(const BundleExportOptions& options) {
     if (options.candidates < 1 || options.candidates > 64) {
-        throw InputError::forSetting("candidates", "expected 1 to 64, got " +
-                         std::to_string(options.candidates));
+        throw InputError::forSetting("candidates",
+                                     "expected 1 to 64, got " + std::to_string(options.candidates));
     }
     const PlansFile& plansFile = options.plans;
     const std::string& plansOrigin = plansFile.origin;
@@ -496,92 +424,12 @@ BundleContents buildBundle(const BundleExportOptions& options) {
 
     // Devices: this machine's device for a real id, the catalog's for a modelled one.
     const DeviceInventory inventory = discoverDevices(&catalog);
-    Json devices = Json::array();
-    for (const CostDevice& d : table.devices()) {
-        const Device* device = inventory.find(d.id);
-        const int spec = catalog.findDevice(d.id);
-        Json entry = {
-            {"id", d.id},
-            {"kind", d.kind},
-            {"costs", spec >= 0 && !catalog.devices[static_cast<std::size_t>(spec)].modelled
-                          ? "measured"
-                          : "modelled"}};
-        if (device == nullptr) {
-            entry["tag"] = "unknown";
-            bundle.diagnostics.push_back({Diagnostic::Severity::Warning, "unknown-device",
-                                          "device '" + d.id +
-                                              "' is neither on this machine "
-                                              "nor in the catalog"});
-        } else {
-            const SoftwareStack& software = softwareStack();
-            entry["tag"] = deviceTagName(device->tag);
-            entry["name"] = device->name;
-            entry["fingerprint"] = deviceFingerprint(*device);
-            entry["identity"] = deviceIdentity(*device, software);
-            if (device->tag == DeviceTag::Real) {
-                entry["software"] = {{"compiler", software.compiler},
-                                     {"torch", software.torchVersion},
-                                     {"blas", software.blas},
-                                     {"cuda_runtime", software.cudaRuntime},
-                                     {"cuda_driver", software.cudaDriver}};
-            }
-        }
-        devices.push_back(std::move(entry));
-    }
+    const Json devices = devicesJson(table, catalog, inventory, bundle.diagnostics);
 
-    // profile.csv: the cost table's figures for every compute node on every device, then the
-    // sample library's measurements of the same operators on the plan's real devices.
-    std::string csv = "node,op_type,device,planned,latency_us,latency_p10_us,latency_p90_us,"
-                      "energy_uj,workspace_bytes,source,energy_source\n";
-    auto optional = [](const std::optional<double>& value) {
-        return value ? number(*value) : std::string();
-    };
-    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
-        const NodeId n = sim.computeNode(ci);
-        const Node& node = g.nodes[static_cast<std::size_t>(n)];
-        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-            const CostCell& cell = table.cell(n, d);
-            const bool supported = cell.supported();
-            const std::string source(costSourceName(cell.source));
-            csv += csvField(node.name) + "," + csvField(node.opType) + "," +
-                   csvField(table.device(d).id) + "," +
-                   (plan.device[static_cast<std::size_t>(n)] == d ? "1" : "0") + "," +
-                   (supported ? number(cell.latencyUs) : std::string()) + ",,," +
-                   (supported ? number(cell.energyUj) : std::string()) + "," +
-                   (supported ? std::to_string(cell.workspaceBytes) : std::string()) + "," +
-                   source + "," + (supported ? source : std::string()) + "\n";
-        }
-    }
+    // profile.csv: the cost table's figures, then the sample library's measurements.
     std::int64_t measuredRows = 0;
-    if (!options.samplesPath.empty()) {
-        const SampleLibrary library =
-            SampleLibrary::open(options.samplesPath, SampleLibrary::OpenMode::ExistingOnly);
-        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-            const Device* device = inventory.find(table.device(d).id);
-            if (device == nullptr || device->tag != DeviceTag::Real) {
-                continue;
-            }
-            const std::string fingerprint = deviceFingerprint(*device);
-            for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
-                const NodeId n = sim.computeNode(ci);
-                const std::optional<Sample> sample =
-                    library.findSample(g.signatures[static_cast<std::size_t>(n)], fingerprint);
-                if (!sample) {
-                    continue;
-                }
-                const Node& node = g.nodes[static_cast<std::size_t>(n)];
-                csv += csvField(node.name) + "," + csvField(node.opType) + "," +
-                       csvField(table.device(d).id) + "," +
-                       (plan.device[static_cast<std::size_t>(n)] == d ? "1" : "0") + "," +
-                       number(sample->latencyUs) + "," + optional(sample->latencyP10Us) + "," +
-                       optional(sample->latencyP90Us) + "," + optional(sample->energyUj) +
-                       ",,measured," + (sample->energyUj ? csvField(sample->energySource) : "") +
-                       "\n";
-                ++measuredRows;
-            }
-        }
-    }
-    bundle.files["profile.csv"] = csv;
+    bundle.files["profile.csv"] =
+        profileCsv(sim, plan, inventory, options.samplesPath, &measuredRows);
 
     std::uintmax_t modelBytes = options.modelBytes.size();
     const std::string modelSha = options.modelBytes.empty()
