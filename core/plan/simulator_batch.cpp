@@ -108,20 +108,7 @@ void Simulator::prepareLanes() {
 
 // The vector core: everything from here on is compiled for AVX-512 and only called where the CPU
 // has it (lanesApply()).
-#if defined(__clang__)
-// clang ignores GCC's target pragma (the fuzz preset builds with clang).
-#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
-#pragma GCC diagnostic push
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi" // vectors passed only between functions of that target
-// GCC 12 takes the undefined source operand of some intrinsics (_mm512_undefined_*) for an
-// uninitialised variable (GCC bug 105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+#include "avx512_begin.h" // IWYU pragma: keep
 
 /// evaluateBatch's vector core, a friend of Simulator defined here so that it is compiled for
 /// AVX-512 (a member function template would keep the target of its declaration).
@@ -528,12 +515,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     }
 }
 
-#pragma GCC diagnostic pop
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "avx512_end.h" // IWYU pragma: keep
 
 void Simulator::evaluateBatch(std::span<const std::uint8_t* const> genomes,
                               std::span<Objectives> out) {

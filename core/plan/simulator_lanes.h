@@ -13,20 +13,7 @@ constexpr std::int64_t kLanes = 8;
 
 } // namespace paretune::lanes
 
-#if defined(__clang__)
-// clang ignores GCC's target pragma (the fuzz preset builds with clang).
-#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
-#pragma GCC diagnostic push
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi" // vectors passed only between functions of that target
-// GCC 12 takes the undefined source operand of some intrinsics (_mm512_undefined_*) for an
-// uninitialised variable (GCC bug 105593).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+#include "avx512_begin.h" // IWYU pragma: keep
 
 namespace paretune::lanes {
 
@@ -224,9 +211,4 @@ PARETUNE_LANES __m512i firstStartingAtOrAfter(const double* starts, __m512i row,
 
 } // namespace paretune::lanes
 
-#pragma GCC diagnostic pop
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "avx512_end.h" // IWYU pragma: keep

@@ -77,14 +77,7 @@ void Variation::mutate(std::uint8_t* g) {
             if (k >= m_c) {
                 break;
             }
-            const auto s = support(k);
-            if (s.size() > 1) {
-                std::uint8_t d = g[k];
-                while (d == g[k]) {
-                    d = s[m_random.below(static_cast<std::uint32_t>(s.size()))];
-                }
-                g[k] = d;
-            }
+            redrawGene(g, k);
             ++k;
         }
     }
@@ -93,17 +86,21 @@ void Variation::mutate(std::uint8_t* g) {
     }
 }
 
+void Variation::redrawGene(std::uint8_t* g, std::size_t k) {
+    const auto s = support(k);
+    if (s.size() > 1) {
+        std::uint8_t d = g[k];
+        while (d == g[k]) {
+            d = s[m_random.below(static_cast<std::uint32_t>(s.size()))];
+        }
+        g[k] = d;
+    }
+}
+
 void Variation::smallStep(std::uint8_t* g) {
     if (m_random.chance(0.5)) {
         const std::size_t k = m_random.below(static_cast<std::uint32_t>(m_c));
-        const auto s = support(k);
-        if (s.size() > 1) {
-            std::uint8_t d = g[k];
-            while (d == g[k]) {
-                d = s[m_random.below(static_cast<std::uint32_t>(s.size()))];
-            }
-            g[k] = d;
-        }
+        redrawGene(g, k);
     } else {
         chainMutation(g);
     }

@@ -37,6 +37,8 @@ public:
     void smallStep(std::uint8_t* g);
 
 private:
+    /// Gives gene k another device of its support, drawn at random (unchanged when it has one).
+    void redrawGene(std::uint8_t* g, std::size_t k);
     /// A connected run of genes (following successors or predecessors) moves to one device.
     void chainMutation(std::uint8_t* g);
     std::span<const std::uint8_t> support(std::size_t ci) const {

@@ -1,0 +1,7 @@
+// No include guard: closes what avx512_begin.h opened.
+#pragma GCC diagnostic pop
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
