@@ -9,7 +9,7 @@
 #include "graphpalette.h"
 #include "nodetablemodel.h"
 #include "placementsearch.h"
-#include "plan/simulator.h"
+#include "planschedule.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -45,9 +45,7 @@ void GraphView::setPlan(int index) {
     if (m_search && m_model && m_search->model == m_model && index >= 0 &&
         index < static_cast<int>(m_search->result.front.size())) {
         m_plan = index;
-        const Simulator simulator(m_model->graph, m_search->costs);
-        m_planDevice =
-            simulator.planOf(m_search->result.front[static_cast<std::size_t>(index)].genome).device;
+        m_planDevice = frontPlanDevices(*m_search, index);
     }
     recolour();
 }

@@ -4,7 +4,7 @@
 #include "graphpalette.h"
 #include "nodetablemodel.h"
 #include "placementsearch.h"
-#include "plan/simulator.h"
+#include "planschedule.h"
 
 namespace paretune {
 
@@ -69,9 +69,7 @@ void NodeProperties::setPlan(int index) {
     m_planDevice.clear();
     if (m_search && m_search->model == m_model && index >= 0 &&
         index < static_cast<int>(m_search->result.front.size())) {
-        const Simulator simulator(m_model->graph, m_search->costs);
-        m_planDevice =
-            simulator.planOf(m_search->result.front[static_cast<std::size_t>(index)].genome).device;
+        m_planDevice = frontPlanDevices(*m_search, index);
     }
     refresh();
 }

@@ -31,6 +31,11 @@ PlanSchedule simulateFrontPlan(const SearchOutcome& outcome, int index) {
     return schedule;
 }
 
+std::vector<std::int32_t> frontPlanDevices(const SearchOutcome& outcome, int index) {
+    const Simulator simulator(outcome.model->graph, outcome.costs);
+    return simulator.planOf(frontPlan(outcome, index).genome).device;
+}
+
 std::vector<NodeId> nodesOnDifferentDevices(const SearchOutcome& outcome, int a, int b) {
     const Solution& first = frontPlan(outcome, a);
     const Solution& second = frontPlan(outcome, b);

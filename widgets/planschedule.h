@@ -25,6 +25,10 @@ const Solution& frontPlan(const SearchOutcome& outcome, int index);
 /// Throws InputError when `index` is not a plan of the front.
 PlanSchedule simulateFrontPlan(const SearchOutcome& outcome, int index);
 
+/// Device (cost-table index) per graph node of front plan `index` (-1 where none); throws
+/// InputError when `index` is not a plan of the front.
+std::vector<std::int32_t> frontPlanDevices(const SearchOutcome& outcome, int index);
+
 /// Graph nodes placed on different devices by front plans a and b (compute nodes only), in graph
 /// order. Throws InputError when an index is not a plan of the front.
 std::vector<NodeId> nodesOnDifferentDevices(const SearchOutcome& outcome, int a, int b);
