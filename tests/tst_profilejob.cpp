@@ -2,6 +2,7 @@
 // keeps processing events meanwhile, Cancel stops it between operators and keeps what was
 // measured, and a second run reuses the stored samples; the predictor trains on them from the
 // workbench too (loss per epoch, predicted beside measured, metrics beside the roofline).
+#include "adaptjob.h"
 #include "devicelistmodel.h"
 #include "graph/onnx_importer.h"
 #include "mainwindow.h"
@@ -123,6 +124,29 @@ void TestProfileJob::trainsThePredictorOnTheProfile() {
     // The one model in the library cannot be held out: the panel says what it was scored on.
     QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("training set")));
     QVERIFY(SampleLibrary::open(db.toStdString()).latestPredictor());
+
+    // Adapt, as `paretune adapt`: on a device whose operators are all measured nothing is;
+    // on one the library has not seen, the most uncertain ones are measured and it retrains.
+    QSignalSpy adapted(window.adaptJob(), &AdaptJob::adaptFinished);
+    QSignalSpy adaptFailed(window.adaptJob(), &AdaptJob::adaptFailed);
+    window.adaptOnDevice(QStringLiteral("cpu"), 3);
+    QTRY_COMPARE_WITH_TIMEOUT(adapted.count() + adaptFailed.count(), 1, 120000);
+    QVERIFY2(adaptFailed.isEmpty(),
+             adaptFailed.isEmpty() ? "" : qPrintable(adaptFailed.at(0).at(0).toString()));
+    const auto kept = adapted.at(0).at(0).value<AdaptOutcome>();
+    QVERIFY(kept.measured.isEmpty());
+    QCOMPARE(kept.predictorAfter, kept.predictorBefore);
+    if (!window.deviceListModel()->profilableDevices().contains(QStringLiteral("cpu:1"))) {
+        QSKIP("one CPU core: no unmeasured device to adapt to");
+    }
+    window.adaptOnDevice(QStringLiteral("cpu:1"), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(adapted.count() + adaptFailed.count(), 2, 120000);
+    QVERIFY2(adaptFailed.isEmpty(),
+             adaptFailed.isEmpty() ? "" : qPrintable(adaptFailed.at(0).at(0).toString()));
+    const auto retrained = adapted.at(1).at(0).value<AdaptOutcome>();
+    QCOMPARE(retrained.measured.size(), 2);
+    QVERIFY(retrained.predictorAfter > retrained.predictorBefore);
+    QCOMPARE(SampleLibrary::open(db.toStdString()).predictorCount(), 2);
 }
 
 void TestProfileJob::cancelKeepsWhatWasMeasured() {

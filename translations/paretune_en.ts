@@ -50,6 +50,24 @@
     </message>
 </context>
 <context>
+    <name>paretune::AdaptJob</name>
+    <message>
+        <location filename="../widgets/adaptjob.cpp" line="+19"/>
+        <source>adapting the predictor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>%1 (%2): predicted %3 µs, measured %4 µs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Adapting the predictor needs LibTorch, which this build does not include.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>paretune::BundleExportJob</name>
     <message>
         <location filename="../widgets/planjobs.cpp" line="+133"/>
@@ -341,7 +359,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+97"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+95"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -555,7 +573,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+46"/>
         <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1118,18 +1136,18 @@ Double-click to expand</source>
 <context>
     <name>paretune::ProfilingController</name>
     <message>
-        <location filename="../widgets/profilingcontroller.cpp" line="+32"/>
+        <location filename="../widgets/profilingcontroller.cpp" line="+33"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+113"/>
+        <location line="+203"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-106"/>
+        <location line="-196"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1149,7 +1167,24 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+8"/>
+        <source>Measure the operators whose predicted latency is most uncertain on a real device, then retrain the predictor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Adapting the predictor needs LibTorch, which this build does not include</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+116"/>
+        <location line="+5"/>
+        <source>Adapt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-103"/>
         <source>Profiling...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1195,6 +1230,51 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+12"/>
+        <source>Adapting...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Adapt on %1: every operator of the model is already measured; predictor %2 kept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Adapt on %1: %2 operators measured; MAPE on them %3% before (measured against predicted), %4% after (in-sample); predictor %5 replaces %6 in %7</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>No real device to measure on was discovered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Measure the most uncertain operators on:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Operators to measure:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>adapting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Adapting the predictor on %1 (%2 operators) in %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Open a model before %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+17"/>
         <source>Training the predictor on %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1209,12 +1289,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>Open a model before profiling.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="-27"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1224,7 +1299,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+29"/>
+        <source>profiling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation type="unfinished"></translation>
     </message>

@@ -50,6 +50,24 @@
     </message>
 </context>
 <context>
+    <name>paretune::AdaptJob</name>
+    <message>
+        <location filename="../widgets/adaptjob.cpp" line="+19"/>
+        <source>adapting the predictor</source>
+        <translation>调整预测器</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>%1 (%2): predicted %3 µs, measured %4 µs</source>
+        <translation>%1（%2）：预测 %3 µs，实测 %4 µs</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Adapting the predictor needs LibTorch, which this build does not include.</source>
+        <translation>调整预测器需要 LibTorch，而此构建未包含它。</translation>
+    </message>
+</context>
+<context>
     <name>paretune::BundleExportJob</name>
     <message>
         <location filename="../widgets/planjobs.cpp" line="+133"/>
@@ -338,7 +356,7 @@ Double-click to expand</source>
 双击展开</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+97"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+95"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1 计算 &amp;nbsp; %2 无运行时开销 &amp;nbsp; %3 折叠的分组&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案，即可按设备着色。&lt;/i&gt;</translation>
     </message>
@@ -551,7 +569,7 @@ Double-click to expand</source>
         <translation>图输出</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+46"/>
         <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
         <translation>&lt;i&gt;在计算图或逐层性能分析中选择一个节点以查看其属性。&lt;/i&gt;</translation>
     </message>
@@ -1112,18 +1130,18 @@ Double-click to expand</source>
 <context>
     <name>paretune::ProfilingController</name>
     <message>
-        <location filename="../widgets/profilingcontroller.cpp" line="+32"/>
+        <location filename="../widgets/profilingcontroller.cpp" line="+33"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+113"/>
+        <location line="+203"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
     <message>
-        <location line="-106"/>
+        <location line="-196"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
     </message>
@@ -1143,7 +1161,24 @@ Double-click to expand</source>
         <translation>训练</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+8"/>
+        <source>Measure the operators whose predicted latency is most uncertain on a real device, then retrain the predictor</source>
+        <translation>在真实设备上测量预测延迟最不确定的算子，然后重新训练预测器</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Adapting the predictor needs LibTorch, which this build does not include</source>
+        <translation>调整预测器需要 LibTorch，而此构建未包含它</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+116"/>
+        <location line="+5"/>
+        <source>Adapt</source>
+        <translation>调整</translation>
+    </message>
+    <message>
+        <location line="-103"/>
         <source>Profiling...</source>
         <translation>正在进行性能分析...</translation>
     </message>
@@ -1189,6 +1224,51 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+12"/>
+        <source>Adapting...</source>
+        <translation>正在调整...</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Adapt on %1: every operator of the model is already measured; predictor %2 kept</source>
+        <translation>在 %1 上调整：模型的每个算子都已测量；保留预测器 %2</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Adapt on %1: %2 operators measured; MAPE on them %3% before (measured against predicted), %4% after (in-sample); predictor %5 replaces %6 in %7</source>
+        <translation>在 %1 上调整：测量了 %2 个算子；其 MAPE 调整前为 %3%（实测对比预测），调整后为 %4%（样本内）；%7 中预测器 %5 取代 %6</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>No real device to measure on was discovered.</source>
+        <translation>未发现可用于测量的真实设备。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Measure the most uncertain operators on:</source>
+        <translation>在以下设备上测量最不确定的算子：</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Operators to measure:</source>
+        <translation>要测量的算子数：</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>adapting</source>
+        <translation>调整</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Adapting the predictor on %1 (%2 operators) in %3</source>
+        <translation>正在 %1 上调整预测器（%2 个算子），样本库 %3</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Open a model before %1.</source>
+        <translation>请先打开模型再进行%1。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
         <source>Training the predictor on %1</source>
         <translation>正在用 %1 训练预测器</translation>
     </message>
@@ -1203,12 +1283,7 @@ Double-click to expand</source>
         <translation>在以下设备上分析模型的算子：</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>Open a model before profiling.</source>
-        <translation>请先打开模型再进行性能分析。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="-27"/>
         <source>No device &apos;%1&apos; (see the Devices dock).</source>
         <translation>没有设备“%1”（见“设备”面板）。</translation>
     </message>
@@ -1218,7 +1293,12 @@ Double-click to expand</source>
         <translation>%1 是建模设备：只有真实设备才能进行性能分析。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+29"/>
+        <source>profiling</source>
+        <translation>性能分析</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
     </message>

@@ -127,9 +127,9 @@ void MainWindow::setupToolBar() {
     open->setToolTip(tr("Open an ONNX model"));
     open->setStatusTip(open->toolTip());
     connect(open, &QAction::triggered, m_document, &DocumentController::chooseModelFile);
-    for (QAction* action :
-         {open, m_profiling->profileAction(), m_profiling->trainAction(), m_search->searchAction(),
-          m_search->validateAction(), m_search->exportAction()}) {
+    for (QAction* action : {open, m_profiling->profileAction(), m_profiling->trainAction(),
+                            m_profiling->adaptAction(), m_search->searchAction(),
+                            m_search->validateAction(), m_search->exportAction()}) {
         bar->addAction(action);
         jobs->addAction(action);
     }
@@ -228,6 +228,14 @@ ProfileJob* MainWindow::profileJob() const {
 
 TrainJob* MainWindow::trainJob() const {
     return m_profiling->trainJob();
+}
+
+AdaptJob* MainWindow::adaptJob() const {
+    return m_profiling->adaptJob();
+}
+
+void MainWindow::adaptOnDevice(const QString& deviceId, int budget) {
+    m_profiling->adaptOnDevice(deviceId, budget);
 }
 
 void MainWindow::trainPredictor(int epochs, int members) {

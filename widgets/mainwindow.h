@@ -8,6 +8,7 @@
 
 namespace paretune {
 
+class AdaptJob;
 class BundleExportJob;
 class DeviceController;
 class DeviceListModel;
@@ -72,6 +73,10 @@ public:
     PlacementSearch* placementSearch() const;
     ProfileJob* profileJob() const;
     TrainJob* trainJob() const;
+    AdaptJob* adaptJob() const;
+    /// Measures the `budget` most uncertain operators of the current model on a real device,
+    /// then retrains the predictor (Workflow > Adapt; core's adaptPredictor, as `paretune adapt`).
+    void adaptOnDevice(const QString& deviceId, int budget);
     /// Trains the predictor on the sample library (Workflow > Train), holding the open model out
     /// when the library has other models.
     void trainPredictor(int epochs = 60, int members = 5);

@@ -1,5 +1,6 @@
 #include "profilingcontroller.h"
 
+#include "adaptjob.h"
 #include "devicecontroller.h"
 #include "devicelistmodel.h"
 #include "documentcontroller.h"
@@ -28,7 +29,7 @@ ProfilingController::ProfilingController(QMainWindow* window, WorkbenchLog& log,
                                          JobStatusBar& jobs)
     : QObject(window), m_window(window), m_log(log), m_document(document), m_devices(devices),
       m_jobs(jobs), m_predictor(new PredictorPanel(window)), m_profileJob(new ProfileJob(this)),
-      m_trainJob(new TrainJob(this)) {
+      m_trainJob(new TrainJob(this)), m_adaptJob(new AdaptJob(this)) {
     const QString profileTip = tr("Profile the model's operators on a real device of this "
                                   "machine into the sample library");
     m_profileAction = new QAction(tr("Profile"), this);
@@ -57,8 +58,20 @@ ProfilingController::ProfilingController(QMainWindow* window, WorkbenchLog& log,
     m_trainAction->setStatusTip(trainTip);
     m_trainAction->setEnabled(TrainJob::available());
     connect(m_trainAction, &QAction::triggered, this, [this] { trainPredictor(); });
+    const QString adaptTip =
+        AdaptJob::available()
+            ? tr("Measure the operators whose predicted latency is most uncertain on a real "
+                 "device, then retrain the predictor")
+            : tr("Adapting the predictor needs LibTorch, which this build does not include");
+    m_adaptAction = new QAction(tr("Adapt"), this);
+    m_adaptAction->setObjectName(QStringLiteral("adaptAction"));
+    m_adaptAction->setToolTip(adaptTip);
+    m_adaptAction->setStatusTip(adaptTip);
+    m_adaptAction->setEnabled(AdaptJob::available());
+    connect(m_adaptAction, &QAction::triggered, this, &ProfilingController::chooseAdaptation);
     setupProfileJob();
     setupTrainJob();
+    setupAdaptJob();
     setDatabasePath(QString::fromStdString(defaultSampleLibraryPath().string()));
 }
 
@@ -128,6 +141,84 @@ void ProfilingController::setupTrainJob() {
     connect(m_trainJob, &TrainJob::trainingFailed, &m_log, &WorkbenchLog::showError);
 }
 
+void ProfilingController::setupAdaptJob() {
+    m_jobs.follow(m_adaptJob, tr("Adapting..."));
+    connect(m_adaptJob, &AdaptJob::adaptFinished, this, [this](const AdaptOutcome& o) {
+        QString text;
+        if (o.measured.isEmpty()) {
+            text = tr("Adapt on %1: every operator of the model is already measured; predictor "
+                      "%2 kept")
+                       .arg(o.deviceId)
+                       .arg(o.predictorBefore);
+        } else {
+            for (const QString& line : o.measured) {
+                m_log.log(line);
+            }
+            text = tr("Adapt on %1: %2 operators measured; MAPE on them %3% before (measured "
+                      "against predicted), %4% after (in-sample); predictor %5 replaces %6 in %7")
+                       .arg(o.deviceId)
+                       .arg(o.measured.size())
+                       .arg(o.mapeBefore, 0, 'f', 1)
+                       .arg(o.mapeAfterInSample, 0, 'f', 1)
+                       .arg(o.predictorAfter)
+                       .arg(o.predictorBefore)
+                       .arg(o.dbPath);
+        }
+        m_log.log(text);
+        m_window->statusBar()->showMessage(text);
+        m_predictor->showLibrary(o.dbPath);
+    });
+    connect(m_adaptJob, &AdaptJob::adaptFailed, &m_log, &WorkbenchLog::showError);
+}
+
+void ProfilingController::chooseAdaptation() {
+    const QStringList devices = m_devices.deviceListModel()->profilableDevices();
+    if (devices.isEmpty()) {
+        m_log.showError(tr("No real device to measure on was discovered."));
+        return;
+    }
+    bool ok = false;
+    const QString id =
+        QInputDialog::getItem(m_window, tr("Adapt"), tr("Measure the most uncertain operators on:"),
+                              devices, 0, false, &ok);
+    if (!ok) {
+        return;
+    }
+    const int budget = QInputDialog::getInt(m_window, tr("Adapt"), tr("Operators to measure:"), 10,
+                                            1, 1000, 1, &ok);
+    if (ok) {
+        adaptOnDevice(id, budget);
+    }
+}
+
+void ProfilingController::adaptOnDevice(const QString& deviceId, int budget) {
+    if (const Device* device = realDeviceFor(deviceId, tr("adapting"))) {
+        m_log.log(tr("Adapting the predictor on %1 (%2 operators) in %3")
+                      .arg(deviceId)
+                      .arg(budget)
+                      .arg(m_dbPath));
+        m_adaptJob->start(m_document.model(), *device, m_dbPath, budget);
+    }
+}
+
+const Device* ProfilingController::realDeviceFor(const QString& deviceId, const QString& job) {
+    if (!m_document.model()) {
+        m_log.showError(tr("Open a model before %1.").arg(job));
+        return nullptr;
+    }
+    const Device* device = m_devices.deviceListModel()->inventory().find(deviceId.toStdString());
+    if (!device) {
+        m_log.showError(tr("No device '%1' (see the Devices dock).").arg(deviceId));
+        return nullptr;
+    }
+    if (device->tag != DeviceTag::Real) {
+        m_log.showError(
+            tr("%1 is a modelled device: only real devices are profiled.").arg(deviceId));
+        return nullptr;
+    }
+    return device;
+}
+
 void ProfilingController::trainPredictor(int epochs, int members) {
     m_log.log(tr("Training the predictor on %1").arg(m_dbPath));
     const std::shared_ptr<const ImportResult> model = m_document.model();
@@ -151,23 +242,12 @@ void ProfilingController::chooseDeviceToProfile() {
 }
 
 void ProfilingController::profileOnDevice(const QString& deviceId, int repeats) {
-    const std::shared_ptr<const ImportResult> model = m_document.model();
-    if (!model) {
-        m_log.showError(tr("Open a model before profiling."));
-        return;
-    }
-    const Device* device = m_devices.deviceListModel()->inventory().find(deviceId.toStdString());
+    const Device* device = realDeviceFor(deviceId, tr("profiling"));
     if (!device) {
-        m_log.showError(tr("No device '%1' (see the Devices dock).").arg(deviceId));
-        return;
-    }
-    if (device->tag != DeviceTag::Real) {
-        m_log.showError(
-            tr("%1 is a modelled device: only real devices are profiled.").arg(deviceId));
         return;
     }
     m_log.log(tr("Profiling %1 on %2 into %3").arg(m_document.modelPath(), deviceId, m_dbPath));
-    m_profileJob->start(model, *device, m_dbPath, repeats);
+    m_profileJob->start(m_document.model(), *device, m_dbPath, repeats);
 }
 
 } // namespace paretune

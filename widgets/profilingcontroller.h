@@ -8,6 +8,7 @@ class QMainWindow;
 
 namespace paretune {
 
+class AdaptJob;
 class DeviceController;
 class DocumentController;
 class JobStatusBar;
@@ -15,10 +16,12 @@ class PredictorPanel;
 class ProfileJob;
 class TrainJob;
 class WorkbenchLog;
+struct Device;
 
-/// Profiling and training into the sample library: the library's path, the Profile and Train
-/// actions and their jobs (ProfileJob, TrainJob, each with its indicator in the status bar),
-/// and the predictor panel that shows what the library holds and how training goes.
+/// Profiling and training into the sample library: the library's path, the Profile, Train and
+/// Adapt actions and their jobs (ProfileJob, TrainJob, AdaptJob, each with its indicator in the
+/// status bar), and the predictor panel that shows what the library holds and how training
+/// goes.
 class ProfilingController : public QObject {
     Q_OBJECT
 public:
@@ -30,6 +33,8 @@ public:
     PredictorPanel* predictorPanel() const { return m_predictor; }
     QAction* profileAction() const { return m_profileAction; }
     QAction* trainAction() const { return m_trainAction; }
+    QAction* adaptAction() const { return m_adaptAction; }
+    AdaptJob* adaptJob() const { return m_adaptJob; }
     ProfileJob* profileJob() const { return m_profileJob; }
     TrainJob* trainJob() const { return m_trainJob; }
 
@@ -40,6 +45,9 @@ public:
     /// Trains the predictor on the sample library, holding the open model out when the library
     /// has other models.
     void trainPredictor(int epochs = 60, int members = 5);
+    /// Measures the `budget` operators of the current model whose prediction on the real
+    /// device is most uncertain, then retrains the predictor (core's adaptPredictor).
+    void adaptOnDevice(const QString& deviceId, int budget);
 
     /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
     void setDatabasePath(const QString& path);
@@ -47,6 +55,10 @@ public:
 
 private:
     void chooseDeviceToProfile();
+    void chooseAdaptation();
+    /// The real device `deviceId` for a job on the current model, or null after saying why.
+    const Device* realDeviceFor(const QString& deviceId, const QString& job);
+    void setupAdaptJob();
     void setupProfileJob();
     void setupTrainJob();
 
@@ -60,6 +72,8 @@ private:
     TrainJob* m_trainJob;
     QAction* m_profileAction = nullptr;
     QAction* m_trainAction = nullptr;
+    AdaptJob* m_adaptJob;
+    QAction* m_adaptAction = nullptr;
     int m_trainingEpochs = 0; ///< of the training job running
     QString m_dbPath;
 };
