@@ -235,7 +235,8 @@ void ImportSession::fixInputShapes() {
             }
         }
         if (!tensorType->has_shape()) {
-            warn("unknown-input-shape", what + " declares no shape; give it with --input-shape");
+            warn("unknown-input-shape",
+                 what + " declares no shape; give it with the input-shape setting");
             continue;
         }
         std::int64_t elements = 1;
@@ -255,7 +256,7 @@ void ImportSession::fixInputShapes() {
                 const std::string symbol = dim.has_dim_param() ? dim.dim_param() : std::string("?");
                 warn("dynamic-dimension", dimText + " (" + symbol + ") is dynamic; fixed to " +
                                               std::to_string(m_options.defaultDynamicDim) +
-                                              " (use --input-shape to choose)");
+                                              " (the input-shape setting chooses)");
                 dim.set_dim_value(m_options.defaultDynamicDim);
             }
             elements = dim.dim_value() == 0 ? 0 : elements * dim.dim_value();
@@ -267,7 +268,7 @@ void ImportSession::fixInputShapes() {
         }
     }
     if (!unusedOverrides.empty()) {
-        fail("--input-shape names " + inQuotes(*unusedOverrides.begin()) +
+        fail("the input-shape setting names " + inQuotes(*unusedOverrides.begin()) +
              ", which is not an input of the model");
     }
 }

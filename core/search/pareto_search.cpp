@@ -498,15 +498,15 @@ private:
 
 SearchResult searchPareto(Simulator& sim, const SearchOptions& options, Progress* progress) {
     if (options.population < 4) {
-        throw InputError("--population: expected at least 4, got " +
-                         std::to_string(options.population));
+        throw InputError::forSetting("population", "expected at least 4, got " +
+                                                       std::to_string(options.population));
     }
     if (options.generations < 0) {
-        throw InputError("--generations: expected 0 or more, got " +
-                         std::to_string(options.generations));
+        throw InputError::forSetting("generations", "expected 0 or more, got " +
+                                                        std::to_string(options.generations));
     }
     if (options.objectives.size() < 2 || options.objectives.size() > 3) {
-        throw InputError("--objectives: expected two or three objectives");
+        throw InputError::forSetting("objectives", "expected two or three objectives");
     }
     if (options.coarseToFine &&
         !(options.coarseGenerationShare > 0.0 && options.coarseGenerationShare < 1.0)) {
