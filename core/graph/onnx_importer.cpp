@@ -5,12 +5,11 @@
 
 #include "onnx_model.h"
 
-#include "model_fingerprint.h"
 #include "onnx_external_data.h"
 #include "onnx_graph_structure.h"
 #include "onnx_import_diagnostics.h"
+#include "onnx_import_session.h"
 #include "onnx_tensor_codec.h"
-#include "op_metrics.h"
 #include "shape_evaluator.h"
 
 #include <onnx/checker.h>
@@ -38,17 +37,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using onnx_import::decodeAttribute;
-using onnx_import::implicitInputs;
-using onnx_import::ImportDiagnostics;
-using onnx_import::inQuotes;
-using onnx_import::kMaxDimension;
-using onnx_import::kMaxElements;
-using onnx_import::nodeLabel;
-using onnx_import::ShapeEvaluator;
-using onnx_import::tensorDataProblem;
-using onnx_import::Value;
-
 bool looksLikeText(std::string_view bytes) {
     const std::size_t n = std::min<std::size_t>(bytes.size(), 256);
     if (n == 0) {
@@ -72,48 +60,9 @@ std::int64_t defaultOpset(const onnx::ModelProto& model) {
     return 0;
 }
 
-class ImportSession {
-public:
-    ImportSession(const std::string& displayName, fs::path folder, const ImportOptions& options)
-        : m_file(displayName), m_folder(std::move(folder)), m_options(options) {}
+} // namespace
 
-    void parseBytes(std::string_view bytes);
-    void parseFile(const std::string& path, std::uintmax_t size);
-    /// Imports the parsed model.
-    ImportResult run();
-    /// The model as run() prepared it (see importOnnxFile in onnx_model.h); call after run().
-    onnx::ModelProto takeModel() { return std::move(m_model); }
-
-private:
-    [[noreturn]] void fail(const std::string& problem) const { m_report.fail(problem); }
-    void warn(const std::string& code, const std::string& message) { m_report.warn(code, message); }
-
-    void checkParsed();
-    void checkTensors(const onnx::GraphProto& graph, const std::string& scope);
-    void fixInputShapes();
-    void orderNodes();
-    void runChecker();
-    void inferAndFold();
-    void buildGraph();
-
-    std::string m_file;
-    fs::path m_folder;
-    const ImportOptions& m_options;
-    onnx::ModelProto m_model;
-    std::int64_t m_opset = 0;
-    ImportResult m_result;
-    ImportDiagnostics m_report{m_file, m_result.diagnostics};
-
-    std::vector<onnx::NodeProto> m_nodes; // topologically ordered, names made unique
-    std::vector<std::string> m_nodeNames;
-    std::vector<bool> m_knownOp;
-    std::vector<bool> m_folded;
-    std::unordered_map<std::string, int> m_opsets;
-    std::unordered_set<std::string> m_initializerNames;
-    std::vector<std::vector<Attribute>> m_attributes;
-
-    std::optional<ShapeEvaluator> m_evaluator; ///< from inferAndFold on
-};
+namespace onnx_import {
 
 void ImportSession::parseBytes(std::string_view bytes) {
     if (bytes.empty()) {
@@ -361,161 +310,6 @@ void ImportSession::inferAndFold() {
     }
 }
 
-NodeKind kindOf(const std::string& opType, bool folded) {
-    if (opType == "Constant") {
-        return NodeKind::Constant;
-    }
-    if (folded) {
-        return NodeKind::ShapeComputation;
-    }
-    static const std::unordered_set<std::string> kPassThrough = {
-        "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze"};
-    return kPassThrough.count(opType) ? NodeKind::PassThrough : NodeKind::Compute;
-}
-
-void ImportSession::buildGraph() {
-    Graph& g = m_result.graph;
-    const ShapeEvaluator& known = *m_evaluator;
-    g.opset = m_opset;
-    g.irVersion = m_model.ir_version();
-    g.name = m_model.graph().name();
-    g.producer = m_model.producer_name() +
-                 (m_model.producer_version().empty() ? "" : " " + m_model.producer_version());
-
-    std::unordered_map<std::string, TensorId> ids;
-    auto addTensor = [&](const std::string& name, TensorRole role) {
-        const auto [it, inserted] = ids.emplace(name, static_cast<TensorId>(g.tensors.size()));
-        if (inserted) {
-            Tensor t;
-            t.name = name;
-            t.role = role;
-            const auto type = known.types().find(name);
-            if (type != known.types().end()) {
-                t.dtype = type->second.dtype;
-                t.rankKnown = type->second.rankKnown;
-                t.dims = type->second.dims;
-            }
-            const auto value = known.constants().find(name);
-            if (value != known.constants().end()) {
-                t.value = value->second;
-            }
-            if (const auto seq = known.sequences().find(name); seq != known.sequences().end()) {
-                t.sequence = true;
-                t.sequenceKnown = true;
-                for (const Value& element : seq->second) {
-                    t.dtype = element.type.dtype;
-                    t.elementDims.push_back(element.type.rankKnown ? element.type.dims
-                                                                   : std::vector<std::int64_t>{-1});
-                }
-            }
-            g.tensors.push_back(std::move(t));
-        }
-        return it->second;
-    };
-    for (const auto& input : m_model.graph().input()) {
-        if (!m_initializerNames.count(input.name())) {
-            g.inputs.push_back(addTensor(input.name(), TensorRole::GraphInput));
-        }
-    }
-    // The file's own initializers, in file order (folded values were appended after them).
-    for (const auto& init : m_model.graph().initializer()) {
-        if (m_initializerNames.count(init.name())) {
-            addTensor(init.name(), TensorRole::Initializer);
-        }
-    }
-    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
-        const onnx::NodeProto& proto = m_nodes[i];
-        Node node;
-        node.name = m_nodeNames[i];
-        node.opType = proto.op_type();
-        node.domain = proto.domain() == "ai.onnx" ? std::string() : proto.domain();
-        node.attributes = std::move(m_attributes[i]);
-        node.knownOperator = m_knownOp[i];
-        node.kind = kindOf(node.opType, m_folded[i]);
-        std::vector<std::int32_t> ins;
-        for (const std::string& name : proto.input()) {
-            ins.push_back(name.empty() ? kNone : ids.at(name));
-        }
-        g.nodeInputs.appendRow(ins);
-        std::vector<std::int32_t> outs;
-        for (const std::string& name : proto.output()) {
-            if (name.empty()) {
-                outs.push_back(kNone);
-                continue;
-            }
-            const TensorId id = addTensor(name, TensorRole::Activation);
-            g.tensors[static_cast<std::size_t>(id)].producer = static_cast<NodeId>(i);
-            outs.push_back(id);
-        }
-        g.nodeOutputs.appendRow(outs);
-        std::vector<std::int32_t> captured;
-        for (const std::string& name : implicitInputs(proto)) {
-            captured.push_back(ids.at(name));
-        }
-        g.capturedInputs.appendRow(captured);
-        g.nodes.push_back(std::move(node));
-        g.topologicalOrder.push_back(static_cast<NodeId>(i));
-    }
-    for (const auto& output : m_model.graph().output()) {
-        const auto it = ids.find(output.name());
-        if (it == ids.end()) {
-            fail("graph output " + inQuotes(output.name()) +
-                 " is not produced by any node or input");
-        }
-        g.outputs.push_back(it->second);
-        g.tensors[static_cast<std::size_t>(it->second)].graphOutput = true;
-    }
-    // Consumers and node adjacency.
-    std::vector<std::vector<std::int32_t>> consumers(g.tensors.size());
-    std::vector<std::vector<std::int32_t>> successors(g.nodes.size());
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-        std::vector<std::int32_t> preds;
-        std::vector<TensorId> reads(g.nodeInputs.row(static_cast<std::int32_t>(i)).begin(),
-                                    g.nodeInputs.row(static_cast<std::int32_t>(i)).end());
-        const auto captured = g.capturedInputs.row(static_cast<std::int32_t>(i));
-        reads.insert(reads.end(), captured.begin(), captured.end());
-        for (const TensorId t : reads) {
-            if (t == kNone) {
-                continue;
-            }
-            auto& list = consumers[static_cast<std::size_t>(t)];
-            if (list.empty() || list.back() != static_cast<std::int32_t>(i)) {
-                list.push_back(static_cast<std::int32_t>(i));
-            }
-            const NodeId p = g.tensors[static_cast<std::size_t>(t)].producer;
-            if (p != kNone && std::find(preds.begin(), preds.end(), p) == preds.end()) {
-                preds.push_back(p);
-                successors[static_cast<std::size_t>(p)].push_back(static_cast<std::int32_t>(i));
-            }
-        }
-        g.predecessors.appendRow(preds);
-    }
-    for (const auto& list : consumers) {
-        g.tensorConsumers.appendRow(list);
-    }
-    for (const auto& list : successors) {
-        g.successors.appendRow(list);
-    }
-    for (const Tensor& t : g.tensors) {
-        if (!t.shapeKnown()) {
-            warn("unknown-shape",
-                 "tensor " + inQuotes(t.name) + " has no static shape (" + t.typeString() + ")" +
-                     (t.producer == kNone
-                          ? std::string()
-                          : ", produced by node " +
-                                inQuotes(g.nodes[static_cast<std::size_t>(t.producer)].name) +
-                                " (" + g.nodes[static_cast<std::size_t>(t.producer)].opType + ")"));
-        }
-    }
-    g.metrics.reserve(g.nodes.size());
-    g.signatures.reserve(g.nodes.size());
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-        g.metrics.push_back(computeOpMetrics(g, static_cast<NodeId>(i)));
-        g.signatures.push_back(opSignature(g, static_cast<NodeId>(i)));
-    }
-    g.fingerprint = modelFingerprint(g);
-}
-
 ImportResult ImportSession::run() {
     checkParsed();
     onnx_import::loadExternalData(*m_model.mutable_graph(), m_folder, m_report);
@@ -528,7 +322,10 @@ ImportResult ImportSession::run() {
     return std::move(m_result);
 }
 
-} // namespace
+} // namespace onnx_import
+
+using onnx_import::ImportSession;
+using onnx_import::inQuotes;
 
 ImportResult importOnnxFile(const std::string& path, const ImportOptions& options) {
     onnx::ModelProto unused;
