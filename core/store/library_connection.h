@@ -155,6 +155,14 @@ public:
         }
         m_library.fail(rc, m_doing);
     }
+    /// Runs an INSERT; a constraint violation fails like any other error. Returns the new
+    /// row's id.
+    std::int64_t insert() {
+        if (run() != SQLITE_OK) {
+            m_library.fail(SQLITE_CONSTRAINT, m_doing);
+        }
+        return sqlite3_last_insert_rowid(sqlite3_db_handle(m_statement));
+    }
 
     std::string text(int column) const {
         const auto* data = sqlite3_column_text(m_statement, column);

@@ -40,10 +40,7 @@ std::int64_t SampleLibrary::addBenchmark(const BenchmarkRecord& b) {
         .bind(4, b.memoryBwGbs)
         .bind(5, b.dispatchUs)
         .bind(6, std::int64_t{b.reference ? 1 : 0});
-    if (q.run() != SQLITE_OK) {
-        m_impl->fail(SQLITE_CONSTRAINT, "store a micro-benchmark");
-    }
-    const std::int64_t id = sqlite3_last_insert_rowid(m_impl->db);
+    const std::int64_t id = q.insert();
     transaction.commit();
     return id;
 }
@@ -136,10 +133,7 @@ std::int64_t SampleLibrary::addPredictor(const PredictorRecord& predictor) {
             "store a predictor");
     q.bind(1, orNow(predictor.createdAt)).bind(2, trainSet).bind(3, metrics);
     q.bindBlob(4, predictor.weights);
-    if (q.run() != SQLITE_OK) {
-        m_impl->fail(SQLITE_CONSTRAINT, "store a predictor");
-    }
-    const std::int64_t id = sqlite3_last_insert_rowid(m_impl->db);
+    const std::int64_t id = q.insert();
     transaction.commit();
     return id;
 }
