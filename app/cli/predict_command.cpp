@@ -4,14 +4,11 @@
 #include "common/json_reader.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
-#include "device/micro_benchmark.h"
 #include "graph/onnx_importer.h"
 #include "predict/accuracy_metrics.h"
 #include "predict/performance_predictor.h"
 #include "predict/predictor_dataset.h"
 #include "predict/predictor_training.h"
-#include "profile/library_profile.h"
-#include "profile/profile_model.h"
 #include "profile_command.h"
 #include "store/sample_library.h"
 #include "workflow/predictor_workflow.h"
@@ -19,11 +16,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <set>
 
 namespace paretune::cli {
 

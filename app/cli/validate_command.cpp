@@ -3,7 +3,6 @@
 #include "common/json_values.h"
 
 #include "common/input_error.h"
-#include "common/input_file.h"
 #include "common/json_reader.h"
 #include "cost/device_catalog.h"
 #include "graph/onnx_importer.h"
@@ -17,7 +16,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -25,8 +23,6 @@
 namespace paretune::cli {
 
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 struct ValidateArguments {
     std::string model;

@@ -3,20 +3,17 @@
 #include "bundle/model_partitioner.h"
 #include "bundle_parts.h"
 #include "common/input_error.h"
-#include "common/input_file.h"
 #include "common/json_reader.h"
 #include "common/sha256.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
 #include "device/device.h"
-#include "device/device_fingerprint.h"
 #include "paretune/config.h"
 #include "plan/simulator.h"
 #include "search/baselines.h"
 #include "search/pareto_search.h"
 #include "search/plans_file.h"
 #include "search/solution.h"
-#include "store/sample_library.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,9 +35,9 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
+using bundle::devicesJson;
 using bundle::Json;
 using bundle::number;
-using bundle::devicesJson;
 using bundle::profileCsv;
 using bundle::readme;
 
