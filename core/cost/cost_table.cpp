@@ -3,6 +3,8 @@
 #include "common/input_error.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 namespace paretune {
 
@@ -23,7 +25,38 @@ std::string_view costSourceName(CostSource source) {
 CostTable::CostTable(std::int32_t nodeCount, std::vector<CostDevice> devices, std::int32_t host)
     : m_nodeCount(nodeCount), m_host(host), m_devices(std::move(devices)),
       m_cells(static_cast<std::size_t>(nodeCount) * m_devices.size()),
-      m_paths(m_devices.size() * m_devices.size()) {}
+      m_paths(m_devices.size() * m_devices.size()),
+      m_exclusive(m_devices.size() * m_devices.size(), 0),
+      m_contention(m_devices.size() * m_devices.size(), 1.0),
+      m_contentionSource(m_devices.size() * m_devices.size(), CostSource::Modelled) {}
+
+void CostTable::setExclusive(std::int32_t a, std::int32_t b) {
+    if (a == b) {
+        return;
+    }
+    m_exclusive[pairIndex(a, b)] = 1;
+    m_exclusive[pairIndex(b, a)] = 1;
+}
+
+void CostTable::setContention(std::int32_t d, std::int32_t other, double factor,
+                              CostSource source) {
+    if (!(factor >= 1.0) || !std::isfinite(factor)) {
+        throw InputError("contention factor of device '" + device(d).id + "' beside '" +
+                         device(other).id + "' is " + std::to_string(factor) +
+                         ", expected a finite number of at least 1");
+    }
+    if (d == other) {
+        return;
+    }
+    m_contention[pairIndex(d, other)] = factor;
+    m_contentionSource[pairIndex(d, other)] = source;
+}
+
+bool CostTable::hasSharedResources() const {
+    return std::any_of(m_exclusive.begin(), m_exclusive.end(), [](std::uint8_t e) { return e; }) ||
+           std::any_of(m_contention.begin(), m_contention.end(),
+                       [](double f) { return f != 1.0; });
+}
 
 std::int32_t CostTable::findDevice(std::string_view id) const {
     for (std::size_t i = 0; i < m_devices.size(); ++i) {

@@ -87,7 +87,32 @@ public:
     /// Uncontended transfer time of `bytes` from src to dst (sum over hops), µs.
     double transferUs(std::int32_t src, std::int32_t dst, double bytes) const;
 
+    /// Shared resources (DESIGN.md "The plan, second generation"). Two devices that share an
+    /// exclusive resource (a CPU core, a DMA engine) never run nodes at the same time: `cpu`
+    /// (all cores) and `cpu:0` share core 0. Symmetric; a device never conflicts with itself
+    /// here (it runs one node at a time anyway).
+    void setExclusive(std::int32_t a, std::int32_t b);
+    bool exclusive(std::int32_t a, std::int32_t b) const {
+        return a != b && m_exclusive[pairIndex(a, b)] != 0;
+    }
+    /// Contention over a shared resource (memory bandwidth): a node on `d` progresses at 1 /
+    /// factor while a node runs on `other` (factor >= 1; 1: no contention, the default).
+    /// Directed: `d` slowed by `other`. `source` says where the factor came from (measured by
+    /// the co-run micro-benchmark, or modelled from a catalog).
+    void setContention(std::int32_t d, std::int32_t other, double factor, CostSource source);
+    double contention(std::int32_t d, std::int32_t other) const {
+        return m_contention[pairIndex(d, other)];
+    }
+    CostSource contentionSource(std::int32_t d, std::int32_t other) const {
+        return m_contentionSource[pairIndex(d, other)];
+    }
+    /// Whether any pair has an exclusive resource or a contention factor other than 1.
+    bool hasSharedResources() const;
+
 private:
+    std::size_t pairIndex(std::int32_t a, std::int32_t b) const {
+        return static_cast<std::size_t>(a) * m_devices.size() + static_cast<std::size_t>(b);
+    }
     std::size_t index(NodeId node, std::int32_t d) const {
         return static_cast<std::size_t>(node) * m_devices.size() + static_cast<std::size_t>(d);
     }
@@ -98,6 +123,9 @@ private:
     std::vector<CostCell> m_cells;
     std::vector<std::string> m_queueLabels;
     std::vector<std::vector<TransferHop>> m_paths; ///< src · deviceCount + dst
+    std::vector<std::uint8_t> m_exclusive;         ///< a · deviceCount + b
+    std::vector<double> m_contention;              ///< d · deviceCount + other
+    std::vector<CostSource> m_contentionSource;    ///< d · deviceCount + other
 };
 
 struct CostTableOptions {

@@ -27,6 +27,15 @@ struct DeviceSpec {
     double defaultEfficiency = 1.0;
     std::map<std::string, double, std::less<>> opEfficiency;
     std::vector<std::string> unsupportedOps; ///< sorted
+    /// Exclusive resources the device occupies while it runs a node ("resources": ["dma0"]):
+    /// two devices listing a common one never run at the same time. Sorted, unique. Real CPU
+    /// devices get their cores from discovery instead.
+    std::vector<std::string> resources;
+    /// Memory domain whose bandwidth the device shares ("memory_domain"; empty: its own).
+    std::string memoryDomain;
+    /// Modelled slowdown of the device's nodes while another device of its memory domain runs
+    /// ("contention", >= 1; 1: none). Measured devices get the co-run micro-benchmark's figure.
+    double contention = 1.0;
 
     double efficiency(std::string_view opType) const;
     bool supports(std::string_view opType) const;
