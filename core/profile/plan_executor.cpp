@@ -39,6 +39,9 @@ struct PlanState {
     std::vector<int> priority;                    ///< per step: rank in the order
     std::vector<std::vector<at::Tensor>> fixedOn; ///< per device: fixed values there
     std::vector<int> stepsOn;                     ///< per device: number of steps
+    /// Per device: the devices it shares a CPU with (bit e). Two such devices never run nodes at
+    /// the same time, as the simulator models them: `cpu` and `cpu:0` both need core 0.
+    std::vector<std::uint64_t> sharesCpu;
     /// The BLAS's threads, process-wide: the fewest of any device, so that devices running
     /// side by side never share cores through it.
     std::optional<ScopedBlasThreads> blasThreads;
@@ -52,6 +55,7 @@ struct PlanState {
         std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>>;
     std::vector<ReadyQueue> ready; ///< per device: (priority, step)
     std::vector<int> done;         ///< per device: steps finished this run
+    std::uint64_t running = 0;     ///< devices running a node now (bit d)
     std::vector<NodeRun> runs;
     std::exception_ptr error;
     Clock::time_point start;
@@ -105,7 +109,12 @@ struct PlanState {
                 continue;
             }
             const int step = ready[dv].top().second;
+            if (!mayStart(device, ready[dv].top().first)) {
+                wake.wait(lock, [&] { return error || mayStart(device, ready[dv].top().first); });
+                continue;
+            }
             ready[dv].pop();
+            running |= std::uint64_t{1} << dv;
             lock.unlock();
             const NodeId id = program->steps()[static_cast<std::size_t>(step)];
             NodeRun record;
@@ -138,6 +147,7 @@ struct PlanState {
                 release(id);
             } catch (...) {
                 lock.lock();
+                running &= ~(std::uint64_t{1} << dv);
                 if (!error) {
                     error = std::current_exception();
                 }
@@ -145,9 +155,10 @@ struct PlanState {
                 return;
             }
             lock.lock();
+            running &= ~(std::uint64_t{1} << dv);
             runs.push_back(record);
             ++done[dv];
-            bool others = false;
+            bool others = sharesCpu[dv] != 0; // they may be waiting for this device's cores
             for (TensorId t : graph.nodeOutputs.row(id)) {
                 if (t == kNone || !program->computed(t)) {
                     continue;
@@ -165,6 +176,22 @@ struct PlanState {
                 wake.notify_all();
             }
         }
+    }
+
+    /// Whether `device` may start its next step (of `rank` in the priority order) now: no device
+    /// sharing a CPU with it is running, and none has a ready step that comes first in the order
+    /// (the simulator gives shared cores to the nodes in priority order).
+    bool mayStart(std::int32_t device, int rank) const {
+        const std::uint64_t shared = sharesCpu[static_cast<std::size_t>(device)];
+        if ((running & shared) != 0) {
+            return false;
+        }
+        for (std::size_t e = 0; e < devices.size(); ++e) {
+            if ((shared >> e & 1u) != 0 && !ready[e].empty() && ready[e].top().first < rank) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /// The value of tensor t on `device`, copied from its producer's device on first use.
@@ -227,6 +254,10 @@ TorchPlanExecutor::TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDe
     if (devices.empty()) {
         throw InputError("plan executor: no devices");
     }
+    if (devices.size() > 64) {
+        throw InputError("plan executor: " + std::to_string(devices.size()) +
+                         " devices, at most 64 are supported");
+    }
     for (const ExecutionDevice& dev : devices) {
         detail::requireCuda(dev);
         if (dev.threads < 1) {
@@ -245,6 +276,18 @@ TorchPlanExecutor::TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDe
                                             })
                                ->threads);
     d->devices = std::move(devices);
+    d->sharesCpu.assign(d->devices.size(), 0);
+    for (std::size_t a = 0; a < d->devices.size(); ++a) {
+        for (std::size_t b = 0; b < d->devices.size(); ++b) {
+            const std::vector<int>& ca = d->devices[a].cpus;
+            const std::vector<int>& cb = d->devices[b].cpus;
+            if (a != b && std::any_of(ca.begin(), ca.end(), [&](int cpu) {
+                    return std::find(cb.begin(), cb.end(), cpu) != cb.end();
+                })) {
+                d->sharesCpu[a] |= std::uint64_t{1} << b;
+            }
+        }
+    }
     d->program = std::make_unique<detail::GraphProgram>(graph, inputs, options.seed);
     const detail::GraphProgram& program = *d->program;
     const std::size_t S = program.steps().size();
@@ -360,6 +403,7 @@ PlanRun TorchPlanExecutor::run(bool collectOutputs) {
         d->runs.clear();
         d->runs.reserve(S);
         d->error = nullptr;
+        d->running = 0;
         d->busyWorkers = static_cast<int>(D);
         d->start = Clock::now();
         ++d->generation;

@@ -156,23 +156,31 @@ PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::i
     return toValidate;
 }
 
-PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,
-                            const ValidationOptions& options) {
-    if (options.repeats < 1 || options.repeats > 100000) {
-        throw InputError::forSetting("repeats", "expected 1 to 100000, got " +
-                                                    std::to_string(options.repeats));
-    }
-    if (options.warmup < 0 || options.warmup > 1000) {
-        throw InputError::forSetting("warmup",
-                                     "expected 0 to 1000, got " + std::to_string(options.warmup));
-    }
+namespace {
+
+/// A plan ready to run: its devices resolved on this machine, the prediction to compare with,
+/// its executor.
+struct PreparedPlan {
+    const PlanToValidate* plan = nullptr;
+    PlanValidation report;
+    std::vector<std::string> deviceIds;
+    std::vector<ExecutionDevice> execDevices;
+    std::vector<const Device*> realDevices;
+    std::vector<std::int32_t> nodeDevice;
+    std::optional<Prediction> prediction;
+    std::unique_ptr<PlanExecutor> executor;
+    std::vector<PlanRun> runs;
+    double energyUj = 0.0; ///< RAPL around its timed runs
+    bool energyRead = true;
+};
+
+PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,
+                         const ValidationOptions& options, const DeviceInventory& inventory) {
     if (plan.assignment.size() != g.nodes.size()) {
         throw InputError(plan.label + ": the assignment has " +
                          std::to_string(plan.assignment.size()) + " entries for " +
                          std::to_string(g.nodes.size()) + " nodes");
     }
-    const DeviceInventory inventory = discoverDevices(options.catalog);
-
     // The plan's devices, in order of first use; modelled or absent ones refuse the plan.
     std::vector<std::string> deviceIds;
     std::map<std::string, int> nodesOn;
@@ -201,11 +209,13 @@ PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLi
         throw InputError(plan.label + " uses devices this machine does not have: " + absent +
                          " (see paretune devices)");
     }
-    PlanValidation report;
+    PreparedPlan prepared;
+    prepared.plan = &plan;
+    PlanValidation& report = prepared.report;
     report.repeats = options.repeats;
     report.warmup = options.warmup;
-    std::vector<ExecutionDevice> execDevices;
-    std::vector<const Device*> realDevices;
+    std::vector<ExecutionDevice>& execDevices = prepared.execDevices;
+    std::vector<const Device*>& realDevices = prepared.realDevices;
     for (const std::string& id : deviceIds) {
         realDevices.push_back(inventory.find(id));
         execDevices.push_back(executionDeviceFor(*realDevices.back()));
@@ -213,7 +223,8 @@ PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLi
                                   execDevices.back().cpus, execDevices.back().threads,
                                   nodesOn[id]});
     }
-    std::vector<std::int32_t> nodeDevice(g.nodes.size(), -1);
+    std::vector<std::int32_t>& nodeDevice = prepared.nodeDevice;
+    nodeDevice.assign(g.nodes.size(), -1);
     for (std::size_t n = 0; n < g.nodes.size(); ++n) {
         if (!plan.assignment[n].empty()) {
             nodeDevice[n] = static_cast<std::int32_t>(
@@ -225,7 +236,7 @@ PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLi
         }
     }
 
-    std::optional<Prediction> prediction;
+    std::optional<Prediction>& prediction = prepared.prediction;
     if (options.catalog) {
         prediction =
             simulateAgain(g, plan, deviceIds, *options.catalog, inventory, library, options);
@@ -233,52 +244,25 @@ PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLi
         report.note = "no catalog: per-operator predictions are not available, the plan's "
                       "objectives are compared";
     }
+    prepared.deviceIds = std::move(deviceIds);
+    prepared.executor = std::make_unique<PlanExecutor>(
+        g, execDevices, nodeDevice, prediction ? prediction->order : std::vector<NodeId>{});
+    return prepared;
+}
 
-    // Execution: warm-up, then timed runs; RAPL around the timed runs when readable.
-    const int totalRuns = std::max(options.warmup, 1) + options.repeats;
-    int runsDone = 0;
-    const auto step = [&](const char* what) {
-        ++runsDone;
-        if (options.progress) {
-            options.progress->report(static_cast<double>(runsDone) / totalRuns,
-                                     std::string(what) + " run " + std::to_string(runsDone) + "/" +
-                                         std::to_string(totalRuns));
-        }
-        return options.progress && options.progress->cancelled();
-    };
-    PlanExecutor executor(g, execDevices, nodeDevice,
-                          prediction ? prediction->order : std::vector<NodeId>{});
-    try {
-        executor.run(); // also the check that every node runs here
-        bool stop = step("warm-up");
-        for (int i = 1; i < options.warmup && !stop; ++i) {
-            executor.run();
-            stop = step("warm-up");
-        }
-        if (stop) {
-            report.cancelled = true;
-            return report;
-        }
-    } catch (const ExecutionError& e) {
-        if (e.unsupported()) {
-            throw InputError(g.sourcePath + " cannot be executed here: " + e.what());
-        }
-        throw;
-    }
-    const std::optional<RaplEnergy> meter = RaplEnergy::open();
-    const auto before = meter ? meter->read() : std::nullopt;
-    std::vector<PlanRun> runs;
-    runs.reserve(static_cast<std::size_t>(options.repeats));
-    for (int i = 0; i < options.repeats; ++i) {
-        runs.push_back(executor.run());
-        if (step("timed")) {
-            report.cancelled = true;
-            return report;
-        }
-    }
-    const auto after = meter ? meter->read() : std::nullopt;
-    if (before && after) {
-        report.energyMj.measured = meter->deltaUj(*before, *after) / 1000.0 / options.repeats;
+/// The report of a plan whose timed runs are done, stored in the library.
+PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibrary& library,
+                              const ValidationOptions& options) {
+    const PlanToValidate& plan = *prepared.plan;
+    PlanValidation& report = prepared.report;
+    const std::vector<std::string>& deviceIds = prepared.deviceIds;
+    const std::vector<ExecutionDevice>& execDevices = prepared.execDevices;
+    const std::vector<const Device*>& realDevices = prepared.realDevices;
+    const std::vector<std::int32_t>& nodeDevice = prepared.nodeDevice;
+    const std::optional<Prediction>& prediction = prepared.prediction;
+    const std::vector<PlanRun>& runs = prepared.runs;
+    if (prepared.energyRead) {
+        report.energyMj.measured = prepared.energyUj / 1000.0 / options.repeats;
         report.energyMj.measuredSource = "rapl (package, idle included)";
     }
     std::vector<double> walls;
@@ -408,6 +392,105 @@ PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLi
     library.addSamples(samples); // one transaction; existing samples are untouched
     report.storedSamples = samples.size();
     return report;
+}
+
+/// Runs the plans in turn, one run of each per round (A/B interleaving: a machine that slows
+/// down slows every plan alike): warm-up rounds, then `repeats` timed rounds, RAPL read around
+/// each timed run. false when cancelled.
+bool runInterleaved(const Graph& g, std::vector<PreparedPlan>& plans,
+                    const ValidationOptions& options) {
+    const int warmups = std::max(options.warmup, 1);
+    const int totalRuns = (warmups + options.repeats) * static_cast<int>(plans.size());
+    int runsDone = 0;
+    const auto step = [&](const char* what) {
+        ++runsDone;
+        if (options.progress) {
+            options.progress->report(static_cast<double>(runsDone) / totalRuns,
+                                     std::string(what) + " run " + std::to_string(runsDone) + "/" +
+                                         std::to_string(totalRuns));
+        }
+        return options.progress && options.progress->cancelled();
+    };
+    try {
+        for (int i = 0; i < warmups; ++i) { // the first also checks that every node runs here
+            for (PreparedPlan& p : plans) {
+                p.executor->run();
+                if (step("warm-up")) {
+                    return false;
+                }
+            }
+        }
+    } catch (const ExecutionError& e) {
+        if (e.unsupported()) {
+            throw InputError(g.sourcePath + " cannot be executed here: " + e.what());
+        }
+        throw;
+    }
+    const std::optional<RaplEnergy> meter = RaplEnergy::open();
+    for (PreparedPlan& p : plans) {
+        p.runs.reserve(static_cast<std::size_t>(options.repeats));
+        p.energyRead = meter.has_value();
+    }
+    for (int i = 0; i < options.repeats; ++i) {
+        for (PreparedPlan& p : plans) {
+            const auto before = meter ? meter->read() : std::nullopt;
+            p.runs.push_back(p.executor->run());
+            const auto after = meter ? meter->read() : std::nullopt;
+            if (before && after) {
+                p.energyUj += meter->deltaUj(*before, *after);
+            } else {
+                p.energyRead = false;
+            }
+            if (step("timed")) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void checkRuns(const ValidationOptions& options) {
+    if (options.repeats < 1 || options.repeats > 100000) {
+        throw InputError::forSetting("repeats", "expected 1 to 100000, got " +
+                                                    std::to_string(options.repeats));
+    }
+    if (options.warmup < 0 || options.warmup > 1000) {
+        throw InputError::forSetting("warmup",
+                                     "expected 0 to 1000, got " + std::to_string(options.warmup));
+    }
+}
+
+} // namespace
+
+std::vector<PlanValidation> validatePlans(const Graph& g, std::span<const PlanToValidate> plans,
+                                          SampleLibrary& library,
+                                          const ValidationOptions& options) {
+    checkRuns(options);
+    const DeviceInventory inventory = discoverDevices(options.catalog);
+    std::vector<PreparedPlan> prepared;
+    prepared.reserve(plans.size());
+    for (const PlanToValidate& plan : plans) {
+        prepared.push_back(preparePlan(g, plan, library, options, inventory));
+    }
+    std::vector<PlanValidation> reports;
+    if (!runInterleaved(g, prepared, options)) {
+        for (PreparedPlan& p : prepared) {
+            p.report.cancelled = true;
+            reports.push_back(std::move(p.report));
+        }
+        return reports;
+    }
+    for (PreparedPlan& p : prepared) {
+        reports.push_back(reportAndStore(g, p, library, options));
+    }
+    return reports;
+}
+
+PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,
+                            const ValidationOptions& options) {
+    return std::move(validatePlans(g, std::span<const PlanToValidate>(&plan, 1), library,
+                                   options)
+                         .front());
 }
 
 } // namespace paretune

@@ -6,6 +6,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -112,5 +113,13 @@ struct PlanValidation {
 /// missing from costDevices, a model this build cannot execute.
 PlanValidation validatePlan(const Graph& graph, const PlanToValidate& plan, SampleLibrary& library,
                             const ValidationOptions& options);
+
+/// validatePlan for several plans timed A/B-interleaved: every plan is prepared (and refused)
+/// first, then each round runs every plan once in turn, so a machine that slows down slows them
+/// alike. `options.repeats` timed runs of each; progress counts the runs of all plans. Reports
+/// in the order of `plans`; when cancelled, every report is marked so and nothing is stored.
+std::vector<PlanValidation> validatePlans(const Graph& graph, std::span<const PlanToValidate> plans,
+                                          SampleLibrary& library,
+                                          const ValidationOptions& options);
 
 } // namespace paretune
