@@ -236,7 +236,8 @@ void TestStore::createsFolderAndSchema() {
     QCOMPARE(tables, QStringList({QStringLiteral("device_benchmarks"), QStringLiteral("devices"),
                                   QStringLiteral("models"), QStringLiteral("op_signatures"),
                                   QStringLiteral("perf_samples"), QStringLiteral("plans"),
-                                  QStringLiteral("predictors"), QStringLiteral("stale_marks")}));
+                                  QStringLiteral("predictors"), QStringLiteral("stale_marks"),
+                                  QStringLiteral("tune_rounds")}));
     const QStringList columns =
         rawQuery(path, "SELECT group_concat(name, ',') FROM pragma_table_info('perf_samples')");
     QCOMPARE(columns.value(0),
@@ -498,10 +499,10 @@ void TestStore::migratesVersionOneLibrary() {
         f.store(library);
         library.addSamples(std::vector<Sample>{f.sample(10.0)});
     }
-    rawQuery(path, "DROP TABLE device_benchmarks; PRAGMA user_version = 1");
+    rawQuery(path, "DROP TABLE device_benchmarks; DROP TABLE tune_rounds; PRAGMA user_version = 1");
     QCOMPARE(rawQuery(path, "PRAGMA user_version"), QStringList{QStringLiteral("1")});
     SampleLibrary library = SampleLibrary::open(path.toStdString());
-    QCOMPARE(library.schemaVersion(), 2);
+    QCOMPARE(library.schemaVersion(), SampleLibrary::kSchemaVersion);
     QCOMPARE(library.sampleCount(), 1);
     const Fixture f;
     QVERIFY(recordBenchmark(library, f.device.fingerprint, MicroBenchmark{1.0, 1.0, 0.0})

@@ -11,6 +11,7 @@
 #include "profile_command.h"
 #endif
 #if PARETUNE_WITH_TORCH
+#include "tune_command.h"
 #include "validate_command.h"
 #endif
 #include "search_command.h"
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
 #endif
 #if PARETUNE_WITH_TORCH
     paretune::cli::addValidateCommand(app);
+    paretune::cli::addTuneCommand(app);
 #endif
     try {
         app.parse(argc, argv);

@@ -488,9 +488,8 @@ std::vector<PlanValidation> validatePlans(const Graph& g, std::span<const PlanTo
 
 PlanValidation validatePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,
                             const ValidationOptions& options) {
-    return std::move(validatePlans(g, std::span<const PlanToValidate>(&plan, 1), library,
-                                   options)
-                         .front());
+    return std::move(
+        validatePlans(g, std::span<const PlanToValidate>(&plan, 1), library, options).front());
 }
 
 } // namespace paretune

@@ -119,7 +119,6 @@ PlanValidation validatePlan(const Graph& graph, const PlanToValidate& plan, Samp
 /// alike. `options.repeats` timed runs of each; progress counts the runs of all plans. Reports
 /// in the order of `plans`; when cancelled, every report is marked so and nothing is stored.
 std::vector<PlanValidation> validatePlans(const Graph& graph, std::span<const PlanToValidate> plans,
-                                          SampleLibrary& library,
-                                          const ValidationOptions& options);
+                                          SampleLibrary& library, const ValidationOptions& options);
 
 } // namespace paretune

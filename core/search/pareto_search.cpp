@@ -476,24 +476,6 @@ private:
     std::vector<std::uint64_t> m_tmpHash;
 };
 
-/// Progress of one stage of a staged search: fractions mapped into [offset, offset + scale].
-class StageProgress : public Progress {
-public:
-    StageProgress(Progress* inner, double offset, double scale, std::string stage)
-        : m_inner(inner), m_offset(offset), m_scale(scale), m_stage(std::move(stage)) {}
-    void report(double fraction, const std::string& message) override {
-        m_inner->report(m_offset + m_scale * fraction, m_stage + " " + message);
-    }
-    bool cancelled() const override { return m_inner->cancelled(); }
-    void sample(int step, double value) override { m_inner->sample(step, value); }
-
-private:
-    Progress* m_inner;
-    double m_offset;
-    double m_scale;
-    std::string m_stage;
-};
-
 } // namespace
 
 SearchResult searchPareto(Simulator& sim, const SearchOptions& options, Progress* progress) {

@@ -94,6 +94,16 @@ struct PlanRecord {
     std::string createdAt;
 };
 
+/// One committed round of a tune run (`paretune tune`): a row of the tune_rounds table.
+struct TuneRoundRecord {
+    std::int64_t id = 0; ///< assigned by SampleLibrary::addTuneRound
+    std::string tuneKey; ///< the run's settings, hashed: a rerun with the same key resumes
+    std::int32_t round = 0;
+    std::string modelFingerprint;
+    std::string recordJson; ///< JSON: the round's plans and measurements
+    std::string createdAt;
+};
+
 /// A trained performance predictor: a row of the predictors table. `trainSetJson` holds what
 /// a predictor needs besides its weights (feature vocabulary, normalisation statistics, the
 /// devices it knows, options); `metricsJson` its evaluation; `weights` is an opaque binary

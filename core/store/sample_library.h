@@ -54,7 +54,7 @@ public:
     };
 
     /// Schema version this build writes; files at a lower version are migrated on open.
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
     /// PRAGMA application_id of a Paretune library: "PRTN".
     static constexpr std::int32_t kApplicationId = 0x5052544e;
 
@@ -101,6 +101,9 @@ public:
     std::int64_t markDeviceStale(std::string_view deviceFingerprint, std::string_view reason);
     /// Inserts a plan (its model must be stored) and returns its id. Plans are only added.
     std::int64_t addPlan(const PlanRecord& plan);
+    /// Stores one round of a tune run (its model must be stored) in one transaction and returns
+    /// its id. InputError when the run already has that round.
+    std::int64_t addTuneRound(const TuneRoundRecord& round);
     /// Stores a trained predictor (one transaction) and returns its id. Predictors are never
     /// overwritten: a retrained one is a new row, the newest is the one in use.
     std::int64_t addPredictor(const PredictorRecord& predictor);
@@ -124,6 +127,8 @@ public:
     std::int64_t sampleCount() const;
     /// The plans stored for a model (every model when the fingerprint is empty), oldest first.
     std::vector<PlanRecord> plans(std::string_view modelFingerprint = {}) const;
+    /// The rounds stored for a tune run, by round.
+    std::vector<TuneRoundRecord> tuneRounds(std::string_view tuneKey) const;
     std::optional<PredictorRecord> predictor(std::int64_t id) const;
     /// The newest predictor (highest id), if any was trained.
     std::optional<PredictorRecord> latestPredictor() const;

@@ -123,6 +123,52 @@ std::vector<PlanRecord> SampleLibrary::plans(std::string_view modelFingerprint) 
     return result;
 }
 
+std::int64_t SampleLibrary::addTuneRound(const TuneRoundRecord& round) {
+    requireKey(round.modelFingerprint, kFingerprintLength, "tune round: model fingerprint");
+    const std::string record = jsonText(round.recordJson, "tune round record_json");
+    if (round.tuneKey.empty() || round.round < 0) {
+        throw InputError("tune round: needs a key and a round of 0 or more");
+    }
+    WriteTransaction transaction(*m_impl);
+    {
+        Query exists(*m_impl,
+                     m_impl->statement("SELECT 1 FROM tune_rounds WHERE tune_key = ?1 AND "
+                                       "round = ?2"),
+                     "read tune rounds");
+        exists.bind(1, round.tuneKey).bind(2, std::int64_t{round.round});
+        if (exists.step()) {
+            throw InputError("tune round " + std::to_string(round.round) + " of run " +
+                             round.tuneKey + " is already stored");
+        }
+    }
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO tune_rounds(tune_key, round, model_fingerprint, "
+                              "record_json, created_at) VALUES(?1, ?2, ?3, ?4, ?5)"),
+            "store a tune round");
+    q.bind(1, round.tuneKey)
+        .bind(2, std::int64_t{round.round})
+        .bind(3, round.modelFingerprint)
+        .bind(4, record)
+        .bind(5, orNow(round.createdAt));
+    const std::int64_t id = q.insert();
+    transaction.commit();
+    return id;
+}
+
+std::vector<TuneRoundRecord> SampleLibrary::tuneRounds(std::string_view tuneKey) const {
+    Query q(*m_impl,
+            m_impl->statement("SELECT id, tune_key, round, model_fingerprint, record_json, "
+                              "created_at FROM tune_rounds WHERE tune_key = ?1 ORDER BY round"),
+            "read tune rounds");
+    q.bind(1, tuneKey);
+    std::vector<TuneRoundRecord> result;
+    while (q.step()) {
+        result.push_back({q.integer(0), q.text(1), static_cast<std::int32_t>(q.integer(2)),
+                          q.text(3), q.text(4), q.text(5)});
+    }
+    return result;
+}
+
 std::int64_t SampleLibrary::addPredictor(const PredictorRecord& predictor) {
     const std::string trainSet = jsonText(predictor.trainSetJson, "predictor train_set_json");
     const std::string metrics = jsonText(predictor.metricsJson, "predictor metrics_json");

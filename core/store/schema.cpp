@@ -95,9 +95,25 @@ CREATE TABLE device_benchmarks(
 CREATE INDEX device_benchmarks_by_device ON device_benchmarks(device_fingerprint, is_reference);
 )sql";
 
+// Version 3: the rounds of `paretune tune`, one row per round committed: what was searched,
+// validated and measured (the plans, their in-plan node times). A rerun with the same settings
+// (the key) resumes after the last stored round.
+constexpr const char* kVersion3 = R"sql(
+CREATE TABLE tune_rounds(
+  id                INTEGER PRIMARY KEY,
+  tune_key          TEXT NOT NULL,
+  round             INTEGER NOT NULL CHECK(round >= 0),
+  model_fingerprint TEXT NOT NULL REFERENCES models(fingerprint),
+  record_json       TEXT NOT NULL,
+  created_at        TEXT NOT NULL,
+  UNIQUE(tune_key, round)
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "devices, models, op_signatures, perf_samples, stale_marks, predictors, plans", kVersion1},
     {2, "device_benchmarks", kVersion2},
+    {3, "tune_rounds", kVersion3},
 };
 
 } // namespace

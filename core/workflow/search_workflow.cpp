@@ -39,10 +39,15 @@ std::optional<LibraryCosts> libraryCosts(CostTable& table, const Graph& graph,
     }
     SampleLibrary samples =
         SampleLibrary::open(request.dbPath, SampleLibrary::OpenMode::ExistingOnly);
-    return costsFromLibrary(table, graph, catalog, samples);
+    return searchCostsFromLibrary(table, graph, catalog, samples);
 }
 
 } // namespace
+
+LibraryCosts searchCostsFromLibrary(CostTable& table, const Graph& graph,
+                                    const DeviceCatalog& catalog, SampleLibrary& library) {
+    return costsFromLibrary(table, graph, catalog, library);
+}
 
 SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const SearchRequest& request,
                     Progress* progress) {
@@ -83,6 +88,9 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
                      "' is a measured device without samples here; its operators count as "
                      "unsupported"});
         }
+    }
+    if (request.refineCosts) {
+        request.refineCosts(table, graph);
     }
     run.hostAdded = std::find(request.deviceIds.begin(), request.deviceIds.end(), catalog.host) ==
                     request.deviceIds.end();

@@ -6,6 +6,7 @@
 #include "search/pareto_search.h"
 #include "search/plans_document.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@ namespace paretune {
 struct DeviceCatalog;
 struct Graph;
 struct Progress;
+class SampleLibrary;
 class Simulator;
 
 struct SearchRequest {
@@ -28,6 +30,9 @@ struct SearchRequest {
     /// a measured device is searched and the file exists (the workbench's default library may
     /// not exist yet).
     enum class Library { Required, IfPresent } library = Library::Required;
+    /// Applied to the cost table once the library's costs are in, before the search (the tune
+    /// loop's in-plan measurements).
+    std::function<void(CostTable&, const Graph&)> refineCosts;
 };
 
 /// One search and everything its callers show or write. The simulator refers to `costs` and
@@ -49,6 +54,11 @@ struct SearchRun {
     SearchRun& operator=(SearchRun&&) noexcept;
     ~SearchRun();
 };
+
+/// The costs a search takes from the sample library for the catalog's measured devices
+/// (costsFromLibrary); validation of a searched plan fills its rebuilt table the same way.
+LibraryCosts searchCostsFromLibrary(CostTable& table, const Graph& graph,
+                                    const DeviceCatalog& catalog, SampleLibrary& library);
 
 /// Builds the cost table (modelled from the catalog; measured and predicted cells from the
 /// library for the catalog's measured devices), then searches. Throws InputError for unusable

@@ -1,0 +1,234 @@
+#include "tune_command.h"
+
+#include "terminal_progress.h"
+
+#include "common/input_error.h"
+#include "common/json_reader.h"
+#include "common/output_file.h"
+#include "cost/device_catalog.h"
+#include "graph/onnx_importer.h"
+#include "search/objective.h"
+#include "store/sample_library.h"
+#include "workflow/tune_workflow.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace paretune::cli {
+
+namespace {
+
+struct TuneArguments {
+    std::string model;
+    std::string devices;
+    std::string catalog;
+    std::string db;
+    std::string objectives = "latency,energy,memory";
+    std::int32_t population = 200;
+    std::int32_t generations = 300;
+    std::uint64_t seed = 1;
+    int rounds = 3;
+    int validate = 3;
+    int repeats = 20;
+    int warmup = 2;
+    double target = 5.0; // percent
+    std::int32_t maxPlans = 50;
+    std::string out;
+    bool json = false;
+};
+
+std::vector<std::string> splitDevices(const std::string& text) {
+    std::vector<std::string> items;
+    std::size_t begin = 0;
+    while (begin <= text.size()) {
+        const std::size_t end = std::min(text.find(',', begin), text.size());
+        if (end > begin) {
+            items.push_back(text.substr(begin, end - begin));
+        }
+        begin = end + 1;
+    }
+    return items;
+}
+
+std::string percent(double fraction) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.1f%%", fraction * 100.0);
+    return text;
+}
+
+void printRounds(const TuneRun& run) {
+    for (const TuneRound& r : run.rounds) {
+        std::printf("Round %d%s: latency error max %.1f%%, median %.1f%% over %zu plans; costs: "
+                    "%d nodes in context, %d scaled",
+                    r.index + 1, r.resumed ? " (stored)" : "", r.maxAbsError * 100.0,
+                    r.medianAbsError * 100.0, r.plans.size(), r.fit.nodesInContext,
+                    r.fit.nodesScaled);
+        for (const FittedContention& c : r.fit.contention) {
+            std::printf("; %s beside %s x%.2f", c.device.c_str(), c.other.c_str(), c.factor);
+        }
+        std::printf("\n");
+        for (const TunedPlan& p : r.plans) {
+            std::printf("  %-14s predicted %9.3f ms  measured %9.3f ms (p10 %.3f, p90 %.3f, "
+                        "%d runs)  error %s\n",
+                        p.label.c_str(), p.simulated.latencyUs / 1e3, p.measured.medianUs / 1e3,
+                        p.measured.p10Us / 1e3, p.measured.p90Us / 1e3, p.measured.runs,
+                        percent(p.error).c_str());
+        }
+    }
+}
+
+void runTuneCommand(const TuneArguments& args) {
+    const std::vector<std::string> deviceIds = splitDevices(args.devices);
+    if (deviceIds.empty() || deviceIds.size() > 8) {
+        throw InputError("--devices: expected one to eight device ids separated by commas, got \"" +
+                         args.devices + "\"");
+    }
+    if (!(args.target > 0.0 && args.target < 100.0)) {
+        throw InputError("--target: expected a percentage above 0 and below 100");
+    }
+    TuneRequest request;
+    request.deviceIds = deviceIds;
+    request.options.objectives = parseObjectives(args.objectives);
+    request.options.population = args.population;
+    request.options.generations = args.generations;
+    request.options.seed = args.seed;
+    request.catalogOrigin = args.catalog;
+    request.dbPath = args.db.empty() ? defaultSampleLibraryPath().string() : args.db;
+    request.rounds = args.rounds;
+    request.validate = args.validate;
+    request.repeats = args.repeats;
+    request.warmup = args.warmup;
+    request.targetError = args.target / 100.0;
+    if (args.maxPlans < 0) {
+        throw InputError("--max-plans: expected 0 (all) or more, got " +
+                         std::to_string(args.maxPlans));
+    }
+    request.maxPlans = static_cast<std::size_t>(args.maxPlans);
+    if (!std::filesystem::exists(request.dbPath)) {
+        throw InputError("--db: " + request.dbPath +
+                         " does not exist: profile the model on each device first (paretune "
+                         "profile MODEL --device ID --db " +
+                         request.dbPath + ")");
+    }
+
+    const DeviceCatalog catalog = loadDeviceCatalog(args.catalog);
+    const ImportResult imported = importOnnxFile(args.model);
+    const Graph& g = imported.graph;
+    TerminalProgress progress("tune");
+    TuneRun run;
+    try {
+        run = runTune(g, catalog, request, args.json ? nullptr : &progress);
+    } catch (const InputError& e) {
+        if (e.setting() == "db") {
+            throw InputError("--db: " + e.problem() + " (paretune profile " + args.model +
+                             " --device ID --db " + request.dbPath + ")");
+        }
+        throw;
+    }
+    for (const Diagnostic& d : run.diagnostics) {
+        std::fprintf(stderr, "note: %s\n", d.message.c_str());
+    }
+    if (run.rounds.empty()) {
+        throw std::runtime_error("tune: no round ran");
+    }
+    if (!args.out.empty()) {
+        writeOutputFile(args.out, dumpJson(run.document, 2) + "\n");
+    }
+    if (args.out == "-") {
+        return;
+    }
+    if (args.json) {
+        std::cout << dumpJson(run.document, 2) << "\n";
+        return;
+    }
+    std::printf("Model        %s\n", g.sourcePath.c_str());
+    std::printf("Devices      %s (catalog %s, library %s)\n", args.devices.c_str(),
+                args.catalog.c_str(), request.dbPath.c_str());
+    std::printf("Tune         %zu rounds of up to %d, %d front plans and the best baselines each, "
+                "%d interleaved runs per plan; %s\n\n",
+                run.rounds.size(), args.rounds, args.validate, args.repeats,
+                run.converged ? "converged (every validated plan within the target)"
+                              : "not converged within the rounds");
+    printRounds(run);
+
+    std::printf("\n%5s  %-10s %12s %26s %12s  %s\n", "Plan", "Baseline", "Predicted ms",
+                "Measured ms (p10-p90)", "Energy mJ", "Claims");
+    for (const nlohmann::json& p : run.document["plans"]) {
+        std::string measured = "-";
+        if (!p["measured"].is_null()) {
+            char text[64];
+            std::snprintf(text, sizeof text, "%.3f (%.3f-%.3f)",
+                          p["measured"]["median_us"].get<double>() / 1e3,
+                          p["measured"]["p10_us"].get<double>() / 1e3,
+                          p["measured"]["p90_us"].get<double>() / 1e3);
+            measured = text;
+        }
+        std::string claims;
+        for (const nlohmann::json& c : p["claims"]) {
+            const std::string status = c["status"].get<std::string>();
+            claims += (claims.empty() ? "" : "; ") +
+                      std::string(status == "contradicted" ? "CONTRADICTED: " : "") + "beats " +
+                      c["baseline"].get<std::string>() + " (" + status + ")";
+        }
+        if (claims.empty()) {
+            claims = p["on_front"].get<bool>() ? "front" : "-";
+        }
+        std::printf("%5lld  %-10s %12.3f %26s %12.3f  %s\n", p["id"].get<long long>(),
+                    p["baseline"].is_null() ? "-" : p["baseline"].get<std::string>().c_str(),
+                    p["latency_us"].get<double>() / 1e3, measured.c_str(),
+                    p["energy_mj"].get<double>(), claims.c_str());
+    }
+    if (!args.out.empty()) {
+        std::printf("\nWrote %zu plans to %s\n", run.document["plans"].size(), args.out.c_str());
+    }
+}
+
+} // namespace
+
+void addTuneCommand(CLI::App& app) {
+    auto args = std::make_shared<TuneArguments>();
+    CLI::App* cmd = app.add_subcommand(
+        "tune", "Search, validate plans along the front and the best baselines on this machine, "
+                "learn from what was measured, and search again until prediction and "
+                "measurement agree");
+    cmd->add_option("model", args->model, "ONNX model file")->required();
+    cmd->add_option("--devices", args->devices,
+                    "Real devices to place on, e.g. cpu:0,cpu:1,cpu (see paretune devices)")
+        ->required();
+    cmd->add_option("--catalog", args->catalog,
+                    "Device catalog marking the devices measured (e.g. "
+                    "resources/catalogs/cpu_cores.json)")
+        ->required();
+    cmd->add_option("--db", args->db,
+                    "Sample library with the model's samples on every device; the rounds are "
+                    "stored there (default $XDG_DATA_HOME/paretune/samples.db)");
+    cmd->add_option("--rounds", args->rounds, "At most this many rounds (default 3)");
+    cmd->add_option("--validate", args->validate,
+                    "Front plans validated per round, besides the best baselines (default 3)");
+    cmd->add_option("--repeats", args->repeats,
+                    "Timed runs of each plan per round, interleaved (default 20)");
+    cmd->add_option("--warmup", args->warmup, "Untimed runs of each plan first (default 2)");
+    cmd->add_option("--target", args->target,
+                    "Stop once every validated plan's latency error is within this percentage "
+                    "(default 5)");
+    cmd->add_option("--objectives", args->objectives,
+                    "Two or three of latency, energy, power, memory (default "
+                    "latency,energy,memory)");
+    cmd->add_option("--population", args->population, "Population size (default 200)");
+    cmd->add_option("--generations", args->generations, "Generations (default 300)");
+    cmd->add_option("--seed", args->seed, "Random seed (default 1)");
+    cmd->add_option("--max-plans", args->maxPlans,
+                    "Plans of the final front to output, spread along it (default 50, 0: all)");
+    cmd->add_option("--out", args->out,
+                    "Write the plans (with their measurements) as JSON to this file (- for "
+                    "stdout)");
+    cmd->add_flag("--json", args->json, "Machine-readable output on stdout");
+    cmd->callback([args] { runTuneCommand(*args); });
+}
+
+} // namespace paretune::cli

@@ -1,0 +1,195 @@
+#include "workflow/in_context_costs.h"
+
+#include "graph/graph.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace paretune {
+
+namespace {
+
+constexpr double kAloneShare = 0.05;    // beside other work for less than this share: alone
+constexpr double kContendedShare = 0.5; // beside one device for at least this share: contended
+constexpr int kMinObservations = 3;
+constexpr double kMaxContention = 4.0;
+
+double medianOf(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+} // namespace
+
+nlohmann::json InContextFit::toJson() const {
+    nlohmann::json scales = nlohmann::json::object();
+    for (const auto& [device, scale] : deviceScale) {
+        scales[device] = {{"scale", scale}, {"observations", deviceObservations.at(device)}};
+    }
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const FittedContention& c : contention) {
+        pairs.push_back({{"device", c.device},
+                         {"beside", c.other},
+                         {"factor", c.factor},
+                         {"observations", c.observations}});
+    }
+    return {{"nodes_in_context", nodesInContext},
+            {"nodes_scaled", nodesScaled},
+            {"device_scales", scales},
+            {"contention", pairs}};
+}
+
+std::vector<std::pair<NodeContext, std::string>> nodeContexts(const PlanObservation& plan,
+                                                              const CostTable& table) {
+    std::vector<std::pair<NodeContext, std::string>> contexts;
+    contexts.reserve(plan.nodes.size());
+    for (const NodeObservation& a : plan.nodes) {
+        const double duration = a.endUs - a.beginUs;
+        const std::int32_t da = table.findDevice(a.device);
+        std::map<std::string, double> beside; // other device → overlap, µs
+        for (const NodeObservation& b : plan.nodes) {
+            if (b.device == a.device) {
+                continue;
+            }
+            const std::int32_t db = table.findDevice(b.device);
+            if (da >= 0 && db >= 0 && table.exclusive(da, db)) {
+                continue; // they share a core: the executor never runs them side by side
+            }
+            const double overlap = std::min(a.endUs, b.endUs) - std::max(a.beginUs, b.beginUs);
+            if (overlap > 0.0) {
+                beside[b.device] += overlap;
+            }
+        }
+        double total = 0.0;
+        std::string most;
+        double mostUs = 0.0;
+        for (const auto& [device, us] : beside) {
+            total += us;
+            if (us > mostUs) {
+                most = device;
+                mostUs = us;
+            }
+        }
+        if (!(duration > 0.0)) {
+            contexts.emplace_back(NodeContext::Mixed, std::string());
+        } else if (total < kAloneShare * duration) {
+            contexts.emplace_back(NodeContext::Alone, std::string());
+        } else if (mostUs >= kContendedShare * duration) {
+            contexts.emplace_back(NodeContext::Contended, most);
+        } else {
+            contexts.emplace_back(NodeContext::Mixed, std::string());
+        }
+    }
+    return contexts;
+}
+
+InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
+                                 const std::vector<PlanObservation>& plans) {
+    using Key = std::pair<NodeId, std::int32_t>;
+    std::map<Key, std::vector<double>> alone;
+    struct Contended {
+        Key key;
+        std::int32_t other;
+        double us;
+    };
+    std::vector<Contended> contended;
+    for (const PlanObservation& plan : plans) {
+        const auto contexts = nodeContexts(plan, table);
+        for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+            const NodeObservation& o = plan.nodes[i];
+            const NodeId node = graph.findNode(o.node);
+            const std::int32_t d = table.findDevice(o.device);
+            if (node == kNone || d < 0 || !(o.us > 0.0) ||
+                graph.nodes[static_cast<std::size_t>(node)].kind != NodeKind::Compute) {
+                continue;
+            }
+            if (contexts[i].first == NodeContext::Alone) {
+                alone[{node, d}].push_back(o.us);
+            } else if (contexts[i].first == NodeContext::Contended) {
+                const std::int32_t e = table.findDevice(contexts[i].second);
+                if (e >= 0) {
+                    contended.push_back({{node, d}, e, o.us});
+                }
+            }
+        }
+    }
+
+    InContextFit fit;
+    // Per device: in-plan alone / the table's cell.
+    std::map<std::int32_t, std::vector<double>> ratios;
+    std::map<Key, double> inContext;
+    for (const auto& [key, times] : alone) {
+        const CostCell& cell = table.cell(key.first, key.second);
+        const double us = medianOf(times);
+        inContext[key] = us;
+        if (cell.supported() && cell.latencyUs > 0.0) {
+            ratios[key.second].push_back(us / cell.latencyUs);
+        }
+    }
+    std::map<std::int32_t, double> scale;
+    for (const auto& [d, values] : ratios) {
+        const std::string& id = table.device(d).id;
+        fit.deviceObservations[id] = static_cast<int>(values.size());
+        if (static_cast<int>(values.size()) >= kMinObservations) {
+            scale[d] = medianOf(values);
+            fit.deviceScale[id] = scale[d];
+        }
+    }
+    // The time a node would take alone in a plan: measured so, else its cell scaled.
+    const auto aloneUs = [&](const Key& key) {
+        if (const auto it = inContext.find(key); it != inContext.end()) {
+            return it->second;
+        }
+        const auto s = scale.find(key.second);
+        return table.cell(key.first, key.second).latencyUs * (s == scale.end() ? 1.0 : s->second);
+    };
+    std::map<std::pair<std::int32_t, std::int32_t>, std::vector<double>> slowdowns;
+    for (const Contended& c : contended) {
+        const double expected = aloneUs(c.key);
+        if (table.cell(c.key.first, c.key.second).supported() && expected > 0.0) {
+            slowdowns[{c.key.second, c.other}].push_back(c.us / expected);
+        }
+    }
+    for (const auto& [pair, values] : slowdowns) {
+        if (static_cast<int>(values.size()) < kMinObservations) {
+            continue;
+        }
+        const double factor = std::clamp(medianOf(values), 1.0, kMaxContention);
+        table.setContention(pair.first, pair.second, factor, CostSource::Measured);
+        fit.contention.push_back({table.device(pair.first).id, table.device(pair.second).id, factor,
+                                  static_cast<int>(values.size())});
+    }
+
+    // The cells: in-context times where measured, else scaled (energy in proportion).
+    for (NodeId n = 0; n < table.nodeCount(); ++n) {
+        if (graph.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
+            continue;
+        }
+        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+            CostCell cell = table.cell(n, d);
+            if (!cell.supported() || !(cell.latencyUs > 0.0)) {
+                continue;
+            }
+            double us = 0.0;
+            if (const auto it = inContext.find({n, d}); it != inContext.end()) {
+                us = it->second;
+                ++fit.nodesInContext;
+                cell.source = CostSource::Measured;
+                cell.uncertainty = 0.0;
+            } else if (const auto s = scale.find(d); s != scale.end()) {
+                us = cell.latencyUs * s->second;
+                ++fit.nodesScaled;
+            } else {
+                continue;
+            }
+            cell.energyUj *= us / cell.latencyUs;
+            cell.latencyUs = us;
+            table.setCell(n, d, cell);
+        }
+    }
+    return fit;
+}
+
+} // namespace paretune

@@ -1,0 +1,77 @@
+#pragma once
+// What plans measured on the hardware teach the next search: operator times inside plans,
+// per-device scales and contention between devices that run side by side (DESIGN.md "The plan,
+// second generation": the tune loop).
+#include "cost/cost_table.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace paretune {
+
+struct Graph;
+
+/// One compute node in the run of median wall time of a validated plan.
+struct NodeObservation {
+    std::string node;   ///< node name
+    std::string device; ///< device id
+    double us = 0.0;    ///< median duration over the timed runs
+    double beginUs = 0.0;
+    double endUs = 0.0;
+};
+
+/// A validated plan's nodes, as measured.
+struct PlanObservation {
+    std::vector<NodeObservation> nodes;
+};
+
+/// How a node overlapped work on the other devices of its plan.
+enum class NodeContext : std::uint8_t {
+    Alone,     ///< under 5% of its time beside another device's work
+    Contended, ///< at least half of its time beside one other device's work
+    Mixed,     ///< anything in between: not used
+};
+
+/// A contention factor fitted from in-plan measurements.
+struct FittedContention {
+    std::string device; ///< slowed
+    std::string other;  ///< running beside it
+    double factor = 1.0;
+    int observations = 0;
+};
+
+/// What applyInContextCosts changed, for reports.
+struct InContextFit {
+    int nodesInContext = 0;                    ///< cells set to a time measured inside plans
+    int nodesScaled = 0;                       ///< cells scaled by their device's in-plan factor
+    std::map<std::string, double> deviceScale; ///< in-plan / alone, median over nodes
+    std::map<std::string, int> deviceObservations;
+    std::vector<FittedContention> contention;
+
+    nlohmann::json toJson() const;
+};
+
+/// Fits and applies in-context costs to `table` (its cells as the search would use them):
+/// * a node measured alone inside plans (not beside another device's work) takes the median of
+///   those times on that device: the operator as it runs in a plan (caches, threads, the
+///   framework between nodes), which the library's isolated sample misses;
+/// * other nodes of a device scale by the median ratio in-plan / cell of its nodes measured
+///   alone (at least 3, else unchanged);
+/// * for a pair of devices that do not share a core, the median of (measured / expected alone)
+///   over nodes that ran at least half their time beside the other device is the pair's
+///   contention factor (at least 3 observations, clamped to [1, 4]; source measured).
+/// Devices or nodes the table lacks are ignored. Deterministic in the observations' order.
+InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
+                                 const std::vector<PlanObservation>& plans);
+
+/// The context of each node of a plan (by index into plan.nodes), given which devices of the
+/// table share a core (they cannot overlap). Devices the table lacks count as other devices.
+std::vector<std::pair<NodeContext, std::string>> nodeContexts(const PlanObservation& plan,
+                                                              const CostTable& table);
+
+} // namespace paretune

@@ -1,0 +1,533 @@
+#include "workflow/tune_workflow.h"
+
+#include "common/input_error.h"
+#include "common/progress.h"
+#include "common/sha256.h"
+#include "cost/device_catalog.h"
+#include "device/device.h"
+#include "device/device_fingerprint.h"
+#include "graph/graph.h"
+#include "plan/simulator.h"
+#include "profile/plan_validation.h"
+#include "search/plans_document.h"
+#include "store/sample_library.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paretune {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+/// Refuses what cannot be tuned: bad counts, devices that are not real devices of this machine.
+void checkRequest(const DeviceCatalog& catalog, const TuneRequest& request,
+                  const DeviceInventory& inventory) {
+    if (request.rounds < 1) {
+        throw InputError::forSetting("rounds",
+                                     "expected 1 or more, got " + std::to_string(request.rounds));
+    }
+    if (request.validate < 1) {
+        throw InputError::forSetting("validate", "expected 1 or more plans per round, got " +
+                                                     std::to_string(request.validate));
+    }
+    if (!(request.targetError > 0.0)) {
+        throw InputError::forSetting("target", "expected a positive relative error");
+    }
+    if (request.dbPath.empty()) {
+        throw InputError::forSetting("db", "the tune loop needs a sample library");
+    }
+    std::string modelled;
+    std::string absent;
+    for (const std::string& id : request.deviceIds) {
+        const int index = catalog.findDevice(id);
+        const Device* device = inventory.find(id);
+        if (index >= 0 && catalog.devices[static_cast<std::size_t>(index)].modelled) {
+            modelled += (modelled.empty() ? "" : ", ") + id;
+        } else if (!device || device->tag != DeviceTag::Real) {
+            absent += (absent.empty() ? "" : ", ") + id;
+        }
+    }
+    if (!modelled.empty()) {
+        throw InputError::forSetting(
+            "devices",
+            "modelled devices cannot be validated, so they cannot be tuned: " + modelled +
+                "; tune on this machine's measured devices (a catalog that marks "
+                "them \"cost\": \"measured\", e.g. resources/catalogs/cpu_cores.json)");
+    }
+    if (!absent.empty()) {
+        throw InputError::forSetting("devices",
+                                     "not devices of this machine: " + absent +
+                                         " (the tune loop measures every plan it validates)");
+    }
+}
+
+/// The run's identity: model, devices (with fingerprints), catalog and settings (not `rounds`).
+std::string tuneKeyOf(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
+                      const DeviceInventory& inventory) {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const std::string& id : request.deviceIds) {
+        devices.push_back({id, deviceFingerprint(*inventory.find(id))});
+    }
+    nlohmann::json specs = nlohmann::json::array();
+    for (const DeviceSpec& d : catalog.devices) {
+        specs.push_back({d.id, d.kind, d.modelled, d.peakGflops, d.memBwGbs, d.launchUs, d.activeW,
+                         d.idleW, d.memoryMb, d.resources, d.memoryDomain, d.contention});
+    }
+    nlohmann::json links = nlohmann::json::array();
+    for (const LinkSpec& l : catalog.links) {
+        links.push_back({l.a, l.b, l.bandwidthGbs, l.latencyUs, l.fullDuplex});
+    }
+    nlohmann::json objectives = nlohmann::json::array();
+    for (const Objective o : request.options.objectives) {
+        objectives.push_back(std::string(objectiveName(o)));
+    }
+    const nlohmann::json key = {
+        {"model", graph.fingerprint},
+        {"devices", devices},
+        {"catalog", {{"host", catalog.host}, {"devices", specs}, {"links", links}}},
+        {"search",
+         {request.options.seed, request.options.population, request.options.generations, objectives,
+          request.options.coarseToFine}},
+        {"validate", request.validate},
+        {"repeats", request.repeats},
+        {"warmup", request.warmup},
+        {"target", request.targetError}};
+    return Sha256::hex(key.dump());
+}
+
+std::string genomeText(const std::vector<std::uint8_t>& genome) {
+    std::string text;
+    text.reserve(genome.size());
+    for (const std::uint8_t g : genome) {
+        text.push_back(static_cast<char>('0' + g));
+    }
+    return text;
+}
+
+std::vector<std::uint8_t> genomeFromText(const std::string& text) {
+    std::vector<std::uint8_t> genome;
+    for (const char c : text) {
+        genome.push_back(static_cast<std::uint8_t>(c - '0'));
+    }
+    return genome;
+}
+
+nlohmann::json objectivesJson(const Objectives& o) {
+    return {{"latency_us", o.latencyUs},
+            {"energy_mj", o.energyMj},
+            {"peak_memory_mb", o.peakMemoryBytes / kMiB},
+            {"violation", o.violation}};
+}
+
+nlohmann::json measuredJson(const TunedPlan& p) {
+    return {{"median_us", p.measured.medianUs},
+            {"p10_us", p.measured.p10Us},
+            {"p90_us", p.measured.p90Us},
+            {"runs", p.measured.runs},
+            {"energy_mj",
+             p.measuredEnergyMj ? nlohmann::json(*p.measuredEnergyMj) : nlohmann::json(nullptr)}};
+}
+
+/// The stored form of a round: everything a resumed run learns from and reports.
+nlohmann::json roundJson(const TuneRound& round) {
+    nlohmann::json plans = nlohmann::json::array();
+    for (std::size_t i = 0; i < round.plans.size(); ++i) {
+        const TunedPlan& p = round.plans[i];
+        nlohmann::json nodes = nlohmann::json::array();
+        for (const NodeObservation& o : round.observations[i].nodes) {
+            nodes.push_back({o.node, o.device, o.us, o.beginUs, o.endUs});
+        }
+        plans.push_back({{"label", p.label},
+                         {"baseline", p.baseline},
+                         {"genome", genomeText(p.genome)},
+                         {"simulated", objectivesJson(p.simulated)},
+                         {"measured", measuredJson(p)},
+                         {"error", p.error},
+                         {"nodes", nodes}});
+    }
+    return {{"round", round.index},
+            {"plans", plans},
+            {"max_abs_error", round.maxAbsError},
+            {"median_abs_error", round.medianAbsError},
+            {"fit", round.fit.toJson()}};
+}
+
+double number(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number()) {
+        throw std::runtime_error(std::string("tune round: field ") + key + " is not a number");
+    }
+    return it->get<double>();
+}
+
+/// A stored round read back (the library wrote it: a malformed one is an internal error).
+TuneRound roundFrom(const TuneRoundRecord& record) {
+    const nlohmann::json j = nlohmann::json::parse(record.recordJson);
+    TuneRound round;
+    round.index = record.round;
+    round.resumed = true;
+    round.storedRow = record.id;
+    round.maxAbsError = number(j, "max_abs_error");
+    round.medianAbsError = number(j, "median_abs_error");
+    const nlohmann::json& fit = j.at("fit");
+    round.fit.nodesInContext = static_cast<int>(number(fit, "nodes_in_context"));
+    round.fit.nodesScaled = static_cast<int>(number(fit, "nodes_scaled"));
+    for (const auto& [device, scale] : fit.at("device_scales").items()) {
+        round.fit.deviceScale[device] = number(scale, "scale");
+        round.fit.deviceObservations[device] = static_cast<int>(number(scale, "observations"));
+    }
+    for (const nlohmann::json& c : fit.at("contention")) {
+        round.fit.contention.push_back({c.at("device").get<std::string>(),
+                                        c.at("beside").get<std::string>(), number(c, "factor"),
+                                        static_cast<int>(number(c, "observations"))});
+    }
+    for (const nlohmann::json& p : j.at("plans")) {
+        TunedPlan plan;
+        plan.label = p.at("label").get<std::string>();
+        plan.baseline = p.at("baseline").get<std::string>();
+        plan.genome = genomeFromText(p.at("genome").get<std::string>());
+        const nlohmann::json& sim = p.at("simulated");
+        plan.simulated.latencyUs = number(sim, "latency_us");
+        plan.simulated.energyMj = number(sim, "energy_mj");
+        plan.simulated.peakMemoryBytes = number(sim, "peak_memory_mb") * kMiB;
+        plan.simulated.violation = number(sim, "violation");
+        plan.simulated.averagePowerW =
+            plan.simulated.latencyUs > 0.0
+                ? plan.simulated.energyMj * 1e3 / plan.simulated.latencyUs
+                : 0.0;
+        const nlohmann::json& m = p.at("measured");
+        plan.measured = {number(m, "median_us"), number(m, "p10_us"), number(m, "p90_us"),
+                         static_cast<int>(number(m, "runs"))};
+        if (m.at("energy_mj").is_number()) {
+            plan.measuredEnergyMj = m.at("energy_mj").get<double>();
+        }
+        plan.error = number(p, "error");
+        PlanObservation observation;
+        for (const nlohmann::json& n : p.at("nodes")) {
+            observation.nodes.push_back({n.at(0).get<std::string>(), n.at(1).get<std::string>(),
+                                         n.at(2).get<double>(), n.at(3).get<double>(),
+                                         n.at(4).get<double>()});
+        }
+        round.plans.push_back(std::move(plan));
+        round.observations.push_back(std::move(observation));
+    }
+    return round;
+}
+
+/// The plans a round validates: `count` spread along the front, then the best baseline of each
+/// objective, without repeating a plan.
+std::vector<TunedPlan> plansToValidate(const SearchResult& result,
+                                       const std::vector<Objective>& objectives,
+                                       std::size_t count) {
+    std::vector<TunedPlan> chosen;
+    const auto add = [&](const Solution& s, std::string label) {
+        for (const TunedPlan& p : chosen) {
+            if (p.genome == s.genome) {
+                return;
+            }
+        }
+        TunedPlan plan;
+        plan.label = std::move(label);
+        plan.baseline = s.baseline;
+        plan.genome = s.genome;
+        plan.simulated = s.objectives;
+        chosen.push_back(std::move(plan));
+    };
+    for (const Solution& s : spreadSubset(result.front, objectives, count)) {
+        const auto at = std::find_if(result.front.begin(), result.front.end(),
+                                     [&](const Solution& f) { return f.genome == s.genome; });
+        add(s,
+            s.baseline.empty() ? "front " + std::to_string(at - result.front.begin()) : s.baseline);
+    }
+    for (const Objective o : objectives) {
+        const Solution* best = nullptr;
+        for (const Solution& b : result.baselines) {
+            if (b.objectives.feasible() &&
+                (!best || objectiveValue(b.objectives, o) < objectiveValue(best->objectives, o))) {
+                best = &b;
+            }
+        }
+        if (best) {
+            add(*best, best->baseline);
+        }
+    }
+    return chosen;
+}
+
+PlanToValidate validationOf(const Simulator& sim, const TunedPlan& plan) {
+    const Graph& g = sim.graph();
+    const CostTable& table = sim.costs();
+    const Plan p = sim.planOf(plan.genome);
+    PlanToValidate v;
+    v.label = plan.label;
+    v.assignment.resize(g.nodes.size());
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (g.nodes[n].kind != NodeKind::Constant && p.device[n] >= 0) {
+            v.assignment[n] = table.device(p.device[n]).id;
+        }
+    }
+    for (const CostDevice& d : table.devices()) {
+        v.costDevices.push_back(d.id);
+    }
+    v.plannedLatencyUs = plan.simulated.latencyUs;
+    v.plannedEnergyMj = plan.simulated.energyMj;
+    v.plannedMemoryMb = plan.simulated.peakMemoryBytes / kMiB;
+    return v;
+}
+
+std::vector<PlanObservation> observationsOf(const std::vector<TuneRound>& rounds) {
+    std::vector<PlanObservation> all;
+    for (const TuneRound& r : rounds) {
+        all.insert(all.end(), r.observations.begin(), r.observations.end());
+    }
+    return all;
+}
+
+/// A library without samples of the model on a device cannot be tuned there.
+void requireSamples(const SearchRun& search, const std::string& dbPath) {
+    if (!search.library) {
+        return;
+    }
+    std::string missing;
+    for (const MeasuredDevice& m : search.library->devices) {
+        if (m.measured == 0) {
+            missing += (missing.empty() ? "" : ", ") + m.id;
+        }
+    }
+    if (!missing.empty()) {
+        throw InputError::forSetting("db", dbPath + " holds no samples of this model on " +
+                                               missing + ": profile the model there first");
+    }
+}
+
+/// What the measurement of the last round says about each front plan's dominance claims.
+nlohmann::json claimsJson(const Solution& plan, const SearchResult& result,
+                          const std::vector<Objective>& objectives, const TuneRound& round) {
+    const auto measuredOf = [&](const std::vector<std::uint8_t>& genome) -> const TunedPlan* {
+        for (const TunedPlan& p : round.plans) {
+            if (p.genome == genome) {
+                return &p;
+            }
+        }
+        return nullptr;
+    };
+    const TunedPlan* a = measuredOf(plan.genome);
+    nlohmann::json claims = nlohmann::json::array();
+    for (const Solution& b : result.baselines) {
+        if (b.genome == plan.genome || !b.objectives.feasible() ||
+            !weaklyDominates(plan.objectives, b.objectives, objectives)) {
+            continue;
+        }
+        const TunedPlan* m = measuredOf(b.genome);
+        DominanceClaim claim;
+        claim.baseline = b.baseline;
+        claim.latency = !a || !m                                       ? "unmeasured"
+                        : a->measured.medianUs <= m->measured.medianUs ? "confirmed"
+                                                                       : "contradicted";
+        claim.energy = !a || !m || !a->measuredEnergyMj || !m->measuredEnergyMj ? "unmeasured"
+                       : *a->measuredEnergyMj <= *m->measuredEnergyMj           ? "confirmed"
+                                                                                : "contradicted";
+        claim.memory = "not measured";
+        claim.status = claim.latency == "contradicted" || claim.energy == "contradicted"
+                           ? "contradicted"
+                       : claim.latency == "confirmed" ? "confirmed"
+                                                      : "predicted";
+        claims.push_back({{"baseline", claim.baseline},
+                          {"status", claim.status},
+                          {"latency", claim.latency},
+                          {"energy", claim.energy},
+                          {"memory", claim.memory}});
+    }
+    return claims;
+}
+
+/// The plans document of the last round's search, each plan with its round, measurement and
+/// claims.
+nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
+    const SearchRun& search = *&run.search;
+    const SearchResult& result = search.result;
+    const std::vector<Objective>& objectives = request.options.objectives;
+    const std::vector<ListedPlan> rows = listPlans(result, objectives, request.maxPlans);
+    nlohmann::json doc =
+        plansDocument(*search.simulator, request.options, result, rows, search.source);
+    const TuneRound& last = run.rounds.back();
+    for (std::size_t id = 0; id < rows.size(); ++id) {
+        nlohmann::json& entry = doc["plans"][id];
+        const Solution& s = rows[id].solution;
+        entry["round"] = last.index;
+        entry["measured"] = nullptr;
+        for (auto r = run.rounds.rbegin(); r != run.rounds.rend(); ++r) {
+            const auto m = std::find_if(r->plans.begin(), r->plans.end(),
+                                        [&](const TunedPlan& p) { return p.genome == s.genome; });
+            if (m != r->plans.end()) {
+                entry["measured"] = measuredJson(*m);
+                entry["measured"]["round"] = r->index;
+                entry["measured"]["predicted_us"] = m->simulated.latencyUs;
+                entry["measured"]["error"] = m->error;
+                break;
+            }
+        }
+        entry["claims"] = rows[id].onFront && s.baseline.empty()
+                              ? claimsJson(s, result, objectives, last)
+                              : nlohmann::json::array();
+    }
+    nlohmann::json rounds = nlohmann::json::array();
+    for (const TuneRound& r : run.rounds) {
+        nlohmann::json plans = nlohmann::json::array();
+        for (const TunedPlan& p : r.plans) {
+            plans.push_back({{"label", p.label},
+                             {"predicted_us", p.simulated.latencyUs},
+                             {"measured", measuredJson(p)},
+                             {"error", p.error}});
+        }
+        rounds.push_back({{"round", r.index},
+                          {"resumed", r.resumed},
+                          {"max_abs_error", r.maxAbsError},
+                          {"median_abs_error", r.medianAbsError},
+                          {"costs", r.fit.toJson()},
+                          {"validated", plans}});
+    }
+    doc["tune"] = {{"key", run.tuneKey},
+                   {"rounds", rounds},
+                   {"converged", run.converged},
+                   {"target_error", request.targetError},
+                   {"repeats", request.repeats}};
+    return doc;
+}
+
+double medianAbs(std::vector<double> values) {
+    for (double& v : values) {
+        v = std::abs(v);
+    }
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n == 0 ? 0.0 : n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+} // namespace
+
+TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
+                Progress* progress) {
+    const DeviceInventory inventory = discoverDevices(&catalog);
+    checkRequest(catalog, request, inventory);
+    SampleLibrary library =
+        SampleLibrary::open(request.dbPath, SampleLibrary::OpenMode::ExistingOnly);
+    TuneRun run;
+    run.tuneKey = tuneKeyOf(graph, catalog, request, inventory);
+    for (const TuneRoundRecord& record : library.tuneRounds(run.tuneKey)) {
+        run.rounds.push_back(roundFrom(record));
+    }
+    if (!run.rounds.empty()) {
+        run.diagnostics.push_back({Diagnostic::Severity::Info, "resumed",
+                                   "resumed after round " +
+                                       std::to_string(run.rounds.back().index) +
+                                       " stored in the library"});
+    }
+    run.converged = !run.rounds.empty() && run.rounds.back().maxAbsError <= request.targetError;
+
+    // Round r searches with the costs learned from rounds 0..r-1.
+    const auto searchRound = [&](std::size_t learnedRounds, InContextFit* fit, Progress* p) {
+        const std::vector<TuneRound> before(
+            run.rounds.begin(), run.rounds.begin() + static_cast<std::ptrdiff_t>(learnedRounds));
+        const std::vector<PlanObservation> observations = observationsOf(before);
+        SearchRequest search;
+        search.deviceIds = request.deviceIds;
+        search.options = request.options;
+        search.catalogOrigin = request.catalogOrigin;
+        search.dbPath = request.dbPath;
+        search.refineCosts = [observations, fit](CostTable& table, const Graph& g) {
+            const InContextFit f = applyInContextCosts(table, g, observations);
+            if (fit) {
+                *fit = f;
+            }
+        };
+        return paretune::runSearch(graph, catalog, search, p);
+    };
+
+    bool searched = false;
+    const double share = 1.0 / request.rounds;
+    for (int r = static_cast<int>(run.rounds.size()); r < request.rounds && !run.converged; ++r) {
+        const double offset = share * r;
+        TuneRound round;
+        round.index = r;
+        StageProgress searchProgress(progress, offset, share * 0.2,
+                                     "round " + std::to_string(r + 1) + ": search");
+        SearchRun search =
+            searchRound(run.rounds.size(), &round.fit, progress ? &searchProgress : nullptr);
+        if (search.result.cancelled) {
+            run.cancelled = true;
+            break;
+        }
+        requireSamples(search, request.dbPath);
+        round.plans = plansToValidate(search.result, request.options.objectives,
+                                      static_cast<std::size_t>(request.validate));
+        std::vector<PlanToValidate> toValidate;
+        for (const TunedPlan& p : round.plans) {
+            toValidate.push_back(validationOf(*search.simulator, p));
+        }
+        const std::vector<PlanObservation> learned = observationsOf(run.rounds);
+        ValidationOptions options;
+        options.repeats = request.repeats;
+        options.warmup = request.warmup;
+        options.catalog = &catalog;
+        options.fillCosts = [&library, &learned](CostTable& table, const Graph& g,
+                                                 const DeviceCatalog& c) {
+            searchCostsFromLibrary(table, g, c, library);
+            applyInContextCosts(table, g, learned);
+        };
+        StageProgress validateProgress(progress, offset + share * 0.2, share * 0.8,
+                                       "round " + std::to_string(r + 1) + ": validate");
+        options.progress = progress ? &validateProgress : nullptr;
+        const std::vector<PlanValidation> reports =
+            validatePlans(graph, toValidate, library, options);
+        if (!reports.empty() && reports.front().cancelled) {
+            run.cancelled = true;
+            break;
+        }
+        std::vector<double> errors;
+        for (std::size_t i = 0; i < reports.size(); ++i) {
+            const PlanValidation& v = reports[i];
+            TunedPlan& plan = round.plans[i];
+            plan.measured = {*v.latencyUs.measured, v.latencyP10Us, v.latencyP90Us, v.repeats};
+            plan.measuredEnergyMj = v.energyMj.measured;
+            plan.error =
+                (plan.simulated.latencyUs - plan.measured.medianUs) / plan.measured.medianUs;
+            errors.push_back(plan.error);
+            PlanObservation observation;
+            for (const ValidatedNode& n : v.nodes) {
+                observation.nodes.push_back({graph.nodes[static_cast<std::size_t>(n.node)].name,
+                                             v.devices[static_cast<std::size_t>(n.device)].id,
+                                             n.measuredUs, n.measuredBeginUs, n.measuredEndUs});
+            }
+            round.observations.push_back(std::move(observation));
+        }
+        round.maxAbsError = 0.0;
+        for (const double e : errors) {
+            round.maxAbsError = std::max(round.maxAbsError, std::abs(e));
+        }
+        round.medianAbsError = medianAbs(errors);
+        TuneRoundRecord record;
+        record.tuneKey = run.tuneKey;
+        record.round = r;
+        record.modelFingerprint = graph.fingerprint;
+        record.recordJson = roundJson(round).dump();
+        round.storedRow = library.addTuneRound(record);
+        run.converged = round.maxAbsError <= request.targetError;
+        run.rounds.push_back(std::move(round));
+        run.search = std::move(search);
+        searched = true;
+    }
+    if (run.rounds.empty()) {
+        return run; // cancelled in the first round: nothing to report
+    }
+    if (!searched) {
+        // The last stored round's search again (deterministic): its front is the result.
+        run.search = searchRound(run.rounds.size() - 1, nullptr, nullptr);
+    }
+    run.document = tuneDocument(run, request);
+    return run;
+}
+
+} // namespace paretune

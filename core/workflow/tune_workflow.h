@@ -1,0 +1,103 @@
+#pragma once
+// The tune loop, as `paretune tune` and the workbench's Tune job run it: search, validate plans
+// spread along the front and the best baselines on the hardware, turn what was measured inside
+// the plans into costs, search again — until prediction and measurement agree (DESIGN.md "The
+// plan, second generation").
+#include "common/diagnostic.h"
+#include "search/pareto_search.h"
+#include "workflow/in_context_costs.h"
+#include "workflow/search_workflow.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct DeviceCatalog;
+struct Graph;
+struct Progress;
+
+struct TuneRequest {
+    std::vector<std::string> deviceIds; ///< catalog ids of real devices of this machine
+    SearchOptions options;              ///< of every round's search (the seed among them)
+    std::string catalogOrigin;          ///< the catalog's path, for the plans document
+    std::string dbPath;                 ///< the sample library (required): samples, rounds
+    int rounds = 3;                     ///< at most this many rounds (R >= 1)
+    int validate = 3;                   ///< front plans validated per round (K >= 1)
+    int repeats = 20;                   ///< timed runs of each plan per round, interleaved
+    int warmup = 2;
+    double targetError = 0.05; ///< stop once every validated plan is within this
+    /// Front plans listed in the plans document (0: all), as `search --max-plans`.
+    std::size_t maxPlans = 50;
+};
+
+/// Latency of a plan as measured: median and spread over interleaved timed runs.
+struct MeasuredLatency {
+    double medianUs = 0.0;
+    double p10Us = 0.0;
+    double p90Us = 0.0;
+    int runs = 0;
+};
+
+/// A plan validated in a round.
+struct TunedPlan {
+    std::string label;    ///< "front 2" (index into the round's front) or the baseline's name
+    std::string baseline; ///< the baseline's name, empty for a front plan
+    std::vector<std::uint8_t> genome;
+    Objectives simulated; ///< as the round's search found it (its prediction)
+    MeasuredLatency measured;
+    std::optional<double> measuredEnergyMj;
+    double error = 0.0; ///< (predicted − measured) / measured, latency
+};
+
+struct TuneRound {
+    int index = 0;
+    bool resumed = false; ///< read back from the library, not run now
+    std::vector<TunedPlan> plans;
+    double maxAbsError = 0.0;    ///< over the validated plans, latency
+    double medianAbsError = 0.0; ///< over the validated plans, latency
+    InContextFit fit;            ///< the costs this round's search used (from earlier rounds)
+    std::vector<PlanObservation> observations; ///< the round's plans, node by node
+    std::int64_t storedRow = 0;
+};
+
+/// A dominance claim of a front plan over a baseline, checked against measurement.
+struct DominanceClaim {
+    std::string baseline;
+    /// Per objective: "confirmed", "contradicted" (measurement says otherwise), "unmeasured"
+    /// (either plan was not measured in the final round) or "not measured" (memory: the executor
+    /// does not measure it).
+    std::string latency, energy, memory;
+    /// "confirmed" when every measured objective confirms it and latency was measured,
+    /// "contradicted" when one contradicts it, else "predicted".
+    std::string status;
+};
+
+struct TuneRun {
+    std::vector<TuneRound> rounds; ///< resumed ones first
+    bool converged = false;        ///< the last round's plans are within the target error
+    bool cancelled = false;        ///< stopped through Progress during a round (not stored)
+    std::string tuneKey;
+    /// The last round's search: its front is the result; its plans were validated in that round.
+    SearchRun search;
+    /// The plans document (as `search --out`, plus per plan "round", "measured" and "claims").
+    nlohmann::json document;
+    Diagnostics diagnostics;
+};
+
+/// Runs (or resumes) the tune loop. Each round: search with the costs learned so far, validate
+/// (validatePlans, A/B-interleaved) `validate` plans spread along the front plus the best
+/// baseline of each objective, store the round in the library (one row, one transaction),
+/// learn (applyInContextCosts over every round's observations). A rerun with the same model,
+/// devices, catalog and settings (the key; `rounds` is not part of it) resumes after the last
+/// stored round. InputError for K or R < 1, a device that is not a real device of this machine
+/// (modelled ones are named, with how to tune on measured ones), a catalog that does not mark a
+/// device measured, or a library without samples of this model on a device.
+TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
+                Progress* progress = nullptr);
+
+} // namespace paretune
