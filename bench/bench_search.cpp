@@ -1,5 +1,6 @@
 // Simulator and NSGA-II speed on real models with the example three-device catalog.
-// Usage: bench_search MODEL_DIR [CATALOG] [--reference]   (one thread; prints one JSON object)
+// Usage: bench_search MODEL_DIR [CATALOG] [--reference] [--simulator-only]
+// (one thread; prints one JSON object)
 // Figures: simulator ns per compute node and per graph node (random support-feasible plans,
 // and single-device plans; one plan at a time with evaluate() and in one batch with
 // evaluateBatch()), search time for population 200 × 300 generations, final
@@ -7,6 +8,11 @@
 // on the flat search's reference point). Models: resnet50, bert_base, and swin_t when it is
 // there. Times are this thread's CPU time (wall time is given for the search too), so that
 // other processes on the machine distort them less.
+// "shared_resources": the simulator alone on the devices cpu, cpu:0 and cpu:1 of
+// tests/data/catalogs/shared_cores.json (cpu exclusive with both cores, the cores slowing each
+// other by 1.3), and on the same devices with nothing shared, so that the cost of honouring
+// shared resources reads apart from that of a different device set. --simulator-only leaves
+// out the searches (and the reference): quick A/B runs of the simulator.
 // --reference also runs the Python reference (tools/reference_search.py: a Python simulator of
 // the same problem + DEAP's NSGA-II, the seed's approach) on the same cost table, evaluates its
 // final front with this simulator and reports its times, its hypervolume on the same reference
@@ -171,18 +177,10 @@ nlohmann::json runReference(paretune::Simulator& sim, const paretune::SearchOpti
     return out;
 }
 
-nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog& catalog,
-                          bool reference) {
-    using namespace paretune;
-    const ImportResult imported = importOnnxFile(path);
-    const Graph& g = imported.graph;
-    const CostTable table = buildCostTable(g, catalog, {"cpu", "gpu", "npu"});
-    Simulator sim(g, table);
-    sim.setPriority(upwardRankOrder(sim));
+/// 256 random plans of `sim` whose nodes sit on devices that support them.
+std::vector<std::vector<std::uint8_t>> randomSupportedPlans(const paretune::Simulator& sim) {
     const auto C = static_cast<std::size_t>(sim.computeCount());
-
-    // Simulator: 256 random support-feasible plans, evaluated round-robin for about 1 s.
-    Random random(7);
+    paretune::Random random(7);
     std::vector<std::vector<std::uint8_t>> genomes(256, std::vector<std::uint8_t>(C));
     for (auto& genome : genomes) {
         for (std::size_t ci = 0; ci < C; ++ci) {
@@ -194,25 +192,79 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
             genome[ci] = d;
         }
     }
-    double sink = 0.0;
+    return genomes;
+}
+
+/// Thread CPU ns per plan of Simulator::evaluate over `genomes`, round-robin for about `budget`
+/// seconds; the latencies go into `sink`.
+double nsPerEvaluation(paretune::Simulator& sim,
+                       const std::vector<std::vector<std::uint8_t>>& genomes, double budget,
+                       double& sink) {
     std::int64_t evaluations = 0;
-    const auto simStart = Clock::now();
-    const double simCpuStart = threadSeconds();
-    while (seconds(simStart) < 1.0) {
+    const auto start = Clock::now();
+    const double cpuStart = threadSeconds();
+    while (seconds(start) < budget) {
         for (const auto& genome : genomes) {
             sink += sim.evaluate(genome).latencyUs;
         }
         evaluations += static_cast<std::int64_t>(genomes.size());
     }
-    const double simSeconds = threadSeconds() - simCpuStart;
-    const double nsPerEvaluation = simSeconds * 1e9 / static_cast<double>(evaluations);
+    return (threadSeconds() - cpuStart) * 1e9 / static_cast<double>(evaluations);
+}
+
+std::vector<const std::uint8_t*> pointersTo(const std::vector<std::vector<std::uint8_t>>& plans) {
+    std::vector<const std::uint8_t*> pointers;
+    for (const auto& plan : plans) {
+        pointers.push_back(plan.data());
+    }
+    return pointers;
+}
+
+/// The simulator alone on the shared-cores devices, with and without their shared resources.
+nlohmann::json benchSharedResources(const paretune::Graph& g, double& sink) {
+    using namespace paretune;
+    const DeviceCatalog shared = loadDeviceCatalog(PARETUNE_SHARED_CATALOG);
+    DeviceCatalog unshared = shared;
+    for (DeviceSpec& spec : unshared.devices) {
+        spec.resources.clear();
+        spec.memoryDomain.clear();
+        spec.contention = 1.0;
+    }
+    nlohmann::json out = {{"catalog", PARETUNE_SHARED_CATALOG},
+                          {"devices", {"cpu", "cpu:0", "cpu:1"}}};
+    for (const auto& [name, catalog] : {std::pair{"shared", &shared}, {"unshared", &unshared}}) {
+        const CostTable table = buildCostTable(g, *catalog, {"cpu", "cpu:0", "cpu:1"});
+        Simulator sim(g, table);
+        sim.setPriority(upwardRankOrder(sim));
+        const auto C = static_cast<double>(sim.computeCount());
+        const auto genomes = randomSupportedPlans(sim);
+        const double ns = nsPerEvaluation(sim, genomes, 1.0, sink);
+        const double nsBatch = batchNsPerEvaluation(sim, pointersTo(genomes), 1.0, sink);
+        out[name] = {{"has_shared_resources", table.hasSharedResources()},
+                     {"simulator_ns_per_compute_node", ns / C},
+                     {"simulator_batch_path", sim.batchPath()},
+                     {"simulator_ns_per_compute_node_batch", nsBatch / C}};
+    }
+    return out;
+}
+
+nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog& catalog,
+                          bool reference, bool simulatorOnly) {
+    using namespace paretune;
+    const ImportResult imported = importOnnxFile(path);
+    const Graph& g = imported.graph;
+    const CostTable table = buildCostTable(g, catalog, {"cpu", "gpu", "npu"});
+    Simulator sim(g, table);
+    sim.setPriority(upwardRankOrder(sim));
+    const auto C = static_cast<std::size_t>(sim.computeCount());
+
+    // Simulator: 256 random support-feasible plans, evaluated round-robin for about 1 s.
+    const std::vector<std::vector<std::uint8_t>> genomes = randomSupportedPlans(sim);
+    double sink = 0.0;
+    const double nsPerPlan = nsPerEvaluation(sim, genomes, 1.0, sink);
     // The same plans through evaluateBatch (what the search calls: eight plans per SIMD lane
     // group where the CPU has AVX-512).
-    std::vector<const std::uint8_t*> randomPlans;
-    for (const auto& genome : genomes) {
-        randomPlans.push_back(genome.data());
-    }
-    const double nsBatch = batchNsPerEvaluation(sim, randomPlans, 1.0, sink);
+    const double nsBatch = batchNsPerEvaluation(sim, pointersTo(genomes), 1.0, sink);
 
     // The same on single-device plans (no transfers): the cheapest case.
     const std::vector<std::uint8_t> single = allOnDevice(sim, table.findDevice("gpu"));
@@ -227,6 +279,20 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
     }
     const double nsSingle =
         (threadSeconds() - singleCpuStart) * 1e9 / static_cast<double>(singleEvaluations);
+    nlohmann::json simulator = {
+        {"nodes", g.nodes.size()},
+        {"compute_nodes", C},
+        {"simulator_ns_per_evaluation", nsPerPlan},
+        {"simulator_ns_per_compute_node", nsPerPlan / static_cast<double>(C)},
+        {"simulator_ns_per_graph_node", nsPerPlan / static_cast<double>(g.nodes.size())},
+        {"simulator_ns_per_compute_node_single_device", nsSingle / static_cast<double>(C)},
+        {"simulator_batch_path", sim.batchPath()},
+        {"simulator_ns_per_compute_node_batch", nsBatch / static_cast<double>(C)}};
+    simulator["shared_resources"] = benchSharedResources(g, sink);
+    if (simulatorOnly) {
+        simulator["simulator_checksum"] = sink;
+        return simulator;
+    }
 
     SearchOptions options; // population 200, 300 generations, latency/energy/memory
     const auto searchStart = Clock::now();
@@ -276,7 +342,7 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
             referenceRun["speedup_search"] =
                 referenceRun["search_cpu_seconds"].get<double>() / searchCpuSeconds;
             referenceRun["speedup_simulator"] =
-                referenceRun["simulator_us_per_evaluation"].get<double>() * 1e3 / nsPerEvaluation;
+                referenceRun["simulator_us_per_evaluation"].get<double>() * 1e3 / nsPerPlan;
         }
     }
 
@@ -292,49 +358,48 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
                                  {"feasible", b.objectives.feasible()},
                                  {"dominated_or_on_front", covered}};
     }
-    return {{"nodes", g.nodes.size()},
-            {"compute_nodes", C},
-            {"simulator_ns_per_evaluation", nsPerEvaluation},
-            {"simulator_ns_per_compute_node", nsPerEvaluation / static_cast<double>(C)},
-            {"simulator_ns_per_graph_node", nsPerEvaluation / static_cast<double>(g.nodes.size())},
-            {"simulator_ns_per_compute_node_single_device", nsSingle / static_cast<double>(C)},
-            {"simulator_ns_per_compute_node_front_plans", nsFront / static_cast<double>(C)},
-            {"simulator_batch_path", sim.batchPath()},
-            {"simulator_ns_per_compute_node_batch", nsBatch / static_cast<double>(C)},
-            {"simulator_ns_per_compute_node_front_plans_batch", nsFrontBatch},
-            {"simulator_checksum", sink},
-            {"search_population", options.population},
-            {"search_generations", options.generations},
-            {"search_evaluations", result.evaluations},
-            {"search_children_identical_to_a_parent", result.reusedEvaluations},
-            {"search_wall_seconds", searchSeconds},
-            {"search_cpu_seconds", searchCpuSeconds},
-            {"front_size", result.front.size()},
-            {"hypervolume_initial", result.hypervolumeByGeneration.front()},
-            {"hypervolume_final", result.hypervolumeByGeneration.back()},
-            {"hypervolume_reference", result.reference},
-            {"hypervolume_front", flatHypervolume},
-            {"coarse_to_fine",
-             {{"evaluations", stagedResult.evaluations},
-              {"wall_seconds", stagedSeconds},
-              {"cpu_seconds", stagedCpuSeconds},
-              {"front_size", stagedResult.front.size()},
-              {"hypervolume_front_on_flat_reference", stagedHypervolume}}},
-            {"baselines", baselines},
-            {"python_deap_reference", referenceRun}};
+    simulator.update(nlohmann::json{
+        {"simulator_ns_per_compute_node_front_plans", nsFront / static_cast<double>(C)},
+        {"simulator_ns_per_compute_node_front_plans_batch", nsFrontBatch},
+        {"simulator_checksum", sink},
+        {"search_population", options.population},
+        {"search_generations", options.generations},
+        {"search_evaluations", result.evaluations},
+        {"search_children_identical_to_a_parent", result.reusedEvaluations},
+        {"search_wall_seconds", searchSeconds},
+        {"search_cpu_seconds", searchCpuSeconds},
+        {"front_size", result.front.size()},
+        {"hypervolume_initial", result.hypervolumeByGeneration.front()},
+        {"hypervolume_final", result.hypervolumeByGeneration.back()},
+        {"hypervolume_reference", result.reference},
+        {"hypervolume_front", flatHypervolume},
+        {"coarse_to_fine",
+         {{"evaluations", stagedResult.evaluations},
+          {"wall_seconds", stagedSeconds},
+          {"cpu_seconds", stagedCpuSeconds},
+          {"front_size", stagedResult.front.size()},
+          {"hypervolume_front_on_flat_reference", stagedHypervolume}}},
+        {"baselines", baselines},
+        {"python_deap_reference", referenceRun}});
+    return simulator;
 }
 
 } // namespace
 
 int benchMain(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
-    const auto flag = std::find(args.begin(), args.end(), "--reference");
-    const bool reference = flag != args.end();
-    if (reference) {
+    auto takeFlag = [&](const char* name) {
+        const auto flag = std::find(args.begin(), args.end(), name);
+        if (flag == args.end()) {
+            return false;
+        }
         args.erase(flag);
-    }
+        return true;
+    };
+    const bool reference = takeFlag("--reference");
+    const bool simulatorOnly = takeFlag("--simulator-only");
     if (args.empty() || args.size() > 2) {
-        std::cerr << "usage: bench_search MODEL_DIR [CATALOG] [--reference]\n";
+        std::cerr << "usage: bench_search MODEL_DIR [CATALOG] [--reference] [--simulator-only]\n";
         return 2;
     }
     const std::filesystem::path folder = args[0];
@@ -354,8 +419,9 @@ int benchMain(int argc, char** argv) {
                 out["models"][name] = {{"error", "missing: " + path.string()}};
                 continue;
             }
-            out["models"][name] =
-                benchModel(path.string(), catalog, reference && std::string(name) != "swin_t");
+            out["models"][name] = benchModel(
+                path.string(), catalog,
+                reference && !simulatorOnly && std::string(name) != "swin_t", simulatorOnly);
         }
     } catch (const std::exception& e) {
         out["error"] = e.what();
@@ -370,11 +436,12 @@ int main(int argc, char** argv) {
     return paretune::bench::run(
         argc, argv,
         {"bench_search",
-         "MODEL_DIR [CATALOG] [--reference]",
-         "  Simulator and NSGA-II speed on real models (one thread); --reference also runs the\n  "
-         "Python reference search. Prints JSON.\n",
+         "MODEL_DIR [CATALOG] [--reference] [--simulator-only]",
+         "  Simulator and NSGA-II speed on real models (one thread), also with shared resources\n"
+         "  (cores, memory bandwidth); --reference also runs the Python reference search,\n"
+         "  --simulator-only leaves out the searches. Prints JSON.\n",
          1,
          2,
-         {"--reference"}},
+         {"--reference", "--simulator-only"}},
         benchMain);
 }

@@ -27,7 +27,122 @@ private Q_SLOTS:
     void specialFilesAreRefused_data();
     void specialFilesAreRefused();
     void measuredDeviceIsNotModelledUnlessAsked();
+    void sharedResourcesMakeTheTable();
+    void sharedResourceErrors_data();
+    void sharedResourceErrors();
 };
+
+namespace {
+
+/// A catalog of a host and an npu whose second device entry is `npu`'s JSON fields.
+std::string catalogWithNpu(const std::string& npuFields) {
+    return R"({"schema": "paretune.devices/1", "host": "cpu", "devices": [
+        {"id": "cpu", "kind": "cpu", "peak_gflops": 100, "mem_bw_gbs": 10, "launch_us": 0,
+         "active_w": 10, "idle_w": 1, "memory_mb": 100},
+        {"id": "npu", "kind": "npu", "peak_gflops": 100, "mem_bw_gbs": 10, "launch_us": 5,
+         "active_w": 2, "idle_w": 1, "memory_mb": 100)" +
+           (npuFields.empty() ? "" : ", " + npuFields) + R"(}],
+        "links": [{"a": "cpu", "b": "npu", "bandwidth_gbs": 1, "latency_us": 1}]})";
+}
+
+} // namespace
+
+// tests/data/catalogs/shared_cores.json: "cpu" on cores 0 and 1, "cpu:0" and "cpu:1" on one
+// each, all three in the "dram" domain, the single cores with a contention of 1.3.
+void TestCatalog::sharedResourcesMakeTheTable() {
+    const DeviceCatalog catalog =
+        loadDeviceCatalog(PARETUNE_TEST_DATA_DIR "/catalogs/shared_cores.json");
+    const DeviceSpec& all = catalog.devices[static_cast<std::size_t>(catalog.findDevice("cpu"))];
+    const DeviceSpec& core1 =
+        catalog.devices[static_cast<std::size_t>(catalog.findDevice("cpu:1"))];
+    QCOMPARE(all.resources, (std::vector<std::string>{"core0", "core1"}));
+    QCOMPARE(all.memoryDomain, std::string("dram"));
+    QCOMPARE(all.contention, 1.0); // the default
+    QCOMPARE(core1.resources, std::vector<std::string>{"core1"});
+    QCOMPARE(core1.contention, 1.3);
+
+    const Graph g = test::fixtureGraph("a->b");
+    const CostTable table = buildCostTable(g, catalog, {"cpu:0", "cpu:1"}); // + the host, cpu
+    QCOMPARE(table.deviceCount(), 3);
+    const std::int32_t cpu = table.findDevice("cpu");
+    const std::int32_t c0 = table.findDevice("cpu:0");
+    const std::int32_t c1 = table.findDevice("cpu:1");
+    QVERIFY(table.hasSharedResources());
+    QVERIFY(table.exclusive(cpu, c0) && table.exclusive(c0, cpu));
+    QVERIFY(table.exclusive(cpu, c1) && table.exclusive(c1, cpu));
+    QVERIFY(!table.exclusive(c0, c1));
+    QVERIFY(!table.exclusive(c0, c0));
+    QCOMPARE(table.contention(c0, c1), 1.3);
+    QCOMPARE(table.contention(c1, c0), 1.3);
+    QCOMPARE(table.contention(cpu, c0), 1.0); // its own factor, the default
+    QCOMPARE(table.contention(c0, cpu), 1.3); // directed: c0 beside cpu (never runs beside it)
+    QCOMPARE(table.contentionSource(c0, c1), CostSource::Modelled);
+    // The same devices without the new fields, as every existing catalog: nothing shared.
+    QVERIFY(!buildCostTable(
+                 g, loadDeviceCatalog(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json"),
+                 {"cpu", "gpu", "npu"})
+                 .hasSharedResources());
+    // Apart, in different domains: nothing shared either.
+    const DeviceCatalog apart = parseDeviceCatalogText(
+        catalogWithNpu(R"("resources": ["dma1"], "memory_domain": "npu-sram", "contention": 2)"),
+        "apart.json");
+    QVERIFY(!buildCostTable(g, apart, {"cpu", "npu"}).hasSharedResources());
+    // A resource in common, listed twice on one side.
+    const DeviceCatalog dma = parseDeviceCatalogText(
+        R"({"schema": "paretune.devices/1", "host": "cpu", "devices": [
+        {"id": "cpu", "kind": "cpu", "peak_gflops": 100, "mem_bw_gbs": 10, "launch_us": 0,
+         "active_w": 10, "idle_w": 1, "memory_mb": 100, "resources": ["dma0"]},
+        {"id": "npu", "kind": "npu", "peak_gflops": 100, "mem_bw_gbs": 10, "launch_us": 5,
+         "active_w": 2, "idle_w": 1, "memory_mb": 100, "resources": ["sram", "dma0", "dma0"]}],
+        "links": [{"a": "cpu", "b": "npu", "bandwidth_gbs": 1, "latency_us": 1}]})",
+        "dma.json");
+    QCOMPARE(dma.devices[1].resources, (std::vector<std::string>{"dma0", "sram"}));
+    const CostTable dmaTable = buildCostTable(g, dma, {"cpu", "npu"});
+    QVERIFY(dmaTable.exclusive(0, 1));
+    QCOMPARE(dmaTable.contention(1, 0), 1.0);
+}
+
+void TestCatalog::sharedResourceErrors_data() {
+    QTest::addColumn<QString>("fields"); // of the npu, devices[1]
+    QTest::addColumn<QString>("message");
+    QTest::newRow("resources not an array")
+        << R"("resources": "dma0")"
+        << "catalog.json: devices[1].resources: expected an array of resource names";
+    QTest::newRow("empty resource name")
+        << R"("resources": ["dma0", ""])"
+        << "catalog.json: devices[1].resources[1]: expected a non-empty string";
+    QTest::newRow("resource not a string")
+        << R"("resources": [3])"
+        << "catalog.json: devices[1].resources[0]: expected a non-empty string";
+    QTest::newRow("memory domain not a string")
+        << R"("memory_domain": 1)"
+        << "catalog.json: devices[1].memory_domain: expected a non-empty string";
+    QTest::newRow("empty memory domain")
+        << R"("memory_domain": "")"
+        << "catalog.json: devices[1].memory_domain: expected a non-empty string";
+    QTest::newRow("contention below 1")
+        << R"("memory_domain": "dram", "contention": 0.5)"
+        << "catalog.json: devices[1].contention: expected a number of at least 1, got 0.5";
+    QTest::newRow("contention not a number")
+        << R"("memory_domain": "dram", "contention": "1.3")"
+        << "catalog.json: devices[1].contention: expected a number of at least 1";
+    QTest::newRow("contention without a domain")
+        << R"("contention": 1.3)"
+        << "catalog.json: devices[1].contention: has no effect without a \"memory_domain\"";
+}
+
+void TestCatalog::sharedResourceErrors() {
+    QFETCH(QString, fields);
+    QFETCH(QString, message);
+    try {
+        parseDeviceCatalogText(catalogWithNpu(fields.toStdString()), "catalog.json");
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.what()), message);
+    }
+    // Without the field, the same catalog is valid (the fields are optional).
+    QCOMPARE(parseDeviceCatalogText(catalogWithNpu(""), "catalog.json").devices[1].contention, 1.0);
+}
 
 void TestCatalog::measuredDeviceIsNotModelledUnlessAsked() {
     const DeviceCatalog catalog = parseDeviceCatalogText(R"({"schema": "paretune.devices/1",
@@ -97,6 +212,9 @@ void TestCatalog::brokenFiles_data() {
                                 << "devices[0].efficiency.ops.Conv: expected a fraction in (0, 1]";
     QTest::newRow("duplex") << "bad_duplex.json"
                             << "links[0].duplex: expected \"full\" or \"half\", got \"simplex\"";
+    QTest::newRow("contention")
+        << "bad_contention.json"
+        << "devices[1].contention: expected a number of at least 1, got 0.8";
     QTest::newRow("json") << "not_json.json"
                           << "not valid JSON";
     QTest::newRow("1e400") << "number_overflow.json"

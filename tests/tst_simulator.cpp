@@ -16,6 +16,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <string>
 
 using namespace paretune;
@@ -88,6 +89,23 @@ std::vector<std::string> deviceIds(const QString& devices) {
     return ids;
 }
 
+/// Shared resources from "gpu|npu" (exclusive) and "npu<gpu=2" (npu slowed by gpu by 2) items.
+void addSharedResources(CostTable& table, const QString& text) {
+    for (const QString& item : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (item.contains(QLatin1Char('|'))) {
+            const QStringList pair = item.split(QLatin1Char('|'));
+            table.setExclusive(table.findDevice(pair[0].toStdString()),
+                               table.findDevice(pair[1].toStdString()));
+        } else {
+            const QStringList kv = item.split(QLatin1Char('='));
+            const QStringList pair = kv[0].split(QLatin1Char('<'));
+            table.setContention(table.findDevice(pair[0].toStdString()),
+                                table.findDevice(pair[1].toStdString()), kv[1].toDouble(),
+                                CostSource::Measured);
+        }
+    }
+}
+
 /// Every figure the same, bit for bit.
 bool identical(const Objectives& a, const Objectives& b) {
     return a.latencyUs == b.latencyUs && a.energyMj == b.energyMj &&
@@ -114,6 +132,8 @@ class TestSimulator : public QObject {
 private Q_SLOTS:
     void handComputed_data();
     void handComputed();
+    void sharedResources_data();
+    void sharedResources();
     void sharedWeightsCountOncePerDevice_data();
     void sharedWeightsCountOncePerDevice();
     void workspaceCountsDuringItsNode();
@@ -252,6 +272,124 @@ void TestSimulator::handComputed() {
     }
     QCOMPARE(r.objectives.peakMemoryBytes, peakAll);
     QVERIFY(std::abs(r.objectives.averagePowerW - energyMj / makespan * 1e3) < 1e-9);
+}
+
+void TestSimulator::sharedResources_data() {
+    QTest::addColumn<QString>("graph");
+    QTest::addColumn<QString>("latency"); // default 10 µs
+    QTest::addColumn<QString>("plan");
+    QTest::addColumn<QString>("shared"); // "gpu|npu": exclusive; "npu<gpu=2": npu slowed by gpu
+    QTest::addColumn<QString>("times");  // "a=11..41": start and finish, µs
+    QTest::addColumn<double>("makespan");
+    QTest::addColumn<double>("energyMj");
+
+    // The input (1000 B) reaches the gpu at 11 (10 + 1) and the npu at 22 (20 + 2), on two
+    // queues. Energy: the cells (a on the gpu 100 W, b on the npu 4 W, on the cpu 10 W) plus
+    // idle time × idle W (cpu 2, gpu 10, npu 1).
+    // a gpu 11..41, b npu 22..32. 3000 + 40 + 41·2 + 11·10 + 31·1 = 3263 µJ.
+    QTest::newRow("nothing shared: the branches overlap") << "a; b"
+                                                          << "a@gpu=30"
+                                                          << "a=gpu b=npu"
+                                                          << ""
+                                                          << "a=11..41 b=22..32" << 41.0 << 3.263;
+    // b waits for the gpu to be free: 41..51. 3000 + 40 + 51·2 + 21·10 + 41·1 = 3393 µJ.
+    QTest::newRow("exclusive devices take turns") << "a; b"
+                                                  << "a@gpu=30"
+                                                  << "a=gpu b=npu"
+                                                  << "gpu|npu"
+                                                  << "a=11..41 b=41..51" << 51.0 << 3.393;
+    // b starts at 22, the gpu has work up to 51: w = 29, L·f = 20 <= w, so b runs 22..42, all
+    // at half speed. 4000 + 40 + 51·2 + 11·10 + (51 − 20)·1 = 4283 µJ (b's cell energy).
+    QTest::newRow("contention, the node within the overlap")
+        << "a; b"
+        << "a@gpu=40"
+        << "a=gpu b=npu"
+        << "npu<gpu=2"
+        << "a=11..51 b=22..42" << 51.0 << 4.283;
+    // w = 41 − 22 = 19 < L·f = 20: 19 µs at half speed (9.5 µs of work), then 0.5 µs at full
+    // speed: 19.5, b 22..41.5. 3000 + 40 + 41.5·2 + 11.5·10 + 22·1 = 3260 µJ.
+    QTest::newRow("contention, partial overlap") << "a; b"
+                                                 << "a@gpu=30"
+                                                 << "a=gpu b=npu"
+                                                 << "npu<gpu=2"
+                                                 << "a=11..41 b=22..41.5" << 41.5 << 3.26;
+    // a is placed first, when the npu has nothing scheduled: only b, which starts second while
+    // a runs, is slowed (a is not changed afterwards). As "within the overlap".
+    QTest::newRow("contention both ways: the later node bears it")
+        << "a; b"
+        << "a@gpu=40"
+        << "a=gpu b=npu"
+        << "npu<gpu=2 gpu<npu=2"
+        << "a=11..51 b=22..42" << 51.0 << 4.283;
+    // c starts at 22 beside a (gpu up to 41: w = 19, f = 2 → 19 + 10 − 9.5 = 19.5) and b (cpu up
+    // to 40: w = 18, f = 3 → L·f = 30 > 18: 18 + 10 − 6 = 22): the longer, c 22..44.
+    // 3000 + 400 + 40 + 4·2 + 14·10 + 22·1 = 3610 µJ.
+    QTest::newRow("contention with two devices: the longer stretch")
+        << "a; b; c"
+        << "a@gpu=30 b@cpu=40"
+        << "a=gpu b=cpu c=npu"
+        << "npu<gpu=2 npu<cpu=3"
+        << "a=11..41 b=0..40 c=22..44" << 44.0 << 3.61;
+    // Taking turns leaves no overlap to slow b down: as "exclusive devices take turns".
+    QTest::newRow("exclusive devices do not contend") << "a; b"
+                                                      << "a@gpu=30"
+                                                      << "a=gpu b=npu"
+                                                      << "gpu|npu npu<gpu=2"
+                                                      << "a=11..41 b=41..51" << 51.0 << 3.393;
+    // b on the npu waits for a on the gpu (exclusive); c on the cpu, not exclusive with either,
+    // runs beside them: a 11..31, b 31..41, c 0..20. 2000 + 40 + 200 + 21·10 + 31·1 + 21·2.
+    QTest::newRow("exclusive pair beside a free device")
+        << "a; b; c"
+        << "a@gpu=20 c@cpu=20"
+        << "a=gpu b=npu c=cpu"
+        << "gpu|npu"
+        << "a=11..31 b=31..41 c=0..20" << 41.0 << 2.523;
+}
+
+// Exclusive devices and contention on hand-computed schedules: start and finish times, makespan
+// and energy, the same from simulate(), evaluate() and evaluateBatch().
+void TestSimulator::sharedResources() {
+    QFETCH(QString, graph);
+    QFETCH(QString, latency);
+    QFETCH(QString, plan);
+    QFETCH(QString, shared);
+    QFETCH(QString, times);
+    QFETCH(double, makespan);
+    QFETCH(double, energyMj);
+
+    const Graph g = fixtureGraph(graph.toStdString());
+    const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
+    CostTable table = manualTable(g, catalog, latency);
+    addSharedResources(table, shared);
+    QCOMPARE(table.hasSharedResources(), !shared.isEmpty());
+    Simulator sim(g, table);
+    const Plan p = placement(g, table, sim, plan);
+    const SimulationResult r = sim.simulate(p, true);
+    QCOMPARE(r.objectives.latencyUs, makespan);
+    QVERIFY2(std::abs(r.objectives.energyMj - energyMj) < 1e-9,
+             qPrintable(QString::number(r.objectives.energyMj, 'g', 12)));
+    for (const QString& item : times.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QStringList kv = item.split(QLatin1Char('='));
+        const QStringList range = kv[1].split(QStringLiteral(".."));
+        const auto n = static_cast<std::size_t>(g.findNode(kv[0].toStdString()));
+        QCOMPARE(r.startUs[n], range[0].toDouble());
+        QCOMPARE(r.finishUs[n], range[1].toDouble());
+    }
+    double busy = 0.0; // stretched time is busy time
+    for (const TimelineSegment& s : r.timeline) {
+        if (s.lane == TimelineSegment::Lane::Device) {
+            QCOMPARE(s.beginUs, r.startUs[static_cast<std::size_t>(s.node)]);
+            QCOMPARE(s.endUs, r.finishUs[static_cast<std::size_t>(s.node)]);
+            busy += s.endUs - s.beginUs;
+        }
+    }
+    QCOMPARE(std::accumulate(r.busyUs.begin(), r.busyUs.end(), 0.0), busy);
+    const std::vector<std::uint8_t> genome = sim.genomeOf(p);
+    QVERIFY(identical(sim.evaluate(genome), r.objectives));
+    const std::uint8_t* const one[] = {genome.data()};
+    Objectives batch;
+    sim.evaluateBatch(one, {&batch, 1});
+    QVERIFY(identical(batch, r.objectives));
 }
 
 void TestSimulator::sharedWeightsCountOncePerDevice_data() {
@@ -469,13 +607,34 @@ void TestSimulator::evaluateMatchesSimulate() {
 void TestSimulator::evaluateMatchesSimulateOnRealModels_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("devices");
+    QTest::addColumn<QString>("catalog"); // "example" or "shared" (tests/data shared_cores.json)
     QTest::newRow("resnet50, cpu gpu npu") << "resnet50"
-                                           << "cpu gpu npu";
+                                           << "cpu gpu npu"
+                                           << "example";
     QTest::newRow("resnet50, cpu npu") << "resnet50"
-                                       << "cpu npu";
+                                       << "cpu npu"
+                                       << "example";
     QTest::newRow("bert_base, cpu gpu npu") << "bert_base"
-                                            << "cpu gpu npu";
+                                            << "cpu gpu npu"
+                                            << "example";
+    QTest::newRow("resnet50, shared cores") << "resnet50"
+                                            << "cpu cpu:0 cpu:1"
+                                            << "shared";
+    QTest::newRow("bert_base, shared cores") << "bert_base"
+                                             << "cpu cpu:0 cpu:1"
+                                             << "shared";
 }
+
+namespace {
+
+/// The example catalog, or the one whose cpu, cpu:0 and cpu:1 share cores and memory bandwidth.
+DeviceCatalog catalogNamed(const QString& name) {
+    return loadDeviceCatalog(name == QLatin1String("shared")
+                                 ? PARETUNE_SOURCE_DIR "/tests/data/catalogs/shared_cores.json"
+                                 : PARETUNE_SOURCE_DIR "/resources/catalogs/example.json");
+}
+
+} // namespace
 
 // The fast evaluation (specialised for the device count, records nothing) and the full
 // simulation (generic, records the timeline) share one scheduling core: on random plans of real
@@ -484,15 +643,15 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels_data() {
 void TestSimulator::evaluateMatchesSimulateOnRealModels() {
     QFETCH(QString, model);
     QFETCH(QString, devices);
+    QFETCH(QString, catalog);
     const QString path = testModelPath(model);
     if (!std::filesystem::exists(path.toStdString())) {
         QSKIP(qPrintable(QStringLiteral("model not exported: ") + path));
     }
     const ImportResult imported = importOnnxFile(path.toStdString());
     const Graph& g = imported.graph;
-    const DeviceCatalog catalog =
-        loadDeviceCatalog(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json");
-    const CostTable table = buildCostTable(g, catalog, deviceIds(devices));
+    const CostTable table = buildCostTable(g, catalogNamed(catalog), deviceIds(devices));
+    QCOMPARE(table.hasSharedResources(), catalog == QLatin1String("shared"));
     Simulator sim(g, table);
     const auto C = static_cast<std::size_t>(sim.computeCount());
     Random random(11);
@@ -515,6 +674,7 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels() {
     }
     genomes.push_back(heftPlacement(sim));
     int transfers = 0;
+    int stretched = 0; // runs slowed by contention
     for (int order = 0; order < 2; ++order) {
         if (order == 1) {
             sim.setPriority(upwardRankOrder(sim));
@@ -532,22 +692,36 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels() {
             QCOMPARE(o.latencyUs, *std::max_element(full.finishUs.begin(), full.finishUs.end()));
             QVERIFY(o.violation >= full.unsupportedCount);
             if (i % 2 == 0) {
-                std::size_t runs = 0;
+                std::vector<const TimelineSegment*> runs;
                 for (const TimelineSegment& s : full.timeline) {
                     if (s.lane == TimelineSegment::Lane::Device) {
-                        ++runs;
+                        runs.push_back(&s);
                         QCOMPARE(s.beginUs, full.startUs[static_cast<std::size_t>(s.node)]);
                         QCOMPARE(s.endUs, full.finishUs[static_cast<std::size_t>(s.node)]);
+                        // Never shorter than its cell (up to the rounding of begin + L).
+                        const double slack = 1e-12 * s.endUs;
+                        const double cell = sim.latencyUs(sim.computeIndex(s.node), s.index);
+                        QVERIFY(s.endUs - s.beginUs >= cell - slack);
+                        stretched += s.endUs - s.beginUs > cell + slack ? 1 : 0;
                     } else {
                         ++transfers;
                         QVERIFY(s.endUs > s.beginUs);
                     }
                 }
-                QCOMPARE(runs, C);
+                QCOMPARE(runs.size(), C);
+                // Devices that share an exclusive resource never run at the same time.
+                for (const TimelineSegment* a : runs) {
+                    for (const TimelineSegment* b : runs) {
+                        if (table.exclusive(a->index, b->index)) {
+                            QVERIFY(a->endUs <= b->beginUs || b->endUs <= a->beginUs);
+                        }
+                    }
+                }
             }
         }
     }
     QVERIFY(transfers > 0); // the random plans move data between devices
+    QCOMPARE(stretched > 0, table.hasSharedResources());
 }
 
 void TestSimulator::evaluateBatchMatchesEvaluate_data() {
@@ -556,21 +730,40 @@ void TestSimulator::evaluateBatchMatchesEvaluate_data() {
     QTest::addColumn<QString>("catalog");     // "example" or "four": cpu, gpu, npu and a dsp
     QTest::addColumn<bool>("workspace");      // give every third cell a workspace
     QTest::addColumn<bool>("someInfeasible"); // unsupported cells or a device over its memory
+    // Shared resources added to the table: its last two devices exclusive, and device d slowed
+    // by device d + 1 (mod D) by 1.1 + 0.2 · d.
+    QTest::addColumn<bool>("moreShared");
     QTest::newRow("resnet50, cpu gpu npu") << "resnet50"
                                            << "cpu gpu npu"
-                                           << "example" << false << false;
+                                           << "example" << false << false << false;
     QTest::newRow("resnet50, cpu npu, workspace") << "resnet50"
                                                   << "cpu npu"
-                                                  << "example" << true << false;
+                                                  << "example" << true << false << false;
     QTest::newRow("resnet50, four devices") << "resnet50"
                                             << "cpu gpu npu dsp"
-                                            << "four" << false << true;
+                                            << "four" << false << true << false;
     QTest::newRow("bert_base, cpu gpu npu") << "bert_base"
                                             << "cpu gpu npu"
-                                            << "example" << false << true;
+                                            << "example" << false << true << false;
     QTest::newRow("bert_base, four devices, workspace") << "bert_base"
                                                         << "cpu gpu npu dsp"
-                                                        << "four" << true << true;
+                                                        << "four" << true << true << false;
+    // cpu exclusive with cpu:0 and cpu:1, which slow each other by 1.3.
+    QTest::newRow("resnet50, shared cores") << "resnet50"
+                                            << "cpu cpu:0 cpu:1"
+                                            << "shared" << false << false << false;
+    QTest::newRow("resnet50, cpu cpu:0 (one core shared)") << "resnet50"
+                                                           << "cpu cpu:0"
+                                                           << "shared" << false << false << false;
+    QTest::newRow("bert_base, shared cores, workspace") << "bert_base"
+                                                        << "cpu cpu:0 cpu:1"
+                                                        << "shared" << true << false << false;
+    QTest::newRow("resnet50, four devices, shared") << "resnet50"
+                                                    << "cpu gpu npu dsp"
+                                                    << "four" << false << true << true;
+    QTest::newRow("bert_base, cpu gpu npu, shared") << "bert_base"
+                                                    << "cpu gpu npu"
+                                                    << "example" << false << true << true;
 }
 
 // evaluateBatch (eight plans per SIMD lane group where the CPU has AVX-512) must give exactly
@@ -583,6 +776,7 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
     QFETCH(QString, catalog);
     QFETCH(bool, workspace);
     QFETCH(bool, someInfeasible);
+    QFETCH(bool, moreShared);
     const QString path = testModelPath(model);
     if (!std::filesystem::exists(path.toStdString())) {
         QSKIP(qPrintable(QStringLiteral("model not exported: ") + path));
@@ -592,8 +786,8 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
     // Four devices: a small-memory npu (plans over its memory) and a dsp on a half-duplex link
     // to the host and a link to the gpu, reached from the npu through the host.
     const DeviceCatalog devicesCatalog =
-        catalog == QLatin1String("example")
-            ? loadDeviceCatalog(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json")
+        catalog != QLatin1String("four")
+            ? catalogNamed(catalog)
             : parseDeviceCatalogText(R"({"schema": "paretune.devices/1", "host": "cpu",
       "devices": [
        {"id": "cpu", "kind": "cpu", "peak_gflops": 600, "mem_bw_gbs": 40, "launch_us": 2,
@@ -623,6 +817,13 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
                     table.setCell(static_cast<NodeId>(n), d, cell);
                 }
             }
+        }
+    }
+    if (moreShared) {
+        const std::int32_t D = table.deviceCount();
+        table.setExclusive(D - 2, D - 1);
+        for (std::int32_t d = 0; d < D; ++d) {
+            table.setContention(d, (d + 1) % D, 1.1 + 0.2 * d, CostSource::Measured);
         }
     }
     Simulator sim(g, table);

@@ -8,6 +8,27 @@
 
 namespace paretune {
 
+namespace {
+
+/// Whether two sorted lists of resource names have one in common.
+bool shareResource(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    auto i = a.begin();
+    auto j = b.begin();
+    while (i != a.end() && j != b.end()) {
+        if (*i == *j) {
+            return true;
+        }
+        if (*i < *j) {
+            ++i;
+        } else {
+            ++j;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
 std::string_view costSourceName(CostSource source) {
     switch (source) {
     case CostSource::Unsupported:
@@ -54,8 +75,7 @@ void CostTable::setContention(std::int32_t d, std::int32_t other, double factor,
 
 bool CostTable::hasSharedResources() const {
     return std::any_of(m_exclusive.begin(), m_exclusive.end(), [](std::uint8_t e) { return e; }) ||
-           std::any_of(m_contention.begin(), m_contention.end(),
-                       [](double f) { return f != 1.0; });
+           std::any_of(m_contention.begin(), m_contention.end(), [](double f) { return f != 1.0; });
 }
 
 std::int32_t CostTable::findDevice(std::string_view id) const {
@@ -194,6 +214,24 @@ CostTable buildCostTable(const Graph& graph, const DeviceCatalog& catalog,
                 path.push_back(hop);
             }
             table.setPath(s, t, std::move(path));
+        }
+    }
+
+    // Shared resources: devices that list a common resource take turns; the devices of one
+    // memory domain slow each other down by the catalog's modelled contention factors.
+    for (std::int32_t a = 0; a < deviceCount; ++a) {
+        const DeviceSpec& sa = *specs[static_cast<std::size_t>(a)];
+        for (std::int32_t b = 0; b < deviceCount; ++b) {
+            const DeviceSpec& sb = *specs[static_cast<std::size_t>(b)];
+            if (a == b) {
+                continue;
+            }
+            if (a < b && shareResource(sa.resources, sb.resources)) {
+                table.setExclusive(a, b);
+            }
+            if (!sa.memoryDomain.empty() && sa.memoryDomain == sb.memoryDomain) {
+                table.setContention(a, b, sa.contention, CostSource::Modelled);
+            }
         }
     }
     return table;

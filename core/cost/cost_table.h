@@ -135,9 +135,11 @@ struct CostTableOptions {
 };
 
 /// Builds the table for `deviceIds` (catalog ids; the host is appended when missing) with
-/// modelled cells for modelled devices and the links, queues and routes between them.
-/// Throws InputError for an unknown device id, a duplicate, or a pair of devices that cannot
-/// reach each other through devices of the set.
+/// modelled cells for modelled devices and the links, queues and routes between them, and the
+/// shared resources: every pair of devices listing a common "resources" entry is exclusive, and
+/// each device of a memory domain is slowed by every other device of that domain by its own
+/// "contention" factor (CostSource::Modelled). Throws InputError for an unknown device id, a
+/// duplicate, or a pair of devices that cannot reach each other through devices of the set.
 CostTable buildCostTable(const Graph& graph, const DeviceCatalog& catalog,
                          const std::vector<std::string>& deviceIds,
                          const CostTableOptions& options = {});

@@ -142,7 +142,8 @@ DeviceSpec parseDevice(const Validator& v, const nlohmann::json& d, const std::s
     }
     v.onlyKnownKeys(d, where,
                     {"id", "kind", "name", "cost", "peak_gflops", "mem_bw_gbs", "launch_us",
-                     "active_w", "idle_w", "memory_mb", "efficiency", "unsupported_ops"});
+                     "active_w", "idle_w", "memory_mb", "efficiency", "unsupported_ops",
+                     "resources", "memory_domain", "contention"});
     DeviceSpec spec;
     spec.id = v.string(d, where, "id");
     spec.kind = v.string(d, where, "kind");
@@ -208,6 +209,40 @@ DeviceSpec parseDevice(const Validator& v, const nlohmann::json& d, const std::s
         spec.unsupportedOps.erase(
             std::unique(spec.unsupportedOps.begin(), spec.unsupportedOps.end()),
             spec.unsupportedOps.end());
+    }
+    if (const auto it = d.find("resources"); it != d.end()) {
+        const std::string rw = Validator::join(where, "resources");
+        if (!it->is_array()) {
+            v.fail(rw, "expected an array of resource names");
+        }
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const nlohmann::json& r = (*it)[i];
+            if (!r.is_string() || r.get_ref<const std::string&>().empty()) {
+                v.fail(rw + "[" + std::to_string(i) + "]", "expected a non-empty string");
+            }
+            spec.resources.push_back(r.get<std::string>());
+        }
+        std::sort(spec.resources.begin(), spec.resources.end());
+        spec.resources.erase(std::unique(spec.resources.begin(), spec.resources.end()),
+                             spec.resources.end());
+    }
+    if (d.contains("memory_domain")) {
+        spec.memoryDomain = v.string(d, where, "memory_domain");
+    }
+    if (const auto it = d.find("contention"); it != d.end()) {
+        const std::string cw = Validator::join(where, "contention");
+        if (!it->is_number() || !std::isfinite(it->get<double>())) {
+            v.fail(cw, "expected a number of at least 1");
+        }
+        spec.contention = it->get<double>();
+        if (!(spec.contention >= 1.0)) {
+            v.fail(cw, "expected a number of at least 1, got " + it->dump());
+        }
+        // Only a device of the same memory domain slows this one: a factor without a domain
+        // would silently do nothing.
+        if (spec.contention != 1.0 && spec.memoryDomain.empty()) {
+            v.fail(cw, "has no effect without a \"memory_domain\"");
+        }
     }
     return spec;
 }

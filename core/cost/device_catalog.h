@@ -34,7 +34,8 @@ struct DeviceSpec {
     /// Memory domain whose bandwidth the device shares ("memory_domain"; empty: its own).
     std::string memoryDomain;
     /// Modelled slowdown of the device's nodes while another device of its memory domain runs
-    /// ("contention", >= 1; 1: none). Measured devices get the co-run micro-benchmark's figure.
+    /// ("contention", >= 1; 1: none; other than 1 only with a memory domain). Measured devices
+    /// get the co-run micro-benchmark's figure.
     double contention = 1.0;
 
     double efficiency(std::string_view opType) const;

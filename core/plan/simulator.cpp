@@ -6,6 +6,7 @@
 #include "step_starts.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <string>
 
@@ -57,9 +58,31 @@ struct Recording {
     TimelineSegment scratch;
 };
 
+/// How long a node of `latency` µs takes when it starts at `start` on a device slowed by the
+/// devices of `contendedBy` (bit e: by factors[e] > 1) whose scheduled work ends at
+/// deviceFree[e]: at 1 / f while one of them runs, the longest of the stretches. Evaluated as
+/// SimulatorLanes::run (simulator_batch.cpp) does it, operation for operation: L · f is only
+/// compared and selected, never added to, so that no multiply-add is contracted into an FMA.
+double contendedLatency(double latency, double start, std::uint32_t contendedBy,
+                        const double* factors, const double* deviceFree) {
+    double longest = latency;
+    for (; contendedBy != 0; contendedBy &= contendedBy - 1) {
+        const int e = std::countr_zero(contendedBy);
+        const double f = factors[e];
+        const double overlap = deviceFree[e] - start;
+        if (overlap > 0.0) {
+            const double slowed = latency * f;
+            // All of it within the overlap, or the overlap at 1 / f and the rest at full speed.
+            const double stretched = slowed <= overlap ? slowed : overlap + (latency - overlap / f);
+            longest = std::max(longest, stretched);
+        }
+    }
+    return longest;
+}
+
 } // namespace
 
-template <class Recorder, int FixedDevices>
+template <class Recorder, int FixedDevices, bool Shared>
 Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     // A device count known at compile time turns the b · D + d indexing into shifts and adds.
     const std::int32_t D = FixedDevices > 0 ? FixedDevices : m_deviceCount;
@@ -109,6 +132,9 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     std::size_t sentCount = 0;
     std::size_t relayedCount = 0;
     const bool hasWorkspace = m_hasWorkspace;
+    const std::uint32_t* const exclusiveWith = m_exclusiveWith.data();
+    const std::uint32_t* const contendedBy = m_contendedBy.data();
+    const double* const contention = m_contention.data();
 
     // Graph inputs: on the host from time 0, held there from step 0 while needed.
     for (const std::int32_t b : m_graphInputBuffers) {
@@ -131,6 +157,11 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         const std::int32_t k = stepCount[d];
         std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         double ready = deviceFree[d];
+        if constexpr (Shared) { // and every device it takes turns with
+            for (std::uint32_t e = exclusiveWith[d]; e != 0; e &= e - 1) {
+                ready = std::max(ready, deviceFree[std::countr_zero(e)]);
+            }
+        }
         std::int64_t released = 0; // bytes held here up to this step only, so far
         const std::int32_t* const inEnd = stepInputs + step.inEnd;
         for (const std::int32_t* in = stepInputs + step.inBegin; in != inEnd; ++in) {
@@ -209,7 +240,12 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                 }
             }
         }
-        const double latency = cell.latencyUs;
+        double latency = cell.latencyUs;
+        if constexpr (Shared) {
+            latency =
+                contendedLatency(latency, ready, contendedBy[d],
+                                 contention + static_cast<std::size_t>(d) * stride, deviceFree);
+        }
         const double finish = ready + latency;
         stepCount[d] = k + 1;
         stepStart[static_cast<std::size_t>(d) * startRow + static_cast<std::size_t>(k)] = ready;
@@ -354,18 +390,25 @@ Objectives Simulator::objectivesOf(const ScheduleTotals& totals, double* peaks) 
     return o;
 }
 
-Objectives Simulator::evaluate(std::span<const std::uint8_t> genome) {
+template <bool Shared> Objectives Simulator::evaluateWith(const std::uint8_t* genome) {
     NoRecording none;
     switch (m_deviceCount) {
     case 2:
-        return run<NoRecording, 2>(genome.data(), none);
+        return run<NoRecording, 2, Shared>(genome, none);
     case 3:
-        return run<NoRecording, 3>(genome.data(), none);
+        return run<NoRecording, 3, Shared>(genome, none);
     case 4:
-        return run<NoRecording, 4>(genome.data(), none);
+        return run<NoRecording, 4, Shared>(genome, none);
     default:
-        return run<NoRecording, 0>(genome.data(), none);
+        return run<NoRecording, 0, Shared>(genome, none);
     }
+}
+
+Objectives Simulator::evaluate(std::span<const std::uint8_t> genome) {
+    // Decided once per plan, not per node: without shared resources the schedule is the one it
+    // was before they existed, instruction for instruction.
+    return m_sharedResources ? evaluateWith<true>(genome.data())
+                             : evaluateWith<false>(genome.data());
 }
 
 SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
@@ -387,7 +430,8 @@ SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
     result.startUs.assign(m_graph.nodes.size(), 0.0);
     result.finishUs.assign(m_graph.nodes.size(), 0.0);
     Recording recording{result, m_computeNodes, m_bufferTensor, withTimeline, {}};
-    result.objectives = run<Recording, 0>(genome.data(), recording);
+    // One instantiation for every table: without shared resources it schedules as the other.
+    result.objectives = run<Recording, 0, true>(genome.data(), recording);
     result.peakBytes = m_peak;
     result.busyUs = m_busy;
     m_priority = saved;

@@ -58,11 +58,23 @@ struct SimulationResult {
 ///   cells (modelled: busy × active_w) + (makespan − busy) × idle_w; unused accelerators are
 ///   power-gated and links draw nothing;
 /// * infeasible when a node sits on a device that does not support it or a device's peak
-///   exceeds its memory (see Objectives::violation).
+///   exceeds its memory (see Objectives::violation);
+/// * shared resources (CostTable::exclusive, CostTable::contention): a node also waits until
+///   every device that shares an exclusive resource with its own is free; as the list schedule
+///   does not backfill, it starts after every node placed before it on those devices has
+///   finished, and two of them never run at the same time. A node of L µs on d that starts at
+///   s while another device e of d's memory domain has work scheduled up to t > s
+///   (f = contention(d, e) > 1, overlap w = t − s, taken as busy throughout) lasts L · f when
+///   that fits in w, else w + (L − w / f): at 1 / f during the overlap, then at full speed;
+///   with several such devices, the longest. The node placed second bears the slowdown: one
+///   already placed is not changed afterwards. Stretched time is busy time (not idle); the
+///   node's energy stays its cell's (the same work, done more slowly).
 ///
 /// evaluate() is the search's inner loop: O(V + E) over flat arrays built once by the
-/// constructor, no allocation. A Simulator holds scratch state: use one per thread.
-/// The Graph and CostTable must outlive the Simulator.
+/// constructor, no allocation; a table without shared resources costs nothing for them (the
+/// schedule is compiled without them). A Simulator holds scratch state: use one per thread.
+/// The Graph and CostTable must outlive the Simulator; the constructor reads the table's cells
+/// and shared resources once (later changes to the table are not seen).
 class Simulator {
 public:
     Simulator(const Graph& graph, const CostTable& costs);
@@ -126,8 +138,11 @@ private:
     /// The one scheduling core. Recorder (see simulator.cpp) is told every node run and every
     /// transfer; evaluate() passes one that records nothing, simulate() one that keeps start and
     /// finish times and the timeline. FixedDevices > 0: the device count, known at compile time.
-    template <class Recorder, int FixedDevices>
+    /// Shared: whether to honour exclusive devices and contention (without any in the table,
+    /// both give the same schedule).
+    template <class Recorder, int FixedDevices, bool Shared>
     Objectives run(const std::uint8_t* genome, Recorder& recorder);
+    template <bool Shared> Objectives evaluateWith(const std::uint8_t* genome);
     /// What one schedule ends with, per device, before the objectives are formed.
     struct ScheduleTotals {
         const std::int64_t* mostLive; ///< most bytes of activations and workspace at a step
@@ -206,6 +221,11 @@ private:
     std::vector<double> m_transferUs; // b · hops + h: bytes of buffer b / bandwidth of hop h
     std::vector<std::int32_t> m_graphInputBuffers;
     std::vector<double> m_idleW, m_memory;
+    // Shared resources, from the cost table.
+    bool m_sharedResources = false;
+    std::vector<std::uint32_t> m_exclusiveWith; // per device d: the devices e it takes turns with
+    std::vector<std::uint32_t> m_contendedBy;   // per device d: the devices e that slow it
+    std::vector<double> m_contention;           // d · D + e: contention(d, e)
 
     // Scratch, reused by every evaluation.
     std::vector<double> m_busy; // per device, of the last evaluation
@@ -263,6 +283,10 @@ private:
         std::int64_t hopTo[16], hopFrom[16], hopQueue[16];
         double hopLatencyUs[16];
         std::int32_t maxHops = 0;
+        // Shared resources: per device, the devices it takes turns with (bit e); per pair
+        // (e · D + d, up to 16), the factor by which e slows d (1: not at all).
+        std::int64_t exclusiveWith[4];
+        double slowedBy[16];
         LaneVector<double> transferUs; // per buffer, 16 hops (zero-padded)
         // Scratch.
         LaneVector<std::uint8_t> genomes;             // per step

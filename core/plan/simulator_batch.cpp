@@ -5,12 +5,15 @@
 // this device? how many hops to bring it? how far back does the step search go?) becomes a lane
 // mask here, and the chain of dependent times is shared by eight plans. Every lane performs the
 // same floating-point operations in the same order as run() does for its plan (additions and
-// maxima only; the objectives are formed by the shared scalar objectivesOf()), so the results
-// are bit-identical: tst_simulator checks it on random plans of real models.
+// maxima, and the contention stretch's product, quotient and differences, none of them fused;
+// the objectives are formed by the shared scalar objectivesOf()), so the results are
+// bit-identical: tst_simulator checks it on random plans of real models, with and without
+// shared resources.
 #include "simulator.h"
 #include "simulator_lanes.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace paretune {
@@ -79,6 +82,14 @@ void Simulator::prepareLanes() {
         l.hopQueue[h] = hop.queue;
         l.hopLatencyUs[h] = hop.latencyUs;
     }
+    std::fill(std::begin(l.exclusiveWith), std::end(l.exclusiveWith), 0);
+    std::fill(std::begin(l.slowedBy), std::end(l.slowedBy), 1.0);
+    for (std::size_t d = 0; d < D; ++d) {
+        l.exclusiveWith[d] = m_exclusiveWith[d];
+        for (std::size_t e = 0; e < D; ++e) {
+            l.slowedBy[e * D + d] = m_contention[d * D + e];
+        }
+    }
     l.transferUs.assign(B * 16, 0.0);
     for (std::size_t b = 0; b < B; ++b) {
         std::copy_n(m_transferUs.begin() + static_cast<std::ptrdiff_t>(b * m_hops.size()),
@@ -114,12 +125,12 @@ void Simulator::prepareLanes() {
 /// AVX-512 (a member function template would keep the target of its declaration).
 class SimulatorLanes {
 public:
-    template <int D>
+    template <int D, bool Shared>
     static void run(Simulator& sim, const std::uint8_t* const* genomes, Objectives* out,
                     std::size_t count);
 };
 
-template <int D>
+template <int D, bool Shared>
 void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Objectives* out,
                          std::size_t count) {
     Simulator::Lanes& l = sim.m_lanes;
@@ -131,6 +142,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     const __m512i zero = _mm512_setzero_si512();
     const __m512d zeroTime = _mm512_setzero_pd();
     const __m512d noTransfer = splat(-1.0);
+    const __m512d unit = splat(1.0);
 
     // The genomes in step order, eight bytes (one per lane) per step.
     std::uint8_t* const genomeOfStep = l.genomes.data();
@@ -213,6 +225,13 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const __m512i k = pick<D>(stepCount, on);
         const __m512i diffRowD = _mm512_add_epi64(lookup8(diffBase, D, d), lane);
         __m512d ready = pick<D>(deviceFree, on);
+        if constexpr (Shared) { // and every device it takes turns with
+            const __m512i turns = lookup8(l.exclusiveWith, D, d);
+            for (int dd = 0; dd < D; ++dd) {
+                const __mmask8 waits = _mm512_test_epi64_mask(turns, splat(std::int64_t{1} << dd));
+                ready = _mm512_mask_max_pd(ready, waits, ready, deviceFree[dd]);
+            }
+        }
         __m512i released = zero;                 // bytes held here up to this step only, so far
         __m512i ownDiff = pick<D>(nextDiff, on); // entry k of d's differences
         for (std::int32_t in = step.inBegin; in != step.inEnd; ++in) {
@@ -337,13 +356,31 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     _mm512_mask_add_pd(weights[dd], on.on[dd] & added, weights[dd], bytes);
             }
         }
-        const __m512d finish = _mm512_add_pd(ready, latency);
+        __m512d duration = latency;
+        if constexpr (Shared) { // contendedLatency() of simulator.cpp, operation for operation
+            for (int dd = 0; dd < D; ++dd) {
+                const __m512d f = lookup8(l.slowedBy + dd * D, D, d);
+                const __m512d overlap = _mm512_sub_pd(deviceFree[dd], ready);
+                const __mmask8 slowed = _mm512_mask_cmp_pd_mask(
+                    _mm512_cmp_pd_mask(f, unit, _CMP_GT_OQ), overlap, zeroTime, _CMP_GT_OQ);
+                if (slowed != 0) {
+                    const __m512d scaled = _mm512_mul_pd(latency, f);
+                    const __mmask8 within =
+                        _mm512_mask_cmp_pd_mask(slowed, scaled, overlap, _CMP_LE_OQ);
+                    const __m512d partly =
+                        _mm512_add_pd(overlap, _mm512_sub_pd(latency, _mm512_div_pd(overlap, f)));
+                    duration = _mm512_mask_max_pd(duration, slowed, duration,
+                                                  _mm512_mask_mov_pd(partly, within, scaled));
+                }
+            }
+        }
+        const __m512d finish = _mm512_add_pd(ready, duration);
         for (int dd = 0; dd < D; ++dd) {
             stepCount[dd] = _mm512_mask_add_epi64(stepCount[dd], on.on[dd], stepCount[dd], one);
             deviceFree[dd] = _mm512_mask_mov_pd(deviceFree[dd], on.on[dd], finish);
             previousStart[dd] = _mm512_mask_mov_pd(previousStart[dd], on.on[dd], lastStart[dd]);
             lastStart[dd] = _mm512_mask_mov_pd(lastStart[dd], on.on[dd], ready);
-            busy[dd] = _mm512_mask_add_pd(busy[dd], on.on[dd], busy[dd], latency);
+            busy[dd] = _mm512_mask_add_pd(busy[dd], on.on[dd], busy[dd], duration);
         }
         scatter(stepStart, 0xFF, entry(_mm512_add_epi64(lookup8(startBase, D, d), lane), k), ready);
         if (hasWorkspace) {
@@ -526,6 +563,15 @@ void Simulator::evaluateBatch(std::span<const std::uint8_t* const> genomes,
         return;
     }
     prepareLanes();
+    // The vector core for the device count, with or without shared resources (decided once).
+    using Core = void (*)(Simulator&, const std::uint8_t* const*, Objectives*, std::size_t);
+    const std::size_t devices = static_cast<std::size_t>(m_deviceCount) - 2;
+    const Core core =
+        m_sharedResources
+            ? std::array<Core, 3>{&SimulatorLanes::run<2, true>, &SimulatorLanes::run<3, true>,
+                                  &SimulatorLanes::run<4, true>}[devices]
+            : std::array<Core, 3>{&SimulatorLanes::run<2, false>, &SimulatorLanes::run<3, false>,
+                                  &SimulatorLanes::run<4, false>}[devices];
     constexpr auto L = static_cast<std::size_t>(kLanes);
     for (std::size_t first = 0; first < genomes.size(); first += L) {
         const std::size_t count = std::min(L, genomes.size() - first);
@@ -533,17 +579,7 @@ void Simulator::evaluateBatch(std::span<const std::uint8_t* const> genomes,
         for (std::size_t l = 0; l < L; ++l) { // a short group repeats its last plan
             group[l] = genomes[first + std::min(l, count - 1)];
         }
-        switch (m_deviceCount) {
-        case 2:
-            SimulatorLanes::run<2>(*this, group, out.data() + first, count);
-            break;
-        case 3:
-            SimulatorLanes::run<3>(*this, group, out.data() + first, count);
-            break;
-        default:
-            SimulatorLanes::run<4>(*this, group, out.data() + first, count);
-            break;
-        }
+        core(*this, group, out.data() + first, count);
     }
 }
 

@@ -75,6 +75,23 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
         m_idleW.push_back(costs.device(d).idleW);
         m_memory.push_back(costs.device(d).memoryBytes);
     }
+    m_exclusiveWith.assign(D, 0u);
+    m_contendedBy.assign(D, 0u);
+    m_contention.assign(D * D, 1.0);
+    for (std::int32_t d = 0; d < m_deviceCount; ++d) {
+        for (std::int32_t e = 0; e < m_deviceCount; ++e) {
+            if (costs.exclusive(d, e)) {
+                at(m_exclusiveWith, d) |= 1u << e;
+            }
+            if (d != e && costs.contention(d, e) > 1.0) {
+                at(m_contendedBy, d) |= 1u << e;
+                m_contention[static_cast<std::size_t>(d) * D + static_cast<std::size_t>(e)] =
+                    costs.contention(d, e);
+            }
+            m_sharedResources =
+                m_sharedResources || at(m_exclusiveWith, d) != 0 || at(m_contendedBy, d) != 0;
+        }
+    }
 
     // Buffers (activations and graph inputs, pass-through outputs aliased to their input) and
     // statics (initializers, constants, folded shape values).
