@@ -170,10 +170,15 @@ void runTuneCommand(const TuneArguments& args) {
         }
         std::string claims;
         for (const nlohmann::json& c : p["claims"]) {
-            const std::string status = c["status"].get<std::string>();
+            // Latency claims only, in the table: the one a user checks first.
+            const auto latency = c["better"].find("latency");
+            if (latency == c["better"].end()) {
+                continue;
+            }
+            const std::string status = latency->get<std::string>();
             claims += (claims.empty() ? "" : "; ") +
-                      std::string(status == "contradicted" ? "CONTRADICTED: " : "") + "beats " +
-                      c["baseline"].get<std::string>() + " (" + status + ")";
+                      std::string(status == "contradicted" ? "CONTRADICTED: " : "") +
+                      "faster than " + c["baseline"].get<std::string>() + " (" + status + ")";
         }
         if (claims.empty()) {
             claims = p["on_front"].get<bool>() ? "front" : "-";

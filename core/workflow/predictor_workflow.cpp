@@ -52,9 +52,9 @@ ModelPrediction predictModel(SampleLibrary& library, const PerformancePredictor&
 AdaptRun adaptPredictor(const Graph& graph, const Device& device, SampleLibrary& library,
                         const AdaptRequest& request, Progress* progress) {
     if (request.budget < 1) {
-        throw InputError::forSetting(
-            "budget", "expected a positive number of operators to measure, got " +
-                          std::to_string(request.budget));
+        throw InputError::forSetting("budget",
+                                     "expected a positive number of operators to measure, got " +
+                                         std::to_string(request.budget));
     }
     if (request.repeats < 0) {
         throw InputError::forSetting("repeats", "expected 0 (adaptive) or more, got " +
@@ -88,7 +88,8 @@ AdaptRun adaptPredictor(const Graph& graph, const Device& device, SampleLibrary&
     if (options.nodes.empty()) {
         return run;
     }
-    const ProfileResult result = profileIntoLibrary(graph, device, library, options, progress).result;
+    const ProfileResult result =
+        profileIntoLibrary(graph, device, library, options, progress).result;
     // Retrain on everything, the new samples included, with the same settings.
     const PredictorDataset dataset = assembleDataset(library);
     std::vector<std::size_t> all(dataset.rows.size());

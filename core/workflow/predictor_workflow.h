@@ -58,10 +58,10 @@ struct AdaptedOperator {
 struct AdaptRun {
     std::string deviceFingerprint;
     std::int64_t predictorBefore = 0;
-    std::int64_t predictorAfter = 0; ///< == predictorBefore when nothing was measured
+    std::int64_t predictorAfter = 0;       ///< == predictorBefore when nothing was measured
     std::vector<AdaptedOperator> measured; ///< empty: every operator was already measured
-    AccuracyMetrics before;        ///< the old predictor on the new measurements
-    AccuracyMetrics afterInSample; ///< the retrained one on the same (it trained on them)
+    AccuracyMetrics before;                ///< the old predictor on the new measurements
+    AccuracyMetrics afterInSample;         ///< the retrained one on the same (it trained on them)
 };
 
 /// Active learning on one model and device (see AdaptRequest); stores the new samples and the

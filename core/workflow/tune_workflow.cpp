@@ -302,9 +302,10 @@ void requireSamples(const SearchRun& search, const std::string& dbPath) {
     }
 }
 
-/// What the measurement of the last round says about each front plan's dominance claims.
-nlohmann::json claimsJson(const Solution& plan, const SearchResult& result,
-                          const std::vector<Objective>& objectives, const TuneRound& round) {
+/// What the measurement of the last round says about a front plan's claims over the baselines.
+std::vector<DominanceClaim> claimsOf(const Solution& plan, const SearchResult& result,
+                                     const std::vector<Objective>& objectives,
+                                     const TuneRound& round) {
     const auto measuredOf = [&](const std::vector<std::uint8_t>& genome) -> const TunedPlan* {
         for (const TunedPlan& p : round.plans) {
             if (p.genome == genome) {
@@ -313,34 +314,73 @@ nlohmann::json claimsJson(const Solution& plan, const SearchResult& result,
         }
         return nullptr;
     };
+    const auto check = [](const TunedPlan* a, const TunedPlan* b, Objective o) -> std::string {
+        if (o == Objective::PeakMemory) {
+            return "not measured";
+        }
+        if (!a || !b) {
+            return "unmeasured";
+        }
+        std::optional<double> x, y;
+        if (o == Objective::Latency) {
+            x = a->measured.medianUs;
+            y = b->measured.medianUs;
+        } else if (a->measuredEnergyMj && b->measuredEnergyMj) {
+            x = *a->measuredEnergyMj;
+            y = *b->measuredEnergyMj;
+            if (o == Objective::AveragePower) {
+                *x /= a->measured.medianUs;
+                *y /= b->measured.medianUs;
+            }
+        }
+        if (!x || !y) {
+            return "unmeasured";
+        }
+        return *x < *y ? "confirmed" : "contradicted";
+    };
     const TunedPlan* a = measuredOf(plan.genome);
-    nlohmann::json claims = nlohmann::json::array();
+    std::vector<DominanceClaim> claims;
     for (const Solution& b : result.baselines) {
-        if (b.genome == plan.genome || !b.objectives.feasible() ||
-            !weaklyDominates(plan.objectives, b.objectives, objectives)) {
+        if (b.genome == plan.genome || !b.objectives.feasible()) {
             continue;
         }
         const TunedPlan* m = measuredOf(b.genome);
         DominanceClaim claim;
         claim.baseline = b.baseline;
-        claim.latency = !a || !m                                       ? "unmeasured"
-                        : a->measured.medianUs <= m->measured.medianUs ? "confirmed"
-                                                                       : "contradicted";
-        claim.energy = !a || !m || !a->measuredEnergyMj || !m->measuredEnergyMj ? "unmeasured"
-                       : *a->measuredEnergyMj <= *m->measuredEnergyMj           ? "confirmed"
-                                                                                : "contradicted";
-        claim.memory = "not measured";
-        claim.status = claim.latency == "contradicted" || claim.energy == "contradicted"
-                           ? "contradicted"
-                       : claim.latency == "confirmed" ? "confirmed"
-                                                      : "predicted";
-        claims.push_back({{"baseline", claim.baseline},
-                          {"status", claim.status},
-                          {"latency", claim.latency},
-                          {"energy", claim.energy},
-                          {"memory", claim.memory}});
+        claim.dominates = weaklyDominates(plan.objectives, b.objectives, objectives);
+        bool contradicted = false;
+        bool confirmed = false;
+        for (const Objective o : objectives) {
+            if (!(objectiveValue(plan.objectives, o) < objectiveValue(b.objectives, o))) {
+                continue;
+            }
+            const std::string status = check(a, m, o);
+            contradicted = contradicted || status == "contradicted";
+            confirmed = confirmed || status == "confirmed";
+            claim.objectives.emplace_back(std::string(objectiveName(o)), status);
+        }
+        if (claim.objectives.empty()) {
+            continue;
+        }
+        claim.status = contradicted ? "contradicted" : confirmed ? "confirmed" : "predicted";
+        claims.push_back(std::move(claim));
     }
     return claims;
+}
+
+nlohmann::json claimsJson(const std::vector<DominanceClaim>& claims) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const DominanceClaim& c : claims) {
+        nlohmann::json objectives = nlohmann::json::object();
+        for (const auto& [name, status] : c.objectives) {
+            objectives[name] = status;
+        }
+        list.push_back({{"baseline", c.baseline},
+                        {"dominates", c.dominates},
+                        {"better", objectives},
+                        {"status", c.status}});
+    }
+    return list;
 }
 
 /// The plans document of the last round's search, each plan with its round, measurement and
@@ -370,7 +410,7 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
             }
         }
         entry["claims"] = rows[id].onFront && s.baseline.empty()
-                              ? claimsJson(s, result, objectives, last)
+                              ? claimsJson(claimsOf(s, result, objectives, last))
                               : nlohmann::json::array();
     }
     nlohmann::json rounds = nlohmann::json::array();

@@ -65,15 +65,18 @@ struct TuneRound {
     std::int64_t storedRow = 0;
 };
 
-/// A dominance claim of a front plan over a baseline, checked against measurement.
+/// What a front plan claims over a baseline — better in each objective where its simulated
+/// value is lower; dominance when it is no worse in every searched objective — checked against
+/// the measurement of the final round.
 struct DominanceClaim {
     std::string baseline;
-    /// Per objective: "confirmed", "contradicted" (measurement says otherwise), "unmeasured"
-    /// (either plan was not measured in the final round) or "not measured" (memory: the executor
-    /// does not measure it).
-    std::string latency, energy, memory;
-    /// "confirmed" when every measured objective confirms it and latency was measured,
-    /// "contradicted" when one contradicts it, else "predicted".
+    bool dominates = false;
+    /// Per claimed objective (its name): "confirmed" (both measured, the claim holds),
+    /// "contradicted" (both measured, it does not), "unmeasured" (either was not measured in the
+    /// final round) or "not measured" (memory: the executor does not measure it).
+    std::vector<std::pair<std::string, std::string>> objectives;
+    /// "contradicted" when a measured objective contradicts it, "confirmed" when latency or
+    /// energy was claimed and every measured one confirms it, else "predicted".
     std::string status;
 };
 

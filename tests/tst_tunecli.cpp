@@ -1,0 +1,361 @@
+// `paretune tune` run as a process on tiny_cnn: rounds of search → validate → learn stored in
+// the library, the plans document with measured figures and checked claims, determinism for a
+// fixed seed, resuming (also after SIGKILL in the middle of a round) and the refusals with exit
+// code 2. Nothing asserts a timing: only counts, structure and consistency of what was measured.
+#include "cliprocess.h"
+#include "device/device.h"
+#include "graph/onnx_importer.h"
+#include "store/sample_library.h"
+#include "testpaths.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <filesystem>
+#include <sqlite3.h>
+
+using namespace paretune;
+
+namespace {
+
+QString model(const char* name) {
+    return QStringLiteral(PARETUNE_TEST_MODELS_DIR "/") + QLatin1String(name) +
+           QStringLiteral(".onnx");
+}
+
+const QString kCoresCatalog =
+    QStringLiteral(PARETUNE_SOURCE_DIR "/resources/catalogs/cpu_cores.json");
+const QString kExampleCatalog =
+    QStringLiteral(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json");
+
+QString key(const char* text) {
+    return QString::fromLatin1(text);
+}
+
+/// A small, quick tune: few plans, few runs. `extra` adds options or replaces the defaults.
+QStringList tuneArguments(const QString& db, const QStringList& extra = {}) {
+    const std::pair<const char*, QString> defaults[] = {{"--devices", key("cpu:0,cpu:1")},
+                                                        {"--catalog", kCoresCatalog},
+                                                        {"--population", key("16")},
+                                                        {"--generations", key("5")},
+                                                        {"--validate", key("2")},
+                                                        {"--repeats", key("3")},
+                                                        {"--warmup", key("1")}};
+    QStringList args{key("tune"), model("tiny_cnn"), key("--db"), db, key("--json")};
+    for (const auto& [option, value] : defaults) {
+        if (!extra.contains(key(option))) {
+            args << key(option) << value;
+        }
+    }
+    return args + extra;
+}
+
+QJsonObject parse(const CliRun& run) {
+    return QJsonDocument::fromJson(run.out).object();
+}
+
+} // namespace
+
+class TestTuneCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void roundsAreMeasuredStoredAndReported();
+    void sameSeedSameFirstRound();
+    void rerunResumesAfterTheStoredRounds();
+    void killedMidRoundKeepsCommittedRounds();
+    void libraryWithoutSamplesOfADevice();
+    void badInputExitsWithTwo_data();
+    void badInputExitsWithTwo();
+
+private:
+    /// A copy of the profiled library, for a test of its own.
+    QString freshLibrary(const char* name) const;
+    /// Rows of the tune_rounds table, read-only (0 while the library has none).
+    static int storedRounds(const QString& db);
+
+    QTemporaryDir m_dir;
+    QString m_db;
+    bool m_twoCores = false;
+};
+
+void TestTuneCli::initTestCase() {
+    QVERIFY2(QFile::exists(model("tiny_cnn")), "run tools/export_models.py");
+    const DeviceInventory inventory = discoverDevices();
+    m_twoCores = inventory.find("cpu:0") && inventory.find("cpu:1");
+    m_db = m_dir.filePath(key("samples.db"));
+    if (!m_twoCores) {
+        return;
+    }
+    for (const char* device : {"cpu:0", "cpu:1"}) {
+        const CliRun profile =
+            runParetune({key("profile"), model("tiny_cnn"), key("--device"), key(device),
+                         key("--db"), m_db, key("--repeats"), key("3"), key("--json")});
+        QVERIFY2(profile.exitCode == 0, profile.err.constData());
+    }
+}
+
+QString TestTuneCli::freshLibrary(const char* name) const {
+    const QString path = m_dir.filePath(key(name));
+    for (const char* suffix : {"", "-wal", "-shm"}) { // the library as a whole, WAL included
+        QFile::remove(path + key(suffix));
+        if (QFile::exists(m_db + key(suffix))) {
+            std::filesystem::copy_file(QString(m_db + key(suffix)).toStdString(),
+                                       QString(path + key(suffix)).toStdString());
+        }
+    }
+    return path;
+}
+
+void TestTuneCli::roundsAreMeasuredStoredAndReported() {
+    if (!m_twoCores) {
+        QSKIP("this machine has fewer than two CPU cores (cpu:0 and cpu:1)");
+    }
+    const QString db = freshLibrary("rounds.db");
+    const QString out = m_dir.filePath(key("tuned.json"));
+    const CliRun run =
+        runParetune(tuneArguments(db, {key("--rounds"), key("2"), key("--out"), out}));
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject doc = parse(run);
+    QFile written(out);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(written.readAll()).object(), doc);
+
+    const QJsonObject tune = doc[key("tune")].toObject();
+    const QJsonArray rounds = tune[key("rounds")].toArray();
+    QVERIFY(rounds.size() >= 1 && rounds.size() <= 2);
+    // Stopped early only when converged.
+    QVERIFY(rounds.size() == 2 || tune[key("converged")].toBool());
+    for (int r = 0; r < rounds.size(); ++r) {
+        const QJsonObject round = rounds[r].toObject();
+        QCOMPARE(round[key("round")].toInt(), r);
+        QVERIFY(!round[key("resumed")].toBool());
+        const QJsonArray validated = round[key("validated")].toArray();
+        QVERIFY(!validated.isEmpty()); // two front plans at most, then the best baselines
+        double maxError = 0.0;
+        for (const QJsonValue& v : validated) {
+            const QJsonObject p = v.toObject();
+            const QJsonObject m = p[key("measured")].toObject();
+            QVERIFY(m[key("median_us")].toDouble() > 0.0);
+            QVERIFY(m[key("p10_us")].toDouble() <= m[key("median_us")].toDouble());
+            QVERIFY(m[key("p90_us")].toDouble() >= m[key("median_us")].toDouble());
+            QCOMPARE(m[key("runs")].toInt(), 3);
+            const double error =
+                (p[key("predicted_us")].toDouble() - m[key("median_us")].toDouble()) /
+                m[key("median_us")].toDouble();
+            QVERIFY(qFuzzyCompare(1.0 + error, 1.0 + p[key("error")].toDouble()));
+            maxError = std::max(maxError, std::abs(error));
+        }
+        QVERIFY(qFuzzyCompare(1.0 + maxError, 1.0 + round[key("max_abs_error")].toDouble()));
+    }
+    // The first round searched with the library's costs alone; later ones with what was learned.
+    QCOMPARE(rounds[0].toObject()[key("costs")].toObject()[key("nodes_in_context")].toInt(), 0);
+    if (rounds.size() == 2) {
+        QVERIFY(rounds[1].toObject()[key("costs")].toObject()[key("nodes_in_context")].toInt() > 0);
+    }
+
+    // Plans: the final round's front and the baselines; measured where validated, each claim
+    // consistent with the measurements it cites.
+    const QJsonArray plans = doc[key("plans")].toArray();
+    QVERIFY(!plans.isEmpty());
+    std::map<QString, double> measuredBaseline;
+    int measuredPlans = 0;
+    for (const QJsonValue& v : plans) {
+        const QJsonObject p = v.toObject();
+        QCOMPARE(p[key("round")].toInt(), rounds.size() - 1);
+        if (!p[key("measured")].isNull()) {
+            ++measuredPlans;
+            if (!p[key("baseline")].isNull()) {
+                measuredBaseline[p[key("baseline")].toString()] =
+                    p[key("measured")].toObject()[key("median_us")].toDouble();
+            }
+        }
+    }
+    QVERIFY(measuredPlans >= 1);
+    for (const QJsonValue& v : plans) {
+        const QJsonObject p = v.toObject();
+        for (const QJsonValue& c : p[key("claims")].toArray()) {
+            const QJsonObject claim = c.toObject();
+            const QString latency = claim[key("better")].toObject()[key("latency")].toString();
+            const auto baseline = measuredBaseline.find(claim[key("baseline")].toString());
+            if (latency == key("confirmed") || latency == key("contradicted")) {
+                QVERIFY(!p[key("measured")].isNull() && baseline != measuredBaseline.end());
+                const double mine = p[key("measured")].toObject()[key("median_us")].toDouble();
+                QCOMPARE(latency == key("confirmed"), mine < baseline->second);
+                QCOMPARE(claim[key("status")].toString() == key("contradicted"),
+                         latency == key("contradicted") ||
+                             claim[key("better")].toObject()[key("energy")].toString() ==
+                                 key("contradicted"));
+            }
+            const QJsonValue memory = claim.value(key("better")).toObject().value(key("memory"));
+            QVERIFY(memory.isUndefined() || memory.toString() == key("not measured"));
+        }
+    }
+
+    // Stored: one row per round, the library sound.
+    const Graph g = importOnnxFile(model("tiny_cnn").toStdString()).graph;
+    const SampleLibrary library = SampleLibrary::open(db.toStdString());
+    const std::vector<TuneRoundRecord> stored =
+        library.tuneRounds(tune[key("key")].toString().toStdString());
+    QCOMPARE(static_cast<qsizetype>(stored.size()), rounds.size());
+    QCOMPARE(stored.front().modelFingerprint, g.fingerprint);
+    QVERIFY(library.integrityProblems().empty());
+}
+
+void TestTuneCli::sameSeedSameFirstRound() {
+    if (!m_twoCores) {
+        QSKIP("this machine has fewer than two CPU cores (cpu:0 and cpu:1)");
+    }
+    // Same samples, same seed: the same search, so the same plans validated with the same
+    // predictions (the measurements themselves differ from run to run).
+    QJsonArray first[2];
+    for (int i = 0; i < 2; ++i) {
+        const QString db = freshLibrary(i == 0 ? "seed_a.db" : "seed_b.db");
+        const CliRun run =
+            runParetune(tuneArguments(db, {key("--rounds"), key("1"), key("--seed"), key("7")}));
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        first[i] = parse(run)[key("tune")]
+                       .toObject()[key("rounds")]
+                       .toArray()[0]
+                       .toObject()[key("validated")]
+                       .toArray();
+    }
+    QCOMPARE(first[0].size(), first[1].size());
+    for (int p = 0; p < first[0].size(); ++p) {
+        QCOMPARE(first[0][p].toObject()[key("label")], first[1][p].toObject()[key("label")]);
+        QCOMPARE(first[0][p].toObject()[key("predicted_us")].toDouble(),
+                 first[1][p].toObject()[key("predicted_us")].toDouble());
+    }
+}
+
+void TestTuneCli::rerunResumesAfterTheStoredRounds() {
+    if (!m_twoCores) {
+        QSKIP("this machine has fewer than two CPU cores (cpu:0 and cpu:1)");
+    }
+    const QString db = freshLibrary("resume.db");
+    // A target no measurement meets: every round runs.
+    const QStringList strict{key("--target"), key("0.0001")};
+    const CliRun one =
+        runParetune(tuneArguments(db, strict + QStringList{key("--rounds"), key("1")}));
+    QVERIFY2(one.exitCode == 0, one.err.constData());
+    const QJsonObject firstRound =
+        parse(one)[key("tune")].toObject()[key("rounds")].toArray()[0].toObject();
+    const CliRun two =
+        runParetune(tuneArguments(db, strict + QStringList{key("--rounds"), key("2")}));
+    QVERIFY2(two.exitCode == 0, two.err.constData());
+    QVERIFY2(two.err.contains("resumed after round 0"), two.err.constData());
+    const QJsonArray rounds = parse(two)[key("tune")].toObject()[key("rounds")].toArray();
+    QCOMPARE(rounds.size(), 2);
+    QVERIFY(rounds[0].toObject()[key("resumed")].toBool());
+    QVERIFY(!rounds[1].toObject()[key("resumed")].toBool());
+    // The stored round comes back as it was measured.
+    QCOMPARE(rounds[0].toObject()[key("validated")], firstRound[key("validated")]);
+    QVERIFY(rounds[1].toObject()[key("costs")].toObject()[key("nodes_in_context")].toInt() > 0);
+}
+
+void TestTuneCli::killedMidRoundKeepsCommittedRounds() {
+    if (!m_twoCores) {
+        QSKIP("this machine has fewer than two CPU cores (cpu:0 and cpu:1)");
+    }
+    const QString db = freshLibrary("killed.db");
+    const QStringList strict{key("--target"), key("0.0001"), key("--repeats"), key("40")};
+    QProcess process;
+    process.start(QStringLiteral(PARETUNE_CLI_PATH),
+                  tuneArguments(db, strict + QStringList{key("--rounds"), key("4")}));
+    QVERIFY(process.waitForStarted());
+    // SIGKILL as soon as the first round is committed: in the middle of the second one (or,
+    // on a machine fast enough to finish first, after the last: the checks hold either way).
+    int committed = 0;
+    QElapsedTimer clock;
+    clock.start();
+    while (committed == 0 && process.state() == QProcess::Running && clock.elapsed() < 240000) {
+        process.waitForFinished(20);
+        committed = storedRounds(db);
+    }
+    const qint64 pid = process.processId(); // 0 once it has finished: kill(0) would hit us
+    if (process.state() == QProcess::Running && pid > 0) {
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+    }
+    process.waitForFinished(10000);
+    committed = storedRounds(db);
+    QVERIFY2(committed >= 1, process.readAllStandardError().constData());
+    QVERIFY(SampleLibrary::open(db.toStdString()).integrityProblems().empty());
+
+    // A rerun resumes: the committed rounds come back, the next one runs.
+    const CliRun rerun = runParetune(
+        tuneArguments(db, strict + QStringList{key("--rounds"), QString::number(committed + 1)}));
+    QVERIFY2(rerun.exitCode == 0, rerun.err.constData());
+    const QJsonArray rounds = parse(rerun)[key("tune")].toObject()[key("rounds")].toArray();
+    QCOMPARE(rounds.size(), committed + 1);
+    for (int r = 0; r < committed; ++r) {
+        QVERIFY(rounds[r].toObject()[key("resumed")].toBool());
+    }
+    QVERIFY(!rounds[committed].toObject()[key("resumed")].toBool());
+    QCOMPARE(storedRounds(db), committed + 1);
+}
+
+int TestTuneCli::storedRounds(const QString& db) {
+    sqlite3* handle = nullptr;
+    int count = 0;
+    if (sqlite3_open_v2(db.toUtf8().constData(), &handle, SQLITE_OPEN_READONLY, nullptr) ==
+        SQLITE_OK) {
+        sqlite3_stmt* statement = nullptr;
+        if (sqlite3_prepare_v2(handle, "SELECT count(*) FROM tune_rounds", -1, &statement,
+                               nullptr) == SQLITE_OK &&
+            sqlite3_step(statement) == SQLITE_ROW) {
+            count = sqlite3_column_int(statement, 0);
+        }
+        sqlite3_finalize(statement);
+    }
+    sqlite3_close(handle);
+    return count;
+}
+
+void TestTuneCli::libraryWithoutSamplesOfADevice() {
+    if (!m_twoCores) {
+        QSKIP("this machine has fewer than two CPU cores (cpu:0 and cpu:1)");
+    }
+    const QString db = m_dir.filePath(key("half.db"));
+    const CliRun profile =
+        runParetune({key("profile"), model("tiny_cnn"), key("--device"), key("cpu:0"), key("--db"),
+                     db, key("--repeats"), key("3"), key("--json")});
+    QVERIFY2(profile.exitCode == 0, profile.err.constData());
+    const CliRun run = runParetune(tuneArguments(db));
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains("holds no samples of this model on cpu:1"), run.err.constData());
+    QVERIFY2(run.err.contains("paretune profile"), run.err.constData());
+    QCOMPARE(storedRounds(db), 0);
+}
+
+void TestTuneCli::badInputExitsWithTwo_data() {
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no rounds") << QStringList{key("--rounds"), key("0")} << key("--rounds");
+    QTest::newRow("no plans") << QStringList{key("--validate"), key("0")} << key("--validate");
+    QTest::newRow("modelled device")
+        << QStringList{key("--devices"), key("cpu,npu"), key("--catalog"), kExampleCatalog}
+        << key("modelled devices cannot be validated, so they cannot be tuned: cpu, npu");
+    QTest::newRow("device not here") << QStringList{key("--devices"), key("cpu:0,cpu:7")}
+                                     << key("not devices of this machine: cpu:7");
+}
+
+void TestTuneCli::badInputExitsWithTwo() {
+    QFETCH(QStringList, extra);
+    QFETCH(QString, message);
+    const DeviceInventory inventory = discoverDevices();
+    if (inventory.find("cpu:7") && message.contains(key("cpu:7"))) {
+        QSKIP("this machine has a cpu:7");
+    }
+    const QString db = m_twoCores ? freshLibrary("bad.db") : m_db;
+    const CliRun run = runParetune(tuneArguments(db, extra));
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(message.toUtf8()), run.err.constData());
+}
+
+QTEST_GUILESS_MAIN(TestTuneCli)
+#include "tst_tunecli.moc"
