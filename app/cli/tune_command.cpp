@@ -63,10 +63,13 @@ std::string percent(double fraction) {
 
 void printRounds(const TuneRun& run) {
     for (const TuneRound& r : run.rounds) {
-        std::printf("Round %d%s: latency error max %.1f%%, median %.1f%% over %zu plans; costs: "
-                    "%d nodes in context, %d scaled",
+        std::printf("Round %d%s: latency error max %.1f%%, median %.1f%% over %zu plans",
                     r.index + 1, r.resumed ? " (stored)" : "", r.maxAbsError * 100.0,
-                    r.medianAbsError * 100.0, r.plans.size(), r.fit.nodesInContext,
+                    r.medianAbsError * 100.0, r.plans.size());
+        if (r.maxAbsErrorNew) {
+            std::printf(" (max %.1f%% over plans not run before)", *r.maxAbsErrorNew * 100.0);
+        }
+        std::printf("; costs: %d nodes in context, %d scaled", r.fit.nodesInContext,
                     r.fit.nodesScaled);
         for (const FittedContention& c : r.fit.contention) {
             std::printf("; %s beside %s x%.2f", c.device.c_str(), c.other.c_str(), c.factor);
@@ -74,10 +77,10 @@ void printRounds(const TuneRun& run) {
         std::printf("\n");
         for (const TunedPlan& p : r.plans) {
             std::printf("  %-14s predicted %9.3f ms  measured %9.3f ms (p10 %.3f, p90 %.3f, "
-                        "%d runs)  error %s\n",
+                        "%d runs)  error %s%s\n",
                         p.label.c_str(), p.simulated.latencyUs / 1e3, p.measured.medianUs / 1e3,
                         p.measured.p10Us / 1e3, p.measured.p90Us / 1e3, p.measured.runs,
-                        percent(p.error).c_str());
+                        percent(p.error).c_str(), p.seenBefore ? "  (validated before)" : "");
         }
     }
 }

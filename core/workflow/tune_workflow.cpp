@@ -145,11 +145,14 @@ nlohmann::json roundJson(const TuneRound& round) {
                          {"simulated", objectivesJson(p.simulated)},
                          {"measured", measuredJson(p)},
                          {"error", p.error},
+                         {"seen_before", p.seenBefore},
                          {"nodes", nodes}});
     }
     return {{"round", round.index},
             {"plans", plans},
             {"max_abs_error", round.maxAbsError},
+            {"max_abs_error_new", round.maxAbsErrorNew ? nlohmann::json(*round.maxAbsErrorNew)
+                                                       : nlohmann::json(nullptr)},
             {"median_abs_error", round.medianAbsError},
             {"fit", round.fit.toJson()}};
 }
@@ -171,6 +174,9 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
     round.storedRow = record.id;
     round.maxAbsError = number(j, "max_abs_error");
     round.medianAbsError = number(j, "median_abs_error");
+    if (j.at("max_abs_error_new").is_number()) {
+        round.maxAbsErrorNew = j.at("max_abs_error_new").get<double>();
+    }
     const nlohmann::json& fit = j.at("fit");
     round.fit.nodesInContext = static_cast<int>(number(fit, "nodes_in_context"));
     round.fit.nodesScaled = static_cast<int>(number(fit, "nodes_scaled"));
@@ -204,6 +210,7 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
             plan.measuredEnergyMj = m.at("energy_mj").get<double>();
         }
         plan.error = number(p, "error");
+        plan.seenBefore = p.at("seen_before").get<bool>();
         PlanObservation observation;
         for (const nlohmann::json& n : p.at("nodes")) {
             observation.nodes.push_back({n.at(0).get<std::string>(), n.at(1).get<std::string>(),
@@ -420,11 +427,14 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
             plans.push_back({{"label", p.label},
                              {"predicted_us", p.simulated.latencyUs},
                              {"measured", measuredJson(p)},
-                             {"error", p.error}});
+                             {"error", p.error},
+                             {"seen_before", p.seenBefore}});
         }
         rounds.push_back({{"round", r.index},
                           {"resumed", r.resumed},
                           {"max_abs_error", r.maxAbsError},
+                          {"max_abs_error_new", r.maxAbsErrorNew ? nlohmann::json(*r.maxAbsErrorNew)
+                                                                 : nlohmann::json(nullptr)},
                           {"median_abs_error", r.medianAbsError},
                           {"costs", r.fit.toJson()},
                           {"validated", plans}});
@@ -535,6 +545,15 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             plan.error =
                 (plan.simulated.latencyUs - plan.measured.medianUs) / plan.measured.medianUs;
             errors.push_back(plan.error);
+            for (const TuneRound& earlier : run.rounds) {
+                for (const TunedPlan& e : earlier.plans) {
+                    plan.seenBefore = plan.seenBefore || e.genome == plan.genome;
+                }
+            }
+            if (!plan.seenBefore) {
+                round.maxAbsErrorNew =
+                    std::max(round.maxAbsErrorNew.value_or(0.0), std::abs(plan.error));
+            }
             PlanObservation observation;
             for (const ValidatedNode& n : v.nodes) {
                 observation.nodes.push_back({graph.nodes[static_cast<std::size_t>(n.node)].name,

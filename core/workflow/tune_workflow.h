@@ -52,6 +52,9 @@ struct TunedPlan {
     MeasuredLatency measured;
     std::optional<double> measuredEnergyMj;
     double error = 0.0; ///< (predicted − measured) / measured, latency
+    /// Validated in an earlier round too: its error is not a test of how the learned costs
+    /// carry over to plans not yet run.
+    bool seenBefore = false;
 };
 
 struct TuneRound {
@@ -60,7 +63,10 @@ struct TuneRound {
     std::vector<TunedPlan> plans;
     double maxAbsError = 0.0;    ///< over the validated plans, latency
     double medianAbsError = 0.0; ///< over the validated plans, latency
-    InContextFit fit;            ///< the costs this round's search used (from earlier rounds)
+    /// Over the plans no earlier round validated: how the learned costs predict plans not run
+    /// before (absent when every plan was seen before).
+    std::optional<double> maxAbsErrorNew;
+    InContextFit fit; ///< the costs this round's search used (from earlier rounds)
     std::vector<PlanObservation> observations; ///< the round's plans, node by node
     std::int64_t storedRow = 0;
 };
