@@ -1,10 +1,13 @@
 // Shared resources of the real devices: the co-run (contention) benchmark of two CPU devices
-// that can run at the same time. No timing is asserted: figures are only checked to be finite
-// and at least 1.
+// that can run at the same time, and its factors stored once per pair. No timing is asserted:
+// figures are only checked to be finite and at least 1.
 #include "common/input_error.h"
 #include "device/corun_benchmark.h"
 #include "device/device.h"
+#include "profile/contention_profile.h"
+#include "store/sample_library.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
@@ -59,6 +62,7 @@ private Q_SLOTS:
     void partnersCanRunTogether();
     void coRunFactorIsAtLeastOne();
     void coRunRefusesDevicesThatCannotRunTogether();
+    void contentionIsMeasuredOncePerPair();
 };
 
 void TestResources::partnersCanRunTogether_data() {
@@ -137,6 +141,41 @@ void TestResources::coRunRefusesDevicesThatCannotRunTogether() {
     Device modelled = devices[1];
     modelled.tag = DeviceTag::Modelled;
     QVERIFY_THROWS_EXCEPTION(InputError, runCoRunBenchmark(modelled, devices[0]));
+}
+
+// The first profile measures each pair once and stores both directions; the next finds them.
+void TestResources::contentionIsMeasuredOncePerPair() {
+    const std::vector<Device> devices = cpuDevices(cpuTopology());
+    QTemporaryDir dir;
+    SampleLibrary library =
+        SampleLibrary::open(dir.filePath(QStringLiteral("samples.db")).toStdString());
+    // `cpu` shares its cores with every cpu:N: nothing to measure, on any machine.
+    QVERIFY(measureMissingContention(library, devices[0], devices).empty());
+    const std::vector<Device> pair = disjointPair();
+    if (pair.empty()) {
+        QSKIP("one physical core: no two devices of this machine can run at the same time");
+    }
+    const std::vector<ContentionMeasurement> first =
+        measureMissingContention(library, pair[0], devices);
+    QCOMPARE(first.size(), coRunPartners(pair[0], devices).size());
+    for (const ContentionMeasurement& m : first) {
+        QCOMPARE(m.deviceId, pair[0].id);
+        for (const ContentionRecord* r : {&m.deviceSlowed, &m.besideSlowed}) {
+            QVERIFY(r->id > 0);
+            QVERIFY(std::isfinite(r->factor) && r->factor >= 1.0);
+            const auto stored = library.contention(r->deviceFingerprint, r->besideFingerprint);
+            QVERIFY(stored);
+            QCOMPARE(stored->id, r->id);
+            QCOMPARE(stored->factor, r->factor);
+        }
+    }
+    // Stored once per pair: neither the same device nor its partner measures it again.
+    QVERIFY(measureMissingContention(library, pair[0], devices).empty());
+    const std::vector<ContentionMeasurement> partner =
+        measureMissingContention(library, pair[1], devices);
+    for (const ContentionMeasurement& m : partner) {
+        QVERIFY2(m.besideId != pair[0].id, m.besideId.c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestResources)
