@@ -11,6 +11,7 @@
 #include "graph_executor.h"
 #include "measurement.h"
 #include "plan/simulator.h"
+#include "predict/device_resources.h"
 #include "rapl_energy.h"
 #include "search/baselines.h"
 #include "search/pareto_search.h"
@@ -64,6 +65,8 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
     } else {
         applyMeasuredSamples(table, g, library, realDeviceFingerprints(table, inventory));
     }
+    // As the search did (runSearch; it reported what it applied).
+    applyDeviceResources(table, inventory.devices, &library);
     Simulator sim(g, table);
     if (SearchOptions{}.upwardRankPriority) {
         sim.setPriority(upwardRankOrder(sim));

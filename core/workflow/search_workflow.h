@@ -51,9 +51,10 @@ struct SearchRun {
 };
 
 /// Builds the cost table (modelled from the catalog; measured and predicted cells from the
-/// library for the catalog's measured devices), then searches. Throws InputError for unusable
-/// input (unknown devices, a library that is not there when Required, bad options); a
-/// cancelled search returns what it found so far (result.cancelled).
+/// library for the catalog's measured devices; the shared cores and measured contention of
+/// this machine's CPU devices, applyDeviceResources, noted in the diagnostics), then searches.
+/// Throws InputError for unusable input (unknown devices, a library that is not there when
+/// Required, bad options); a cancelled search returns what it found so far (result.cancelled).
 SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const SearchRequest& request,
                     Progress* progress = nullptr);
 
