@@ -27,8 +27,9 @@ struct CoRunSlowdown {
 };
 
 struct CoRunBenchmarkOptions {
-    /// Quick mode (under a second per pair) for `paretune profile`: three repetitions of short
-    /// phases, the median of the three kept; the full mode measures longer phases five times.
+    /// Quick mode (under a second per pair on a quiet machine) for `paretune profile`: four
+    /// repetitions of short phases, two of them mirrored, the median kept; the full mode
+    /// measures longer phases six times.
     bool quick = true;
 };
 
@@ -44,7 +45,8 @@ struct CoRunBenchmark {
 /// thread per CPU of each device, pinned to it, runs the micro-benchmark's kernels (the blocked
 /// fp32 GEMM on each worker's own matrices, the STREAM-like triad split across the device's
 /// workers over the device's own arrays, beyond a core's own caches): each device alone with
-/// each kernel, then the four kernel pairs at the same time, three times over (quick mode).
+/// each kernel, then the four kernel pairs at the same time, four times over (quick mode),
+/// every second time with the devices' roles swapped.
 /// Rounds are timed in the workers' thread CPU time, so other processes sharing the CPUs do
 /// not read as contention; the first rounds of each phase are a warm-up, and a round of one
 /// device counts beside the other only when it ended before either stopped. Throws InputError
