@@ -1,6 +1,7 @@
 // `paretune devices` run as a process: the table, the JSON document, --bench, exit codes.
 #include "cliprocess.h"
 #include "paretune/config.h"
+#include "store/sample_library.h"
 #include "testpaths.h"
 
 #include <QJsonArray>
@@ -15,7 +16,7 @@
 
 namespace {
 
-CliRun paretune(const QStringList& args) {
+CliRun runCli(const QStringList& args) {
     return runParetune(args, 120000);
 }
 
@@ -56,12 +57,13 @@ private Q_SLOTS:
     void catalogDevicesAreModelled();
     void benchMeasuresRealCpus();
     void table();
+    void storedContentionIsListed();
     void badInputExitsWithTwo_data();
     void badInputExitsWithTwo();
 };
 
 void TestDevicesCli::jsonDocument() {
-    const CliRun run = paretune({QStringLiteral("devices"), QStringLiteral("--json")});
+    const CliRun run = runCli({QStringLiteral("devices"), QStringLiteral("--json")});
     QCOMPARE(run.exitCode, 0);
     const QJsonObject doc = parse(run);
     QCOMPARE(doc[QStringLiteral("tool")].toString(), QStringLiteral("paretune"));
@@ -118,10 +120,8 @@ void TestDevicesCli::jsonDocument() {
 }
 
 void TestDevicesCli::fingerprintsAreStableAcrossRuns() {
-    const QJsonObject first =
-        parse(paretune({QStringLiteral("devices"), QStringLiteral("--json")}));
-    const QJsonObject second =
-        parse(paretune({QStringLiteral("devices"), QStringLiteral("--json")}));
+    const QJsonObject first = parse(runCli({QStringLiteral("devices"), QStringLiteral("--json")}));
+    const QJsonObject second = parse(runCli({QStringLiteral("devices"), QStringLiteral("--json")}));
     QVERIFY(!first.isEmpty());
     QCOMPARE(first[QStringLiteral("devices")].toArray(),
              second[QStringLiteral("devices")].toArray());
@@ -130,8 +130,8 @@ void TestDevicesCli::fingerprintsAreStableAcrossRuns() {
 }
 
 void TestDevicesCli::catalogDevicesAreModelled() {
-    const CliRun run = paretune({QStringLiteral("devices"), QStringLiteral("--json"),
-                                 QStringLiteral("--catalog"), catalog()});
+    const CliRun run = runCli({QStringLiteral("devices"), QStringLiteral("--json"),
+                               QStringLiteral("--catalog"), catalog()});
     QCOMPARE(run.exitCode, 0);
     const QJsonObject doc = parse(run);
     const QJsonObject npu = deviceById(doc, QStringLiteral("npu"));
@@ -160,13 +160,13 @@ void TestDevicesCli::benchMeasuresRealCpus() {
                               catalog(),
                               QStringLiteral("--db"),
                               db};
-    const CliRun run = paretune(args);
+    const CliRun run = runCli(args);
     QCOMPARE(run.exitCode, 0);
     const QJsonObject doc = parse(run);
     // A second run compares with the vectors the first one stored as references (a huge
     // threshold: this checks the bookkeeping, not the machine's steadiness).
     const CliRun again =
-        paretune(args + QStringList{QStringLiteral("--drift-threshold"), QStringLiteral("900")});
+        runCli(args + QStringList{QStringLiteral("--drift-threshold"), QStringLiteral("900")});
     QCOMPARE(again.exitCode, 0);
     const QJsonArray againDevices = parse(again)[QStringLiteral("devices")].toArray();
     int realCpus = 0;
@@ -207,21 +207,21 @@ void TestDevicesCli::benchMeasuresRealCpus() {
     QVERIFY(realCpus >= 2); // cpu and cpu:0 at least
 
     const CliRun bad =
-        paretune(args + QStringList{QStringLiteral("--drift-threshold"), QStringLiteral("-5")});
+        runCli(args + QStringList{QStringLiteral("--drift-threshold"), QStringLiteral("-5")});
     QCOMPARE(bad.exitCode, 2);
     QVERIFY(bad.err.contains("--drift-threshold"));
 }
 
 void TestDevicesCli::table() {
-    const QJsonObject doc = parse(paretune({QStringLiteral("devices"), QStringLiteral("--json")}));
+    const QJsonObject doc = parse(runCli({QStringLiteral("devices"), QStringLiteral("--json")}));
     const QString cpuFingerprint =
         deviceById(doc, QStringLiteral("cpu"))[QStringLiteral("fingerprint")].toString();
     QCOMPARE(cpuFingerprint.size(), 64);
 
     QTemporaryDir dir;
-    const CliRun run = paretune({QStringLiteral("devices"), QStringLiteral("--catalog"), catalog(),
-                                 QStringLiteral("--bench"), QStringLiteral("--db"),
-                                 dir.filePath(QStringLiteral("samples.db"))});
+    const CliRun run = runCli({QStringLiteral("devices"), QStringLiteral("--catalog"), catalog(),
+                               QStringLiteral("--bench"), QStringLiteral("--db"),
+                               dir.filePath(QStringLiteral("samples.db"))});
     QCOMPARE(run.exitCode, 0);
     const QString out = QString::fromUtf8(run.out);
     QVERIFY2(out.startsWith(QStringLiteral("ID ")), qPrintable(out));
@@ -257,6 +257,74 @@ void TestDevicesCli::table() {
     QVERIFY2(modelledRow, qPrintable(out));
 }
 
+// The contention a library stores between two devices that can run at the same time is
+// listed per ordered pair, labelled measured; a pair without one says it is not measured yet.
+void TestDevicesCli::storedContentionIsListed() {
+    const QJsonObject listed = parse(runCli({QStringLiteral("devices"), QStringLiteral("--json")}));
+    const QString core0 =
+        deviceById(listed, QStringLiteral("cpu:0"))[QStringLiteral("fingerprint")].toString();
+    const QString core1 =
+        deviceById(listed, QStringLiteral("cpu:1"))[QStringLiteral("fingerprint")].toString();
+    if (core1.isEmpty()) {
+        QSKIP("one physical core: no two devices of this machine can run at the same time");
+    }
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("samples.db"));
+    {
+        paretune::SampleLibrary library = paretune::SampleLibrary::open(db.toStdString());
+        for (const QString& fingerprint : {core0, core1}) {
+            paretune::DeviceRecord device;
+            device.fingerprint = fingerprint.toStdString();
+            device.kind = "cpu";
+            device.name = "test";
+            library.upsertDevice(device);
+        }
+        paretune::ContentionRecord c;
+        c.deviceFingerprint = core0.toStdString();
+        c.besideFingerprint = core1.toStdString();
+        c.measuredAt = "2026-12-01T12:00:00.000Z";
+        c.factor = 1.25;
+        library.addContention(c);
+    }
+    const CliRun run =
+        runCli({QStringLiteral("devices"), QStringLiteral("--json"), QStringLiteral("--db"), db});
+    QCOMPARE(run.exitCode, 0);
+    bool measured = false;
+    bool missing = false;
+    for (const QJsonValue& c : parse(run)[QStringLiteral("contention")].toArray()) {
+        const QString device = c[QStringLiteral("device")].toString();
+        const QString beside = c[QStringLiteral("beside")].toString();
+        QVERIFY(device != QStringLiteral("cpu") && beside != QStringLiteral("cpu"));
+        if (device == QStringLiteral("cpu:0") && beside == QStringLiteral("cpu:1")) {
+            QCOMPARE(c[QStringLiteral("factor")].toDouble(), 1.25);
+            QCOMPARE(c[QStringLiteral("source")].toString(), QStringLiteral("measured"));
+            QCOMPARE(c[QStringLiteral("measured_at")].toString(),
+                     QStringLiteral("2026-12-01T12:00:00.000Z"));
+            measured = true;
+        }
+        if (device == QStringLiteral("cpu:1") && beside == QStringLiteral("cpu:0")) {
+            QVERIFY(c[QStringLiteral("factor")].isNull());
+            missing = true;
+        }
+    }
+    QVERIFY(measured && missing);
+
+    const CliRun text = runCli({QStringLiteral("devices"), QStringLiteral("--db"), db});
+    QCOMPARE(text.exitCode, 0);
+    const QString out = QString::fromUtf8(text.out);
+    QVERIFY2(out.contains(QRegularExpression(QStringLiteral("\\ncpu:0 +cpu:1 +1\\.25 +measured "))),
+             qPrintable(out));
+    QVERIFY2(
+        out.contains(QRegularExpression(QStringLiteral("\\ncpu:1 +cpu:0 +- .*not measured yet"))),
+        qPrintable(out));
+    // A library named by --db must exist (it is only read without --bench).
+    QCOMPARE(runCli({QStringLiteral("devices"), QStringLiteral("--db"),
+                     dir.filePath(QStringLiteral("none.db"))})
+                 .exitCode,
+             2);
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("none.db"))));
+}
+
 void TestDevicesCli::badInputExitsWithTwo_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
@@ -278,7 +346,7 @@ void TestDevicesCli::badInputExitsWithTwo_data() {
 void TestDevicesCli::badInputExitsWithTwo() {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
-    const CliRun run = paretune(QStringList{QStringLiteral("devices")} + args);
+    const CliRun run = runCli(QStringList{QStringLiteral("devices")} + args);
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(QString::fromUtf8(run.err).contains(message), run.err.constData());
     QVERIFY(run.out.isEmpty() || !run.out.startsWith("ID "));

@@ -1,6 +1,7 @@
 // `paretune profile` run as a process: every compute node measured into the sample library,
 // reuse on the second run and across models sharing operator signatures, exit codes.
 #include "cliprocess.h"
+#include "device/device.h"
 #include "store/sample_library.h"
 #include "testpaths.h"
 
@@ -146,7 +147,17 @@ b (float[1,64] x) => (float[1,64] y) { h = Tanh(x)
                     &code);
     QCOMPARE(code, 0);
     QCOMPARE(second[QStringLiteral("measured_nodes")].toInt(), 1); // Tanh
-    QCOMPARE(second[QStringLiteral("reused_nodes")].toInt(), 1);   // Relu [1,64] from model a
+    // The contention of cpu:0 beside each other core (and the reverse) is measured by the first
+    // profile only: once per pair and library.
+    const qsizetype pairs = paretune::cpuTopology().physicalCores - 1;
+    const QJsonArray contention = first[QStringLiteral("contention_measured")].toArray();
+    QCOMPARE(contention.size(), 2 * pairs);
+    for (const QJsonValue& c : contention) {
+        QVERIFY(c[QStringLiteral("factor")].toDouble() >= 1.0);
+        QCOMPARE(c[QStringLiteral("source")].toString(), QStringLiteral("measured"));
+    }
+    QCOMPARE(second[QStringLiteral("contention_measured")].toArray().size(), 0);
+    QCOMPARE(second[QStringLiteral("reused_nodes")].toInt(), 1); // Relu [1,64] from model a
     const QJsonArray nodes = second[QStringLiteral("nodes")].toArray();
     QCOMPARE(nodes[1][QStringLiteral("op_type")].toString(), QStringLiteral("Relu"));
     QVERIFY(nodes[1][QStringLiteral("reused")].toBool());

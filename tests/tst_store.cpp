@@ -200,6 +200,8 @@ private Q_SLOTS:
     void staleSamplesAreKept();
     void benchmarkDriftMarksStale();
     void migratesVersionOneLibrary();
+    void migratesVersionTwoLibrary();
+    void contentionRoundTrips();
     void filters();
     void batchIsAtomic();
     void rejectsMalformedValues();
@@ -233,11 +235,12 @@ void TestStore::createsFolderAndSchema() {
              QStringList{QString::number(SampleLibrary::kApplicationId)});
     const QStringList tables =
         rawQuery(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-    QCOMPARE(tables, QStringList({QStringLiteral("device_benchmarks"), QStringLiteral("devices"),
-                                  QStringLiteral("models"), QStringLiteral("op_signatures"),
-                                  QStringLiteral("perf_samples"), QStringLiteral("plans"),
-                                  QStringLiteral("predictors"), QStringLiteral("stale_marks"),
-                                  QStringLiteral("tune_rounds")}));
+    QCOMPARE(tables,
+             QStringList({QStringLiteral("device_benchmarks"), QStringLiteral("device_contention"),
+                          QStringLiteral("devices"), QStringLiteral("models"),
+                          QStringLiteral("op_signatures"), QStringLiteral("perf_samples"),
+                          QStringLiteral("plans"), QStringLiteral("predictors"),
+                          QStringLiteral("stale_marks"), QStringLiteral("tune_rounds")}));
     const QStringList columns =
         rawQuery(path, "SELECT group_concat(name, ',') FROM pragma_table_info('perf_samples')");
     QCOMPARE(columns.value(0),
@@ -489,7 +492,8 @@ void TestStore::benchmarkDriftMarksStale() {
     QCOMPARE(library.benchmarks(fp).size(), std::size_t(4)); // refused ones stored nothing
 }
 
-// A library written by version 1 (no device_benchmarks) is upgraded in place, data kept.
+// A library written by version 1 (no device_benchmarks, no device_contention) is upgraded in
+// place, data kept.
 void TestStore::migratesVersionOneLibrary() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("samples.db"));
@@ -499,7 +503,8 @@ void TestStore::migratesVersionOneLibrary() {
         f.store(library);
         library.addSamples(std::vector<Sample>{f.sample(10.0)});
     }
-    rawQuery(path, "DROP TABLE device_benchmarks; DROP TABLE tune_rounds; PRAGMA user_version = 1");
+    rawQuery(path, "DROP TABLE tune_rounds; DROP TABLE device_contention; DROP TABLE "
+                   "device_benchmarks; PRAGMA user_version = 1");
     QCOMPARE(rawQuery(path, "PRAGMA user_version"), QStringList{QStringLiteral("1")});
     SampleLibrary library = SampleLibrary::open(path.toStdString());
     QCOMPARE(library.schemaVersion(), SampleLibrary::kSchemaVersion);
@@ -508,6 +513,132 @@ void TestStore::migratesVersionOneLibrary() {
     QVERIFY(recordBenchmark(library, f.device.fingerprint, MicroBenchmark{1.0, 1.0, 0.0})
                 .firstBenchmark);
     QVERIFY(library.integrityProblems().empty());
+}
+
+// A library written by version 2 (micro-benchmarks, no device_contention) is upgraded in place:
+// samples, benchmark vectors, stale marks, plans and predictors are all still there, and
+// contention can be stored.
+void TestStore::migratesVersionTwoLibrary() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    const Fixture f;
+    const DeviceRecord other = testDevice("cpu:1");
+    {
+        SampleLibrary library = SampleLibrary::open(path.toStdString());
+        f.store(library);
+        library.upsertDevice(other);
+        library.addSamples(std::vector<Sample>{f.sample(10.0), f.sample(12.0)});
+        recordBenchmark(library, f.device.fingerprint, MicroBenchmark{40.0, 10.0, 2.0});
+        recordBenchmark(library, f.device.fingerprint, MicroBenchmark{20.0, 10.0, 2.0});
+        PlanRecord plan;
+        plan.modelFingerprint = f.model.fingerprint;
+        plan.deviceSetJson = R"(["cpu"])";
+        plan.objectivesJson = R"({"latency_us":1})";
+        plan.assignmentJson = R"({"conv1":"cpu"})";
+        plan.source = "searched";
+        library.addPlan(plan);
+        PredictorRecord predictor;
+        predictor.trainSetJson = "{}";
+        predictor.metricsJson = "{}";
+        predictor.weights = std::string("\0\1\2", 3);
+        library.addPredictor(predictor);
+    }
+    // What version 2 wrote: everything but the new table.
+    rawQuery(path, "DROP TABLE tune_rounds; DROP TABLE device_contention; PRAGMA user_version = 2");
+    const QStringList before = rawQuery(
+        path, "SELECT (SELECT count(*) FROM perf_samples), (SELECT count(*) FROM perf_samples "
+              "WHERE stale = 1), (SELECT count(*) FROM device_benchmarks), (SELECT count(*) FROM "
+              "stale_marks), (SELECT count(*) FROM plans), (SELECT count(*) FROM predictors), "
+              "(SELECT count(*) FROM devices)");
+    QCOMPARE(before, QStringList{QStringLiteral("2|2|2|1|1|1|2")});
+
+    SampleLibrary library = SampleLibrary::open(path.toStdString());
+    QCOMPARE(library.schemaVersion(), SampleLibrary::kSchemaVersion);
+    QCOMPARE(rawQuery(path, "PRAGMA user_version"),
+             QStringList{QString::number(SampleLibrary::kSchemaVersion)});
+    QCOMPARE(rawQuery(path, "SELECT (SELECT count(*) FROM perf_samples), (SELECT count(*) FROM "
+                            "perf_samples WHERE stale = 1), (SELECT count(*) FROM "
+                            "device_benchmarks), (SELECT count(*) FROM stale_marks), (SELECT "
+                            "count(*) FROM plans), (SELECT count(*) FROM predictors), (SELECT "
+                            "count(*) FROM devices)"),
+             before);
+    QCOMPARE(library.sampleCount(), 2);
+    QCOMPARE(library.referenceBenchmark(f.device.fingerprint)->gemmGflops, 20.0);
+    QCOMPARE(library.benchmarks(f.device.fingerprint).size(), std::size_t(2));
+    QCOMPARE(library.plans().size(), std::size_t(1));
+    QCOMPARE(library.latestPredictor()->weights, std::string("\0\1\2", 3));
+    QVERIFY(!library.contention(f.device.fingerprint, other.fingerprint));
+    ContentionRecord c;
+    c.deviceFingerprint = f.device.fingerprint;
+    c.besideFingerprint = other.fingerprint;
+    c.factor = 1.2;
+    QVERIFY(library.addContention(c) > 0);
+    QCOMPARE(library.contention(f.device.fingerprint, other.fingerprint)->factor, 1.2);
+    QVERIFY(library.integrityProblems().empty());
+}
+
+// Contention is directed (device slowed beside the other), the newest row of a pair is the one
+// read, and values a co-run cannot produce are refused without writing anything.
+void TestStore::contentionRoundTrips() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    SampleLibrary library = SampleLibrary::open(path.toStdString());
+    const DeviceRecord a = testDevice("cpu:0");
+    const DeviceRecord b = testDevice("cpu:1");
+    library.upsertDevice(a);
+    library.upsertDevice(b);
+    ContentionRecord c;
+    c.deviceFingerprint = a.fingerprint;
+    c.besideFingerprint = b.fingerprint;
+    c.measuredAt = "2026-12-01T10:00:00.000Z";
+    c.factor = 1.25;
+    c.gemmBesideGemm = 1.01;
+    c.gemmBesideTriad = 1.05;
+    c.triadBesideGemm = 0.98; // raw ratios may dip under 1 by noise
+    c.triadBesideTriad = 2.0;
+    const std::int64_t first = library.addContention(c);
+    const auto stored = library.contention(a.fingerprint, b.fingerprint);
+    QVERIFY(stored);
+    QCOMPARE(stored->id, first);
+    QCOMPARE(stored->measuredAt, c.measuredAt);
+    QCOMPARE(stored->factor, 1.25);
+    QCOMPARE(stored->gemmBesideGemm, 1.01);
+    QCOMPARE(stored->gemmBesideTriad, 1.05);
+    QCOMPARE(stored->triadBesideGemm, 0.98);
+    QCOMPARE(stored->triadBesideTriad, 2.0);
+    QVERIFY(!library.contention(b.fingerprint, a.fingerprint)); // directed
+
+    c.measuredAt.clear();
+    c.factor = 1.1;
+    const std::int64_t second = library.addContention(c);
+    QVERIFY(second > first);
+    QCOMPARE(library.contention(a.fingerprint, b.fingerprint)->factor, 1.1);
+    QVERIFY(!library.contention(a.fingerprint, b.fingerprint)->measuredAt.empty());
+
+    const auto refused = [&](ContentionRecord bad) {
+        try {
+            library.addContention(bad);
+        } catch (const InputError&) {
+            return true;
+        }
+        return false;
+    };
+    ContentionRecord bad = c;
+    bad.factor = 0.9;
+    QVERIFY(refused(bad));
+    bad.factor = std::nan("");
+    QVERIFY(refused(bad));
+    bad = c;
+    bad.triadBesideTriad = 0.0;
+    QVERIFY(refused(bad));
+    bad = c;
+    bad.besideFingerprint = a.fingerprint;
+    QVERIFY(refused(bad));
+    bad = c;
+    bad.besideFingerprint = fingerprintOf("unknown");
+    QVERIFY(refused(bad));
+    QCOMPARE(rawQuery(path, "SELECT count(*) FROM device_contention"),
+             QStringList{QStringLiteral("2")});
 }
 
 void TestStore::staleSamplesAreKept() {

@@ -8,10 +8,12 @@
 #include "paretune/config.h"
 #include "placementsearch.h"
 #include "planschedule.h"
+#include "predict/device_resources.h"
 #include "predict/library_costs.h"
 #include "search/plans_file.h"
 #include "store/sample_library.h"
 #include "timelineview.h"
+#include "workflow/search_workflow.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -23,17 +25,19 @@ namespace paretune {
 namespace {
 
 /// The costs the search gave the catalog's measured devices, for re-simulating its plan: the
-/// same sample library again (costsFromLibrary), or nothing more than the catalog's when the
-/// search modelled all.
+/// same sample library again (searchCostsFromLibrary), or only the real devices' shared cores
+/// when the search modelled all.
 std::function<void(CostTable&, const Graph&, const DeviceCatalog&)>
 searchCostFill(const SearchOutcome& search) {
     if (search.dbPath.empty()) {
-        return [](CostTable&, const Graph&, const DeviceCatalog&) {};
+        return [](CostTable& table, const Graph&, const DeviceCatalog&) {
+            applyDeviceResources(table, cpuDevices(cpuTopology()), nullptr);
+        };
     }
     const std::string db = search.dbPath;
     return [db](CostTable& table, const Graph& graph, const DeviceCatalog& catalog) {
         SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
-        costsFromLibrary(table, graph, catalog, library);
+        searchCostsFromLibrary(table, graph, catalog, library);
     };
 }
 

@@ -3,6 +3,7 @@
 #include "common/input_error.h"
 #include "common/json_reader.h"
 #include "cost/device_catalog.h"
+#include "device/corun_benchmark.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "device/micro_benchmark.h"
@@ -121,6 +122,53 @@ std::string driftText(const DriftOutcome& drift) {
            " samples marked stale, new reference";
 }
 
+/// One ordered pair of real CPU devices that can run at the same time, and the contention the
+/// library stores for it (none: not measured yet).
+struct ContentionRow {
+    const Device* device;
+    const Device* beside;
+    std::optional<ContentionRecord> stored;
+};
+
+std::vector<ContentionRow> contentionRows(const std::vector<Device>& devices,
+                                          const SampleLibrary* library,
+                                          const SoftwareStack& software) {
+    std::vector<ContentionRow> rows;
+    for (const Device& d : devices) {
+        for (const Device* other : coRunPartners(d, devices)) {
+            ContentionRow row{&d, other, std::nullopt};
+            if (library != nullptr) {
+                row.stored = library->contention(deviceFingerprint(d, software),
+                                                 deviceFingerprint(*other, software));
+            }
+            rows.push_back(std::move(row));
+        }
+    }
+    return rows;
+}
+
+nlohmann::json contentionJson(const std::vector<ContentionRow>& rows) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const ContentionRow& row : rows) {
+        nlohmann::json entry = {{"device", row.device->id}, {"beside", row.beside->id}};
+        if (row.stored) {
+            const ContentionRecord& c = *row.stored;
+            entry["factor"] = c.factor;
+            entry["source"] = "measured";
+            entry["measured_at"] = c.measuredAt;
+            entry["slowdowns"] = {{"gemm_beside_gemm", c.gemmBesideGemm},
+                                  {"gemm_beside_triad", c.gemmBesideTriad},
+                                  {"triad_beside_gemm", c.triadBesideGemm},
+                                  {"triad_beside_triad", c.triadBesideTriad}};
+        } else {
+            entry["factor"] = nullptr;
+            entry["source"] = nullptr;
+        }
+        list.push_back(std::move(entry));
+    }
+    return list;
+}
+
 } // namespace
 
 void runDevices(const DevicesArguments& args) {
@@ -140,9 +188,18 @@ void runDevices(const DevicesArguments& args) {
         notes.push_back(d.message);
     }
     std::optional<SampleLibrary> library;
+    const std::filesystem::path libraryPath =
+        args.db.empty() ? defaultSampleLibraryPath() : std::filesystem::path(args.db);
+    if (!args.bench) {
+        // Only read, for the contention it stores: a library named by --db must be there; the
+        // default one only when it exists.
+        std::error_code error;
+        if (!args.db.empty() || std::filesystem::is_regular_file(libraryPath, error)) {
+            library = SampleLibrary::open(libraryPath, SampleLibrary::OpenMode::ExistingOnly);
+        }
+    }
     if (args.bench) {
-        library = SampleLibrary::open(args.db.empty() ? defaultSampleLibraryPath()
-                                                      : std::filesystem::path(args.db));
+        library = SampleLibrary::open(libraryPath);
         // Other work on the machine reads as a slower device, i.e. as drift: say so.
         double load = 0.0;
         if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
@@ -190,6 +247,9 @@ void runDevices(const DevicesArguments& args) {
         }
         rows.push_back(std::move(row));
     }
+
+    const std::vector<ContentionRow> contention =
+        contentionRows(inventory.devices, library ? &*library : nullptr, software);
 
     // GPU energy counters: NVML when the driver provides it (loaded at run time).
     std::string nvmlWhy;
@@ -263,6 +323,7 @@ void runDevices(const DevicesArguments& args) {
                                       {"cuda_runtime", software.cudaRuntime},
                                       {"cuda_driver", software.cudaDriver}}},
                                     {"devices", devices},
+                                    {"contention", contentionJson(contention)},
                                     {"nvml", nvmlJson},
                                     {"notes", notes}};
         std::cout << dumpJson(doc, 2) << "\n";
@@ -299,6 +360,24 @@ void runDevices(const DevicesArguments& args) {
                     "add.\nVectors are stored in %s.\n",
                     library->path().c_str());
     }
+    if (!contention.empty()) {
+        std::printf("\n%-8s %-8s %7s  %-9s %s\n", "ID", "Beside", "Factor", "Source", "Measured");
+        for (const ContentionRow& row : contention) {
+            if (row.stored) {
+                std::printf("%-8s %-8s %7.2f  %-9s %s\n", row.device->id.c_str(),
+                            row.beside->id.c_str(), row.stored->factor, "measured",
+                            row.stored->measuredAt.c_str());
+            } else {
+                std::printf("%-8s %-8s %7s  %-9s %s\n", row.device->id.c_str(),
+                            row.beside->id.c_str(), "-", "-",
+                            library ? "not measured yet (paretune profile measures it)"
+                                    : "no sample library (paretune profile measures it)");
+            }
+        }
+        std::printf("Contention: a node on ID runs at 1/factor of its speed while a node runs on "
+                    "Beside (co-run benchmark:\nmean slowdown of GEMM and triad beside GEMM and "
+                    "triad). Devices sharing a core never run at once.\n");
+    }
     std::printf("\nSoftware  %s; LibTorch %s; BLAS %s; CUDA runtime %d, driver %d\n",
                 software.compiler.c_str(),
                 software.torchVersion.empty() ? "-" : software.torchVersion.c_str(),
@@ -325,8 +404,9 @@ void addDevicesCommand(CLI::App& app) {
                   "every real CPU device, store it in the sample library and mark the device's "
                   "samples stale when it drifted from the stored reference");
     cmd->add_option("--db", args->db,
-                    "Sample library where --bench stores the vectors (default: "
-                    "$XDG_DATA_HOME/paretune/samples.db)");
+                    "Sample library where --bench stores the vectors and whose measured "
+                    "contention factors are listed (default: $XDG_DATA_HOME/paretune/samples.db, "
+                    "read when it exists)");
     cmd->add_option("--drift-threshold", args->driftPercent,
                     "With --bench: a figure drifting from the device's reference by more than "
                     "this percentage marks the device's samples stale (default 15)");

@@ -19,6 +19,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <unistd.h>
 
 namespace paretune::cli {
@@ -36,6 +37,23 @@ nlohmann::json speedJson(const std::optional<SpeedCheck>& speed) {
             {"after", figures(speed->after)},
             {"drifted", speed->drifted},
             {"why", speed->why}};
+}
+
+nlohmann::json contentionJson(const std::vector<ContentionMeasurement>& measured) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const ContentionMeasurement& m : measured) {
+        for (const auto& [device, beside, record] :
+             {std::tuple{&m.deviceId, &m.besideId, &m.deviceSlowed},
+              std::tuple{&m.besideId, &m.deviceId, &m.besideSlowed}}) {
+            list.push_back({{"device", *device},
+                            {"beside", *beside},
+                            {"factor", record->factor},
+                            {"source", "measured"},
+                            {"measured_at", record->measuredAt},
+                            {"seconds", m.seconds}});
+        }
+    }
+    return list;
 }
 
 std::string speedWarning(const SpeedCheck& speed) {
@@ -150,7 +168,8 @@ void runProfile(const ProfileArguments& args) {
             {"reused_nodes", reusedCount},
             {"sum_of_ops_us", sumOfOps},
             {"end_to_end_us", endToEnd > 0 ? nlohmann::json(endToEnd) : nlohmann::json(nullptr)},
-            {"machine_speed", speedJson(run.speed)}};
+            {"machine_speed", speedJson(run.speed)},
+            {"contention_measured", contentionJson(run.contention)}};
         std::cout << dumpJson(doc, 2) << "\n";
         if (run.speed && run.speed->drifted) {
             std::cerr << speedWarning(*run.speed) << "\n";
@@ -193,6 +212,12 @@ void runProfile(const ProfileArguments& args) {
         std::printf("Sum of per-op medians %.1f us; end-to-end run: %s\n", sumOfOps,
                     result.wholeModel.message.empty() ? "not run"
                                                       : result.wholeModel.message.c_str());
+    }
+    for (const ContentionMeasurement& m : run.contention) {
+        std::printf("Contention (co-run benchmark, measured now in %.1f s): %s beside %s %.2f, "
+                    "%s beside %s %.2f\n",
+                    m.seconds, m.deviceId.c_str(), m.besideId.c_str(), m.deviceSlowed.factor,
+                    m.besideId.c_str(), m.deviceId.c_str(), m.besideSlowed.factor);
     }
     if (run.speed) {
         std::printf("Machine speed (micro-benchmark before / after): GEMM %.1f / %.1f GFLOP/s, "

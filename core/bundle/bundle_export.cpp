@@ -10,10 +10,12 @@
 #include "device/device.h"
 #include "paretune/config.h"
 #include "plan/simulator.h"
+#include "predict/device_resources.h"
 #include "search/baselines.h"
 #include "search/pareto_search.h"
 #include "search/plans_file.h"
 #include "search/solution.h"
+#include "store/sample_library.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace paretune {
@@ -241,6 +244,15 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     CostTable table = buildCostTable(g, catalog, deviceIds);
     if (options.fillCosts) {
         options.fillCosts(table, g, catalog);
+    }
+    // Shared cores and measured contention, as the search applied them (it reported them).
+    {
+        std::optional<SampleLibrary> library;
+        if (!options.samplesPath.empty()) {
+            library =
+                SampleLibrary::open(options.samplesPath, SampleLibrary::OpenMode::ExistingOnly);
+        }
+        applyDeviceResources(table, cpuDevices(cpuTopology()), library ? &*library : nullptr);
     }
     Simulator sim(g, table);
     // `paretune search` schedules every plan in HEFT's upward-rank order (the default of

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 #include <system_error>
@@ -140,6 +141,13 @@ std::vector<Device> cpuDevices(const CpuTopology& topology) {
                                     topology.coreProcessors[c], 1));
     }
     return devices;
+}
+
+std::vector<std::int32_t> sharedCpus(const Device& a, const Device& b) {
+    std::vector<std::int32_t> shared;
+    std::set_intersection(a.cpus.begin(), a.cpus.end(), b.cpus.begin(), b.cpus.end(),
+                          std::back_inserter(shared));
+    return shared;
 }
 
 std::vector<Device> catalogDevices(const DeviceCatalog& catalog) {

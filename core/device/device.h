@@ -77,6 +77,10 @@ const CpuTopology& cpuTopology();
 /// `cpu`, then `cpu:0` … `cpu:N-1`, one per physical core.
 std::vector<Device> cpuDevices(const CpuTopology& topology);
 
+/// The Linux CPU ids both devices pin to, sorted; empty when their CPU sets are disjoint (then
+/// they can run at the same time). `cpu` shares every CPU of `cpu:N`.
+std::vector<std::int32_t> sharedCpus(const Device& a, const Device& b);
+
 /// The devices of a catalog, tagged Modelled (they are never profiled), with the catalog's
 /// figures. Name is the id (catalogs carry no model name).
 std::vector<Device> catalogDevices(const DeviceCatalog& catalog);

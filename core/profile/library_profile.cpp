@@ -155,6 +155,10 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
             recordBenchmark(library, fingerprint, speed.before);
         }
     }
+    if (options.measureContention) {
+        run.contention =
+            measureMissingContention(library, device, cpuDevices(cpuTopology()), {}, progress);
+    }
     nlohmann::json config = {{"threads", profileOptions.measure.threads},
                              {"cpus", profileOptions.measure.cpuSet},
                              {"rounds", profileOptions.measure.rounds},

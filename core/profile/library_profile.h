@@ -1,5 +1,6 @@
 #pragma once
 
+#include "contention_profile.h"
 #include "device/micro_benchmark.h"
 #include "profile_model.h"
 #include "store/records.h"
@@ -27,6 +28,10 @@ struct LibraryProfileOptions {
     /// Run the device's quick micro-benchmark right before and right after the measurements
     /// (about a second in all) and report whether the machine's speed changed (SpeedCheck).
     bool checkSpeed = true;
+    /// Measure the contention between the device and each CPU device of this machine that can
+    /// run beside it (disjoint CPUs: cpu:1 beside cpu:0) when the library has none for the pair
+    /// yet (measureMissingContention, quick: under a second per pair, once per pair).
+    bool measureContention = true;
 };
 
 /// The machine's speed around a profiling run: the device's quick micro-benchmark (GEMM
@@ -44,7 +49,7 @@ struct SpeedCheck {
 /// One compute node of a profiling run into the library.
 struct LibraryProfileRow {
     NodeId node = kNone;
-    bool reused = false;       ///< already in the library, or its signature measured once here
+    bool reused = false; ///< already in the library, or its signature measured once here
     ProfileStatus status = ProfileStatus::Ok;
     bool cancelled = false; ///< not measured: the run was cancelled first
     std::string message;    ///< why, when not ok()
@@ -63,6 +68,8 @@ struct LibraryProfileRun {
     MeasureOptions measure;
     /// When something was measured with options.checkSpeed (not when cancelled).
     std::optional<SpeedCheck> speed;
+    /// The pairs whose contention was measured now (options.measureContention).
+    std::vector<ContentionMeasurement> contention;
 
     int reusedCount() const;
     int failedCount() const;    ///< rows unsupported or failed
@@ -75,10 +82,11 @@ struct LibraryProfileRun {
 /// device and the graph, reuses what the library already holds for the same signature and device
 /// fingerprint (unless options.force), measures each remaining signature once (profileModel,
 /// pinned to the device's CPUs, with the whole-model run), and stores the new samples in batches
-/// while it runs (every 32 samples or 2 s, one transaction each). Cancelling through `progress`
-/// stores what was measured before it; a killed process loses only its open batch. Throws
-/// InputError when the device is not a real CPU device or repeats < 0; the library's own errors
-/// pass through.
+/// while it runs (every 32 samples or 2 s, one transaction each). Before the operators, the
+/// contention of the device beside the others it can run with is measured once per pair.
+/// Cancelling through `progress` stores what was measured before it; a killed process loses
+/// only its open batch. Throws InputError when the device is not a real CPU device or
+/// repeats < 0; the library's own errors pass through.
 LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
                                      SampleLibrary& library, const LibraryProfileOptions& options,
                                      Progress* progress = nullptr);

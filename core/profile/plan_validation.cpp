@@ -11,6 +11,7 @@
 #include "graph_executor.h"
 #include "measurement.h"
 #include "plan/simulator.h"
+#include "predict/device_resources.h"
 #include "rapl_energy.h"
 #include "search/baselines.h"
 #include "search/pareto_search.h"
@@ -63,6 +64,10 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         options.fillCosts(table, g, catalog);
     } else {
         applyMeasuredSamples(table, g, library, realDeviceFingerprints(table, inventory));
+    }
+    if (!options.fillCosts) {
+        // As the search did (runSearch; it reported what it applied). A fillCosts does it all.
+        applyDeviceResources(table, inventory.devices, &library);
     }
     Simulator sim(g, table);
     if (SearchOptions{}.upwardRankPriority) {

@@ -34,6 +34,22 @@ struct BenchmarkRecord {
     bool reference = false;           ///< what later measurements are compared with
 };
 
+/// How much a device's nodes slow down while another device runs beside it, as the co-run
+/// benchmark measured it at one time: a row of device_contention. The slowdowns are the
+/// benchmark's raw ratios (time beside the other / time alone); `factor` is what the simulator
+/// applies (CostTable::setContention).
+struct ContentionRecord {
+    std::int64_t id = 0;           ///< assigned by SampleLibrary::addContention
+    std::string deviceFingerprint; ///< the device slowed down
+    std::string besideFingerprint; ///< the device running beside it
+    std::string measuredAt;        ///< set by addContention when empty
+    double factor = 1.0;           ///< >= 1
+    double gemmBesideGemm = 1.0;
+    double gemmBesideTriad = 1.0;
+    double triadBesideGemm = 1.0;
+    double triadBesideTriad = 1.0;
+};
+
 /// A model whose operators were profiled.
 struct ModelRecord {
     std::string fingerprint;

@@ -54,7 +54,7 @@ public:
     };
 
     /// Schema version this build writes; files at a lower version are migrated on open.
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
     /// PRAGMA application_id of a Paretune library: "PRTN".
     static constexpr std::int32_t kApplicationId = 0x5052544e;
 
@@ -95,6 +95,14 @@ public:
     std::optional<BenchmarkRecord> referenceBenchmark(std::string_view deviceFingerprint) const;
     /// Every vector stored for a device, oldest first.
     std::vector<BenchmarkRecord> benchmarks(std::string_view deviceFingerprint) const;
+    /// Stores a contention measured between two different devices already in the library;
+    /// returns its id. InputError for a factor under 1, a slowdown that is not a positive
+    /// finite number, or a device that is not stored.
+    std::int64_t addContention(const ContentionRecord& contention);
+    /// The newest contention of `deviceFingerprint` slowed by `besideFingerprint`; none before
+    /// the pair's first co-run.
+    std::optional<ContentionRecord> contention(std::string_view deviceFingerprint,
+                                               std::string_view besideFingerprint) const;
 
     /// Flags every sample of the device taken so far as stale (its micro-benchmarks drifted).
     /// Samples are kept. Records the event with `reason`; returns how many samples it flagged.

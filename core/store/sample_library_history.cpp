@@ -1,5 +1,5 @@
-// SampleLibrary: the records that are only ever added, a device's micro-benchmark vectors, plans
-// and trained predictors.
+// SampleLibrary: the records that are only ever added, a device's micro-benchmark vectors and
+// contention beside other devices, plans and trained predictors.
 #include "sample_library.h"
 
 #include "common/input_error.h"
@@ -80,6 +80,65 @@ std::vector<BenchmarkRecord> SampleLibrary::benchmarks(std::string_view deviceFi
         result.push_back(benchmarkFromRow(q));
     }
     return result;
+}
+
+std::int64_t SampleLibrary::addContention(const ContentionRecord& c) {
+    requireKey(c.deviceFingerprint, kFingerprintLength, "contention: device fingerprint");
+    requireKey(c.besideFingerprint, kFingerprintLength, "contention: beside fingerprint");
+    if (c.deviceFingerprint == c.besideFingerprint) {
+        throw InputError(m_impl->label + ": contention of device " + c.deviceFingerprint +
+                         " beside itself");
+    }
+    const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+    if (!(std::isfinite(c.factor) && c.factor >= 1.0) || !positive(c.gemmBesideGemm) ||
+        !positive(c.gemmBesideTriad) || !positive(c.triadBesideGemm) ||
+        !positive(c.triadBesideTriad)) {
+        throw InputError(m_impl->label +
+                         ": a contention needs a factor of at least 1 and "
+                         "positive finite slowdowns (factor " +
+                         std::to_string(c.factor) + ")");
+    }
+    WriteTransaction transaction(*m_impl);
+    for (const std::string* fingerprint : {&c.deviceFingerprint, &c.besideFingerprint}) {
+        if (!device(*fingerprint)) {
+            throw InputError(m_impl->label + ": device " + *fingerprint + " is not in the library");
+        }
+    }
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO device_contention(device_fingerprint, "
+                              "beside_fingerprint, measured_at, factor, gemm_beside_gemm, "
+                              "gemm_beside_triad, triad_beside_gemm, triad_beside_triad) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+            "store a contention");
+    q.bind(1, c.deviceFingerprint)
+        .bind(2, c.besideFingerprint)
+        .bind(3, orNow(c.measuredAt))
+        .bind(4, c.factor)
+        .bind(5, c.gemmBesideGemm)
+        .bind(6, c.gemmBesideTriad)
+        .bind(7, c.triadBesideGemm)
+        .bind(8, c.triadBesideTriad);
+    const std::int64_t id = q.insert();
+    transaction.commit();
+    return id;
+}
+
+std::optional<ContentionRecord>
+SampleLibrary::contention(std::string_view deviceFingerprint,
+                          std::string_view besideFingerprint) const {
+    Query q(*m_impl,
+            m_impl->statement("SELECT id, device_fingerprint, beside_fingerprint, measured_at, "
+                              "factor, gemm_beside_gemm, gemm_beside_triad, triad_beside_gemm, "
+                              "triad_beside_triad FROM device_contention WHERE "
+                              "device_fingerprint = ?1 AND beside_fingerprint = ?2 "
+                              "ORDER BY id DESC LIMIT 1"),
+            "read a contention");
+    q.bind(1, deviceFingerprint).bind(2, besideFingerprint);
+    if (!q.step()) {
+        return std::nullopt;
+    }
+    return ContentionRecord{q.integer(0), q.text(1), q.text(2), q.text(3), q.real(4),
+                            q.real(5),    q.real(6), q.real(7), q.real(8)};
 }
 
 std::int64_t SampleLibrary::addPlan(const PlanRecord& plan) {

@@ -95,10 +95,31 @@ CREATE TABLE device_benchmarks(
 CREATE INDEX device_benchmarks_by_device ON device_benchmarks(device_fingerprint, is_reference);
 )sql";
 
-// Version 3: the rounds of `paretune tune`, one row per round committed: what was searched,
+// Version 3: the contention between two real devices that can run at the same time (disjoint
+// CPU sets), measured by the co-run benchmark: how much the device's nodes slow down while the
+// other device runs. Directed (device slowed beside the other); the newest row of a pair is the
+// one in use. The four raw slowdowns are kept beside the factor the simulator applies.
+constexpr const char* kVersion3 = R"sql(
+CREATE TABLE device_contention(
+  id                 INTEGER PRIMARY KEY,
+  device_fingerprint TEXT NOT NULL REFERENCES devices(fingerprint),
+  beside_fingerprint TEXT NOT NULL REFERENCES devices(fingerprint),
+  measured_at        TEXT NOT NULL,
+  factor             REAL NOT NULL CHECK(factor >= 1),
+  gemm_beside_gemm   REAL NOT NULL CHECK(gemm_beside_gemm > 0),
+  gemm_beside_triad  REAL NOT NULL CHECK(gemm_beside_triad > 0),
+  triad_beside_gemm  REAL NOT NULL CHECK(triad_beside_gemm > 0),
+  triad_beside_triad REAL NOT NULL CHECK(triad_beside_triad > 0),
+  CHECK(device_fingerprint <> beside_fingerprint)
+);
+CREATE INDEX device_contention_by_pair
+  ON device_contention(device_fingerprint, beside_fingerprint);
+)sql";
+
+// Version 4: the rounds of `paretune tune`, one row per round committed: what was searched,
 // validated and measured (the plans, their in-plan node times). A rerun with the same settings
 // (the key) resumes after the last stored round.
-constexpr const char* kVersion3 = R"sql(
+constexpr const char* kVersion4 = R"sql(
 CREATE TABLE tune_rounds(
   id                INTEGER PRIMARY KEY,
   tune_key          TEXT NOT NULL,
@@ -113,7 +134,8 @@ CREATE TABLE tune_rounds(
 constexpr Migration kMigrations[] = {
     {1, "devices, models, op_signatures, perf_samples, stale_marks, predictors, plans", kVersion1},
     {2, "device_benchmarks", kVersion2},
-    {3, "tune_rounds", kVersion3},
+    {3, "device_contention", kVersion3},
+    {4, "tune_rounds", kVersion4},
 };
 
 } // namespace

@@ -1,7 +1,9 @@
 #include "workflow/search_workflow.h"
 
 #include "cost/device_catalog.h"
+#include "device/device.h"
 #include "plan/simulator.h"
+#include "predict/device_resources.h"
 #include "store/sample_library.h"
 
 #include <algorithm>
@@ -23,10 +25,9 @@ bool searchesMeasuredDevice(const DeviceCatalog& catalog, const std::vector<std:
     });
 }
 
-/// Reads measured and predicted cells into the table when the request asks for it.
-std::optional<LibraryCosts> libraryCosts(CostTable& table, const Graph& graph,
-                                         const DeviceCatalog& catalog,
-                                         const SearchRequest& request) {
+/// The request's sample library, open, when it is to be read.
+std::optional<SampleLibrary> requestedLibrary(const DeviceCatalog& catalog,
+                                              const SearchRequest& request) {
     if (request.dbPath.empty()) {
         return std::nullopt;
     }
@@ -37,16 +38,17 @@ std::optional<LibraryCosts> libraryCosts(CostTable& table, const Graph& graph,
             return std::nullopt;
         }
     }
-    SampleLibrary samples =
-        SampleLibrary::open(request.dbPath, SampleLibrary::OpenMode::ExistingOnly);
-    return searchCostsFromLibrary(table, graph, catalog, samples);
+    return SampleLibrary::open(request.dbPath, SampleLibrary::OpenMode::ExistingOnly);
 }
 
 } // namespace
 
 LibraryCosts searchCostsFromLibrary(CostTable& table, const Graph& graph,
                                     const DeviceCatalog& catalog, SampleLibrary& library) {
-    return costsFromLibrary(table, graph, catalog, library);
+    LibraryCosts costs = costsFromLibrary(table, graph, catalog, library);
+    const Diagnostics resources = applyDeviceResources(table, cpuDevices(cpuTopology()), &library);
+    costs.diagnostics.insert(costs.diagnostics.end(), resources.begin(), resources.end());
+    return costs;
 }
 
 SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const SearchRequest& request,
@@ -56,7 +58,10 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
     CostTable& table = *run.costs;
     run.source.catalog = request.catalogOrigin;
     run.source.host = catalog.host;
-    run.library = libraryCosts(table, graph, catalog, request);
+    std::optional<SampleLibrary> samples = requestedLibrary(catalog, request);
+    if (samples) {
+        run.library = costsFromLibrary(table, graph, catalog, *samples);
+    }
     if (run.library) {
         const LibraryCosts& costs = *run.library;
         for (const MeasuredDevice& m : costs.devices) {
@@ -89,6 +94,11 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
                      "unsupported"});
         }
     }
+    // Devices sharing a core never run at once; beside each other they contend for memory.
+    const Diagnostics resources =
+        applyDeviceResources(table, cpuDevices(cpuTopology()), samples ? &*samples : nullptr);
+    run.diagnostics.insert(run.diagnostics.end(), resources.begin(), resources.end());
+    samples.reset();
     if (request.refineCosts) {
         request.refineCosts(table, graph);
     }

@@ -55,15 +55,18 @@ struct SearchRun {
     ~SearchRun();
 };
 
-/// The costs a search takes from the sample library for the catalog's measured devices
-/// (costsFromLibrary); validation of a searched plan fills its rebuilt table the same way.
+/// What a search takes from the sample library for the catalog's measured devices: their cells
+/// (costsFromLibrary) and the shared resources of the real CPU devices (applyDeviceResources;
+/// its notes among the diagnostics). Validation of a searched plan fills its rebuilt table the
+/// same way.
 LibraryCosts searchCostsFromLibrary(CostTable& table, const Graph& graph,
                                     const DeviceCatalog& catalog, SampleLibrary& library);
 
 /// Builds the cost table (modelled from the catalog; measured and predicted cells from the
-/// library for the catalog's measured devices), then searches. Throws InputError for unusable
-/// input (unknown devices, a library that is not there when Required, bad options); a
-/// cancelled search returns what it found so far (result.cancelled).
+/// library for the catalog's measured devices; the shared cores and measured contention of
+/// this machine's CPU devices, applyDeviceResources, noted in the diagnostics), then searches.
+/// Throws InputError for unusable input (unknown devices, a library that is not there when
+/// Required, bad options); a cancelled search returns what it found so far (result.cancelled).
 SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const SearchRequest& request,
                     Progress* progress = nullptr);
 

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "device/corun_benchmark.h"
+#include "store/records.h"
+
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct Device;
+struct Progress;
+class SampleLibrary;
+
+/// A pair of devices whose contention measureMissingContention measured and stored now.
+struct ContentionMeasurement {
+    std::string deviceId;          ///< the profiled device
+    std::string besideId;          ///< the device that can run beside it
+    ContentionRecord deviceSlowed; ///< the device slowed by the other, as stored
+    ContentionRecord besideSlowed; ///< the other slowed by the device, as stored
+    double seconds = 0.0;          ///< wall time of the co-run
+};
+
+/// The record of one direction of a co-run (measuredAt left empty: the time it is stored).
+ContentionRecord contentionRecordOf(const CoRunSlowdown& slowdown, std::string deviceFingerprint,
+                                    std::string besideFingerprint);
+
+/// For each device of `devices` that can run beside `device` (coRunPartners: real CPU devices
+/// with CPU sets disjoint from its own) and whose contention with it the library holds in
+/// neither direction or only one, runs the co-run benchmark (quick unless told otherwise) and
+/// stores both directions, recording both devices. A pair stored in both directions is never
+/// measured again: once per pair and library. Stops before the next pair when `progress` says
+/// cancelled. Returns what it measured now. The benchmark's and the library's exceptions pass
+/// through (InputError for a device that is not a real CPU device, std::runtime_error when
+/// pinning fails).
+std::vector<ContentionMeasurement>
+measureMissingContention(SampleLibrary& library, const Device& device,
+                         const std::vector<Device>& devices,
+                         const CoRunBenchmarkOptions& options = {}, Progress* progress = nullptr);
+
+} // namespace paretune
