@@ -41,7 +41,8 @@ void runExport(const ExportArguments& args) {
                                     const DeviceCatalog& catalog) {
             SampleLibrary library =
                 SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
-            for (const Diagnostic& d : costsFromLibrary(table, graph, catalog, library).diagnostics) {
+            for (const Diagnostic& d :
+                 costsFromLibrary(table, graph, catalog, library).diagnostics) {
                 std::fprintf(stderr, "note: %s\n", d.message.c_str());
             }
         };

@@ -41,8 +41,8 @@ SampleLibrary openPredictorLibrary(const std::string& db) {
 void printMetricsLine(const char* label, const AccuracyMetrics& m, int indent = 2) {
     std::printf("%*s%-10s MAPE %7.1f%%  within ±10%% %5.1f%%  Spearman %6.3f  end-to-end error "
                 "%6.1f%% (max %.1f%%)\n",
-                indent, "", label, m.mapePercent, 100.0 * m.within10, m.spearman,
-                m.endToEndPercent, m.endToEndMaxPercent);
+                indent, "", label, m.mapePercent, 100.0 * m.within10, m.spearman, m.endToEndPercent,
+                m.endToEndMaxPercent);
 }
 
 // --- train ---------------------------------------------------------------------------------
@@ -120,8 +120,7 @@ void runTrain(const TrainArguments& args) {
     printMetricsLine("roofline", evaluation.roofline);
     for (const PairEvaluation& pair : evaluation.pairs) {
         std::printf("  %-50.50s measured %10.1f us, predicted %10.1f us, roofline %10.1f us\n",
-                    pair.pair.c_str(), pair.measuredSumUs, pair.predictedSumUs,
-                    pair.rooflineSumUs);
+                    pair.pair.c_str(), pair.measuredSumUs, pair.predictedSumUs, pair.rooflineSumUs);
         if (evaluation.pairs.size() > 1) {
             printMetricsLine("predicted", pair.predictor, 4);
             printMetricsLine("roofline", pair.roofline, 4);

@@ -46,12 +46,16 @@ std::vector<std::string> splitList(const std::string& text) {
 
 } // namespace
 
-void runSearch(const SearchArguments& args) {
-    const std::vector<std::string> deviceIds = splitList(args.devices);
-    if (deviceIds.empty() || deviceIds.size() > 8) {
+std::vector<std::string> deviceList(const std::string& text) {
+    const std::vector<std::string> ids = splitList(text);
+    if (ids.empty() || ids.size() > 8) {
         throw InputError("--devices: expected one to eight device ids separated by commas, got \"" +
-                         args.devices + "\"");
+                         text + "\"");
     }
+    return ids;
+}
+
+SearchOptions searchOptionsOf(const SearchArguments& args) {
     SearchOptions options;
     options.objectives = parseObjectives(args.objectives);
     options.population = args.population;
@@ -70,6 +74,21 @@ void runSearch(const SearchArguments& args) {
         throw InputError("--generations: expected 0 to 1000000, got " +
                          std::to_string(options.generations));
     }
+    return options;
+}
+
+void addSearchSettings(CLI::App& cmd, SearchArguments& args) {
+    cmd.add_option("--objectives", args.objectives,
+                   "Two or three of latency, energy, power, memory (default "
+                   "latency,energy,memory)");
+    cmd.add_option("--population", args.population, "Population size (default 200)");
+    cmd.add_option("--generations", args.generations, "Generations (default 300)");
+    cmd.add_option("--seed", args.seed, "Random seed (default 1)");
+}
+
+void runSearch(const SearchArguments& args) {
+    const std::vector<std::string> deviceIds = deviceList(args.devices);
+    const SearchOptions options = searchOptionsOf(args);
 
     const DeviceCatalog catalog = loadDeviceCatalog(args.catalog);
     const ImportResult imported = importOnnxFile(args.model);
@@ -174,12 +193,7 @@ void addSearchCommand(CLI::App& app) {
     cmd->add_option("--db", args->db,
                     "Sample library: measured and predicted costs for the catalog's measured "
                     "devices");
-    cmd->add_option("--objectives", args->objectives,
-                    "Two or three of latency, energy, power, memory (default "
-                    "latency,energy,memory)");
-    cmd->add_option("--population", args->population, "Population size (default 200)");
-    cmd->add_option("--generations", args->generations, "Generations (default 300)");
-    cmd->add_option("--seed", args->seed, "Random seed (default 1)");
+    addSearchSettings(*cmd, *args);
     cmd->add_option("--max-plans", args->maxPlans,
                     "Plans of the front to output, spread along it (default 50, 0: all)");
     cmd->add_option("--out", args->out,

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "search/pareto_search.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +26,13 @@ struct SearchArguments {
     bool json = false;
     bool coarseToFine = false; ///< search chains of nodes first, then single nodes
 };
+
+/// The options `search` and `tune` share: --objectives, --population, --generations, --seed.
+void addSearchSettings(CLI::App& cmd, SearchArguments& args);
+/// The search settings of those options, checked (InputError naming the option).
+SearchOptions searchOptionsOf(const SearchArguments& args);
+/// --devices: one to eight ids separated by commas (InputError otherwise).
+std::vector<std::string> deviceList(const std::string& text);
 
 /// Registers `paretune search`; the command runs when its callback fires.
 void addSearchCommand(CLI::App& app);

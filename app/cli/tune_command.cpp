@@ -1,5 +1,7 @@
 #include "tune_command.h"
 
+#include "search_command.h"
+
 #include "terminal_progress.h"
 
 #include "common/input_error.h"
@@ -23,37 +25,13 @@ namespace paretune::cli {
 
 namespace {
 
-struct TuneArguments {
-    std::string model;
-    std::string devices;
-    std::string catalog;
-    std::string db;
-    std::string objectives = "latency,energy,memory";
-    std::int32_t population = 200;
-    std::int32_t generations = 300;
-    std::uint64_t seed = 1;
+struct TuneArguments : SearchArguments {
     int rounds = 3;
     int validate = 3;
     int repeats = 20;
     int warmup = 2;
     double target = 5.0; // percent
-    std::int32_t maxPlans = 50;
-    std::string out;
-    bool json = false;
 };
-
-std::vector<std::string> splitDevices(const std::string& text) {
-    std::vector<std::string> items;
-    std::size_t begin = 0;
-    while (begin <= text.size()) {
-        const std::size_t end = std::min(text.find(',', begin), text.size());
-        if (end > begin) {
-            items.push_back(text.substr(begin, end - begin));
-        }
-        begin = end + 1;
-    }
-    return items;
-}
 
 std::string percent(double fraction) {
     char text[32];
@@ -86,20 +64,13 @@ void printRounds(const TuneRun& run) {
 }
 
 void runTuneCommand(const TuneArguments& args) {
-    const std::vector<std::string> deviceIds = splitDevices(args.devices);
-    if (deviceIds.empty() || deviceIds.size() > 8) {
-        throw InputError("--devices: expected one to eight device ids separated by commas, got \"" +
-                         args.devices + "\"");
-    }
+    const std::vector<std::string> deviceIds = deviceList(args.devices);
     if (!(args.target > 0.0 && args.target < 100.0)) {
         throw InputError("--target: expected a percentage above 0 and below 100");
     }
     TuneRequest request;
     request.deviceIds = deviceIds;
-    request.options.objectives = parseObjectives(args.objectives);
-    request.options.population = args.population;
-    request.options.generations = args.generations;
-    request.options.seed = args.seed;
+    request.options = searchOptionsOf(args);
     request.catalogOrigin = args.catalog;
     request.dbPath = args.db.empty() ? defaultSampleLibraryPath().string() : args.db;
     request.rounds = args.rounds;
@@ -107,10 +78,6 @@ void runTuneCommand(const TuneArguments& args) {
     request.repeats = args.repeats;
     request.warmup = args.warmup;
     request.targetError = args.target / 100.0;
-    if (args.maxPlans < 0) {
-        throw InputError("--max-plans: expected 0 (all) or more, got " +
-                         std::to_string(args.maxPlans));
-    }
     request.maxPlans = static_cast<std::size_t>(args.maxPlans);
     if (!std::filesystem::exists(request.dbPath)) {
         throw InputError("--db: " + request.dbPath +
@@ -224,12 +191,7 @@ void addTuneCommand(CLI::App& app) {
     cmd->add_option("--target", args->target,
                     "Stop once every validated plan's latency error is within this percentage "
                     "(default 5)");
-    cmd->add_option("--objectives", args->objectives,
-                    "Two or three of latency, energy, power, memory (default "
-                    "latency,energy,memory)");
-    cmd->add_option("--population", args->population, "Population size (default 200)");
-    cmd->add_option("--generations", args->generations, "Generations (default 300)");
-    cmd->add_option("--seed", args->seed, "Random seed (default 1)");
+    addSearchSettings(*cmd, *args);
     cmd->add_option("--max-plans", args->maxPlans,
                     "Plans of the final front to output, spread along it (default 50, 0: all)");
     cmd->add_option("--out", args->out,
