@@ -70,7 +70,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+133"/>
+        <location filename="../widgets/planjobs.cpp" line="+137"/>
         <source>exporting the bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1009,17 +1009,17 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+28"/>
+        <location filename="../widgets/placementsearch.cpp" line="+57"/>
         <source>searching placements</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-33"/>
         <source>modelled from %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+6"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1338,13 +1338,13 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+243"/>
+        <location line="+253"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-243"/>
+        <location line="-253"/>
         <location line="+2"/>
         <source>Searching placements...</source>
         <translation type="unfinished"></translation>
@@ -1361,23 +1361,23 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+61"/>
+        <location line="+71"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-61"/>
-        <location line="+61"/>
+        <location line="-71"/>
+        <location line="+71"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-41"/>
+        <location line="-27"/>
         <source>Open a model before searching placements.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+26"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation type="unfinished"></translation>
     </message>

@@ -70,7 +70,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+133"/>
+        <location filename="../widgets/planjobs.cpp" line="+137"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -1004,17 +1004,17 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+28"/>
+        <location filename="../widgets/placementsearch.cpp" line="+57"/>
         <source>searching placements</source>
         <translation>搜索放置方案</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-33"/>
         <source>modelled from %1</source>
         <translation>根据 %1 建模</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+6"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation>来自 %3 的实测（%1 个单元）和预测（%2 个单元），其余由 %4 建模</translation>
     </message>
@@ -1332,13 +1332,13 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+243"/>
+        <location line="+253"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <location line="-243"/>
+        <location line="-253"/>
         <location line="+2"/>
         <source>Searching placements...</source>
         <translation>正在搜索放置方案...</translation>
@@ -1355,23 +1355,23 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+61"/>
+        <location line="+71"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="-61"/>
-        <location line="+61"/>
+        <location line="-71"/>
+        <location line="+71"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location line="-41"/>
+        <location line="-27"/>
         <source>Open a model before searching placements.</source>
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+26"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
     </message>

@@ -12,6 +12,7 @@
 #include "search/plans_file.h"
 #include "store/sample_library.h"
 #include "timelineview.h"
+#include "workflow/search_workflow.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -24,16 +25,19 @@ namespace {
 
 /// The costs the search gave the catalog's measured devices, for re-simulating its plan: the
 /// same sample library again (costsFromLibrary), or nothing more than the catalog's when the
-/// search modelled all.
+/// search modelled all; then what the search refined them with (a tune's in-plan costs).
 std::function<void(CostTable&, const Graph&, const DeviceCatalog&)>
 searchCostFill(const SearchOutcome& search) {
-    if (search.dbPath.empty()) {
-        return [](CostTable&, const Graph&, const DeviceCatalog&) {};
-    }
     const std::string db = search.dbPath;
-    return [db](CostTable& table, const Graph& graph, const DeviceCatalog& catalog) {
-        SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
-        costsFromLibrary(table, graph, catalog, library);
+    const auto refine = search.refineCosts;
+    return [db, refine](CostTable& table, const Graph& graph, const DeviceCatalog& catalog) {
+        if (!db.empty()) {
+            SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
+            searchCostsFromLibrary(table, graph, catalog, library);
+        }
+        if (refine) {
+            refine(table, graph);
+        }
     };
 }
 
