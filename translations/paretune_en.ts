@@ -548,6 +548,19 @@ Double-click to expand</source>
     </message>
 </context>
 <context>
+    <name>paretune::MeasuredPoint</name>
+    <message>
+        <location filename="../widgets/measuredpoints.cpp" line="+53"/>
+        <source>latency %1 ms (p10 %2, p90 %3, %4 runs), predicted %5 ms, error %6%7 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>energy %1 mJ</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>paretune::ModelLoader</name>
     <message>
         <location filename="../widgets/modelloader.cpp" line="+15"/>
@@ -833,7 +846,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+35"/>
+        <location filename="../widgets/paretoplot.cpp" line="+37"/>
         <source>ms</source>
         <translation type="unfinished"></translation>
     </message>
@@ -933,7 +946,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+5"/>
+        <source>measured (p10–p90)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>Generation</source>
         <translation type="unfinished"></translation>
     </message>
@@ -943,22 +961,38 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+68"/>
         <source>Colour: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+25"/>
         <source>%1 plans on the front; costs %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <location line="+4"/>
+        <source>%n plan(s) measured on this machine: choose latency on an axis to see them</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>%n plan(s) measured on this machine, at their median latency (p10–p90 bars), joined to their simulated points</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+33"/>
+        <location line="+37"/>
         <source> (infeasible)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+97"/>
         <source>infeasible (violation %1)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -968,12 +1002,22 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+9"/>
+        <source>measured: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>%1, measured on this machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Baseline %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>Plan %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -983,7 +1027,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+76"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1021,6 +1065,79 @@ Double-click to expand</source>
     <message>
         <location line="+6"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::PlanClaim</name>
+    <message>
+        <location filename="../widgets/measuredpoints.cpp" line="-45"/>
+        <source>confirmed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>contradicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>predicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unmeasured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>energy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>power</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>dominates %1, better in %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>better than %1 in %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Claim contradicted: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Claim: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

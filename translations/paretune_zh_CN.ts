@@ -544,6 +544,19 @@ Double-click to expand</source>
     </message>
 </context>
 <context>
+    <name>paretune::MeasuredPoint</name>
+    <message>
+        <location filename="../widgets/measuredpoints.cpp" line="+53"/>
+        <source>latency %1 ms (p10 %2, p90 %3, %4 runs), predicted %5 ms, error %6%7 %</source>
+        <translation>延迟 %1 ms（p10 %2，p90 %3，%4 次运行），预测 %5 ms，误差 %6%7 %</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>energy %1 mJ</source>
+        <translation>能耗 %1 mJ</translation>
+    </message>
+</context>
+<context>
     <name>paretune::ModelLoader</name>
     <message>
         <location filename="../widgets/modelloader.cpp" line="+15"/>
@@ -829,7 +842,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+35"/>
+        <location filename="../widgets/paretoplot.cpp" line="+37"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
@@ -929,7 +942,12 @@ Double-click to expand</source>
         <translation>对比方案（Ctrl+单击）</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+5"/>
+        <source>measured (p10–p90)</source>
+        <translation>实测（p10–p90）</translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>Generation</source>
         <translation>代数</translation>
     </message>
@@ -939,22 +957,36 @@ Double-click to expand</source>
         <translation>超体积</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+68"/>
         <source>Colour: %1</source>
         <translation>颜色：%1</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+25"/>
         <source>%1 plans on the front; costs %2</source>
         <translation>前沿上有 %1 个方案；开销%2</translation>
     </message>
+    <message numerus="yes">
+        <location line="+4"/>
+        <source>%n plan(s) measured on this machine: choose latency on an axis to see them</source>
+        <translation>
+            <numerusform>%n 个方案已在本机实测：在某一坐标轴上选择延迟即可看到</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>%n plan(s) measured on this machine, at their median latency (p10–p90 bars), joined to their simulated points</source>
+        <translation>
+            <numerusform>%n 个方案已在本机实测，画在其延迟中位数处（p10–p90 误差棒），并与其模拟点相连</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+33"/>
+        <location line="+37"/>
         <source> (infeasible)</source>
         <translation>（不可行）</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+97"/>
         <source>infeasible (violation %1)</source>
         <translation>不可行（违反量 %1）</translation>
     </message>
@@ -964,12 +996,22 @@ Double-click to expand</source>
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+9"/>
+        <source>measured: %1</source>
+        <translation>实测：%1</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>%1, measured on this machine</source>
+        <translation>%1，在本机实测</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Baseline %1</source>
         <translation>基线 %1</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>Plan %1</source>
         <translation>方案 %1</translation>
     </message>
@@ -979,7 +1021,7 @@ Double-click to expand</source>
         <translation>方案 %1（基线 %2）</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+76"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation>&lt;b&gt;方案 %1 对比方案 %2&lt;/b&gt;（模拟；开销%3）：</translation>
     </message>
@@ -1017,6 +1059,79 @@ Double-click to expand</source>
         <location line="+6"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation>来自 %3 的实测（%1 个单元）和预测（%2 个单元），其余由 %4 建模</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::PlanClaim</name>
+    <message>
+        <location filename="../widgets/measuredpoints.cpp" line="-45"/>
+        <source>confirmed</source>
+        <translation>已证实</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>contradicted</source>
+        <translation>被推翻</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>predicted</source>
+        <translation>仅预测</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unmeasured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not measured</source>
+        <translation>不测量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>energy</source>
+        <translation>能耗</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>power</source>
+        <translation>功率</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>dominates %1, better in %2: %3</source>
+        <translation>支配 %1，在 %2 方面更优：%3</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>better than %1 in %2: %3</source>
+        <translation>在 %2 方面优于 %1：%3</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Claim contradicted: %1</source>
+        <translation>声明被推翻：%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Claim: %1</source>
+        <translation>声明：%1</translation>
     </message>
 </context>
 <context>
