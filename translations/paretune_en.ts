@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+95"/>
+        <location filename="../app/workbench/main.cpp" line="+101"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -14,17 +14,17 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-42"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+5"/>
-        <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
+        <source>What --screenshot shows: graph, pareto, timeline, profile (these three after a quick search on the catalog&apos;s modelled devices) or tune (after a quick tune, see --tune).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Sample library (SQLite file).</source>
         <translation type="unfinished"></translation>
     </message>
@@ -46,6 +46,11 @@
     <message>
         <location line="+5"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>After loading, tune on the chosen devices (Workflow &gt; Tune: search, validate, learn, round by round; a screenshot waits for it and uses quick settings).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+95"/>
+        <location filename="../app/workbench/main.cpp" line="+101"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation>将神经网络算子放置到本机的设备上。</translation>
     </message>
@@ -14,17 +14,17 @@
         <translation>要打开的 ONNX 模型或 .paretune 工作区</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-42"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation>模型显示后保存窗口截图，然后退出。</translation>
     </message>
     <message>
         <location line="+5"/>
-        <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
-        <translation>--screenshot 显示的内容：graph、pareto、timeline 或 profile（后三者会先在目录的建模设备上快速搜索）。</translation>
+        <source>What --screenshot shows: graph, pareto, timeline, profile (these three after a quick search on the catalog&apos;s modelled devices) or tune (after a quick tune, see --tune).</source>
+        <translation>--screenshot 显示的内容：graph、pareto、timeline、profile（后三者会先在目录的建模设备上快速搜索）或 tune（先快速调优，见 --tune）。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Sample library (SQLite file).</source>
         <translation>样本库（SQLite 文件）。</translation>
     </message>
@@ -47,6 +47,11 @@
         <location line="+5"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
         <translation>搜索后在本机设备上验证所选方案（截图会等待验证完成）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>After loading, tune on the chosen devices (Workflow &gt; Tune: search, validate, learn, round by round; a screenshot waits for it and uses quick settings).</source>
+        <translation>加载后在所选设备上调优（工作流 &gt; 调优：逐轮搜索、验证、学习；截图会等待其完成并使用快速设置）。</translation>
     </message>
 </context>
 <context>
