@@ -13,12 +13,17 @@
 #include "store/sample_library.h"
 #include "testmodels.h"
 #include "testpaths.h"
+#include "tunedialog.h"
 #include "tunejob.h"
 #include "tunepanel.h"
 #include "tuneroundsmodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
+#include <QLabel>
+#include <QMenuBar>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -72,6 +77,7 @@ class TestTuneJob : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase();
+    void actionAndDialog();
     void tuneShowsMeasuredPointsAndRounds();
     void cancelRightAfterStart();
     void refusalsAreShown_data();
@@ -111,6 +117,37 @@ void TestTuneJob::initTestCase() {
         QTRY_COMPARE_WITH_TIMEOUT(profiled.count() + failed.count(), expected, 120000);
     }
     QCOMPARE(failed.count(), 0);
+}
+
+void TestTuneJob::actionAndDialog() {
+    MainWindow window;
+    auto* action = window.findChild<QAction*>(QStringLiteral("tuneAction"));
+    QVERIFY(action);
+    QVERIFY(!action->isEnabled()); // no model yet
+    QVERIFY(openTinyCnn(window));
+    QVERIFY(action->isEnabled());
+    // In the Workflow menu, beside Validate.
+    bool inWorkflow = false;
+    for (QAction* menu : window.menuBar()->actions()) {
+        if (menu->menu() && menu->text() == QStringLiteral("&Workflow")) {
+            inWorkflow = menu->menu()->actions().contains(action);
+        }
+    }
+    QVERIFY(inWorkflow);
+
+    // The dialog starts from the settings given (the defaults: 3 / 3 / 20) and hands back what
+    // was entered; the context names what the tune uses.
+    TuneDialog dialog(TuneSettings{}, QStringLiteral("Search: population 200"));
+    QCOMPARE(dialog.settings().rounds, 3);
+    QCOMPARE(dialog.settings().plansPerRound, 3);
+    QCOMPARE(dialog.settings().repeats, 20);
+    dialog.findChild<QSpinBox*>(QStringLiteral("rounds"))->setValue(2);
+    dialog.findChild<QSpinBox*>(QStringLiteral("repeats"))->setValue(5);
+    QCOMPARE(dialog.settings().rounds, 2);
+    QCOMPARE(dialog.settings().repeats, 5);
+    QCOMPARE(dialog.settings().plansPerRound, 3);
+    QCOMPARE(dialog.findChild<QLabel*>(QStringLiteral("tuneContext"))->text(),
+             QStringLiteral("Search: population 200"));
 }
 
 QString TestTuneJob::freshLibrary(const QString& name) const {
