@@ -1,6 +1,8 @@
 // The Pareto dock: objective <-> pixel mapping against QCustomPlot's own, clicks on points
 // (real mouse events at the mapped pixels), comparison of two plans, the colour objective,
-// baselines, hover text and the hypervolume curve.
+// baselines, hover text and the hypervolume curve; after a tune, measured points beside the
+// simulated ones (their placement along the latency axis computed without drawing, then drawn
+// with p10–p90 error bars, in the legend and the tooltips, a contradicted claim marked).
 #include "paretoplot.h"
 #include "planschedule.h"
 #include "search_fixture.h"
@@ -24,6 +26,9 @@ private Q_SLOTS:
     void hoverShowsAllObjectives();
     void hypervolumeCurve();
     void searchReportsEachGenerationsHypervolume();
+    void measuredMarksFollowTheLatencyAxis_data();
+    void measuredMarksFollowTheLatencyAxis();
+    void measuredPointsDrawnWithErrorBars();
 
 private:
     /// A front plan that is the only one at its pixel (so a click there is unambiguous).
@@ -200,6 +205,149 @@ void TestParetoPlot::searchReportsEachGenerationsHypervolume() {
     for (int g = 0; g < options.generations; ++g) {
         QCOMPARE(reported.at(g).at(0).toDouble(), curve[static_cast<std::size_t>(g) + 1]);
     }
+}
+
+namespace {
+
+/// A plan of `outcome` as if measured: median `factor` times its simulated latency, p10 and p90
+/// 10 % either side.
+MeasuredPoint measuredAs(const Solution& s, const QString& label, double factor) {
+    MeasuredPoint p;
+    p.label = label;
+    p.genome = s.genome;
+    p.simulated = s.objectives;
+    p.medianUs = s.objectives.latencyUs * factor;
+    p.p10Us = p.medianUs * 0.9;
+    p.p90Us = p.medianUs * 1.1;
+    p.runs = 20;
+    p.error = (p.simulated.latencyUs - p.medianUs) / p.medianUs;
+    return p;
+}
+
+} // namespace
+
+void TestParetoPlot::measuredMarksFollowTheLatencyAxis_data() {
+    QTest::addColumn<int>("x");
+    QTest::addColumn<int>("y");
+    QTest::addColumn<int>("axis");
+    QTest::newRow("latency on X") << int(Objective::Latency) << int(Objective::Energy)
+                                  << int(MeasuredAxis::X);
+    QTest::newRow("latency on Y") << int(Objective::PeakMemory) << int(Objective::Latency)
+                                  << int(MeasuredAxis::Y);
+    QTest::newRow("no latency") << int(Objective::Energy) << int(Objective::PeakMemory)
+                                << int(MeasuredAxis::None);
+}
+
+void TestParetoPlot::measuredMarksFollowTheLatencyAxis() {
+    QFETCH(int, x);
+    QFETCH(int, y);
+    QFETCH(int, axis);
+    const auto ox = static_cast<Objective>(x);
+    const auto oy = static_cast<Objective>(y);
+    QCOMPARE(int(measuredAxis(ox, oy)), axis);
+    Objectives a;
+    a.latencyUs = 3000.0;
+    a.energyMj = 5.0;
+    a.peakMemoryBytes = 2.0 * 1024 * 1024;
+    Objectives b = a;
+    b.latencyUs = 1000.0;
+    b.energyMj = 9.0;
+    std::vector<MeasuredPoint> points(2);
+    points[0].simulated = a;
+    points[0].medianUs = 2500.0; // measured faster than predicted
+    points[0].p10Us = 2400.0;
+    points[0].p90Us = 2800.0;
+    points[1].simulated = b;
+    points[1].medianUs = 1200.0;
+    points[1].p10Us = 1100.0;
+    points[1].p90Us = 1250.0;
+    const std::vector<MeasuredMark> marks = measuredMarks(points, ox, oy);
+    if (axis == int(MeasuredAxis::None)) {
+        QVERIFY(marks.empty());
+        return;
+    }
+    QCOMPARE(marks.size(), std::size_t{2});
+    QVERIFY(marks[0].x <= marks[1].x); // in key order, as the graph keeps its data
+    for (const MeasuredMark& m : marks) {
+        const MeasuredPoint& p = points[static_cast<std::size_t>(m.point)];
+        const double along = axis == int(MeasuredAxis::X) ? m.x : m.y;
+        const double across = axis == int(MeasuredAxis::X) ? m.y : m.x;
+        const double simulatedAcross = axis == int(MeasuredAxis::X) ? m.simulatedY : m.simulatedX;
+        QCOMPARE(along, p.medianUs / 1000.0);
+        QCOMPARE(along - m.minus, p.p10Us / 1000.0);
+        QCOMPARE(along + m.plus, p.p90Us / 1000.0);
+        QCOMPARE(across, simulatedAcross); // the other axis keeps the simulated value
+        QCOMPARE(axis == int(MeasuredAxis::X) ? m.simulatedX : m.simulatedY,
+                 p.simulated.latencyUs / 1000.0);
+    }
+}
+
+void TestParetoPlot::measuredPointsDrawnWithErrorBars() {
+    ParetoPlot plot;
+    plot.resize(700, 600);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setOutcome(m_outcome);
+    QCOMPARE(plot.measuredGraph()->dataCount(), 0);
+    QVERIFY(!plot.plot()->legend->hasItemWithPlottable(plot.measuredGraph()));
+    const int itemsBefore = plot.plot()->itemCount();
+
+    const int front = distinctPlan(plot);
+    QVERIFY(front >= 0);
+    const Solution& plan = m_outcome->result.front[static_cast<std::size_t>(front)];
+    const Solution& baseline = m_outcome->result.baselines.front();
+    PlanClaim claim;
+    claim.baseline = QString::fromStdString(baseline.baseline);
+    claim.status = QStringLiteral("contradicted");
+    claim.objectives = {{QStringLiteral("latency"), QStringLiteral("contradicted")}};
+    std::vector<std::vector<PlanClaim>> claims(m_outcome->result.front.size());
+    claims[static_cast<std::size_t>(front)].push_back(claim);
+    plot.setMeasured({measuredAs(plan, QStringLiteral("front %1").arg(front), 2.0),
+                      measuredAs(baseline, claim.baseline, 1.5)},
+                     claims);
+
+    QCOMPARE(plot.measuredGraph()->dataCount(), 2);
+    QCOMPARE(plot.measuredErrorBars()->dataCount(), 2);
+    QCOMPARE(plot.measuredErrorBars()->errorType(), QCPErrorBars::etKeyError);
+    QCOMPARE(plot.measuredGraph()->name(), QStringLiteral("measured (p10–p90)"));
+    QVERIFY(plot.plot()->legend->hasItemWithPlottable(plot.measuredGraph()));
+    QVERIFY(!plot.plot()->legend->hasItemWithPlottable(plot.measuredErrorBars()));
+    for (int i = 0; i < 2; ++i) {
+        const double median = plot.measuredGraph()->data()->at(i)->key;
+        const QCPErrorBarsData& e = plot.measuredErrorBars()->data()->at(i);
+        QVERIFY(e.errorMinus >= 0 && e.errorPlus >= 0);
+        QVERIFY(qAbs(e.errorMinus - median * 0.1) < 1e-9 * median); // p10 is 10 % below
+    }
+    // One line from each simulated point to its measured one, beside the baselines' labels.
+    QCOMPARE(plot.plot()->itemCount(), itemsBefore + 2);
+    QVERIFY(plot.plot()->xAxis->range().contains(plan.objectives.latencyUs * 2.0 / 1000.0));
+
+    // The front plan's tooltip says what was measured and that its claim is contradicted.
+    const QString tip = plot.toolTipAt(plot.pointPixel(front));
+    QVERIFY2(tip.contains(QStringLiteral("measured: latency")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("Claim contradicted: better than ") + claim.baseline),
+             qPrintable(tip));
+    // The measured marker itself, away from every simulated point.
+    const PlaneMapping m = plot.mapping();
+    const QPointF marker = m.toPixel(QPointF(plan.objectives.latencyUs * 2.0 / 1000.0,
+                                             displayValue(plan.objectives, plot.yObjective())));
+    if (plot.planAt(marker, 8.0) < 0) {
+        QVERIFY2(plot.toolTipAt(marker).contains(QStringLiteral("measured on this machine")),
+                 qPrintable(plot.toolTipAt(marker)));
+    }
+
+    // Latency on Y: vertical bars; on neither axis: nothing drawn (the source line says why).
+    plot.setAxes(Objective::Energy, Objective::Latency);
+    QCOMPARE(plot.measuredGraph()->dataCount(), 2);
+    QCOMPARE(plot.measuredErrorBars()->errorType(), QCPErrorBars::etValueError);
+    plot.setAxes(Objective::Energy, Objective::PeakMemory);
+    QCOMPARE(plot.measuredGraph()->dataCount(), 0);
+    QVERIFY(!plot.plot()->legend->hasItemWithPlottable(plot.measuredGraph()));
+    // A new search clears them.
+    plot.setAxes(Objective::Latency, Objective::Energy);
+    plot.setOutcome(m_outcome);
+    QCOMPARE(plot.measuredGraph()->dataCount(), 0);
+    QVERIFY(plot.measuredPoints().empty());
 }
 
 QTEST_MAIN(TestParetoPlot)

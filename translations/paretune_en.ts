@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+95"/>
+        <location filename="../app/workbench/main.cpp" line="+101"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -14,17 +14,17 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-42"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+5"/>
-        <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
+        <source>What --screenshot shows: graph, pareto, timeline, profile (these three after a quick search on the catalog&apos;s modelled devices) or tune (after a quick tune, see --tune).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Sample library (SQLite file).</source>
         <translation type="unfinished"></translation>
     </message>
@@ -46,6 +46,11 @@
     <message>
         <location line="+5"/>
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>After loading, tune on the chosen devices (Workflow &gt; Tune: search, validate, learn, round by round; a screenshot waits for it and uses quick settings).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -70,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+133"/>
+        <location filename="../widgets/planjobs.cpp" line="+137"/>
         <source>exporting the bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -442,12 +447,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+31"/>
+        <location filename="../widgets/mainwindow.cpp" line="+33"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+21"/>
         <source>Per-layer profile</source>
         <translation type="unfinished"></translation>
     </message>
@@ -492,27 +497,32 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+34"/>
-        <source>Ready</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="-28"/>
-        <source>Timeline</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Devices</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="-26"/>
-        <source>Log / Issues</source>
+        <location line="+7"/>
+        <source>Tune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+28"/>
+        <source>Ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-29"/>
+        <source>Timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-27"/>
+        <source>Log / Issues</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+29"/>
         <source>Predictor</source>
         <translation type="unfinished"></translation>
     </message>
@@ -537,13 +547,26 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>About Paretune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+1"/>
         <source>&lt;b&gt;Paretune Workbench&lt;/b&gt;&lt;br&gt;Profile, predict and place neural-network operators on the devices of this machine.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::MeasuredPoint</name>
+    <message>
+        <location filename="../widgets/measuredpoints.cpp" line="+53"/>
+        <source>latency %1 ms (p10 %2, p90 %3, %4 runs), predicted %5 ms, error %6%7 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>energy %1 mJ</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -833,7 +856,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+35"/>
+        <location filename="../widgets/paretoplot.cpp" line="+37"/>
         <source>ms</source>
         <translation type="unfinished"></translation>
     </message>
@@ -933,7 +956,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+5"/>
+        <source>measured (p10–p90)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>Generation</source>
         <translation type="unfinished"></translation>
     </message>
@@ -943,22 +971,38 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+68"/>
         <source>Colour: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+25"/>
         <source>%1 plans on the front; costs %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <location line="+4"/>
+        <source>%n plan(s) measured on this machine: choose latency on an axis to see them</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>%n plan(s) measured on this machine, at their median latency (p10–p90 bars), joined to their simulated points</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+33"/>
+        <location line="+37"/>
         <source> (infeasible)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+97"/>
         <source>infeasible (violation %1)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -968,12 +1012,22 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+9"/>
+        <source>measured: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>%1, measured on this machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Baseline %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>Plan %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -983,7 +1037,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+76"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1009,18 +1063,91 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+28"/>
+        <location filename="../widgets/placementsearch.cpp" line="+57"/>
         <source>searching placements</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-33"/>
         <source>modelled from %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+6"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::PlanClaim</name>
+    <message>
+        <location filename="../widgets/measuredpoints.cpp" line="-45"/>
+        <source>confirmed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>contradicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>predicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unmeasured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>energy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>power</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>dominates %1, better in %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>better than %1 in %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Claim contradicted: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Claim: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1338,13 +1465,13 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+243"/>
+        <location line="+253"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-243"/>
+        <location line="-253"/>
         <location line="+2"/>
         <source>Searching placements...</source>
         <translation type="unfinished"></translation>
@@ -1361,23 +1488,23 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+61"/>
+        <location line="+71"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-61"/>
-        <location line="+61"/>
+        <location line="-71"/>
+        <location line="+71"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-41"/>
+        <location line="-27"/>
         <source>Open a model before searching placements.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+26"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1577,6 +1704,279 @@ Double-click to expand</source>
     <message>
         <location line="+7"/>
         <source>Training needs LibTorch, which this build does not include.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TuneController</name>
+    <message>
+        <location filename="../widgets/tunecontroller.cpp" line="+49"/>
+        <source>Search, validate plans along the front and the best baselines on this machine&apos;s devices, learn from what was measured, and search again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Tuning needs LibTorch, which this build does not include</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tune</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <location line="+2"/>
+        <source>Tuning...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Search: population %1, %2 generations, seed %3, objectives %4. Devices: %5 (catalog %6). Sample library: %7.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Open a model before tuning.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Tuning on %1: up to %2 rounds, %3 front plans per round and the best baselines, %4 interleaved runs each, into %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Tune cancelled during its first round; nothing was stored</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tune cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Claim contradicted by the measurements: plan %1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location line="+8"/>
+        <source>Tune %1 after %n round(s): last round&apos;s latency error max %2 %, median %3 %; claims over the baselines: %4 confirmed, %5 contradicted</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>converged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Plan %1: claim contradicted by the measurements: %2; %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Tune round %1%2: %3 plans validated, latency error max %4 %, median %5 %; costs: %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> (stored)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TuneDialog</name>
+    <message>
+        <location filename="../widgets/tunedialog.cpp" line="+25"/>
+        <source>Tune</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Each round searches with the costs learned so far, runs plans along the front and the best baselines on this machine, timed interleaved, and learns from what was measured inside them. Every round is stored in the sample library; the same settings again resume after the stored rounds.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Rounds (at most):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Front plans validated per round:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Timed runs of each plan per round:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TuneJob</name>
+    <message>
+        <location filename="../widgets/tunejob.cpp" line="+70"/>
+        <source>tuning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The sample library %1 does not exist: profile the model on each device to tune on first (Workflow &gt; Profile).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Sample library: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Devices to tune on (ticked in the Devices dock): %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location line="+31"/>
+        <source>; in-plan times of %n earlier tune round(s) (%1 nodes in context, %2 scaled)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Tuning needs LibTorch, which this build does not include.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TunePanel</name>
+    <message>
+        <location filename="../widgets/tunepanel.cpp" line="+53"/>
+        <source>No tune yet: Workflow &gt; Tune searches, validates plans on this machine&apos;s devices and learns from them, round by round.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>cancelled during round %1 (not stored)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>converged: every validated plan&apos;s latency within %1 % of its prediction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>not converged within %n round(s) (target %1 %)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>Tune on %1: %n round(s), %2 front plans per round and the best baselines, %3 interleaved runs each; %4. Stored in %5.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>Plan %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>No plan of the final front claims to beat a baseline.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>and %1 more confirmed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;Claims of the final front over the baselines&lt;/b&gt;, checked against the last round&apos;s measurements: %1 confirmed, %2 contradicted, %3 only predicted (not measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TuneRoundsModel</name>
+    <message>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+31"/>
+        <source>library costs only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 nodes in context, %2 scaled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 ×%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 beside %2 ×%3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>%1 (stored)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Round %1: plans validated on this machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1: predicted %2 ms, measured %3 ms (p10 %4, p90 %5, %6 runs), error %7</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Round</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Plans validated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Max |error|</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Median |error|</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Costs the round searched with</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+95"/>
+        <location filename="../app/workbench/main.cpp" line="+101"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation>将神经网络算子放置到本机的设备上。</translation>
     </message>
@@ -14,17 +14,17 @@
         <translation>要打开的 ONNX 模型或 .paretune 工作区</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-42"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation>模型显示后保存窗口截图，然后退出。</translation>
     </message>
     <message>
         <location line="+5"/>
-        <source>What --screenshot shows: graph, pareto, timeline or profile (the last three after a quick search on the catalog&apos;s modelled devices).</source>
-        <translation>--screenshot 显示的内容：graph、pareto、timeline 或 profile（后三者会先在目录的建模设备上快速搜索）。</translation>
+        <source>What --screenshot shows: graph, pareto, timeline, profile (these three after a quick search on the catalog&apos;s modelled devices) or tune (after a quick tune, see --tune).</source>
+        <translation>--screenshot 显示的内容：graph、pareto、timeline、profile（后三者会先在目录的建模设备上快速搜索）或 tune（先快速调优，见 --tune）。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Sample library (SQLite file).</source>
         <translation>样本库（SQLite 文件）。</translation>
     </message>
@@ -48,6 +48,11 @@
         <source>After the search, validate the chosen plan on this machine&apos;s devices (a screenshot waits for it).</source>
         <translation>搜索后在本机设备上验证所选方案（截图会等待验证完成）。</translation>
     </message>
+    <message>
+        <location line="+4"/>
+        <source>After loading, tune on the chosen devices (Workflow &gt; Tune: search, validate, learn, round by round; a screenshot waits for it and uses quick settings).</source>
+        <translation>加载后在所选设备上调优（工作流 &gt; 调优：逐轮搜索、验证、学习；截图会等待其完成并使用快速设置）。</translation>
+    </message>
 </context>
 <context>
     <name>paretune::AdaptJob</name>
@@ -70,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+133"/>
+        <location filename="../widgets/planjobs.cpp" line="+137"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -438,12 +443,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+31"/>
+        <location filename="../widgets/mainwindow.cpp" line="+33"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+28"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -483,27 +488,32 @@ Double-click to expand</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+7"/>
+        <source>Tune</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="-28"/>
+        <location line="-29"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location line="-26"/>
+        <location line="-27"/>
         <source>Log / Issues</source>
         <translation>日志 / 问题</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+29"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
@@ -528,7 +538,7 @@ Double-click to expand</source>
         <translation>打开 ONNX 模型</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>About Paretune</source>
         <translation>关于 Paretune</translation>
     </message>
@@ -538,9 +548,22 @@ Double-click to expand</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
     <message>
-        <location line="-90"/>
+        <location line="-92"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::MeasuredPoint</name>
+    <message>
+        <location filename="../widgets/measuredpoints.cpp" line="+53"/>
+        <source>latency %1 ms (p10 %2, p90 %3, %4 runs), predicted %5 ms, error %6%7 %</source>
+        <translation>延迟 %1 ms（p10 %2，p90 %3，%4 次运行），预测 %5 ms，误差 %6%7 %</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>energy %1 mJ</source>
+        <translation>能耗 %1 mJ</translation>
     </message>
 </context>
 <context>
@@ -829,7 +852,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+35"/>
+        <location filename="../widgets/paretoplot.cpp" line="+37"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
@@ -929,7 +952,12 @@ Double-click to expand</source>
         <translation>对比方案（Ctrl+单击）</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+5"/>
+        <source>measured (p10–p90)</source>
+        <translation>实测（p10–p90）</translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>Generation</source>
         <translation>代数</translation>
     </message>
@@ -939,22 +967,36 @@ Double-click to expand</source>
         <translation>超体积</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+68"/>
         <source>Colour: %1</source>
         <translation>颜色：%1</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+25"/>
         <source>%1 plans on the front; costs %2</source>
         <translation>前沿上有 %1 个方案；开销%2</translation>
     </message>
+    <message numerus="yes">
+        <location line="+4"/>
+        <source>%n plan(s) measured on this machine: choose latency on an axis to see them</source>
+        <translation>
+            <numerusform>%n 个方案已在本机实测：在某一坐标轴上选择延迟即可看到</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>%n plan(s) measured on this machine, at their median latency (p10–p90 bars), joined to their simulated points</source>
+        <translation>
+            <numerusform>%n 个方案已在本机实测，画在其延迟中位数处（p10–p90 误差棒），并与其模拟点相连</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+33"/>
+        <location line="+37"/>
         <source> (infeasible)</source>
         <translation>（不可行）</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+97"/>
         <source>infeasible (violation %1)</source>
         <translation>不可行（违反量 %1）</translation>
     </message>
@@ -964,12 +1006,22 @@ Double-click to expand</source>
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+9"/>
+        <source>measured: %1</source>
+        <translation>实测：%1</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>%1, measured on this machine</source>
+        <translation>%1，在本机实测</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Baseline %1</source>
         <translation>基线 %1</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>Plan %1</source>
         <translation>方案 %1</translation>
     </message>
@@ -979,7 +1031,7 @@ Double-click to expand</source>
         <translation>方案 %1（基线 %2）</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+76"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation>&lt;b&gt;方案 %1 对比方案 %2&lt;/b&gt;（模拟；开销%3）：</translation>
     </message>
@@ -1004,19 +1056,92 @@ Double-click to expand</source>
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+28"/>
+        <location filename="../widgets/placementsearch.cpp" line="+57"/>
         <source>searching placements</source>
         <translation>搜索放置方案</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-33"/>
         <source>modelled from %1</source>
         <translation>根据 %1 建模</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+6"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation>来自 %3 的实测（%1 个单元）和预测（%2 个单元），其余由 %4 建模</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::PlanClaim</name>
+    <message>
+        <location filename="../widgets/measuredpoints.cpp" line="-45"/>
+        <source>confirmed</source>
+        <translation>已证实</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>contradicted</source>
+        <translation>被推翻</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>predicted</source>
+        <translation>仅预测</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unmeasured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not measured</source>
+        <translation>不测量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>energy</source>
+        <translation>能耗</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>power</source>
+        <translation>功率</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>dominates %1, better in %2: %3</source>
+        <translation>支配 %1，在 %2 方面更优：%3</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>better than %1 in %2: %3</source>
+        <translation>在 %2 方面优于 %1：%3</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Claim contradicted: %1</source>
+        <translation>声明被推翻：%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Claim: %1</source>
+        <translation>声明：%1</translation>
     </message>
 </context>
 <context>
@@ -1332,13 +1457,13 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+243"/>
+        <location line="+253"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <location line="-243"/>
+        <location line="-253"/>
         <location line="+2"/>
         <source>Searching placements...</source>
         <translation>正在搜索放置方案...</translation>
@@ -1355,23 +1480,23 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+61"/>
+        <location line="+71"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="-61"/>
-        <location line="+61"/>
+        <location line="-71"/>
+        <location line="+71"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location line="-41"/>
+        <location line="-27"/>
         <source>Open a model before searching placements.</source>
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+26"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
     </message>
@@ -1572,6 +1697,275 @@ Double-click to expand</source>
         <location line="+7"/>
         <source>Training needs LibTorch, which this build does not include.</source>
         <translation>训练需要 LibTorch，而此构建不包含它。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TuneController</name>
+    <message>
+        <location filename="../widgets/tunecontroller.cpp" line="+49"/>
+        <source>Search, validate plans along the front and the best baselines on this machine&apos;s devices, learn from what was measured, and search again</source>
+        <translation>搜索，在本机设备上验证前沿上的方案和最佳基线，从实测结果中学习，然后再次搜索</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Tuning needs LibTorch, which this build does not include</source>
+        <translation>调优需要 LibTorch，而此版本未包含它</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tune</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <location line="+2"/>
+        <source>Tuning...</source>
+        <translation>正在调优...</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Search: population %1, %2 generations, seed %3, objectives %4. Devices: %5 (catalog %6). Sample library: %7.</source>
+        <translation>搜索：种群 %1，%2 代，种子 %3，目标 %4。设备：%5（目录 %6）。样本库：%7。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Open a model before tuning.</source>
+        <translation>请先打开模型再调优。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Tuning on %1: up to %2 rounds, %3 front plans per round and the best baselines, %4 interleaved runs each, into %5</source>
+        <translation>在 %1 上调优：最多 %2 轮，每轮 %3 个前沿方案及最佳基线，每个交错运行 %4 次，存入 %5</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Tune cancelled during its first round; nothing was stored</source>
+        <translation>调优在第一轮中被取消；未存储任何内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tune cancelled</source>
+        <translation>调优已取消</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Claim contradicted by the measurements: plan %1 %2</source>
+        <translation>实测推翻了声明：方案 %1 %2</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+8"/>
+        <source>Tune %1 after %n round(s): last round&apos;s latency error max %2 %, median %3 %; claims over the baselines: %4 confirmed, %5 contradicted</source>
+        <translation>
+            <numerusform>调优在 %n 轮后%1：最后一轮延迟误差最大 %2 %，中位数 %3 %；相对基线的声明：%4 条已证实，%5 条被推翻</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>converged</source>
+        <translation>已收敛</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Plan %1: claim contradicted by the measurements: %2; %3</source>
+        <translation>方案 %1：实测推翻了声明：%2；%3</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Tune round %1%2: %3 plans validated, latency error max %4 %, median %5 %; costs: %6</source>
+        <translation>调优第 %1 轮%2：验证了 %3 个方案，延迟误差最大 %4 %，中位数 %5 %；成本：%6</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> (stored)</source>
+        <translation>（已存储）</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TuneDialog</name>
+    <message>
+        <location filename="../widgets/tunedialog.cpp" line="+25"/>
+        <source>Tune</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Each round searches with the costs learned so far, runs plans along the front and the best baselines on this machine, timed interleaved, and learns from what was measured inside them. Every round is stored in the sample library; the same settings again resume after the stored rounds.</source>
+        <translation>每一轮用目前学到的成本进行搜索，在本机上交错计时运行前沿上的方案和最佳基线，并从方案内部的实测结果中学习。每一轮都存入样本库；以相同设置再次运行时会从已存储的轮次之后继续。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Rounds (at most):</source>
+        <translation>轮数（最多）：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Front plans validated per round:</source>
+        <translation>每轮验证的前沿方案数：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Timed runs of each plan per round:</source>
+        <translation>每轮每个方案的计时运行次数：</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TuneJob</name>
+    <message>
+        <location filename="../widgets/tunejob.cpp" line="+70"/>
+        <source>tuning</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The sample library %1 does not exist: profile the model on each device to tune on first (Workflow &gt; Profile).</source>
+        <translation>样本库 %1 不存在：请先在每个要调优的设备上剖析模型（工作流 &gt; 剖析）。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Sample library: %1</source>
+        <translation>样本库：%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Devices to tune on (ticked in the Devices dock): %1</source>
+        <translation>要调优的设备（在设备面板中勾选）：%1</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+31"/>
+        <source>; in-plan times of %n earlier tune round(s) (%1 nodes in context, %2 scaled)</source>
+        <translation>
+            <numerusform>；前 %n 轮调优中方案内的实测时间（%1 个节点按上下文计时，%2 个按比例缩放）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Tuning needs LibTorch, which this build does not include.</source>
+        <translation>调优需要 LibTorch，而此版本未包含它。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TunePanel</name>
+    <message>
+        <location filename="../widgets/tunepanel.cpp" line="+53"/>
+        <source>No tune yet: Workflow &gt; Tune searches, validates plans on this machine&apos;s devices and learns from them, round by round.</source>
+        <translation>尚未调优：工作流 &gt; 调优会逐轮搜索、在本机设备上验证方案并从中学习。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>cancelled during round %1 (not stored)</source>
+        <translation>在第 %1 轮中被取消（未存储）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>converged: every validated plan&apos;s latency within %1 % of its prediction</source>
+        <translation>已收敛：每个验证方案的延迟与其预测相差不超过 %1 %</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>not converged within %n round(s) (target %1 %)</source>
+        <translation>
+            <numerusform>%n 轮内未收敛（目标 %1 %）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>Tune on %1: %n round(s), %2 front plans per round and the best baselines, %3 interleaved runs each; %4. Stored in %5.</source>
+        <translation>
+            <numerusform>在 %1 上调优：%n 轮，每轮 %2 个前沿方案及最佳基线，每个交错运行 %3 次；%4。存储于 %5。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>Plan %1: %2</source>
+        <translation>方案 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>No plan of the final front claims to beat a baseline.</source>
+        <translation>最终前沿上没有方案声称优于某个基线。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>and %1 more confirmed</source>
+        <translation>另有 %1 条已证实</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;Claims of the final front over the baselines&lt;/b&gt;, checked against the last round&apos;s measurements: %1 confirmed, %2 contradicted, %3 only predicted (not measured)</source>
+        <translation>&lt;b&gt;最终前沿相对基线的声明&lt;/b&gt;，以最后一轮的实测结果核对：%1 条已证实，%2 条被推翻，%3 条仅为预测（未测量）</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::TuneRoundsModel</name>
+    <message>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+31"/>
+        <source>library costs only</source>
+        <translation>仅样本库成本</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 nodes in context, %2 scaled</source>
+        <translation>%1 个节点按上下文计时，%2 个按比例缩放</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 ×%2</source>
+        <translation>%1 ×%2</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 beside %2 ×%3</source>
+        <translation>%1 与 %2 并行 ×%3</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>%1 (stored)</source>
+        <translation>%1（已存储）</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Round %1: plans validated on this machine</source>
+        <translation>第 %1 轮：在本机验证的方案</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1: predicted %2 ms, measured %3 ms (p10 %4, p90 %5, %6 runs), error %7</source>
+        <translation>%1：预测 %2 ms，实测 %3 ms（p10 %4，p90 %5，%6 次运行），误差 %7</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Round</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Plans validated</source>
+        <translation>验证的方案</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Max |error|</source>
+        <translation>最大 |误差|</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Median |error|</source>
+        <translation>中位 |误差|</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Costs the round searched with</source>
+        <translation>本轮搜索所用的成本</translation>
     </message>
 </context>
 <context>

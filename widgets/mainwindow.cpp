@@ -9,6 +9,8 @@
 #include "profilingcontroller.h"
 #include "searchcontroller.h"
 #include "timelineview.h"
+#include "tunecontroller.h"
+#include "tunepanel.h"
 #include "workbenchlog.h"
 #include "workspacecontroller.h"
 
@@ -45,6 +47,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         new SearchController(this, *m_log, *m_document, *m_devices, *m_profiling, *m_jobStatus);
     connect(m_search, &SearchController::searchShown, this, &MainWindow::searchShown);
     connect(m_search, &SearchController::planShown, this, &MainWindow::planShown);
+    m_tune = new TuneController(this, *m_log, *m_document, *m_profiling, *m_search, *m_jobStatus);
+    connect(m_tune, &TuneController::tuneShown, this, &MainWindow::tuneShown);
 
     // The layout: the graph in the middle, a tabbed row of tables below, panels on the right.
     QDockWidget* profileDock = addDock(tr("Per-layer profile"), QStringLiteral("profileDock"),
@@ -76,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     addDock(tr("Timeline"), QStringLiteral("timelineDock"), scroll, Qt::BottomDockWidgetArea);
+    addDock(tr("Tune"), QStringLiteral("tuneDock"), m_tune->panel(), Qt::BottomDockWidgetArea);
     QDockWidget* devicesDock = addDock(tr("Devices"), QStringLiteral("devicesDock"),
                                        m_devices->panel(), Qt::RightDockWidgetArea);
     QDockWidget* predictorDock = addDock(tr("Predictor"), QStringLiteral("predictorDock"),
@@ -84,7 +89,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabifyDockWidget(devicesDock, predictorDock);
     devicesDock->raise();
     // The bottom row is one wide, tabbed area: per-layer profile, timeline, log.
-    for (const char* name : {"timelineDock", "diagnosticsDock"}) {
+    for (const char* name : {"timelineDock", "tuneDock", "diagnosticsDock"}) {
         if (auto* other = findChild<QDockWidget*>(QLatin1String(name))) {
             tabifyDockWidget(profileDock, other);
         }
@@ -127,9 +132,10 @@ void MainWindow::setupToolBar() {
     open->setToolTip(tr("Open an ONNX model"));
     open->setStatusTip(open->toolTip());
     connect(open, &QAction::triggered, m_document, &DocumentController::chooseModelFile);
-    for (QAction* action : {open, m_profiling->profileAction(), m_profiling->trainAction(),
-                            m_profiling->adaptAction(), m_search->searchAction(),
-                            m_search->validateAction(), m_search->exportAction()}) {
+    for (QAction* action :
+         {open, m_profiling->profileAction(), m_profiling->trainAction(),
+          m_profiling->adaptAction(), m_search->searchAction(), m_search->validateAction(),
+          m_tune->tuneAction(), m_search->exportAction()}) {
         bar->addAction(action);
         jobs->addAction(action);
     }
@@ -176,6 +182,26 @@ void MainWindow::searchPlacements(const SearchOptions& options) {
 
 void MainWindow::cancelSearch() {
     m_search->cancelSearch();
+}
+
+SearchOptions MainWindow::searchOptions() const {
+    return m_search->searchOptions();
+}
+
+void MainWindow::setSearchOptions(const SearchOptions& options) {
+    m_search->setSearchOptions(options);
+}
+
+void MainWindow::tune(const TuneSettings& settings) {
+    m_tune->tune(settings);
+}
+
+TuneJob* MainWindow::tuneJob() const {
+    return m_tune->tuneJob();
+}
+
+TunePanel* MainWindow::tunePanel() const {
+    return m_tune->panel();
 }
 
 void MainWindow::selectNode(int nodeId) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "search/pareto_search.h"
+#include "tunejob.h"
 
 #include <QMainWindow>
 
@@ -27,6 +28,8 @@ class SearchController;
 struct SearchOutcome;
 class TimelineView;
 class TrainJob;
+class TuneController;
+class TunePanel;
 class ValidateJob;
 class WorkbenchLog;
 class WorkspaceController;
@@ -36,7 +39,8 @@ class WorkspaceController;
 /// DocumentController (the open model, its summary and node table, the node selection),
 /// DeviceController (discovered and catalog devices), ProfilingController (profiling and
 /// training into the sample library, the predictor panel), SearchController (placement search,
-/// the Pareto front, the chosen plan's timeline, validation and bundle export) and
+/// the Pareto front, the chosen plan's timeline, validation and bundle export), TuneController
+/// (the tune loop: rounds of search, validation and learning, its panel) and
 /// WorkspaceController (settings, recent files, workspace files). Problems go to one
 /// WorkbenchLog; every running job has its own progress and Cancel in the status bar
 /// (JobStatusBar). The functions below are the window's face for main() and the tests.
@@ -55,6 +59,17 @@ public:
     /// catalog's measured devices take measured and predicted costs from the sample library.
     void searchPlacements(const SearchOptions& options);
     void cancelSearch();
+    /// The search settings Search's workspace restore and Tune use (those of the last search).
+    SearchOptions searchOptions() const;
+    void setSearchOptions(const SearchOptions& options);
+
+    /// Tunes the current model (Workflow > Tune; core's runTune, as `paretune tune`) on the
+    /// search's catalog devices with the current search settings and sample library, on a
+    /// worker thread: its last round's front is shown as a search, the plans measured in that
+    /// round beside their simulated points, the rounds in the Tune panel.
+    void tune(const TuneSettings& settings = TuneSettings{});
+    TuneJob* tuneJob() const;
+    TunePanel* tunePanel() const;
 
     /// Selects a node (graph node id) in every view that shows nodes; emits nodeSelected.
     /// A negative id clears the selection.
@@ -133,6 +148,8 @@ Q_SIGNALS:
     void errorShown(const QString& message);
     void searchShown();
     void planShown(int index);
+    /// A finished tune was shown.
+    void tuneShown();
     /// The node selected in any view (table, graph, timeline); -1 when none.
     void nodeSelected(int nodeId);
     void workspaceOpened(const QString& path);
@@ -154,6 +171,7 @@ private:
     DeviceController* m_devices = nullptr;
     ProfilingController* m_profiling = nullptr;
     SearchController* m_search = nullptr;
+    TuneController* m_tune = nullptr;
     WorkspaceController* m_workspace = nullptr;
     QMenu* m_fileMenu = nullptr;
 };

@@ -23,6 +23,8 @@ namespace {
 constexpr Objective kChoices[] = {Objective::Latency, Objective::Energy, Objective::AveragePower,
                                   Objective::PeakMemory};
 constexpr int kColourBins = 12;
+/// Measured plans: a colour none of the other marks or the viridis scale uses.
+const QColor kMeasuredColour(200, 0, 120);
 
 /// The texts of each objective, indexed like objectiveDescriptors().
 struct ObjectiveTexts {
@@ -140,8 +142,19 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {
         m_plot,
         QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(QColor(255, 127, 14), 2), Qt::NoBrush, 15),
         tr("Compared plan (Ctrl+click)"), true);
+    m_measuredGraph =
+        addScatter(m_plot,
+                   QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kMeasuredColour, 1.5),
+                                   QColor(200, 0, 120, 110), 10),
+                   tr("measured (p10–p90)"), false);
+    m_measuredBars = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
+    m_measuredBars->removeFromLegend();
+    m_measuredBars->setSelectable(QCP::stNone);
+    m_measuredBars->setPen(QPen(kMeasuredColour, 1.5));
+    m_measuredBars->setDataPlottable(m_measuredGraph);
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
+    m_plot->legend->setBrush(QColor(255, 255, 255, 200)); // points behind it stay visible
     layout->addWidget(m_plot, 3);
 
     m_comparison = new QLabel(this);
@@ -171,6 +184,8 @@ ParetoPlot::~ParetoPlot() = default;
 
 void ParetoPlot::setOutcome(std::shared_ptr<const SearchOutcome> outcome) {
     m_outcome = std::move(outcome);
+    m_measured.clear();
+    m_claims.clear();
     m_selected = -1;
     m_compared = -1;
     startHypervolume();
@@ -180,6 +195,13 @@ void ParetoPlot::setOutcome(std::shared_ptr<const SearchOutcome> outcome) {
         }
     }
     updateComparison();
+    redraw();
+}
+
+void ParetoPlot::setMeasured(std::vector<MeasuredPoint> points,
+                             std::vector<std::vector<PlanClaim>> claims) {
+    m_measured = std::move(points);
+    m_claims = std::move(claims);
     redraw();
 }
 
@@ -227,9 +249,11 @@ void ParetoPlot::redraw() {
     for (QCPGraph* g : m_colourBins) {
         g->data()->clear();
     }
-    for (QCPGraph* g : {m_front, m_baselines, m_faintBaselines, m_selection, m_comparedMark}) {
+    for (QCPGraph* g :
+         {m_front, m_baselines, m_faintBaselines, m_selection, m_comparedMark, m_measuredGraph}) {
         g->data()->clear();
     }
+    m_measuredBars->data()->clear();
     m_plot->xAxis->setLabel(objectiveAxisLabel(x));
     m_plot->yAxis->setLabel(objectiveAxisLabel(y));
     if (!m_outcome) {
@@ -237,8 +261,19 @@ void ParetoPlot::redraw() {
         return;
     }
     const SearchResult& r = m_outcome->result;
-    m_source->setText(
-        tr("%1 plans on the front; costs %2").arg(r.front.size()).arg(m_outcome->costSource));
+    QString source =
+        tr("%1 plans on the front; costs %2").arg(r.front.size()).arg(m_outcome->costSource);
+    if (!m_measured.empty()) {
+        source += QStringLiteral("; ") +
+                  (measuredAxis(x, y) == MeasuredAxis::None
+                       ? tr("%n plan(s) measured on this machine: choose latency on an axis to "
+                            "see them",
+                            "", static_cast<int>(m_measured.size()))
+                       : tr("%n plan(s) measured on this machine, at their median latency "
+                            "(p10–p90 bars), joined to their simulated points",
+                            "", static_cast<int>(m_measured.size())));
+    }
+    m_source->setText(source);
     double lo = std::numeric_limits<double>::infinity();
     double hi = -lo;
     for (const Solution& s : r.front) {
@@ -281,10 +316,34 @@ void ParetoPlot::redraw() {
             mark->addData(displayValue(o, x), displayValue(o, y));
         }
     }
+    drawMeasured(x, y);
     m_plot->rescaleAxes();
     m_plot->xAxis->scaleRange(1.15, m_plot->xAxis->range().center());
     m_plot->yAxis->scaleRange(1.15, m_plot->yAxis->range().center());
     m_plot->replot();
+}
+
+void ParetoPlot::drawMeasured(Objective x, Objective y) {
+    const std::vector<MeasuredMark> marks = measuredMarks(m_measured, x, y);
+    m_measuredBars->setErrorType(measuredAxis(x, y) == MeasuredAxis::Y ? QCPErrorBars::etValueError
+                                                                       : QCPErrorBars::etKeyError);
+    QVector<double> minus;
+    QVector<double> plus;
+    for (const MeasuredMark& m : marks) {
+        m_measuredGraph->addData(m.x, m.y); // in key order: the error bars follow it
+        minus.push_back(m.minus);
+        plus.push_back(m.plus);
+        auto* line = new QCPItemLine(m_plot);
+        line->start->setCoords(m.simulatedX, m.simulatedY);
+        line->end->setCoords(m.x, m.y);
+        line->setPen(QPen(kMeasuredColour, 1.0, Qt::DashLine));
+    }
+    m_measuredBars->setData(minus, plus);
+    if (marks.empty()) {
+        m_measuredGraph->removeFromLegend();
+    } else {
+        m_measuredGraph->addToLegend();
+    }
 }
 
 PlaneMapping ParetoPlot::mapping() const {
@@ -351,21 +410,48 @@ QString ParetoPlot::describe(const Solution& solution, const QString& title) con
            QStringLiteral("</i>");
 }
 
+QString ParetoPlot::tuneNotes(const Solution& solution, int frontIndex) const {
+    QString text;
+    for (const MeasuredPoint& p : m_measured) {
+        if (p.genome == solution.genome) {
+            text +=
+                QStringLiteral("<br>") + tr("measured: %1").arg(measuredText(p).toHtmlEscaped());
+        }
+    }
+    if (frontIndex >= 0 && frontIndex < static_cast<int>(m_claims.size())) {
+        text += claimsHtml(m_claims[static_cast<std::size_t>(frontIndex)]);
+    }
+    return text;
+}
+
 QString ParetoPlot::toolTipAt(QPointF pixel) const {
     const auto [index, baseline] = pointAt(pixel, 8.0);
     if (index < 0) {
+        // A measured point, away from every simulated one.
+        const PlaneMapping m = mapping();
+        for (const MeasuredMark& mark : measuredMarks(m_measured, xObjective(), yObjective())) {
+            const QPointF p = m.toPixel(QPointF(mark.x, mark.y));
+            if (std::hypot(p.x() - pixel.x(), p.y() - pixel.y()) <= 8.0) {
+                const MeasuredPoint& point = m_measured[static_cast<std::size_t>(mark.point)];
+                return QStringLiteral("<b>") +
+                       tr("%1, measured on this machine").arg(point.label).toHtmlEscaped() +
+                       QStringLiteral("</b><br>") + measuredText(point).toHtmlEscaped();
+            }
+        }
         return {};
     }
     const SearchResult& r = m_outcome->result;
     if (baseline) {
         const Solution& b = r.baselines[static_cast<std::size_t>(index)];
-        return describe(b, tr("Baseline %1").arg(QString::fromStdString(b.baseline)));
+        return describe(b, tr("Baseline %1").arg(QString::fromStdString(b.baseline))) +
+               tuneNotes(b, -1);
     }
     const Solution& s = r.front[static_cast<std::size_t>(index)];
-    return describe(
-        s, s.baseline.empty()
-               ? tr("Plan %1").arg(index)
-               : tr("Plan %1 (baseline %2)").arg(index).arg(QString::fromStdString(s.baseline)));
+    return describe(s, s.baseline.empty() ? tr("Plan %1").arg(index)
+                                          : tr("Plan %1 (baseline %2)")
+                                                .arg(index)
+                                                .arg(QString::fromStdString(s.baseline))) +
+           tuneNotes(s, index);
 }
 
 void ParetoPlot::mousePressed(QMouseEvent* event) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "axismapping.h"
+#include "measuredpoints.h"
 #include "search/objective.h"
 
 #include <QWidget>
@@ -11,6 +12,7 @@
 class QComboBox;
 class QCustomPlot;
 class QCPColorScale;
+class QCPErrorBars;
 class QCPGraph;
 class QLabel;
 class QMouseEvent;
@@ -31,14 +33,28 @@ QString objectiveAxisLabel(Objective objective);
 /// a Ctrl+click picks a second plan to compare with the selected one (objective deltas and the
 /// nodes whose device differs). Below, the hypervolume by generation, live while a search runs.
 /// Every figure is tagged with the source of its costs. Point positions come from
-/// mapping(), an objective <-> pixel PlaneMapping of the plot's current axes.
+/// mapping(), an objective <-> pixel PlaneMapping of the plot's current axes. After a tune, the
+/// plans measured on this machine are drawn beside their simulated points: at the measured
+/// median latency (p10–p90 as error bars along the latency axis), joined to the simulated point
+/// by a line; the front plans' tooltips say which claims over the baselines the measurements
+/// confirm or contradict.
 class ParetoPlot : public QWidget {
     Q_OBJECT
 public:
     explicit ParetoPlot(QWidget* parent = nullptr);
     ~ParetoPlot() override;
 
+    /// Shows a search's front; clears the measured points.
     void setOutcome(std::shared_ptr<const SearchOutcome> outcome);
+    /// Plans of the shown outcome measured on this machine (a tune's last round), and the
+    /// claims of its front plans over the baselines (`claims[i]`: front plan i; may be shorter).
+    void setMeasured(std::vector<MeasuredPoint> points,
+                     std::vector<std::vector<PlanClaim>> claims = {});
+    const std::vector<MeasuredPoint>& measuredPoints() const { return m_measured; }
+    /// The graph of the measured points drawn now (none when neither axis shows latency) and
+    /// its p10–p90 error bars, in the graph's (key-sorted) order.
+    QCPGraph* measuredGraph() const { return m_measuredGraph; }
+    QCPErrorBars* measuredErrorBars() const { return m_measuredBars; }
     void setAxes(Objective x, Objective y);
     Objective xObjective() const;
     Objective yObjective() const;
@@ -85,6 +101,9 @@ private:
     /// Front plan or baseline nearest to a plot() point within radius: (index, isBaseline).
     std::pair<int, bool> pointAt(QPointF pixel, double radius) const;
     QString describe(const Solution& solution, const QString& title) const;
+    /// What was measured of a plan, and (front plan `frontIndex`) its claims, as tooltip lines.
+    QString tuneNotes(const Solution& solution, int frontIndex) const;
+    void drawMeasured(Objective x, Objective y);
 
     QComboBox* m_xAxis = nullptr;
     QComboBox* m_yAxis = nullptr;
@@ -98,10 +117,14 @@ private:
     QCPGraph* m_faintBaselines = nullptr;
     QCPGraph* m_selection = nullptr;
     QCPGraph* m_comparedMark = nullptr;
+    QCPGraph* m_measuredGraph = nullptr;
+    QCPErrorBars* m_measuredBars = nullptr;
     std::vector<QCPGraph*> m_colourBins;
     QCustomPlot* m_hypervolumePlot = nullptr;
     QCPGraph* m_hypervolume = nullptr;
     std::shared_ptr<const SearchOutcome> m_outcome;
+    std::vector<MeasuredPoint> m_measured;
+    std::vector<std::vector<PlanClaim>> m_claims;
     Objective m_colour = Objective::PeakMemory;
     int m_selected = -1;
     int m_compared = -1;

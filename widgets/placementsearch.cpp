@@ -15,6 +15,35 @@ PlacementSearch::PlacementSearch(QObject* parent) : JobRunner(parent) {
             [this](int, double hypervolume) { Q_EMIT hypervolumeReported(hypervolume); });
 }
 
+std::shared_ptr<SearchOutcome>
+searchOutcomeOf(SearchRun&& run, std::shared_ptr<const ImportResult> model,
+                const std::string& catalogJson, const QString& catalogName,
+                const SearchOptions& options, const QString& dbPath) {
+    auto outcome = std::make_shared<SearchOutcome>();
+    outcome->model = std::move(model);
+    outcome->costSource = PlacementSearch::tr("modelled from %1").arg(catalogName);
+    outcome->options = options;
+    outcome->catalogJson = catalogJson;
+    if (run.library) {
+        outcome->dbPath = dbPath.toStdString();
+        outcome->costSource =
+            PlacementSearch::tr("measured (%1 cells) and predicted (%2 cells) from %3, else "
+                                "modelled from %4")
+                .arg(run.library->measuredCells)
+                .arg(run.library->predictedCells)
+                .arg(dbPath, catalogName);
+    }
+    outcome->documentSource = run.source;
+    outcome->result = std::move(run.result);
+    outcome->priority = std::move(run.priority);
+    run.simulator.reset(); // it refers to the table, which the outcome keeps
+    outcome->costs = std::move(*run.costs);
+    for (std::int32_t d = 0; d < outcome->costs.deviceCount(); ++d) {
+        outcome->deviceIds.push_back(outcome->costs.device(d).id);
+    }
+    return outcome;
+}
+
 void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
                             const QByteArray& catalogJson, const QString& catalogName,
                             const std::vector<std::string>& deviceIds, const SearchOptions& options,
@@ -28,36 +57,14 @@ void PlacementSearch::start(std::shared_ptr<const ImportResult> model,
         tr("searching placements"),
         [=](JobResult<Outcome>& r, const std::shared_ptr<JobProgress>& progress) {
             const DeviceCatalog catalog = parseDeviceCatalogText(catalogText, origin);
-            auto outcome = std::make_shared<SearchOutcome>();
-            outcome->model = model;
-            outcome->costSource = tr("modelled from %1").arg(catalogName);
-            outcome->options = options;
-            outcome->catalogJson = catalogText;
             SearchRequest request;
             request.deviceIds = deviceIds;
             request.options = options;
             request.catalogOrigin = origin;
             request.dbPath = db;
             request.library = SearchRequest::Library::IfPresent;
-            SearchRun run = runSearch(model->graph, catalog, request, progress.get());
-            if (run.library) {
-                outcome->dbPath = db;
-                outcome->costSource =
-                    tr("measured (%1 cells) and predicted (%2 cells) from %3, else modelled "
-                       "from %4")
-                        .arg(run.library->measuredCells)
-                        .arg(run.library->predictedCells)
-                        .arg(dbPath, catalogName);
-            }
-            outcome->documentSource = run.source;
-            outcome->result = std::move(run.result);
-            outcome->priority = std::move(run.priority);
-            run.simulator.reset(); // it refers to the table, which the outcome keeps
-            outcome->costs = std::move(*run.costs);
-            for (std::int32_t d = 0; d < outcome->costs.deviceCount(); ++d) {
-                outcome->deviceIds.push_back(outcome->costs.device(d).id);
-            }
-            r.outcome = std::move(outcome);
+            r.outcome = searchOutcomeOf(runSearch(model->graph, catalog, request, progress.get()),
+                                        model, catalogText, catalogName, options, dbPath);
         },
         [this](const Outcome& outcome) { Q_EMIT searchFinished(outcome); },
         [this](const QString& error) { Q_EMIT searchFailed(error); });

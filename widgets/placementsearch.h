@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,7 +17,9 @@
 
 namespace paretune {
 
+struct Graph;
 struct ImportResult;
+struct SearchRun;
 
 /// A finished placement search, as a value the views share.
 struct SearchOutcome {
@@ -35,7 +38,19 @@ struct SearchOutcome {
     /// The simulator's priority when the search ended (compact compute indices): the front's
     /// genomes evaluate to their objectives with it (see simulateFrontPlan).
     std::vector<std::int32_t> priority;
+    /// Applied after the library's costs when validation or export rebuild the search's cost
+    /// table (a tune's in-plan costs, so a re-simulated plan keeps its objectives); empty: none.
+    std::function<void(CostTable&, const Graph&)> refineCosts;
 };
+
+/// A finished search (PlacementSearch's, or a tune's last round) as the views share it: takes
+/// the run's result, priority and cost table. `dbPath` is the sample library the run may have
+/// read; the outcome keeps it when the run read it.
+std::shared_ptr<SearchOutcome> searchOutcomeOf(SearchRun&& run,
+                                               std::shared_ptr<const ImportResult> model,
+                                               const std::string& catalogJson,
+                                               const QString& catalogName,
+                                               const SearchOptions& options, const QString& dbPath);
 
 /// Runs searchPareto on a worker thread. Settings are snapshot when start() is called; the
 /// latest start wins (an older job's result is dropped); cancel() stops the running job, which

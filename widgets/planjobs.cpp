@@ -25,19 +25,23 @@ namespace paretune {
 namespace {
 
 /// The costs the search gave the catalog's measured devices, for re-simulating its plan: the
-/// same sample library again (searchCostsFromLibrary), or only the real devices' shared cores
-/// when the search modelled all.
+/// same sample library again (searchCostsFromLibrary: cells and shared cores), or only the real
+/// devices' shared cores when the search modelled all; then what the search refined them with
+/// (a tune's in-plan costs).
 std::function<void(CostTable&, const Graph&, const DeviceCatalog&)>
 searchCostFill(const SearchOutcome& search) {
-    if (search.dbPath.empty()) {
-        return [](CostTable& table, const Graph&, const DeviceCatalog&) {
-            applyDeviceResources(table, cpuDevices(cpuTopology()), nullptr);
-        };
-    }
     const std::string db = search.dbPath;
-    return [db](CostTable& table, const Graph& graph, const DeviceCatalog& catalog) {
-        SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
-        searchCostsFromLibrary(table, graph, catalog, library);
+    const auto refine = search.refineCosts;
+    return [db, refine](CostTable& table, const Graph& graph, const DeviceCatalog& catalog) {
+        if (!db.empty()) {
+            SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
+            searchCostsFromLibrary(table, graph, catalog, library);
+        } else {
+            applyDeviceResources(table, cpuDevices(cpuTopology()), nullptr);
+        }
+        if (refine) {
+            refine(table, graph);
+        }
     };
 }
 

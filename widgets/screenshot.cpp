@@ -14,7 +14,7 @@ namespace {
 /// The widget a state shows: its dock (or, for the profile before the table has a dock of its
 /// own, the central widget).
 QWidget* stateWidget(MainWindow& window, const QString& state) {
-    if (state == QLatin1String("graph")) {
+    if (state == QLatin1String("graph") || state == QLatin1String("tune")) {
         return &window;
     }
     const QString dock = state + QStringLiteral("Dock");
@@ -28,7 +28,7 @@ QWidget* stateWidget(MainWindow& window, const QString& state) {
 
 QStringList screenshotStates() {
     return {QStringLiteral("graph"), QStringLiteral("pareto"), QStringLiteral("timeline"),
-            QStringLiteral("profile")};
+            QStringLiteral("profile"), QStringLiteral("tune")};
 }
 
 bool screenshotNeedsPlan(const QString& state) {
@@ -37,6 +37,24 @@ bool screenshotNeedsPlan(const QString& state) {
 
 void prepareScreenshot(MainWindow& window, const QString& state) {
     window.resize(1400, 900);
+    if (state == QLatin1String("tune")) {
+        // The whole window, the Tune panel raised in the bottom row.
+        auto* tune = window.findChild<QDockWidget*>(QStringLiteral("tuneDock"));
+        auto* pareto = window.findChild<QDockWidget*>(QStringLiteral("paretoDock"));
+        auto* properties = window.findChild<QDockWidget*>(QStringLiteral("propertiesDock"));
+        if (tune && pareto) {
+            tune->show();
+            tune->raise();
+            // The front and its measured points at a readable size.
+            if (properties) {
+                properties->hide();
+            }
+            window.resizeDocks({pareto}, {560}, Qt::Vertical);
+            window.resizeDocks({pareto}, {640}, Qt::Horizontal);
+            window.resizeDocks({tune}, {210}, Qt::Vertical);
+        }
+        return;
+    }
     if (auto* dock = qobject_cast<QDockWidget*>(stateWidget(window, state))) {
         dock->show();
         dock->setFloating(true);

@@ -9,7 +9,8 @@ namespace paretune {
 class MainWindow;
 
 /// The states `paretune-workbench --screenshot` renders: graph (the window with its central
-/// view), pareto, timeline, profile (that dock, floated at a readable size).
+/// view), pareto, timeline, profile (that dock, floated at a readable size), tune (the window
+/// after a tune, its Tune panel raised).
 QStringList screenshotStates();
 /// Whether a state shows a chosen plan (so a search must run first).
 bool screenshotNeedsPlan(const QString& state);

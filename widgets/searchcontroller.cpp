@@ -103,6 +103,30 @@ SearchController::SearchController(QMainWindow* window, WorkbenchLog& log,
     setupPlanJobs();
 }
 
+bool SearchController::searchTarget(QByteArray* catalog, QString* catalogName,
+                                    std::vector<std::string>* ids) {
+    if (!m_devices.readCatalog(catalog, catalogName)) {
+        return false;
+    }
+    ids->clear();
+    for (const QString& id : m_devices.searchDevices()) {
+        ids->push_back(id.toStdString());
+    }
+    if (ids->empty()) {
+        try {
+            for (const DeviceSpec& d :
+                 parseDeviceCatalogText(catalog->toStdString(), catalogName->toStdString())
+                     .devices) {
+                ids->push_back(d.id);
+            }
+        } catch (const InputError& e) {
+            m_log.showError(QString::fromStdString(e.what()));
+            return false;
+        }
+    }
+    return true;
+}
+
 void SearchController::searchPlacements(const SearchOptions& options) {
     if (!m_document.model()) {
         m_log.showError(tr("Open a model before searching placements."));
@@ -110,23 +134,9 @@ void SearchController::searchPlacements(const SearchOptions& options) {
     }
     QByteArray catalog;
     QString catalogName;
-    if (!m_devices.readCatalog(&catalog, &catalogName)) {
-        return;
-    }
     std::vector<std::string> ids;
-    for (const QString& id : m_devices.searchDevices()) {
-        ids.push_back(id.toStdString());
-    }
-    if (ids.empty()) {
-        try {
-            for (const DeviceSpec& d :
-                 parseDeviceCatalogText(catalog.toStdString(), catalogName.toStdString()).devices) {
-                ids.push_back(d.id);
-            }
-        } catch (const InputError& e) {
-            m_log.showError(QString::fromStdString(e.what()));
-            return;
-        }
+    if (!searchTarget(&catalog, &catalogName, &ids)) {
+        return;
     }
     m_searchOptions = options;
     m_searcher->start(m_document.model(), catalog, catalogName, ids, options,

@@ -6,6 +6,8 @@
 #include <QString>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 class QAction;
 class QMainWindow;
@@ -49,6 +51,12 @@ public:
     /// predicted costs from the sample library.
     void searchPlacements(const SearchOptions& options);
     void cancelSearch();
+    /// The catalog (JSON text and name) and the catalog devices a search places on now: the
+    /// ticked ones, else every device of the catalog. False after showing why there are none.
+    bool searchTarget(QByteArray* catalog, QString* catalogName, std::vector<std::string>* ids);
+    /// Shows a finished search (PlacementSearch's, or a tune's last round): the Pareto front,
+    /// no plan chosen yet; emits searchShown.
+    void showSearch(std::shared_ptr<const SearchOutcome> outcome);
     /// The settings of the last search (or the ones a workspace asked for).
     SearchOptions searchOptions() const { return m_searchOptions; }
     void setSearchOptions(const SearchOptions& options) { m_searchOptions = options; }
@@ -69,7 +77,6 @@ Q_SIGNALS:
     void planShown(int index);
 
 private:
-    void showSearch(std::shared_ptr<const SearchOutcome> outcome);
     void showPlan(int index);
     /// Forgets the shown plan (a new model or a new search).
     void clearPlan();

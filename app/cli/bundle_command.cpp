@@ -13,6 +13,8 @@
 #include "search/plans_file.h"
 #include "store/sample_library.h"
 
+#include "workflow/search_workflow.h"
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -42,7 +44,7 @@ void runExport(const ExportArguments& args) {
             SampleLibrary library =
                 SampleLibrary::open(args.db, SampleLibrary::OpenMode::ExistingOnly);
             for (const Diagnostic& d :
-                 costsFromLibrary(table, graph, catalog, library).diagnostics) {
+                 searchCostsFromLibrary(table, graph, catalog, library).diagnostics) {
                 std::fprintf(stderr, "note: %s\n", d.message.c_str());
             }
         };

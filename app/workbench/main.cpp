@@ -1,6 +1,6 @@
 // paretune-workbench [MODEL|WORKSPACE] [--db PATH] [--catalog FILE] [--devices IDS]
 //                    [--screenshot PNG [--state graph|pareto|timeline|profile]] [--search]
-//                    [--validate]
+//                    [--validate] [--tune]
 // Opens MODEL (or a .paretune workspace), or the bundled sample model when none is given.
 #include "mainwindow.h"
 #include "paretoplot.h"
@@ -65,9 +65,10 @@ struct CommandLine {
         QStringLiteral("file")};
     QCommandLineOption state{
         QStringLiteral("state"),
-        QCoreApplication::translate("main", "What --screenshot shows: graph, pareto, timeline or "
-                                            "profile (the last three after a quick search on the "
-                                            "catalog's modelled devices)."),
+        QCoreApplication::translate("main", "What --screenshot shows: graph, pareto, timeline, "
+                                            "profile (these three after a quick search on the "
+                                            "catalog's modelled devices) or tune (after a quick "
+                                            "tune, see --tune)."),
         QStringLiteral("state"), QStringLiteral("graph")};
     QCommandLineOption db{QStringLiteral("db"),
                           QCoreApplication::translate("main", "Sample library (SQLite file)."),
@@ -90,6 +91,11 @@ struct CommandLine {
         QStringLiteral("validate"),
         QCoreApplication::translate("main", "After the search, validate the chosen plan on this "
                                             "machine's devices (a screenshot waits for it).")};
+    QCommandLineOption tune{
+        QStringLiteral("tune"),
+        QCoreApplication::translate("main", "After loading, tune on the chosen devices (Workflow > "
+                                            "Tune: search, validate, learn, round by round; a "
+                                            "screenshot waits for it and uses quick settings).")};
 
     CommandLine() {
         parser.setApplicationDescription(QCoreApplication::translate(
@@ -98,7 +104,7 @@ struct CommandLine {
             QStringLiteral("model"),
             QCoreApplication::translate("main", "ONNX model or .paretune workspace to open"));
         for (const QCommandLineOption* o :
-             {&screenshot, &state, &db, &catalog, &search, &devices, &validate}) {
+             {&screenshot, &state, &db, &catalog, &search, &devices, &validate, &tune}) {
             parser.addOption(*o);
         }
     }
@@ -187,6 +193,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption& search = commandLine.search;
     const QCommandLineOption& devices = commandLine.devices;
     const QCommandLineOption& validate = commandLine.validate;
+    const QCommandLineOption& tune = commandLine.tune;
 
     const QString shotState = parser.value(state);
     if (!paretune::screenshotStates().contains(shotState)) {
@@ -214,10 +221,12 @@ int main(int argc, char** argv) {
     }
     // --search, --validate, or a screenshot of a state that shows a plan: search after loading
     // and choose the first plan of the front (quickly for a screenshot); --validate then runs it.
+    // --tune (or a screenshot of the tune state) tunes instead: its last round's front is shown.
     const bool shot = parser.isSet(screenshot);
-    const bool withValidation = parser.isSet(validate);
-    const bool withPlan = parser.isSet(search) || withValidation ||
-                          (shot && paretune::screenshotNeedsPlan(shotState));
+    const bool withTune = parser.isSet(tune) || (shot && shotState == QLatin1String("tune"));
+    const bool withValidation = parser.isSet(validate) && !withTune;
+    const bool withPlan = !withTune && (parser.isSet(search) || withValidation ||
+                                        (shot && paretune::screenshotNeedsPlan(shotState)));
     if (shot) {
         const QString file = parser.value(screenshot);
         auto save = [&window, file, shotState] {
@@ -229,7 +238,9 @@ int main(int argc, char** argv) {
                 QApplication::exit(ok ? 0 : 1);
             });
         };
-        if (withValidation) {
+        if (withTune) {
+            QObject::connect(&window, &paretune::MainWindow::tuneShown, &window, save);
+        } else if (withValidation) {
             QObject::connect(window.validateJob(), &paretune::ValidateJob::validationFinished,
                              &window, save);
         } else if (withPlan) {
@@ -256,6 +267,22 @@ int main(int argc, char** argv) {
     if (withValidation) {
         QObject::connect(&window, &paretune::MainWindow::planShown, &window,
                          [&window] { window.validateShownPlan(); });
+    }
+    if (withTune) {
+        paretune::SearchOptions options;
+        paretune::TuneSettings settings;
+        if (shot) {
+            options.population = 80;
+            options.generations = 80;
+            settings.rounds = 2;
+            settings.repeats = 10;
+        }
+        window.setSearchOptions(options);
+        QObject::connect(&window, &paretune::MainWindow::modelShown, &window,
+                         [&window, settings] { window.tune(settings); });
+        // The fastest plan of the final front chosen, as after a search.
+        QObject::connect(&window, &paretune::MainWindow::tuneShown, &window,
+                         [&window] { window.paretoPlot()->selectPlan(0); });
     }
     // For bench_startup: PARETUNE_WORKBENCH_FIRST_PAINT=print|quit reports the window's first
     // paint on stdout (and quits after it with "quit").

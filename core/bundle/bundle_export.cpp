@@ -243,10 +243,9 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     const std::vector<std::string>& deviceIds = plansFile.devices;
     CostTable table = buildCostTable(g, catalog, deviceIds);
     if (options.fillCosts) {
-        options.fillCosts(table, g, catalog);
-    }
-    // Shared cores and measured contention, as the search applied them (it reported them).
-    {
+        options.fillCosts(table, g, catalog); // the search's costs, shared resources included
+    } else {
+        // Shared cores and measured contention, as the search applied them (it reported them).
         std::optional<SampleLibrary> library;
         if (!options.samplesPath.empty()) {
             library =

@@ -39,7 +39,8 @@ struct BundleExportOptions {
     bool candidatePartitions = false;
     /// Fills the cost table from the sample library the way `paretune search --db` did
     /// (measured, and predicted where the build has the predictor), so that the plan is
-    /// re-simulated with the search's costs; unset: the catalog's modelled costs only.
+    /// re-simulated with the search's costs, shared resources included (searchCostsFromLibrary);
+    /// unset: the catalog's modelled costs and the real devices' shared resources.
     std::function<void(CostTable&, const Graph&, const DeviceCatalog&)> fillCosts;
 };
 

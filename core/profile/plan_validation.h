@@ -45,8 +45,8 @@ struct ValidationOptions {
     /// per-operator predictions (nothing to simulate with).
     const DeviceCatalog* catalog = nullptr;
     /// Fills the rebuilt cost table of the real devices the way the search did (the same
-    /// signature as BundleExportOptions::fillCosts); unset: the library's measured samples
-    /// (applyMeasuredSamples).
+    /// signature as BundleExportOptions::fillCosts), shared resources included; unset: the
+    /// library's measured samples (applyMeasuredSamples) and the real devices' shared resources.
     std::function<void(CostTable&, const Graph&, const DeviceCatalog&)> fillCosts;
     Progress* progress = nullptr; ///< one report per run; cancel stops before storing anything
 };

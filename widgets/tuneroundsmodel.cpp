@@ -1,0 +1,129 @@
+#include "tuneroundsmodel.h"
+
+#include <QStringList>
+
+namespace paretune {
+
+namespace {
+
+QString percent(double fraction) {
+    return QStringLiteral("%1 %").arg(fraction * 100.0, 0, 'f', 1);
+}
+
+QString signedPercent(double fraction) {
+    return QStringLiteral("%1%2 %")
+        .arg(fraction >= 0 ? QStringLiteral("+") : QString())
+        .arg(fraction * 100.0, 0, 'f', 1);
+}
+
+} // namespace
+
+TuneRoundsModel::TuneRoundsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void TuneRoundsModel::setRounds(std::vector<TuneRound> rounds) {
+    beginResetModel();
+    m_rounds = std::move(rounds);
+    endResetModel();
+}
+
+QString TuneRoundsModel::costsText(const InContextFit& fit) {
+    if (fit.nodesInContext == 0 && fit.nodesScaled == 0 && fit.contention.empty()) {
+        return tr("library costs only");
+    }
+    QStringList parts{
+        tr("%1 nodes in context, %2 scaled").arg(fit.nodesInContext).arg(fit.nodesScaled)};
+    for (const auto& [device, scale] : fit.deviceScale) {
+        parts << tr("%1 ×%2").arg(QString::fromStdString(device)).arg(scale, 0, 'f', 2);
+    }
+    for (const FittedContention& c : fit.contention) {
+        parts << tr("%1 beside %2 ×%3")
+                     .arg(QString::fromStdString(c.device), QString::fromStdString(c.other))
+                     .arg(c.factor, 0, 'f', 2);
+    }
+    return parts.join(QStringLiteral("; "));
+}
+
+int TuneRoundsModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_rounds.size());
+}
+
+int TuneRoundsModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TuneRoundsModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) {
+        return {};
+    }
+    const TuneRound& r = m_rounds[static_cast<std::size_t>(index.row())];
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case Round:
+            return r.resumed ? tr("%1 (stored)").arg(r.index + 1) : QString::number(r.index + 1);
+        case Plans:
+            return static_cast<int>(r.plans.size());
+        case MaxError:
+            return percent(r.maxAbsError);
+        case MedianError:
+            return percent(r.medianAbsError);
+        case Costs:
+            return costsText(r.fit);
+        default:
+            return {};
+        }
+    }
+    if (role == ValueRole) {
+        switch (index.column()) {
+        case Round:
+            return r.index + 1;
+        case Plans:
+            return static_cast<int>(r.plans.size());
+        case MaxError:
+            return r.maxAbsError;
+        case MedianError:
+            return r.medianAbsError;
+        default:
+            return {};
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        QStringList lines{tr("Round %1: plans validated on this machine").arg(r.index + 1)};
+        for (const TunedPlan& p : r.plans) {
+            lines << tr("%1: predicted %2 ms, measured %3 ms (p10 %4, p90 %5, %6 runs), error %7")
+                         .arg(QString::fromStdString(p.label))
+                         .arg(p.simulated.latencyUs / 1000.0, 0, 'f', 3)
+                         .arg(p.measured.medianUs / 1000.0, 0, 'f', 3)
+                         .arg(p.measured.p10Us / 1000.0, 0, 'f', 3)
+                         .arg(p.measured.p90Us / 1000.0, 0, 'f', 3)
+                         .arg(p.measured.runs)
+                         .arg(signedPercent(p.error));
+        }
+        return lines.join(QLatin1Char('\n'));
+    }
+    if (role == Qt::TextAlignmentRole && index.column() != Costs) {
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+QVariant TuneRoundsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return {};
+    }
+    switch (section) {
+    case Round:
+        return tr("Round");
+    case Plans:
+        return tr("Plans validated");
+    case MaxError:
+        return tr("Max |error|");
+    case MedianError:
+        return tr("Median |error|");
+    case Costs:
+        return tr("Costs the round searched with");
+    default:
+        return {};
+    }
+}
+
+} // namespace paretune
