@@ -35,6 +35,9 @@ std::vector<std::vector<PlanClaim>> claimsOf(const nlohmann::json& document,
     const nlohmann::json& plans = document.at("plans");
     for (std::size_t i = 0; i < frontSize && i < plans.size(); ++i) {
         for (const nlohmann::json& c : plans[i].at("claims")) {
+            if (c.at("status") == "within error") {
+                continue; // the predictions cannot tell the two apart: nothing is claimed
+            }
             PlanClaim claim;
             claim.baseline = QString::fromStdString(c.at("baseline").get<std::string>());
             claim.dominates = c.at("dominates").get<bool>();

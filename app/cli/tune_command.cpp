@@ -143,6 +143,12 @@ void runTuneCommand(const TuneArguments& args) {
             // Latency claims only, in the table: the one a user checks first.
             const auto latency = c["better"].find("latency");
             if (latency == c["better"].end()) {
+                for (const nlohmann::json& tie : c["within_error"]) {
+                    if (tie == "latency") {
+                        claims += (claims.empty() ? "" : "; ") + std::string("ties ") +
+                                  c["baseline"].get<std::string>() + " (within the error)";
+                    }
+                }
                 continue;
             }
             const std::string status = latency->get<std::string>();

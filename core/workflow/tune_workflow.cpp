@@ -358,7 +358,15 @@ std::vector<DominanceClaim> claimsOf(const Solution& plan, const SearchResult& r
         bool contradicted = false;
         bool confirmed = false;
         for (const Objective o : objectives) {
-            if (!(objectiveValue(plan.objectives, o) < objectiveValue(b.objectives, o))) {
+            const double mine = objectiveValue(plan.objectives, o);
+            const double theirs = objectiveValue(b.objectives, o);
+            if (!(mine < theirs)) {
+                continue;
+            }
+            // A margin the predictions cannot resolve (at most the final round's median latency
+            // error) is no claim: the two plans tie as far as anyone can tell beforehand.
+            if (o != Objective::PeakMemory && (theirs - mine) / theirs <= round.medianAbsError) {
+                claim.ties.emplace_back(objectiveName(o));
                 continue;
             }
             const std::string status = check(a, m, o);
@@ -366,10 +374,13 @@ std::vector<DominanceClaim> claimsOf(const Solution& plan, const SearchResult& r
             confirmed = confirmed || status == "confirmed";
             claim.objectives.emplace_back(std::string(objectiveName(o)), status);
         }
-        if (claim.objectives.empty()) {
+        if (claim.objectives.empty() && claim.ties.empty()) {
             continue;
         }
-        claim.status = contradicted ? "contradicted" : confirmed ? "confirmed" : "predicted";
+        claim.status = contradicted               ? "contradicted"
+                       : confirmed                ? "confirmed"
+                       : claim.objectives.empty() ? "within error"
+                                                  : "predicted";
         claims.push_back(std::move(claim));
     }
     return claims;
@@ -385,6 +396,7 @@ nlohmann::json claimsJson(const std::vector<DominanceClaim>& claims) {
         list.push_back({{"baseline", c.baseline},
                         {"dominates", c.dominates},
                         {"better", objectives},
+                        {"within_error", c.ties},
                         {"status", c.status}});
     }
     return list;

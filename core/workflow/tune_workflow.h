@@ -81,8 +81,12 @@ struct DominanceClaim {
     /// "contradicted" (both measured, it does not), "unmeasured" (either was not measured in the
     /// final round) or "not measured" (memory: the executor does not measure it).
     std::vector<std::pair<std::string, std::string>> objectives;
+    /// Objectives where the plan is better by a margin no larger than the final round's median
+    /// latency error: not claimed, the predictions cannot tell them apart.
+    std::vector<std::string> ties;
     /// "contradicted" when a measured objective contradicts it, "confirmed" when latency or
-    /// energy was claimed and every measured one confirms it, else "predicted".
+    /// energy was claimed and every measured one confirms it, "within error" when only ties
+    /// remain, else "predicted".
     std::string status;
 };
 
