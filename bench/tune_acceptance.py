@@ -33,6 +33,8 @@ def summarise(doc):
             "max_abs_error": r["max_abs_error"],
             "median_abs_error": r["median_abs_error"],
             "max_abs_error_new": r["max_abs_error_new"],
+            "speed_change": r["speed_change"],
+            "max_abs_error_at_speed": r["max_abs_error_at_speed"],
             "plans": [{"label": p["label"], "predicted_ms": p["predicted_us"] / 1e3,
                        "measured_ms": p["measured"]["median_us"] / 1e3,
                        "p10_ms": p["measured"]["p10_us"] / 1e3,

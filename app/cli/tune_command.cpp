@@ -47,6 +47,11 @@ void printRounds(const TuneRun& run) {
         if (r.maxAbsErrorNew) {
             std::printf(" (max %.1f%% over plans not run before)", *r.maxAbsErrorNew * 100.0);
         }
+        if (r.speedChange) {
+            std::printf("; the re-validated plans ran x%.2f as long as before (machine drift), "
+                        "max error %.1f%% at that speed",
+                        *r.speedChange, *r.maxAbsErrorAtSpeed * 100.0);
+        }
         std::printf("; costs: %d nodes in context, %d scaled", r.fit.nodesInContext,
                     r.fit.nodesScaled);
         for (const FittedContention& c : r.fit.contention) {

@@ -114,6 +114,10 @@ std::vector<std::uint8_t> genomeFromText(const std::string& text) {
     return genome;
 }
 
+nlohmann::json optionalNumber(const std::optional<double>& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
 nlohmann::json objectivesJson(const Objectives& o) {
     return {{"latency_us", o.latencyUs},
             {"energy_mj", o.energyMj},
@@ -151,6 +155,8 @@ nlohmann::json roundJson(const TuneRound& round) {
     return {{"round", round.index},
             {"plans", plans},
             {"max_abs_error", round.maxAbsError},
+            {"speed_change", optionalNumber(round.speedChange)},
+            {"max_abs_error_at_speed", optionalNumber(round.maxAbsErrorAtSpeed)},
             {"max_abs_error_new", round.maxAbsErrorNew ? nlohmann::json(*round.maxAbsErrorNew)
                                                        : nlohmann::json(nullptr)},
             {"median_abs_error", round.medianAbsError},
@@ -176,6 +182,10 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
     round.medianAbsError = number(j, "median_abs_error");
     if (j.at("max_abs_error_new").is_number()) {
         round.maxAbsErrorNew = j.at("max_abs_error_new").get<double>();
+    }
+    if (j.at("speed_change").is_number()) {
+        round.speedChange = j.at("speed_change").get<double>();
+        round.maxAbsErrorAtSpeed = number(j, "max_abs_error_at_speed");
     }
     const nlohmann::json& fit = j.at("fit");
     round.fit.nodesInContext = static_cast<int>(number(fit, "nodes_in_context"));
@@ -445,6 +455,8 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
         rounds.push_back({{"round", r.index},
                           {"resumed", r.resumed},
                           {"max_abs_error", r.maxAbsError},
+                          {"speed_change", optionalNumber(r.speedChange)},
+                          {"max_abs_error_at_speed", optionalNumber(r.maxAbsErrorAtSpeed)},
                           {"max_abs_error_new", r.maxAbsErrorNew ? nlohmann::json(*r.maxAbsErrorNew)
                                                                  : nlohmann::json(nullptr)},
                           {"median_abs_error", r.medianAbsError},
@@ -579,6 +591,30 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             round.maxAbsError = std::max(round.maxAbsError, std::abs(e));
         }
         round.medianAbsError = medianAbs(errors);
+        std::vector<double> ratios; // re-validated plans: now / the latest earlier measurement
+        for (const TunedPlan& plan : round.plans) {
+            for (auto earlier = run.rounds.rbegin(); earlier != run.rounds.rend(); ++earlier) {
+                const auto same =
+                    std::find_if(earlier->plans.begin(), earlier->plans.end(),
+                                 [&](const TunedPlan& e) { return e.genome == plan.genome; });
+                if (same != earlier->plans.end()) {
+                    ratios.push_back(plan.measured.medianUs / same->measured.medianUs);
+                    break;
+                }
+            }
+        }
+        if (!ratios.empty()) {
+            std::sort(ratios.begin(), ratios.end());
+            const std::size_t n = ratios.size();
+            round.speedChange = n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
+            round.maxAbsErrorAtSpeed = 0.0;
+            for (const TunedPlan& plan : round.plans) {
+                const double scaled = plan.simulated.latencyUs * *round.speedChange;
+                round.maxAbsErrorAtSpeed =
+                    std::max(*round.maxAbsErrorAtSpeed,
+                             std::abs((scaled - plan.measured.medianUs) / plan.measured.medianUs));
+            }
+        }
         TuneRoundRecord record;
         record.tuneKey = run.tuneKey;
         record.round = r;

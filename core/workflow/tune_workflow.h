@@ -66,6 +66,12 @@ struct TuneRound {
     /// Over the plans no earlier round validated: how the learned costs predict plans not run
     /// before (absent when every plan was seen before).
     std::optional<double> maxAbsErrorNew;
+    /// How much slower this round measured the plans it re-validated than the latest earlier
+    /// round that ran them (median ratio; absent when none was re-validated): the machine's own
+    /// drift, which no cost model can predict.
+    std::optional<double> speedChange;
+    /// The largest latency error once the predictions are scaled by speedChange.
+    std::optional<double> maxAbsErrorAtSpeed;
     InContextFit fit; ///< the costs this round's search used (from earlier rounds)
     std::vector<PlanObservation> observations; ///< the round's plans, node by node
     std::int64_t storedRow = 0;
