@@ -1,6 +1,7 @@
 #include "workflow/in_context_costs.h"
 
 #include "graph/graph.h"
+#include "profile/measurement.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,12 +15,6 @@ constexpr double kAloneShare = 0.05;    // beside other work for less than this 
 constexpr double kContendedShare = 0.5; // beside one device for at least this share: contended
 constexpr int kMinObservations = 3;
 constexpr double kMaxContention = 4.0;
-
-double medianOf(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 } // namespace
 

@@ -8,6 +8,7 @@
 #include "device/device_fingerprint.h"
 #include "graph/graph.h"
 #include "plan/simulator.h"
+#include "profile/measurement.h"
 #include "profile/plan_validation.h"
 #include "search/plans_document.h"
 #include "store/sample_library.h"
@@ -415,7 +416,7 @@ nlohmann::json claimsJson(const std::vector<DominanceClaim>& claims) {
 /// The plans document of the last round's search, each plan with its round, measurement and
 /// claims.
 nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
-    const SearchRun& search = *&run.search;
+    const SearchRun& search = run.search;
     const SearchResult& result = search.result;
     const std::vector<Objective>& objectives = request.options.objectives;
     const std::vector<ListedPlan> rows = listPlans(result, objectives, request.maxPlans);
@@ -469,15 +470,6 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
                    {"target_error", request.targetError},
                    {"repeats", request.repeats}};
     return doc;
-}
-
-double medianAbs(std::vector<double> values) {
-    for (double& v : values) {
-        v = std::abs(v);
-    }
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n == 0 ? 0.0 : n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 } // namespace
@@ -586,11 +578,12 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             }
             round.observations.push_back(std::move(observation));
         }
-        round.maxAbsError = 0.0;
+        std::vector<double> absolute;
         for (const double e : errors) {
-            round.maxAbsError = std::max(round.maxAbsError, std::abs(e));
+            absolute.push_back(std::abs(e));
         }
-        round.medianAbsError = medianAbs(errors);
+        round.maxAbsError = *std::max_element(absolute.begin(), absolute.end());
+        round.medianAbsError = medianOf(absolute);
         std::vector<double> ratios; // re-validated plans: now / the latest earlier measurement
         for (const TunedPlan& plan : round.plans) {
             for (auto earlier = run.rounds.rbegin(); earlier != run.rounds.rend(); ++earlier) {
@@ -604,9 +597,7 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             }
         }
         if (!ratios.empty()) {
-            std::sort(ratios.begin(), ratios.end());
-            const std::size_t n = ratios.size();
-            round.speedChange = n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
+            round.speedChange = medianOf(ratios);
             round.maxAbsErrorAtSpeed = 0.0;
             for (const TunedPlan& plan : round.plans) {
                 const double scaled = plan.simulated.latencyUs * *round.speedChange;
