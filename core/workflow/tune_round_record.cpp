@@ -1,0 +1,152 @@
+#include "workflow/tune_round_record.h"
+
+#include "store/records.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace paretune::detail {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string genomeText(const std::vector<std::uint8_t>& genome) {
+    std::string text;
+    text.reserve(genome.size());
+    for (const std::uint8_t g : genome) {
+        text.push_back(static_cast<char>('0' + g));
+    }
+    return text;
+}
+
+std::vector<std::uint8_t> genomeFromText(const std::string& text) {
+    std::vector<std::uint8_t> genome;
+    for (const char c : text) {
+        genome.push_back(static_cast<std::uint8_t>(c - '0'));
+    }
+    return genome;
+}
+
+nlohmann::json objectivesJson(const Objectives& o) {
+    return {{"latency_us", o.latencyUs},
+            {"energy_mj", o.energyMj},
+            {"peak_memory_mb", o.peakMemoryBytes / kMiB},
+            {"violation", o.violation}};
+}
+
+double number(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number()) {
+        throw std::runtime_error(std::string("tune round: field ") + key + " is not a number");
+    }
+    return it->get<double>();
+}
+
+} // namespace
+
+nlohmann::json optionalNumber(const std::optional<double>& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json measuredJson(const TunedPlan& p) {
+    return {{"median_us", p.measured.medianUs},
+            {"p10_us", p.measured.p10Us},
+            {"p90_us", p.measured.p90Us},
+            {"runs", p.measured.runs},
+            {"energy_mj",
+             p.measuredEnergyMj ? nlohmann::json(*p.measuredEnergyMj) : nlohmann::json(nullptr)}};
+}
+
+/// The stored form of a round: everything a resumed run learns from and reports.
+nlohmann::json roundJson(const TuneRound& round) {
+    nlohmann::json plans = nlohmann::json::array();
+    for (std::size_t i = 0; i < round.plans.size(); ++i) {
+        const TunedPlan& p = round.plans[i];
+        nlohmann::json nodes = nlohmann::json::array();
+        for (const NodeObservation& o : round.observations[i].nodes) {
+            nodes.push_back({o.node, o.device, o.us, o.beginUs, o.endUs});
+        }
+        plans.push_back({{"label", p.label},
+                         {"baseline", p.baseline},
+                         {"genome", genomeText(p.genome)},
+                         {"simulated", objectivesJson(p.simulated)},
+                         {"measured", measuredJson(p)},
+                         {"error", p.error},
+                         {"seen_before", p.seenBefore},
+                         {"nodes", nodes}});
+    }
+    return {{"round", round.index},
+            {"plans", plans},
+            {"max_abs_error", round.maxAbsError},
+            {"speed_change", optionalNumber(round.speedChange)},
+            {"max_abs_error_at_speed", optionalNumber(round.maxAbsErrorAtSpeed)},
+            {"max_abs_error_new", round.maxAbsErrorNew ? nlohmann::json(*round.maxAbsErrorNew)
+                                                       : nlohmann::json(nullptr)},
+            {"median_abs_error", round.medianAbsError},
+            {"fit", round.fit.toJson()}};
+}
+
+/// A stored round read back (the library wrote it: a malformed one is an internal error).
+TuneRound roundFrom(const TuneRoundRecord& record) {
+    const nlohmann::json j = nlohmann::json::parse(record.recordJson);
+    TuneRound round;
+    round.index = record.round;
+    round.resumed = true;
+    round.storedRow = record.id;
+    round.maxAbsError = number(j, "max_abs_error");
+    round.medianAbsError = number(j, "median_abs_error");
+    if (j.at("max_abs_error_new").is_number()) {
+        round.maxAbsErrorNew = j.at("max_abs_error_new").get<double>();
+    }
+    if (j.at("speed_change").is_number()) {
+        round.speedChange = j.at("speed_change").get<double>();
+        round.maxAbsErrorAtSpeed = number(j, "max_abs_error_at_speed");
+    }
+    const nlohmann::json& fit = j.at("fit");
+    round.fit.nodesInContext = static_cast<int>(number(fit, "nodes_in_context"));
+    round.fit.nodesScaled = static_cast<int>(number(fit, "nodes_scaled"));
+    for (const auto& [device, scale] : fit.at("device_scales").items()) {
+        round.fit.deviceScale[device] = number(scale, "scale");
+        round.fit.deviceObservations[device] = static_cast<int>(number(scale, "observations"));
+    }
+    for (const nlohmann::json& c : fit.at("contention")) {
+        round.fit.contention.push_back({c.at("device").get<std::string>(),
+                                        c.at("beside").get<std::string>(), number(c, "factor"),
+                                        static_cast<int>(number(c, "observations"))});
+    }
+    for (const nlohmann::json& p : j.at("plans")) {
+        TunedPlan plan;
+        plan.label = p.at("label").get<std::string>();
+        plan.baseline = p.at("baseline").get<std::string>();
+        plan.genome = genomeFromText(p.at("genome").get<std::string>());
+        const nlohmann::json& sim = p.at("simulated");
+        plan.simulated.latencyUs = number(sim, "latency_us");
+        plan.simulated.energyMj = number(sim, "energy_mj");
+        plan.simulated.peakMemoryBytes = number(sim, "peak_memory_mb") * kMiB;
+        plan.simulated.violation = number(sim, "violation");
+        plan.simulated.averagePowerW =
+            plan.simulated.latencyUs > 0.0
+                ? plan.simulated.energyMj * 1e3 / plan.simulated.latencyUs
+                : 0.0;
+        const nlohmann::json& m = p.at("measured");
+        plan.measured = {number(m, "median_us"), number(m, "p10_us"), number(m, "p90_us"),
+                         static_cast<int>(number(m, "runs"))};
+        if (m.at("energy_mj").is_number()) {
+            plan.measuredEnergyMj = m.at("energy_mj").get<double>();
+        }
+        plan.error = number(p, "error");
+        plan.seenBefore = p.at("seen_before").get<bool>();
+        PlanObservation observation;
+        for (const nlohmann::json& n : p.at("nodes")) {
+            observation.nodes.push_back({n.at(0).get<std::string>(), n.at(1).get<std::string>(),
+                                         n.at(2).get<double>(), n.at(3).get<double>(),
+                                         n.at(4).get<double>()});
+        }
+        round.plans.push_back(std::move(plan));
+        round.observations.push_back(std::move(observation));
+    }
+    return round;
+}
+
+} // namespace paretune::detail

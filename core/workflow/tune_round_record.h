@@ -1,0 +1,28 @@
+#pragma once
+// The stored form of a tune round (a row of the library's tune_rounds table) and the JSON pieces
+// the plans document shares with it. Internal to the tune workflow.
+#include "workflow/tune_workflow.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace paretune {
+
+struct TuneRoundRecord;
+
+namespace detail {
+
+/// A number, or null.
+nlohmann::json optionalNumber(const std::optional<double>& value);
+/// A validated plan's measurement: median, p10, p90, runs, energy.
+nlohmann::json measuredJson(const TunedPlan& plan);
+/// Everything a resumed run learns from and reports about a round.
+nlohmann::json roundJson(const TuneRound& round);
+/// A stored round read back (the library wrote it: a malformed one is an internal error,
+/// std::runtime_error or nlohmann's exceptions).
+TuneRound roundFrom(const TuneRoundRecord& record);
+
+} // namespace detail
+
+} // namespace paretune
