@@ -6,7 +6,7 @@
 #include "device/device.h"
 #include "graph/onnx_importer.h"
 #include "store/sample_library.h"
-#include "testpaths.h"
+#include "testmodels.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -24,8 +24,7 @@ using namespace paretune;
 namespace {
 
 QString model(const char* name) {
-    return QStringLiteral(PARETUNE_TEST_MODELS_DIR "/") + QLatin1String(name) +
-           QStringLiteral(".onnx");
+    return testModelPath(QLatin1String(name));
 }
 
 const QString kCoresCatalog =
