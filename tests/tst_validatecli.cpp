@@ -40,6 +40,7 @@ class TestValidateCli : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void searchedPlanIsMeasuredAndStored();
+    void searchSaysWhyNoPlanCanRun();
     void badInputExitsWithTwo_data();
     void badInputExitsWithTwo();
 
@@ -47,6 +48,7 @@ private:
     QTemporaryDir m_dir;
     QString m_db;
     QString m_plans;
+    QString m_dbCpu0; ///< samples of cpu:0 only
     bool m_twoCores = false;
 };
 
@@ -59,12 +61,16 @@ void TestValidateCli::initTestCase() {
     if (!m_twoCores) {
         return;
     }
+    m_dbCpu0 = m_dir.filePath(QStringLiteral("cpu0.db"));
     for (const char* device : {"cpu:0", "cpu:1"}) {
         const CliRun profile = runParetune(
             {QStringLiteral("profile"), model("tiny_cnn"), QStringLiteral("--device"),
              QLatin1String(device), QStringLiteral("--db"), m_db, QStringLiteral("--repeats"),
              QStringLiteral("3"), QStringLiteral("--json")});
         QVERIFY2(profile.exitCode == 0, profile.err.constData());
+        if (QLatin1String(device) == QLatin1String("cpu:0")) {
+            QVERIFY(QFile::copy(m_db, m_dbCpu0));
+        }
     }
     const CliRun search =
         runParetune({QStringLiteral("search"), model("tiny_cnn"), QStringLiteral("--devices"),
@@ -179,6 +185,49 @@ void TestValidateCli::searchedPlanIsMeasuredAndStored() {
     QCOMPARE(SampleLibrary::open(m_db.toStdString()).plans(g.fingerprint).size(), std::size_t{2});
 }
 
+void TestValidateCli::searchSaysWhyNoPlanCanRun() {
+    if (!m_twoCores) {
+        QSKIP("this machine has fewer than two CPU cores (cpu:0 and cpu:1)");
+    }
+    auto search = [](const QString& db, const QString& devices) {
+        return runParetune(
+            {QStringLiteral("search"), model("tiny_cnn"), QStringLiteral("--devices"), devices,
+             QStringLiteral("--catalog"), kCoresCatalog, QStringLiteral("--db"), db,
+             QStringLiteral("--population"), QStringLiteral("8"), QStringLiteral("--generations"),
+             QStringLiteral("2"), QStringLiteral("--json")});
+    };
+    // A library without samples of the model: no device can run an operator, so no plan can
+    // run; the search says so and how to fix it instead of listing zero plans.
+    const QString empty = m_dir.filePath(QStringLiteral("empty.db"));
+    { SampleLibrary::open(empty.toStdString()); }
+    const CliRun none = search(empty, QStringLiteral("cpu:0,cpu:1"));
+    QCOMPARE(none.exitCode, 2);
+    QVERIFY2(none.err.contains("no plan can run this model") &&
+                 none.err.contains("(cpu:0, cpu:1)") && none.err.contains("has none for them") &&
+                 none.err.contains("paretune profile MODEL --device cpu:0"),
+             none.err.constData());
+    QVERIFY(none.out.isEmpty());
+
+    // cpu:1 without samples beside cpu:0 with them: plans run on cpu:0, and no baseline is
+    // called "all:cpu:1" when it would put nothing there.
+    const CliRun some = search(m_dbCpu0, QStringLiteral("cpu:0,cpu:1"));
+    QVERIFY2(some.exitCode == 0, some.err.constData());
+    QVERIFY2(some.err.contains("'cpu:1' is a measured device without samples"),
+             some.err.constData());
+    QStringList baselines;
+    for (const QJsonValue& v :
+         QJsonDocument::fromJson(some.out).object().value(QStringLiteral("plans")).toArray()) {
+        const QJsonValue baseline = v.toObject().value(QStringLiteral("baseline"));
+        if (baseline.isString()) {
+            baselines << baseline.toString();
+        }
+    }
+    QVERIFY2(baselines.contains(QStringLiteral("all:cpu:0")),
+             qPrintable(baselines.join(QLatin1Char(' '))));
+    QVERIFY2(!baselines.contains(QStringLiteral("all:cpu:1")),
+             qPrintable(baselines.join(QLatin1Char(' '))));
+}
+
 void TestValidateCli::badInputExitsWithTwo_data() {
     QTest::addColumn<QString>("plansText");
     QTest::addColumn<QStringList>("extra");
@@ -191,11 +240,11 @@ void TestValidateCli::badInputExitsWithTwo_data() {
                           (n.opType == "Conv" ? "npu" : "cpu") + "\"";
         }
     }
-    const QString onNpu =
-        QString::fromStdString("{\"tool\": \"paretune\", \"model_fingerprint\": \"" + g.fingerprint +
-                               "\", \"catalog\": \"" + kExampleCatalog.toStdString() +
-                               "\", \"devices\": [\"cpu\", \"npu\"], \"plans\": [{\"id\": 0, " +
-                               "\"assignment\": {" + assignment + "}}]}");
+    const QString onNpu = QString::fromStdString(
+        "{\"tool\": \"paretune\", \"model_fingerprint\": \"" + g.fingerprint +
+        "\", \"catalog\": \"" + kExampleCatalog.toStdString() +
+        "\", \"devices\": [\"cpu\", \"npu\"], \"plans\": [{\"id\": 0, " + "\"assignment\": {" +
+        assignment + "}}]}");
     QTest::newRow("modelled device") << onNpu << QStringList{} << QStringLiteral("npu (");
     QTest::newRow("no such plan") << onNpu
                                   << QStringList{QStringLiteral("--plan"), QStringLiteral("7")}
@@ -205,17 +254,16 @@ void TestValidateCli::badInputExitsWithTwo_data() {
                           "\"devices\": [\"cpu\"], \"plans\": [{\"id\": 0, \"assignment\": {}}]}")
         << QStringList{}
         << QStringLiteral("searched for another model (model fingerprint 0123456789ab");
-    QTest::newRow("unknown node")
-        << QString::fromStdString("{\"tool\": \"paretune\", \"model_fingerprint\": \"" +
-                                  g.fingerprint +
-                                  "\", \"devices\": [\"cpu\"], \"plans\": [{\"id\": 0, "
-                                  "\"assignment\": {\"nope\": \"cpu\"}}]}")
-        << QStringList{} << QStringLiteral("node 'nope'");
+    QTest::newRow("unknown node") << QString::fromStdString(
+                                         "{\"tool\": \"paretune\", \"model_fingerprint\": \"" +
+                                         g.fingerprint +
+                                         "\", \"devices\": [\"cpu\"], \"plans\": [{\"id\": 0, "
+                                         "\"assignment\": {\"nope\": \"cpu\"}}]}")
+                                  << QStringList{} << QStringLiteral("node 'nope'");
     QTest::newRow("not json") << QStringLiteral("[1, 2") << QStringList{}
                               << QStringLiteral("the plans file: not valid JSON: parse error");
-    QTest::newRow("not an object")
-        << QStringLiteral("[1, 2]") << QStringList{}
-        << QStringLiteral("not a plans file of `paretune search --out`");
+    QTest::newRow("not an object") << QStringLiteral("[1, 2]") << QStringList{}
+                                   << QStringLiteral("not a plans file of `paretune search --out`");
     QTest::newRow("1e400") << QStringLiteral("{\"plans\": [1e400]}") << QStringList{}
                            << QStringLiteral("not valid JSON: number overflow parsing '1e400'");
     QTest::newRow("repeats") << onNpu

@@ -383,9 +383,11 @@ void runDevices(const DevicesArguments& args) {
                 software.torchVersion.empty() ? "-" : software.torchVersion.c_str(),
                 software.blas.empty() ? "-" : software.blas.c_str(), software.cudaRuntime,
                 software.cudaDriver);
+    // Without a driver there are no GPUs to count energy on: say so, not why NVML is missing.
     std::printf("GPU energy: %s\n",
                 nvml ? ("NVML (" + std::to_string(nvml->deviceCount()) + " GPUs)").c_str()
-                     : ("no NVML: " + nvmlWhy).c_str());
+                : software.cudaDriver == 0 ? "none (no NVIDIA driver on this machine)"
+                                           : ("no NVML: " + nvmlWhy).c_str());
     for (const std::string& note : notes) {
         std::printf("note: %s\n", note.c_str());
     }

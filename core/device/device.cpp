@@ -194,7 +194,9 @@ DeviceInventory discoverDevices(const DeviceCatalog* catalog) {
         d.memoryBytes = info.memoryBytes;
         inventory.devices.push_back(std::move(d));
     }
-    if (cuda.devices.empty()) {
+    // Without an NVIDIA driver there is nothing to say on every start: no driver, no GPU (the
+    // software line of `paretune devices` shows driver 0). A driver without devices is news.
+    if (cuda.devices.empty() && cuda.driverVersion > 0) {
         inventory.diagnostics.push_back(
             {Diagnostic::Severity::Info, "no-cuda-device",
              "no CUDA devices" + (cuda.note.empty() ? std::string() : ": " + cuda.note)});
@@ -202,11 +204,17 @@ DeviceInventory discoverDevices(const DeviceCatalog* catalog) {
 
     if (catalog != nullptr) {
         for (Device& d : catalogDevices(*catalog)) {
-            if (inventory.find(d.id) != nullptr) {
-                inventory.diagnostics.push_back(
-                    {Diagnostic::Severity::Warning, "catalog-device-shadowed",
-                     catalog->origin + ": catalog device '" + d.id +
-                         "' has the id of a device of this machine; the real device is listed"});
+            if (const Device* real = inventory.find(d.id); real != nullptr) {
+                // A catalog describing this machine's devices under their own ids (the bundled
+                // catalogs' cpu, cpu:0 …) is the usual case; a different kind under a real id
+                // is a mistake worth a warning.
+                if (real->kind != d.kind) {
+                    inventory.diagnostics.push_back(
+                        {Diagnostic::Severity::Warning, "catalog-device-shadowed",
+                         catalog->origin + ": catalog device '" + d.id + "' (" + d.kind +
+                             ") has the id of this machine's " + real->kind + " '" + d.id +
+                             "'; the real device is listed"});
+                }
                 continue;
             }
             inventory.devices.push_back(std::move(d));

@@ -138,7 +138,15 @@ std::vector<std::uint8_t> heftPlacement(const Simulator& sim) {
 std::vector<Solution> evaluateBaselines(Simulator& sim) {
     std::vector<Solution> baselines;
     for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
-        baselines.push_back({allOnDevice(sim, d), {}, "all:" + sim.costs().device(d).id});
+        // A device that runs none of the operators has no all-on plan: it would be another
+        // device's plan under its name.
+        bool runsAny = false;
+        for (std::int32_t ci = 0; ci < sim.computeCount() && !runsAny; ++ci) {
+            runsAny = sim.supported(ci, d);
+        }
+        if (runsAny) {
+            baselines.push_back({allOnDevice(sim, d), {}, "all:" + sim.costs().device(d).id});
+        }
     }
     baselines.push_back({heftPlacement(sim), {}, "heft"});
     baselines.push_back({greedyFastest(sim), {}, "greedy"});

@@ -26,7 +26,7 @@ std::vector<std::int32_t> upwardRankOrder(const Simulator& sim);
 std::vector<std::uint8_t> heftPlacement(const Simulator& sim);
 
 /// The baselines, evaluated with the simulator's current priority: "all:<id>" for each
-/// device, then "heft" and "greedy".
+/// device that runs at least one operator, then "heft" and "greedy".
 std::vector<Solution> evaluateBaselines(Simulator& sim);
 
 } // namespace paretune

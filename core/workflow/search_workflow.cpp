@@ -1,5 +1,6 @@
 #include "workflow/search_workflow.h"
 
+#include "common/input_error.h"
 #include "cost/device_catalog.h"
 #include "device/device.h"
 #include "plan/simulator.h"
@@ -39,6 +40,54 @@ std::optional<SampleLibrary> requestedLibrary(const DeviceCatalog& catalog,
         }
     }
     return SampleLibrary::open(request.dbPath, SampleLibrary::OpenMode::ExistingOnly);
+}
+
+/// Throws InputError when a compute node has a cost on none of the searched devices: no plan
+/// could run it, and the search would end with no plan at all. The message says why.
+void requireRunnableNodes(const Graph& graph, const CostTable& table, const DeviceCatalog& catalog,
+                          const SearchRequest& request, bool libraryRead) {
+    std::size_t compute = 0;
+    std::vector<NodeId> stranded;
+    for (NodeId n = 0; n < table.nodeCount(); ++n) {
+        if (graph.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
+            continue;
+        }
+        ++compute;
+        bool runs = false;
+        for (std::int32_t d = 0; d < table.deviceCount() && !runs; ++d) {
+            runs = table.cell(n, d).supported();
+        }
+        if (!runs) {
+            stranded.push_back(n);
+        }
+    }
+    if (stranded.empty()) {
+        return;
+    }
+    const Node& first = graph.nodes[static_cast<std::size_t>(stranded.front())];
+    std::string message = "no plan can run this model: " + std::to_string(stranded.size()) +
+                          " of " + std::to_string(compute) +
+                          " operators have a cost on none of the devices searched (first: '" +
+                          first.name + "', " + first.opType + ")";
+    std::string measured;
+    for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+        const int index = catalog.findDevice(table.device(d).id);
+        if (index >= 0 && !catalog.devices[static_cast<std::size_t>(index)].modelled) {
+            measured += (measured.empty() ? "" : ", ") + table.device(d).id;
+        }
+    }
+    if (!measured.empty()) {
+        const std::string firstMeasured = measured.substr(0, measured.find(','));
+        message += "; measured devices (" + measured + ") take their costs from samples, and ";
+        message += request.dbPath.empty() ? std::string("no sample library was given")
+                   : libraryRead          ? "the library " + request.dbPath + " has none for them"
+                                 : "there is no sample library at " + request.dbPath + " yet";
+        message += ": profile the model on them first, e.g. paretune profile MODEL --device " +
+                   firstMeasured + (request.dbPath.empty() ? "" : " --db " + request.dbPath);
+    } else {
+        message += "; the catalog gives those operators no cost on its devices";
+    }
+    throw InputError(message);
 }
 
 } // namespace
@@ -102,6 +151,7 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
     if (request.refineCosts) {
         request.refineCosts(table, graph);
     }
+    requireRunnableNodes(graph, table, catalog, request, run.library.has_value());
     run.hostAdded = std::find(request.deviceIds.begin(), request.deviceIds.end(), catalog.host) ==
                     request.deviceIds.end();
     if (run.hostAdded) {
