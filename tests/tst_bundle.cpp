@@ -336,9 +336,31 @@ void TestBundle::exportUsesTheSearchsLibraryCosts() {
         nlohmann::json::parse(readFile(out + QStringLiteral("/manifest.json")));
     QVERIFY(manifest["plan"]["cost_sources"]["measured"].get<int>() > 0);
 
+    // Without the library the measured devices have no costs: the plan is infeasible with the
+    // export's costs, refused (exit 2, saying how to fix it) unless forced.
+    const QString noDb = out + QStringLiteral("_nodb");
+    run = runParetune(exportArgs + QStringList{QStringLiteral("--out"), noDb});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains("is infeasible with the costs of this export") &&
+                 run.err.contains("--db") && run.err.contains("--force"),
+             run.err.constData());
+    QVERIFY(!QFileInfo::exists(noDb));
     run = runParetune(exportArgs +
-                      QStringList{QStringLiteral("--out"), out + QStringLiteral("_nodb")});
+                      QStringList{QStringLiteral("--out"), noDb, QStringLiteral("--force")});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
     QVERIFY(run.err.contains("search used other costs"));
+    QVERIFY(run.err.contains("exported with --force"));
+    // bundle verify says so: the bundle is sound, its plan's figures do not hold.
+    run = runParetune({QStringLiteral("bundle"), QStringLiteral("verify"), noDb});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.out.contains("warning  the plan is infeasible") &&
+                 run.out.contains("verified with warnings"),
+             run.out.constData());
+    // bundle select names the figures' true source: simulated, never "measured".
+    run = runParetune({QStringLiteral("bundle"), QStringLiteral("select"), out});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.out.contains("(simulated from measured costs; idle power modelled)"),
+             run.out.constData());
 #endif
 }
 

@@ -50,6 +50,7 @@ void runExport(const ExportArguments& args) {
         };
     }
     options.candidatePartitions = args.candidatePartitions;
+    options.allowInfeasible = args.force;
     const BundleContents bundle = buildBundle(options);
     for (const Diagnostic& d : bundle.diagnostics) {
         std::fprintf(stderr, "warning: %s\n", d.message.c_str());
@@ -67,7 +68,7 @@ void runExport(const ExportArguments& args) {
     for (const std::int64_t id : bundle.candidateIds) {
         candidates += (candidates.empty() ? "" : ", ") + std::to_string(id);
     }
-    std::printf("Wrote %s%s: plan %lld in %d partitions, candidates %s; %zu files, %.1f MB\n",
+    std::printf("Wrote %s%s: plan %lld in %d partitions, candidates %s; %zu files, %.1f MiB\n",
                 args.out.c_str(), args.zip ? " (zip)" : "", static_cast<long long>(args.plan),
                 bundle.partitionCount, candidates.c_str(), bundle.files.size(),
                 static_cast<double>(bytes) / (1024.0 * 1024.0));
@@ -111,7 +112,8 @@ void runBundleSelect(const BundleSelectArguments& args) {
     auto describe = [](const BundleCandidate& c) {
         char text[256];
         std::snprintf(text, sizeof text,
-                      "plan %lld: latency %.3f ms, energy %.3f mJ, peak memory %.1f MB (%s)",
+                      "plan %lld: latency %.3f ms, energy %.3f mJ, peak memory %.1f MiB "
+                      "(simulated from %s costs; idle power modelled)",
                       static_cast<long long>(c.id), c.latencyMs, c.energyMj, c.peakMemoryMb,
                       c.source.c_str());
         return std::string(text);
@@ -121,7 +123,7 @@ void runBundleSelect(const BundleSelectArguments& args) {
         for (const auto& [label, value, unit] :
              {std::tuple{"latency", args.maxLatencyMs, "ms"},
               std::tuple{"energy", args.maxEnergyMj, "mJ"},
-              std::tuple{"peak memory", args.maxMemoryMb, "MB"}}) {
+              std::tuple{"peak memory", args.maxMemoryMb, "MiB"}}) {
             if (value) {
                 char text[96];
                 std::snprintf(text, sizeof text, "%s%s <= %g %s", budget.empty() ? "" : ", ", label,
@@ -181,6 +183,9 @@ void addExportCommand(CLI::App& app) {
     cmd->add_flag("--candidate-partitions", args->candidatePartitions,
                   "Also write every candidate's partitions (candidates/plan-N/), so that a "
                   "runtime can run the one it selects");
+    cmd->add_flag("--force", args->force,
+                  "Export the plan even when it is infeasible with the export's costs (the "
+                  "manifest says so, and bundle verify reports it)");
     cmd->callback([args] { runExport(*args); });
 }
 
@@ -200,7 +205,7 @@ void addBundleCommand(CLI::App& app) {
     select->add_option("bundle", args->bundle, "Bundle folder or zip archive")->required();
     select->add_option("--max-latency-ms", args->maxLatencyMs, "Latency budget (ms)");
     select->add_option("--max-energy-mj", args->maxEnergyMj, "Energy budget per inference (mJ)");
-    select->add_option("--max-memory-mb", args->maxMemoryMb, "Peak memory budget (MB)");
+    select->add_option("--max-memory-mb", args->maxMemoryMb, "Peak memory budget (MiB)");
     select->add_flag("--json", args->json, "Machine-readable output");
     select->callback([args] { runBundleSelect(*args); });
 }

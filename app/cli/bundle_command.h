@@ -20,6 +20,7 @@ struct ExportArguments {
     std::string out;
     bool zip = false;
     bool candidatePartitions = false;
+    bool force = false; ///< export an infeasible plan too
 };
 
 struct BundleSelectArguments {

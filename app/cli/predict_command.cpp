@@ -1,4 +1,5 @@
 #include "predict_command.h"
+#include "table_text.h"
 
 #include "common/input_error.h"
 #include "common/json_reader.h"
@@ -194,11 +195,12 @@ void runPredict(const PredictArguments& args) {
             ? ""
             : (", never trained on: cold start from " + p.coldStartFrom.substr(0, 12)).c_str());
     std::printf("Predictor  %lld\n\n", static_cast<long long>(id));
-    std::printf("%-40s %-18s %12s %10s %12s  %s\n", "Node", "Op", "latency us", "mem MB",
+    const int nameWidth = columnWidth(p.rows, [](const PredictorRow& row) { return row.nodeName; });
+    std::printf("%-*s %-18s %12s %10s %12s  %s\n", nameWidth, "Node", "Op", "latency us", "mem MiB",
                 "uncertainty", "source");
     for (const NodePrediction& n : p.nodes) {
         const PredictorRow& row = p.rows[n.row];
-        std::printf("%-40.40s %-18.18s %12.1f %10.2f %11.0f%%  %s%s\n", row.nodeName.c_str(),
+        std::printf("%-*s %-18s %12.1f %10.2f %11.0f%%  %s%s\n", nameWidth, row.nodeName.c_str(),
                     row.opType.c_str(), n.value.latencyUs, n.value.peakMemoryMb,
                     100.0 * n.value.uncertainty, n.measured ? "measured" : "predicted",
                     n.value.outOfRange ? " (out of range)" : "");
@@ -266,8 +268,10 @@ void runAdapt(const AdaptArguments& args) {
     }
     std::printf("Measured %zu operators on %s (the most uncertain by expected error):\n",
                 run.measured.size(), device.id.c_str());
+    const int nameWidth =
+        columnWidth(run.measured, [](const AdaptedOperator& m) { return m.name; });
     for (const AdaptedOperator& m : run.measured) {
-        std::printf("  %-40.40s %-14.14s predicted %10.1f us (±%3.0f%%), measured %10.1f us\n",
+        std::printf("  %-*s %-14s predicted %10.1f us (±%3.0f%%), measured %10.1f us\n", nameWidth,
                     m.name.c_str(), m.opType.c_str(), m.predictedUsBefore,
                     100.0 * m.uncertaintyBefore, m.measuredUs);
     }

@@ -1,4 +1,5 @@
 #include "profile_command.h"
+#include "table_text.h"
 
 #include "common/json_values.h"
 #include "terminal_progress.h"
@@ -180,12 +181,15 @@ void runProfile(const ProfileArguments& args) {
     std::printf("Device   %s %s (%s), %d threads\n", device->id.c_str(), device->name.c_str(),
                 fingerprint.substr(0, 12).c_str(), result.threads);
     std::printf("Library  %s\n\n", library.path().string().c_str());
-    std::printf("%-40s %-18s %12s %23s %10s %16s %s\n", "Node", "Op", "median us", "p10-p90 us",
-                "mem MB", "energy mJ", "reused");
+    const int nameWidth = columnWidth(rows, [&](const LibraryProfileRow& row) {
+        return graph.nodes[static_cast<std::size_t>(row.node)].name;
+    });
+    std::printf("%-*s %-18s %12s %23s %10s %16s %s\n", nameWidth, "Node", "Op", "median us",
+                "p10-p90 us", "mem MiB", "energy mJ", "reused");
     for (const LibraryProfileRow& row : rows) {
         const Node& n = graph.nodes[static_cast<std::size_t>(row.node)];
         if (!row.ok()) {
-            std::printf("%-40.40s %-18.18s %s: %s\n", n.name.c_str(), n.opType.c_str(),
+            std::printf("%-*s %-18s %s: %s\n", nameWidth, n.name.c_str(), n.opType.c_str(),
                         std::string(row.statusName()).c_str(), row.message.c_str());
             continue;
         }
@@ -198,7 +202,7 @@ void runProfile(const ProfileArguments& args) {
             std::snprintf(energy, sizeof energy, "%.4f %s", *s.energyUj / 1000.0,
                           s.energySource == "modelled" ? "(mod)" : "(meas)");
         }
-        std::printf("%-40.40s %-18.18s %12.1f %23s %10.2f %16s %s\n", n.name.c_str(),
+        std::printf("%-*s %-18s %12.1f %23s %10.2f %16s %s\n", nameWidth, n.name.c_str(),
                     n.opType.c_str(), s.latencyUs, range, s.peakMemoryMb.value_or(0), energy,
                     row.reused ? "yes" : "no");
     }

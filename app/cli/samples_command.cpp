@@ -120,7 +120,7 @@ void printTable(const std::string& db, const std::vector<Sample>& samples) {
                     : "");
     std::printf("Latency, memory and energy are measured (energy: source per row)\n\n");
     std::printf("%6s  %-12s  %-12s  %-18s %-12s  %12s  %21s  %9s  %-18s %7s  %-24s %s\n", "ID",
-                "Model", "Device", "Op type", "Signature", "Latency us", "p10-p90 us", "Mem MB",
+                "Model", "Device", "Op type", "Signature", "Latency us", "p10-p90 us", "Mem MiB",
                 "Energy uJ", "Repeats", "Measured at", "Stale");
     for (const Sample& s : samples) {
         char spread[48] = "-";

@@ -156,7 +156,7 @@ void runSearch(const SearchArguments& args) {
                     ? (", " + std::to_string(shownCount) + " shown (--max-plans)").c_str()
                     : "");
     std::printf("%5s  %-10s %12s %12s %10s %12s  %s\n", "Plan", "Baseline", "Latency ms",
-                "Energy mJ", "Power W", "Memory MB", "Status");
+                "Energy mJ", "Power W", "Memory MiB", "Status");
     for (std::size_t id = 0; id < rows.size(); ++id) {
         const Solution& s = rows[id].solution;
         std::string status;

@@ -1,4 +1,5 @@
 #include "validate_command.h"
+#include "table_text.h"
 
 #include "common/json_values.h"
 
@@ -157,14 +158,16 @@ void runValidate(const ValidateArguments& args) {
                 percentText(report.energyMj.error).c_str());
     std::snprintf(predictedText, sizeof predictedText, "%s",
                   report.peakMemoryMb.predicted
-                      ? (fixed(*report.peakMemoryMb.predicted) + " MB (simulated)").c_str()
+                      ? (fixed(*report.peakMemoryMb.predicted) + " MiB (simulated)").c_str()
                       : "-");
     std::printf("%-10s %-42s %-48s %s\n\n", "Memory", "not measured", predictedText, "-");
     if (!report.note.empty()) {
         std::printf("Note: %s\n\n", report.note.c_str());
     }
-    std::printf("%-40s %-18s %-8s %12s %12s %-10s %8s %23s %23s\n", "Node", "Op", "Device",
-                "measured us", "predicted us", "source", "error", "measured begin-end us",
+    const int nameWidth = columnWidth(
+        nodes, [](const nlohmann::json& row) { return row["name"].get<std::string>(); });
+    std::printf("%-*s %-18s %-8s %12s %12s %-10s %8s %23s %23s\n", nameWidth, "Node", "Op",
+                "Device", "measured us", "predicted us", "source", "error", "measured begin-end us",
                 "simulated start-end us");
     for (const nlohmann::json& row : nodes) {
         char predictedUs[32] = "-";
@@ -182,7 +185,7 @@ void runValidate(const ValidateArguments& args) {
         std::snprintf(measuredSpan, sizeof measuredSpan, "%.0f-%.0f",
                       row["measured_begin_us"].get<double>(), row["measured_end_us"].get<double>());
         std::printf(
-            "%-40.40s %-18.18s %-8s %12.1f %12s %-10s %8s %23s %23s\n",
+            "%-*s %-18s %-8s %12.1f %12s %-10s %8s %23s %23s\n", nameWidth,
             row["name"].get<std::string>().c_str(), row["op_type"].get<std::string>().c_str(),
             row["device"].get<std::string>().c_str(), row["measured_us"].get<double>(), predictedUs,
             row["predicted_source"].get<std::string>().c_str(),

@@ -281,12 +281,22 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         }
     }
     if (!simulated.objectives.feasible()) {
-        bundle.diagnostics.push_back(
-            {Diagnostic::Severity::Warning, "infeasible-plan",
-             "plan " + std::to_string(options.planId) +
-                 " is infeasible: " + std::to_string(simulated.unsupportedCount) +
-                 " nodes on devices that do not support them, or a device over its memory "
-                 "(manifest.json says \"feasible\": false)"});
+        std::string why =
+            simulated.unsupportedCount > 0
+                ? std::to_string(simulated.unsupportedCount) +
+                      " nodes are on devices without a cost for them (a measured device takes its "
+                      "costs from samples: give --db with the library the search read)"
+                : std::string("a device is over its memory");
+        if (!options.allowInfeasible) {
+            throw InputError("plan " + std::to_string(options.planId) +
+                             " is infeasible with the costs of this export: " + why +
+                             "; --force exports it anyway");
+        }
+        bundle.diagnostics.push_back({Diagnostic::Severity::Warning, "infeasible-plan",
+                                      "plan " + std::to_string(options.planId) +
+                                          " is infeasible: " + why +
+                                          " (exported with --force; manifest.json says "
+                                          "\"feasible\": false)"});
     }
 
     const std::vector<Partition> parts = partitioner.partition(nodeDevices(g, plan, table));

@@ -37,6 +37,9 @@ struct BundleExportOptions {
     /// Also write the partitions of every candidate (candidates/plan-N/), so that a runtime
     /// can run whichever one `bundle select` picks; each copies the weights it uses.
     bool candidatePartitions = false;
+    /// Export a plan that is infeasible with the export's costs (a node on a device without a
+    /// cost for it, a device over its memory); otherwise buildBundle refuses it (InputError).
+    bool allowInfeasible = false;
     /// Fills the cost table from the sample library the way `paretune search --db` did
     /// (measured, and predicted where the build has the predictor), so that the plan is
     /// re-simulated with the search's costs, shared resources included (searchCostsFromLibrary);
@@ -56,8 +59,9 @@ struct BundleContents {
 /// described in README.md, "paretune export"). The plan is re-simulated with the cost table
 /// the search used (costs from the catalog, labelled modelled), so the times in plan.json and
 /// the objectives in manifest.json come from the same simulator as the search's.
-/// Throws InputError for unusable input, naming the file: a plan id the plans do not hold, plans searched for another model (fingerprint mismatch), a plan
-/// that leaves a compute node unplaced or names a device the plans do not list, a bad catalog.
+/// Throws InputError for unusable input, naming the file: a plan id the plans do not hold, plans
+/// searched for another model (fingerprint mismatch), a plan that leaves a compute node unplaced or
+/// names a device the plans do not list, a bad catalog.
 BundleContents buildBundle(const BundleExportOptions& options);
 
 } // namespace paretune

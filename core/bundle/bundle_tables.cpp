@@ -133,11 +133,16 @@ std::string readme(const Graph& g, const Json& manifest, const std::vector<Parti
             "made for hardware or software that is not quite what runs it.\n\n";
     text += "## Objectives of this plan\n\n| Objective | Value | Source |\n|---|---|---|\n";
     for (const auto& [name, figure] : manifest["plan"]["objectives"].items()) {
-        text += "| " + name + " | " + number(figure["value"].get<double>()) + " | " +
-                figure["source"].get<std::string>() + " |\n";
+        const bool energy = name == "energy_mj" || name == "average_power_w";
+        text += "| " + name + " | " + number(figure["value"].get<double>()) + " | simulated from " +
+                figure["source"].get<std::string>() + " costs" +
+                (energy ? ", idle power modelled" : "") + " |\n";
     }
-    text += "\n*modelled* figures come from the device catalog's roofline model, *predicted* "
-            "ones from the learned predictor, *measured* ones from this tool's profiling.\n\n";
+    text += "\nEvery figure is simulated: the plan's schedule computed from per-operator costs. "
+            "The source says where those costs come from: *modelled* ones from the device "
+            "catalog's roofline model, *predicted* ones from the learned predictor, *measured* "
+            "ones from this tool's profiling. Idle power is the catalog's. `paretune validate` "
+            "measures the plan itself.\n\n";
     text += "## How to run it\n\n"
             "Run the files of `partitions/` one after another, in the order below, each on its "
             "device. Keep a map from tensor name to value, starting with the model's inputs; "

@@ -129,6 +129,19 @@ private:
             }
         }
         checkDevices();
+        checkFeasible();
+    }
+
+    /// An infeasible plan (exported with --force) deploys, but not as its figures say.
+    void checkFeasible() {
+        const Json& plan = m_fields.optionalObject(m_manifest, "", "plan");
+        if (m_fields.optionalBoolean(plan, "plan", "feasible", true)) {
+            pass("the plan is feasible: every node has a cost on its device, none over memory");
+            return;
+        }
+        warn("the plan is infeasible (manifest.json plan.feasible is false; exported with "
+             "--force): a node on a device without a cost for it, or a device over its memory, "
+             "so its figures do not hold");
     }
 
     void fail(std::string message) {
