@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+137"/>
+        <location filename="../widgets/planjobs.cpp" line="+141"/>
         <source>exporting the bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -768,17 +768,38 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+234"/>
+        <location line="+247"/>
         <source> (unknown op)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-235"/>
+        <location line="-248"/>
         <source>Measured on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+277"/>
+        <location line="+179"/>
+        <location line="+8"/>
+        <source>compute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-6"/>
+        <source>constant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>pass-through</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>shape computation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+105"/>
         <source>Latency on %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1830,7 +1851,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+70"/>
+        <location filename="../widgets/tunejob.cpp" line="+73"/>
         <source>tuning</source>
         <translation type="unfinished"></translation>
     </message>

@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+137"/>
+        <location filename="../widgets/planjobs.cpp" line="+141"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -764,17 +764,38 @@ Double-click to expand</source>
         <translation>在 %1 上实测的延迟中位数（样本库）</translation>
     </message>
     <message>
-        <location line="+234"/>
+        <location line="+247"/>
         <source> (unknown op)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location line="-235"/>
+        <location line="-248"/>
         <source>Measured on %1</source>
         <translation>在 %1 上实测</translation>
     </message>
     <message>
-        <location line="+277"/>
+        <location line="+179"/>
+        <location line="+8"/>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <location line="-6"/>
+        <source>constant</source>
+        <translation>常量</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>pass-through</source>
+        <translation>直通</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>shape computation</source>
+        <translation>形状计算</translation>
+    </message>
+    <message>
+        <location line="+105"/>
         <source>Latency on %1</source>
         <translation>%1 上的延迟</translation>
     </message>
@@ -1821,7 +1842,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+70"/>
+        <location filename="../widgets/tunejob.cpp" line="+73"/>
         <source>tuning</source>
         <translation>调优</translation>
     </message>

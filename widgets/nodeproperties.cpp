@@ -99,7 +99,7 @@ QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome
     QString page = QStringLiteral("<h3>%1</h3><table cellspacing=\"2\">").arg(html(node.name));
     page += row(tr("Op type"),
                 html(node.domain.empty() ? node.opType : node.domain + "." + node.opType));
-    page += row(tr("Kind"), html(std::string(nodeKindName(node.kind))) +
+    page += row(tr("Kind"), NodeTableModel::kindText(node.kind) +
                                 (node.knownOperator ? QString() : tr(" (unknown operator)")));
     for (const Attribute& a : node.attributes) {
         // canonical reads "name=value"; the name is in the label already.

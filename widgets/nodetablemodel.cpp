@@ -243,6 +243,20 @@ int NodeTableModel::columnCount(const QModelIndex& parent) const {
                             : ColumnCount + deviceColumnCount() + (m_measuredUs.empty() ? 0 : 1);
 }
 
+QString NodeTableModel::kindText(NodeKind kind) {
+    switch (kind) {
+    case NodeKind::Compute:
+        return tr("compute");
+    case NodeKind::Constant:
+        return tr("constant");
+    case NodeKind::PassThrough:
+        return tr("pass-through");
+    case NodeKind::ShapeComputation:
+        return tr("shape computation");
+    }
+    return tr("compute");
+}
+
 QString NodeTableModel::formatCount(double value) {
     static const char* const kPrefixes[] = {"", " K", " M", " G", " T", " P"};
     int p = 0;
@@ -301,7 +315,7 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(node.domain.empty() ? node.opType
                                                           : node.domain + "." + node.opType);
     case Kind:
-        return QString(QString::fromStdString(std::string(nodeKindName(node.kind))) +
+        return QString(kindText(node.kind) +
                        (node.knownOperator ? QString() : tr(" (unknown op)")));
     case Device:
         return row < m_placement.size() ? m_placement[row] : QString();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "graph/graph.h"
+
 #include <QAbstractTableModel>
 
 #include <cstdint>
@@ -73,6 +75,8 @@ public:
 
     /// "1.23 G", "456 K", "12"; the unit stays with the caller.
     static QString formatCount(double value);
+    /// The node kind as the window shows it (translated).
+    static QString kindText(NodeKind kind);
     /// formatCount with a "B" for bytes: "1.20 MB".
     static QString formatBytes(std::int64_t bytes);
 
