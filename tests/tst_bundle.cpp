@@ -450,6 +450,13 @@ void TestBundle::verifyCatchesModifiedFile() {
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.out.contains("FAILED   profile.csv: SHA-256"), run.out.constData());
     QVERIFY(run.err.contains("verification failed (1 problem)"));
+    // bundle select runs the same checks: no plan is chosen from a bundle verify rejects.
+    const CliRun select = runParetune({QStringLiteral("bundle"), QStringLiteral("select"), out});
+    QCOMPARE(select.exitCode, 2);
+    QVERIFY2(select.err.contains("bundle verify rejects it (1 problem)") &&
+                 select.err.contains("profile.csv: SHA-256"),
+             select.err.constData());
+    QVERIFY(select.out.isEmpty());
 }
 
 void TestBundle::verifyCatchesAddedFile() {
@@ -839,7 +846,7 @@ void TestBundle::badInputExitsWithTwo_data() {
     QTest::newRow("select without manifest")
         << QStringList{QStringLiteral("bundle"), QStringLiteral("select"),
                        QStringLiteral(PARETUNE_TEST_DATA_DIR "/catalogs")}
-        << QStringLiteral("no manifest.json");
+        << QStringLiteral("manifest.json is missing: not a Paretune bundle");
     QTest::newRow("select negative budget")
         << QStringList{QStringLiteral("bundle"), QStringLiteral("select"), out,
                        QStringLiteral("--max-latency-ms"), QStringLiteral("-1")}

@@ -106,6 +106,21 @@ void runBundleSelect(const BundleSelectArguments& args) {
         }
     }
     const BundleFileMap files = readBundleFiles(args.bundle);
+    // The same checks as `bundle verify` first: a plan is never chosen from a bundle that fails
+    // them. Warnings (another machine's fingerprints, an infeasible plan) go to stderr.
+    const BundleVerification verification = verifyBundle(files, discoverDevices());
+    for (const std::string& line : verification.warnings()) {
+        std::fprintf(stderr, "warning: %s\n", line.c_str());
+    }
+    if (const std::vector<std::string> failures = verification.failures(); !failures.empty()) {
+        std::string list;
+        for (const std::string& line : failures) {
+            list += "\n  " + line;
+        }
+        throw InputError(args.bundle + ": bundle verify rejects it (" +
+                         std::to_string(failures.size()) + " problem" +
+                         (failures.size() == 1 ? "" : "s") + "), so no plan is chosen:" + list);
+    }
     const std::vector<BundleCandidate> candidates = bundleCandidates(files, args.bundle);
     const std::optional<std::size_t> chosen =
         selectCandidate(candidates, {args.maxLatencyMs, args.maxEnergyMj, args.maxMemoryMb});
