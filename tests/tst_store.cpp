@@ -13,6 +13,8 @@
 #include "store/sample_library.h"
 #include "testpaths.h"
 
+#include <sys/stat.h>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -208,6 +210,7 @@ private Q_SLOTS:
     void graphRecords();
     void badFilesAreLeftAlone_data();
     void badFilesAreLeftAlone();
+    void specialFilesAreRefused();
     void existingOnly();
     void twoWriterProcesses();
     void killedWriterLosesOnlyItsOpenBatch();
@@ -958,6 +961,29 @@ void TestStore::badFilesAreLeftAlone() {
     QCOMPARE(readAll(path), before);
     QCOMPARE(QFileInfo(path).lastModified(), modified);
     QVERIFY(!QFile::exists(path + QStringLiteral("-journal")));
+}
+
+void TestStore::specialFilesAreRefused() {
+    // A FIFO would block the first read and a device never ends: both are refused before any
+    // read, and nothing is created beside them (no /dev/null-journal).
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(QStringLiteral("samples.db"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    for (const QString& path : {fifo, QStringLiteral("/dev/null")}) {
+        try {
+            SampleLibrary::open(path.toStdString());
+            QFAIL(qPrintable(path + QStringLiteral(": opened")));
+        } catch (const InputError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).startsWith(path + QStringLiteral(": not a regular "
+                                                                                  "file (a ")),
+                     e.what());
+        }
+        for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+            QVERIFY(!QFileInfo::exists(path + QLatin1String(suffix)));
+        }
+    }
+    QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System),
+             QStringList{QStringLiteral("samples.db")});
 }
 
 void TestStore::existingOnly() {

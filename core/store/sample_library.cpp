@@ -25,6 +25,21 @@ namespace {
 /// The first bytes of every SQLite 3 database file.
 constexpr std::string_view kSqliteHeader{"SQLite format 3\0", 16};
 
+std::string fileKind(std::filesystem::file_type type) {
+    switch (type) {
+    case std::filesystem::file_type::character:
+        return "a character device";
+    case std::filesystem::file_type::block:
+        return "a block device";
+    case std::filesystem::file_type::fifo:
+        return "a FIFO";
+    case std::filesystem::file_type::socket:
+        return "a socket";
+    default:
+        return "not a plain file";
+    }
+}
+
 } // namespace
 
 SampleLibrary SampleLibrary::open(const std::filesystem::path& path, OpenMode mode) {
@@ -38,6 +53,13 @@ SampleLibrary SampleLibrary::open(const std::filesystem::path& path, OpenMode mo
         throw InputError(label + ": is a folder, not a sample library file");
     }
     const bool exists = std::filesystem::exists(status);
+    if (exists && !std::filesystem::is_regular_file(status)) {
+        // A device, FIFO or socket: reading would block or never end, and SQLite would create
+        // its journal beside it (/dev/null-journal).
+        throw InputError(label + ": not a regular file (" + fileKind(status.type()) +
+                         "), so it cannot hold a sample library; it was left as it is: choose a "
+                         "file for the sample library");
+    }
     if (!exists) {
         if (mode == OpenMode::ExistingOnly) {
             throw InputError(label + ": no sample library there (no such file)");
