@@ -894,6 +894,8 @@ void TestStore::badFilesAreLeftAlone_data() {
     QTest::newRow("another application's database")
         << QStringLiteral("foreign")
         << QStringLiteral("not a Paretune sample library (tables: moz_places");
+    QTest::newRow("another application's database, log not checkpointed")
+        << QStringLiteral("foreign-wal") << QStringLiteral("write-ahead-log mode); it was left");
     QTest::newRow("database with an application id")
         << QStringLiteral("foreign-id") << QStringLiteral("application id 1234");
     QTest::newRow("damaged schema page")
@@ -918,6 +920,20 @@ void TestStore::badFilesAreLeftAlone() {
     } else if (kind == QLatin1String("foreign")) {
         rawQuery(path, "CREATE TABLE moz_places(id INTEGER PRIMARY KEY, url TEXT);"
                        "INSERT INTO moz_places(url) VALUES('https://example.org');");
+    } else if (kind == QLatin1String("foreign-wal")) {
+        // Copied while its writer still holds it open: the copy's rows are in its -wal only.
+        const QString live = dir.filePath(QStringLiteral("live.db"));
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(QFile::encodeName(live).constData(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db,
+                              "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;"
+                              "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);"
+                              "INSERT INTO notes(text) VALUES('kept in the log');",
+                              nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        QVERIFY(QFile::copy(live, path));
+        QVERIFY(QFile::copy(live + QStringLiteral("-wal"), path + QStringLiteral("-wal")));
+        sqlite3_close(db);
     } else if (kind == QLatin1String("foreign-id")) {
         rawQuery(path, "PRAGMA application_id = 1234");
     } else if (kind.startsWith(QLatin1String("corrupt")) || kind == QLatin1String("truncated")) {
@@ -943,6 +959,8 @@ void TestStore::badFilesAreLeftAlone() {
         QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("samples.db")));
     }
     const QByteArray before = readAll(path);
+    const QString wal = path + QStringLiteral("-wal");
+    const QByteArray walBefore = QFile::exists(wal) ? readAll(wal) : QByteArray();
     const QFileInfo info(path);
     const QDateTime modified = info.lastModified();
 
@@ -961,6 +979,8 @@ void TestStore::badFilesAreLeftAlone() {
     QCOMPARE(readAll(path), before);
     QCOMPARE(QFileInfo(path).lastModified(), modified);
     QVERIFY(!QFile::exists(path + QStringLiteral("-journal")));
+    QCOMPARE(QFile::exists(wal) ? readAll(wal) : QByteArray(), walBefore);
+    QVERIFY(!QFile::exists(path + QStringLiteral("-shm")));
 }
 
 void TestStore::specialFilesAreRefused() {

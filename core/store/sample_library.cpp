@@ -4,6 +4,7 @@
 #include "sample_library.h"
 
 #include "common/input_error.h"
+#include "database_header.h"
 #include "library_connection.h"
 
 #include <array>
@@ -84,6 +85,20 @@ SampleLibrary SampleLibrary::open(const std::filesystem::path& path, OpenMode mo
             throw InputError(label +
                              ": not an SQLite database, so not a Paretune sample library; it was "
                              "left as it is: choose another file for the sample library");
+        }
+        // Opening a file in write-ahead-log mode checkpoints its -wal into it: decide from the
+        // header alone whether it is ours, so that another program's file stays byte-identical.
+        const std::optional<store::DatabaseHeader> peek = store::readDatabaseHeader(path);
+        if (peek && (peek->walMode || peek->walPending) && peek->applicationId != kApplicationId &&
+            (peek->applicationId != 0 || peek->hasTables)) {
+            throw InputError(
+                label + ": an SQLite database that is not a Paretune sample library (" +
+                (peek->hasTables ? std::string("it holds tables") : std::string("no tables")) +
+                (peek->applicationId != 0
+                     ? "; application id " + std::to_string(peek->applicationId)
+                     : std::string()) +
+                "; write-ahead-log mode); it was left as it is, its -wal too: choose another "
+                "file for the sample library");
         }
     }
 
