@@ -8,9 +8,12 @@
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>
 
+#include <signal.h>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -51,6 +54,7 @@ class TestProfileCli : public QObject {
 private Q_SLOTS:
     void everyComputeNodeIsMeasuredThenReused();
     void reuseAcrossModelsSharingSignatures();
+    void killedProfileKeepsCommittedBatches_data();
     void killedProfileKeepsCommittedBatches();
     void badDevicesExitWithTwo_data();
     void badDevicesExitWithTwo();
@@ -166,8 +170,17 @@ b (float[1,64] x) => (float[1,64] y) { h = Tanh(x)
 }
 
 // Samples are committed in batches while the profile runs: a `kill -9` in the middle leaves a
-// sound library holding every committed batch, and the next run reuses them.
+// sound library holding every committed batch, and the next run reuses them. SIGINT or SIGTERM
+// stop it after the operator in progress, commit what was measured and exit with 128 + signal.
+void TestProfileCli::killedProfileKeepsCommittedBatches_data() {
+    QTest::addColumn<int>("signal");
+    QTest::newRow("SIGKILL") << int{SIGKILL};
+    QTest::newRow("SIGINT") << int{SIGINT};
+    QTest::newRow("SIGTERM") << int{SIGTERM};
+}
+
 void TestProfileCli::killedProfileKeepsCommittedBatches() {
+    QFETCH(int, signal);
     QVERIFY2(QFile::exists(model("efficientnet_b0")), "run tools/export_models.py");
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("samples.db"));
@@ -198,14 +211,38 @@ void TestProfileCli::killedProfileKeepsCommittedBatches() {
     QVERIFY2(profile.state() == QProcess::Running,
              "the profile finished before its first batch could be seen; nothing to kill");
     QVERIFY(seen > 0);
-    profile.kill(); // SIGKILL
-    QVERIFY(profile.waitForFinished(10000));
-    QCOMPARE(profile.exitStatus(), QProcess::CrashExit);
+    const qint64 pid = profile.processId();
+    QVERIFY(pid > 0);
+    ::kill(static_cast<pid_t>(pid), signal);
+    QVERIFY(profile.waitForFinished(60000));
+    if (signal == SIGKILL) {
+        QCOMPARE(profile.exitStatus(), QProcess::CrashExit);
+    } else {
+        // Stopped cleanly: the operators measured so far are stored, the message counts them.
+        QCOMPARE(profile.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(profile.exitCode(), 128 + signal);
+        const QString err = QString::fromUtf8(profile.readAllStandardError());
+        const QRegularExpression said(
+            QStringLiteral("interrupted \\((SIGINT|SIGTERM)\\): (\\d+) operators measured and "
+                           "stored in .*, (\\d+) not measured"));
+        const QRegularExpressionMatch match = said.match(err);
+        QVERIFY2(match.hasMatch(), qPrintable(err));
+        QCOMPARE(match.captured(1), QLatin1String(signal == SIGINT ? "SIGINT" : "SIGTERM"));
+        QCOMPARE(paretune::SampleLibrary::open(db.toStdString()).sampleCount(),
+                 match.captured(2).toLongLong());
+        // However far it got (the signal may come after the last operator, during the
+        // end-to-end run), the counts add up to the model's distinct operators.
+        QVERIFY(match.captured(2).toInt() + match.captured(3).toInt() > 0);
+        QVERIFY(profile.readAllStandardOutput().isEmpty());
+    }
 
     const auto library = paretune::SampleLibrary::open(db.toStdString());
     QCOMPARE(library.integrityProblems(), std::vector<std::string>{});
     const qint64 kept = library.sampleCount();
     QVERIFY(kept >= seen);
+    if (signal != SIGKILL) {
+        return; // the resumed run is the same as after SIGKILL
+    }
 
     // The run finished afterwards measures only what the killed one did not commit.
     int code = -1;

@@ -4,6 +4,7 @@
 #include "device/cuda_devices.h"
 #include "devices_command.h"
 #include "inspect_command.h"
+#include "interrupt.h"
 #include "paretune/config.h"
 #include "samples_command.h"
 #if PARETUNE_WITH_TORCH
@@ -80,6 +81,8 @@ int main(int argc, char** argv) {
             return kExitBadInput;
         }
         return standardOutputWritten() ? 0 : kExitInternal;
+    } catch (const paretune::cli::Interrupted& e) {
+        return 128 + e.signal;
     } catch (const CLI::Success& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {

@@ -1,4 +1,5 @@
 #include "predict_command.h"
+
 #include "table_text.h"
 
 #include "common/input_error.h"

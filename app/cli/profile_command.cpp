@@ -1,4 +1,6 @@
 #include "profile_command.h"
+
+#include "interrupt.h"
 #include "table_text.h"
 
 #include "common/json_values.h"
@@ -16,6 +18,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -121,12 +124,19 @@ void runProfile(const ProfileArguments& args) {
 
     SampleLibrary library = SampleLibrary::open(args.db.empty() ? defaultSampleLibraryPath()
                                                                 : std::filesystem::path(args.db));
-    std::unique_ptr<TerminalProgress> bar;
-    if (!args.json) {
-        bar = std::make_unique<TerminalProgress>("profile");
-    }
+    // SIGINT or SIGTERM stops after the operator in progress; what was measured is committed.
+    const InterruptScope interrupts;
+    auto bar = std::make_unique<TerminalProgress>("profile", args.json);
     const LibraryProfileRun run = profileIntoLibrary(graph, *device, library, options, bar.get());
     bar.reset();
+    if (const int signal = InterruptScope::requested(); signal != 0) {
+        std::fprintf(stderr,
+                     "paretune: interrupted (%s): %d operators measured and stored in %s, %d "
+                     "not measured; the same command measures the rest\n",
+                     signal == SIGINT ? "SIGINT" : "SIGTERM", run.result.count(ProfileStatus::Ok),
+                     library.path().string().c_str(), run.cancelledCount());
+        throw Interrupted{signal};
+    }
     const std::string& fingerprint = run.deviceFingerprint;
     const std::vector<LibraryProfileRow>& rows = run.rows;
     const ProfileResult& result = run.result;

@@ -1,5 +1,7 @@
 #include "terminal_progress.h"
 
+#include "interrupt.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,8 +9,12 @@
 
 namespace paretune::cli {
 
-TerminalProgress::TerminalProgress(std::string label)
-    : m_label(std::move(label)), m_enabled(::isatty(STDERR_FILENO) != 0) {}
+TerminalProgress::TerminalProgress(std::string label, bool quiet)
+    : m_label(std::move(label)), m_enabled(!quiet && ::isatty(STDERR_FILENO) != 0) {}
+
+bool TerminalProgress::cancelled() const {
+    return InterruptScope::requested() != 0;
+}
 
 TerminalProgress::~TerminalProgress() {
     if (m_enabled && m_printed) {

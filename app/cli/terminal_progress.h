@@ -8,15 +8,16 @@ namespace paretune::cli {
 
 class TerminalProgress : public Progress {
 public:
-    /// `label` starts the line, e.g. "search".
-    explicit TerminalProgress(std::string label);
+    /// `label` starts the line, e.g. "search". `quiet`: never print (--json runs).
+    explicit TerminalProgress(std::string label, bool quiet = false);
     ~TerminalProgress() override;
     TerminalProgress(const TerminalProgress&) = delete;
     TerminalProgress& operator=(const TerminalProgress&) = delete;
 
     /// One line, redrawn in place: label, a 30-column bar, the percentage and the message.
     void report(double fraction, const std::string& message) override;
-    bool cancelled() const override { return false; }
+    /// True once SIGINT or SIGTERM arrived inside an InterruptScope.
+    bool cancelled() const override;
 
 private:
     std::string m_label;

@@ -1,4 +1,5 @@
 #include "validate_command.h"
+
 #include "table_text.h"
 
 #include "common/json_values.h"
