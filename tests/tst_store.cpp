@@ -211,6 +211,7 @@ private Q_SLOTS:
     void badFilesAreLeftAlone_data();
     void badFilesAreLeftAlone();
     void specialFilesAreRefused();
+    void damagedLibraryIsNeverWritten();
     void existingOnly();
     void twoWriterProcesses();
     void killedWriterLosesOnlyItsOpenBatch();
@@ -1004,6 +1005,35 @@ void TestStore::specialFilesAreRefused() {
     }
     QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System),
              QStringList{QStringLiteral("samples.db")});
+}
+
+void TestStore::damagedLibraryIsNeverWritten() {
+    // Pages past the schema damaged: the file opens, but the first write finds the damage
+    // (quick_check) and writes nothing.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    makeLibrary(path, 2000);
+    QByteArray bytes = readAll(path);
+    QVERIFY(bytes.size() > 16 * 4096);
+    for (qsizetype i = 5 * 4096; i < bytes.size(); ++i) {
+        bytes[i] = static_cast<char>((i * 7919) & 0xff);
+    }
+    writeAll(path, bytes);
+    try {
+        SampleLibrary library = SampleLibrary::open(path.toStdString());
+        const std::vector<Sample> one{Fixture{}.sample(1.0)};
+        library.addSamples(one);
+        QFAIL("a sample was added to a damaged library");
+    } catch (const InputError& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("damaged")) &&
+                     QString::fromUtf8(e.what()).contains(QStringLiteral("left as it is")),
+                 e.what());
+    }
+    QCOMPARE(readAll(path), bytes);
+    for (const char* suffix : {"-journal", "-wal"}) {
+        QVERIFY(!QFileInfo::exists(path + QLatin1String(suffix)) ||
+                QFileInfo(path + QLatin1String(suffix)).size() == 0);
+    }
 }
 
 void TestStore::existingOnly() {

@@ -27,6 +27,9 @@ struct Connection {
     sqlite3* db = nullptr;
     int version = 0;
     std::map<std::string, sqlite3_stmt*, std::less<>> statements;
+    /// The file passed PRAGMA quick_check since it was opened: a damaged library is never
+    /// written to (the first write transaction checks it).
+    bool checkedForWrites = false;
 
     Connection() = default;
     Connection(const Connection&) = delete;
@@ -204,6 +207,9 @@ class WriteTransaction {
 public:
     explicit WriteTransaction(Connection& library) : m_library(library) {
         m_library.exec("BEGIN IMMEDIATE", "start a write");
+        if (!m_library.checkedForWrites) {
+            checkBeforeWriting();
+        }
     }
     WriteTransaction(const WriteTransaction&) = delete;
     WriteTransaction& operator=(const WriteTransaction&) = delete;
@@ -218,6 +224,44 @@ public:
     }
 
 private:
+    /// PRAGMA quick_check inside the transaction: a damaged file is rolled back to as it was
+    /// and refused, with the check's first findings.
+    void checkBeforeWriting() {
+        std::string findings;
+        int count = 0;
+        {
+            sqlite3_stmt* check = nullptr;
+            if (sqlite3_prepare_v2(m_library.db, "PRAGMA quick_check(3)", -1, &check, nullptr) !=
+                SQLITE_OK) {
+                const int rc = sqlite3_errcode(m_library.db);
+                sqlite3_exec(m_library.db, "ROLLBACK", nullptr, nullptr, nullptr);
+                m_committed = true;
+                m_library.fail(rc, "check the sample library");
+            }
+            int rc = SQLITE_ROW;
+            while ((rc = sqlite3_step(check)) == SQLITE_ROW) {
+                const auto* text = sqlite3_column_text(check, 0);
+                const std::string line = text != nullptr ? reinterpret_cast<const char*>(text) : "";
+                if (line != "ok") {
+                    findings += (count++ ? "; " : "") + line;
+                }
+            }
+            sqlite3_finalize(check);
+            if (rc != SQLITE_DONE && findings.empty()) {
+                findings = sqlite3_errstr(rc);
+            }
+        }
+        if (!findings.empty()) {
+            sqlite3_exec(m_library.db, "ROLLBACK", nullptr, nullptr, nullptr);
+            m_committed = true; // nothing left to roll back
+            throw InputError(m_library.label +
+                             ": the sample library is damaged (quick_check: " + findings +
+                             "); nothing was written and it was left as it is: restore it from a "
+                             "backup or move it aside to start a new one");
+        }
+        m_library.checkedForWrites = true;
+    }
+
     Connection& m_library;
     bool m_committed = false;
 };
