@@ -126,7 +126,27 @@
 <context>
     <name>paretune::DeviceListModel</name>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="+45"/>
+        <location filename="../widgets/devicelistmodel.cpp" line="+14"/>
+        <source>CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>NPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>DSP</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+43"/>
         <source>Discovered on this machine: can be profiled (CPU devices in this version); its samples are measured.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -768,12 +788,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+247"/>
+        <location line="+248"/>
         <source> (unknown op)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-248"/>
+        <location line="-249"/>
         <source>Measured on %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -799,7 +819,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+105"/>
+        <location line="+106"/>
         <source>Latency on %1</source>
         <translation type="unfinished"></translation>
     </message>

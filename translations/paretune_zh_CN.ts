@@ -126,7 +126,27 @@
 <context>
     <name>paretune::DeviceListModel</name>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="+45"/>
+        <location filename="../widgets/devicelistmodel.cpp" line="+14"/>
+        <source>CPU</source>
+        <translation>处理器 (CPU)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>GPU</source>
+        <translation>图形处理器 (GPU)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>NPU</source>
+        <translation>神经网络处理器 (NPU)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>DSP</source>
+        <translation>数字信号处理器 (DSP)</translation>
+    </message>
+    <message>
+        <location line="+43"/>
         <source>Discovered on this machine: can be profiled (CPU devices in this version); its samples are measured.</source>
         <translation>在本机上发现：可以进行性能分析（本版本仅限 CPU 设备）；其样本为实测值。</translation>
     </message>
@@ -764,12 +784,12 @@ Double-click to expand</source>
         <translation>在 %1 上实测的延迟中位数（样本库）</translation>
     </message>
     <message>
-        <location line="+247"/>
+        <location line="+248"/>
         <source> (unknown op)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location line="-248"/>
+        <location line="-249"/>
         <source>Measured on %1</source>
         <translation>在 %1 上实测</translation>
     </message>
@@ -795,7 +815,7 @@ Double-click to expand</source>
         <translation>形状计算</translation>
     </message>
     <message>
-        <location line="+105"/>
+        <location line="+106"/>
         <source>Latency on %1</source>
         <translation>%1 上的延迟</translation>
     </message>

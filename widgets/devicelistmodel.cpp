@@ -6,6 +6,27 @@
 
 namespace paretune {
 
+namespace {
+
+/// A device kind as the window shows it; a catalog's own kinds stay as written.
+QString kindText(const std::string& kind) {
+    if (kind == "cpu") {
+        return DeviceListModel::tr("CPU");
+    }
+    if (kind == "gpu") {
+        return DeviceListModel::tr("GPU");
+    }
+    if (kind == "npu") {
+        return DeviceListModel::tr("NPU");
+    }
+    if (kind == "dsp") {
+        return DeviceListModel::tr("DSP");
+    }
+    return QString::fromStdString(kind);
+}
+
+} // namespace
+
 DeviceListModel::DeviceListModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void DeviceListModel::setInventory(DeviceInventory inventory) {
@@ -56,7 +77,7 @@ QVariant DeviceListModel::data(const QModelIndex& index, int role) const {
     case Tag:
         return real ? tr("real") : tr("modelled");
     case Kind:
-        return QString::fromStdString(d.kind);
+        return kindText(d.kind);
     case Name:
         return QString::fromStdString(d.name);
     case Compute:
