@@ -251,6 +251,19 @@ void TestProfileCli::killedProfileKeepsCommittedBatches() {
     QVERIFY(resumed[QStringLiteral("reused_nodes")].toInt() >= kept);
     QCOMPARE(paretune::SampleLibrary::open(db.toStdString()).sampleCount(),
              kept + resumed[QStringLiteral("measured_nodes")].toInt());
+
+    // The table (everything reused now) shows every node's whole name, however long: names
+    // cut to one width made many rows look alike.
+    const CliRun table =
+        runParetune(QStringList{QStringLiteral("profile")} + args.mid(0, args.size() - 1));
+    QCOMPARE(table.exitCode, 0);
+    qsizetype longest = 0;
+    for (const QJsonValue& v : resumed[QStringLiteral("nodes")].toArray()) {
+        const QString name = v.toObject().value(QStringLiteral("name")).toString();
+        longest = std::max(longest, name.size());
+        QVERIFY2(table.out.contains(QByteArray(name.toUtf8() + ' ')), qPrintable(name));
+    }
+    QVERIFY(longest > 40);
 }
 
 void TestProfileCli::badDevicesExitWithTwo_data() {
