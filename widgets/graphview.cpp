@@ -45,12 +45,15 @@ GraphView::GraphView(QWidget* parent)
     m_colourBy = new QComboBox(this);
     m_colourBy->addItem(tr("Device of the selected plan"));
     m_colourBy->addItem(tr("Latency on the plan's devices"));
+    // Narrow enough for the graph to keep its width on a laptop screen.
+    m_colourBy->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_colourBy->setMinimumContentsLength(14);
     bar->addWidget(m_colourBy);
     m_find = new QLineEdit(this);
     m_find->setObjectName(QStringLiteral("graphFind"));
     m_find->setPlaceholderText(tr("Find node by name or op type (Ctrl+F, Enter for next)"));
     m_find->setClearButtonEnabled(true);
-    m_find->setMinimumWidth(260);
+    m_find->setMinimumWidth(160);
     bar->addWidget(m_find, 1);
     auto* fitButton = new QToolButton(this);
     fitButton->setText(tr("Fit"));
