@@ -210,7 +210,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
     for (double t = std::ceil(m_time.valueLo() / step) * step; t <= m_time.valueHi(); t += step) {
         const double x = m_time.toPixel(t);
         p.setPen(gridColor);
-        p.drawLine(QPointF(x, kRulerHeight - 4), QPointF(x, height()));
+        p.drawLine(QPointF(x, kRulerHeight - 4),
+                   QPointF(x, laneTop(static_cast<int>(m_data.lanes.size()))));
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QPointF(x + 2, kRulerHeight - 7), formatMicroseconds(t));
     }

@@ -83,7 +83,7 @@ public:
     /// The hover text for a widget point (empty when no bar is there).
     QString toolTipAt(QPoint pos) const;
 
-    static constexpr int kLabelWidth = 120;
+    static constexpr int kLabelWidth = 170; ///< the lane's name and its simulated/measured tag
     static constexpr int kRulerHeight = 22;
     static constexpr int kLaneHeight = 24;
     static constexpr int kLegendHeight = 24;
