@@ -147,7 +147,7 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_comparison);
 
     m_hypervolumePlot = new QCustomPlot(this);
-    m_hypervolumePlot->setMinimumSize(200, 70);
+    m_hypervolumePlot->setMinimumSize(200, 85);
     m_hypervolume = m_hypervolumePlot->addGraph();
     m_hypervolume->setPen(QPen(QColor(31, 119, 180), 2));
     m_hypervolumePlot->xAxis->setLabel(tr("Generation"));

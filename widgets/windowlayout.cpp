@@ -15,8 +15,8 @@ namespace paretune {
 namespace {
 
 /// The docks in the View menu's order: left column, right column, bottom row.
-constexpr std::array kDocks = {"propertiesDock", "paretoDock",   "devicesDock", "predictorDock",
-                               "profileDock",    "timelineDock", "tuneDock",    "diagnosticsDock"};
+constexpr std::array kDocks = {"propertiesDock", "paretoDock",  "profileDock",   "timelineDock",
+                               "tuneDock",       "devicesDock", "predictorDock", "diagnosticsDock"};
 
 QDockWidget* dock(QMainWindow& window, const char* name) {
     return window.findChild<QDockWidget*>(QLatin1String(name));
@@ -61,16 +61,14 @@ void arrangeDefaultLayout(QMainWindow& window) {
     window.setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     window.addDockWidget(Qt::LeftDockWidgetArea, properties);
     window.addDockWidget(Qt::RightDockWidgetArea, pareto);
-    window.splitDockWidget(pareto, devices, Qt::Vertical);
-    window.tabifyDockWidget(devices, predictor);
     window.addDockWidget(Qt::BottomDockWidgetArea, profile);
-    for (const char* name : {"timelineDock", "tuneDock", "diagnosticsDock"}) {
-        if (QDockWidget* d = dock(window, name)) {
+    for (QDockWidget* d : {dock(window, "timelineDock"), dock(window, "tuneDock"), devices,
+                           predictor, dock(window, "diagnosticsDock")}) {
+        if (d) {
             window.tabifyDockWidget(profile, d);
         }
     }
     profile->raise();
-    devices->raise();
 
     const QSize size = window.size();
     const int left = clampedShare(size.width(), 0.26, 260, 420);
@@ -78,9 +76,6 @@ void arrangeDefaultLayout(QMainWindow& window) {
     window.resizeDocks({properties, pareto}, {left, right}, Qt::Horizontal);
     const int bottom = clampedShare(size.height(), 0.5, 330, 520);
     window.resizeDocks({profile}, {bottom}, Qt::Vertical);
-    const int front = clampedShare(size.height(), 0.6, 360, size.height() - 300);
-    window.resizeDocks({pareto, devices}, {front, std::max(120, size.height() - front)},
-                       Qt::Vertical);
 }
 
 void fillViewMenu(QMainWindow& window, QMenu& menu) {

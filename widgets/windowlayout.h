@@ -13,10 +13,10 @@ namespace paretune {
 QRect defaultWindowGeometry(const QRect& available);
 
 /// Puts the window's docks where they belong for its current size, each visible and docked:
-/// Node properties in a full-height column on the left; the Pareto front above the tabbed
-/// Devices / Predictor in a full-height column on the right; in the middle, the graph above a
-/// tabbed row of Per-layer profile, Timeline, Tune and Log, tall enough for the profile to show
-/// at least eight rows at 1280×800. The docks are found by their object names.
+/// Node properties in a full-height column on the left, the Pareto front in a full-height
+/// column on the right; in the middle, the graph above a tabbed row of Per-layer profile
+/// (raised), Timeline, Tune, Devices, Predictor and Log, tall enough for the profile to show at
+/// least eight rows at 1280×800. The docks are found by their object names.
 void arrangeDefaultLayout(QMainWindow& window);
 
 /// Fills a View menu: every tool bar's and dock's toggleViewAction (in the order above), then
