@@ -66,9 +66,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     addDock(tr("Log / Issues"), QStringLiteral("diagnosticsDock"), m_log->view(),
             Qt::BottomDockWidgetArea);
     addDock(tr("Devices"), QStringLiteral("devicesDock"), m_devices->panel(),
-            Qt::RightDockWidgetArea);
+            Qt::BottomDockWidgetArea);
     addDock(tr("Predictor"), QStringLiteral("predictorDock"), m_profiling->predictorPanel(),
-            Qt::RightDockWidgetArea);
+            Qt::BottomDockWidgetArea);
 
     // Menus in the usual order: File, View, Search, Workflow, Settings, Help.
     m_fileMenu = menuBar()->addMenu(tr("&File"));
