@@ -268,7 +268,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>%1 - Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
@@ -320,7 +320,7 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+72"/>
+        <location line="+75"/>
         <source>No model open.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -936,12 +936,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+54"/>
-        <source>No search yet: run Search &gt; Search placements.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location filename="../widgets/paretoplot.cpp" line="+60"/>
         <source>X:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -997,7 +992,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+73"/>
         <source>Colour: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1028,7 +1023,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+146"/>
+        <location line="+156"/>
         <source>infeasible (violation %1)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1671,7 +1666,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+82"/>
+        <location line="+83"/>
         <source>measured</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2028,7 +2023,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WindowLayout</name>
     <message>
-        <location filename="../widgets/windowlayout.cpp" line="+106"/>
+        <location filename="../widgets/windowlayout.cpp" line="+101"/>
         <source>&amp;Default layout</source>
         <translation type="unfinished"></translation>
     </message>

@@ -265,7 +265,7 @@
         <translation>显示常量（%1）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>%1 - Paretune Workbench</source>
         <translation>%1 - Paretune 工作台</translation>
     </message>
@@ -317,7 +317,7 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+72"/>
+        <location line="+75"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
@@ -932,12 +932,7 @@ Double-click to expand</source>
         <translation>峰值内存（MiB）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+54"/>
-        <source>No search yet: run Search &gt; Search placements.</source>
-        <translation>尚未搜索：请运行“搜索 &gt; 搜索放置方案”。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location filename="../widgets/paretoplot.cpp" line="+60"/>
         <source>X:</source>
         <translation>X：</translation>
     </message>
@@ -994,7 +989,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>超体积</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+73"/>
         <source>Colour: %1</source>
         <translation>颜色：%1</translation>
     </message>
@@ -1023,7 +1018,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>（不可行）</translation>
     </message>
     <message>
-        <location line="+146"/>
+        <location line="+156"/>
         <source>infeasible (violation %1)</source>
         <translation>不可行（违反量 %1）</translation>
     </message>
@@ -1664,7 +1659,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location line="+82"/>
+        <location line="+83"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
@@ -2017,7 +2012,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WindowLayout</name>
     <message>
-        <location filename="../widgets/windowlayout.cpp" line="+106"/>
+        <location filename="../widgets/windowlayout.cpp" line="+101"/>
         <source>&amp;Default layout</source>
         <translation>默认布局(&amp;D)</translation>
     </message>

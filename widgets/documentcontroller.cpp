@@ -159,6 +159,7 @@ void DocumentController::showModel(std::shared_ptr<const ImportResult> result,
         m_log.addIssue(QString::fromStdString(d.message));
     }
     m_showConstants->setText(tr("Show constants (%1)").arg(kinds[NodeKind::Constant]));
+    m_showConstants->setEnabled(kinds[NodeKind::Constant] > 0);
     m_table->resizeColumnsToContents();
     m_window->setWindowTitle(tr("%1 - Paretune Workbench").arg(QFileInfo(displayName).fileName()));
     m_window->statusBar()->showMessage(tr("Imported %1: %2 nodes, %3 warnings")

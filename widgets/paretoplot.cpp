@@ -51,7 +51,7 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {
     }
     m_yAxis->setCurrentIndex(1);
     m_colourLabel = new QLabel(this);
-    m_source = new QLabel(tr("No search yet: run Search > Search placements."), this);
+    m_source = new QLabel(this); // the search's figures and their source; hidden before one
     m_source->setWordWrap(true);
     for (QComboBox* axis : {m_xAxis, m_yAxis}) {
         axis->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
