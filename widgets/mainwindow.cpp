@@ -102,7 +102,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(this, &MainWindow::errorShown, m_workspace, &WorkspaceController::stopRestoring);
     setAcceptDrops(true);
     // Last, once every dock and tool bar exists: the saved layout.
-    m_workspace->restoreWindowState();
+    const bool restored = m_workspace->restoreWindowState();
+    const QRect available = screen()->availableGeometry();
+    m_fillsScreen = !restored && defaultWindowGeometry(available) == available;
     statusBar()->showMessage(tr("Ready"));
 }
 

@@ -120,10 +120,12 @@ void WorkspaceController::stopRestoring() {
     m_pendingPlan = -1;
 }
 
-void WorkspaceController::restoreWindowState() {
+bool WorkspaceController::restoreWindowState() {
     QSettings s;
-    m_window->restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    const bool restored =
+        m_window->restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
     m_window->restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+    return restored;
 }
 
 void WorkspaceController::saveWindowState() {

@@ -290,7 +290,11 @@ int main(int argc, char** argv) {
         !firstPaint.isEmpty()) {
         window.installEventFilter(new paretune::FirstPaintReporter(firstPaint == "quit", &window));
     }
-    window.show();
+    if (window.fillsScreen()) {
+        window.showMaximized();
+    } else {
+        window.show();
+    }
     const QStringList args = parser.positionalArguments();
     if (args.isEmpty()) {
         window.openSampleModel();
