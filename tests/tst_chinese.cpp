@@ -174,7 +174,18 @@ void TestChinese::mainWindowIsChinese() {
         return problems;
     };
 
-    QStringList problems = walk("model shown");
+    // Every panel in turn in front (tabbed ones are hidden behind their neighbours).
+    auto walkEveryPanel = [&](const char* state) {
+        QStringList found = walk(state);
+        for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+            dock->show();
+            dock->raise();
+            QCoreApplication::processEvents();
+            found += walk(state);
+        }
+        return found;
+    };
+    QStringList problems = walkEveryPanel("model shown");
     SearchOptions options;
     options.population = 16;
     options.generations = 4;
@@ -184,7 +195,7 @@ void TestChinese::mainWindowIsChinese() {
     QTRY_COMPARE_WITH_TIMEOUT(searched.count(), 1, 60000);
     window.paretoPlot()->selectPlan(0);
     QTRY_VERIFY_WITH_TIMEOUT(planShown.count() >= 1, 30000);
-    problems += walk("plan shown");
+    problems += walkEveryPanel("plan shown");
     problems.removeDuplicates();
     for (const QString& p : problems) {
         qWarning("%s", qPrintable(p));

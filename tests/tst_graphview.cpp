@@ -108,6 +108,9 @@ private Q_SLOTS:
     void heatScale();
     void formatMicroseconds_data();
     void formatMicroseconds();
+    void labelsOnlyWhenReadable_data();
+    void labelsOnlyWhenReadable();
+    void nameLikeOpTypeIsNotRepeated();
 };
 
 void TestGraphView::graphIsCentralAndDocksAreNamed() {
@@ -499,6 +502,46 @@ void TestGraphView::formatMicroseconds() {
     QFETCH(double, us);
     QFETCH(QString, text);
     QCOMPARE(paretune::formatMicroseconds(us), text);
+}
+
+void TestGraphView::labelsOnlyWhenReadable_data() {
+    QTest::addColumn<qreal>("detail");
+    QTest::addColumn<bool>("subtitle");
+    QTest::addColumn<int>("lines");
+    // A node's box is 30 scene units high; titles and names need 8 px on the screen.
+    QTest::newRow("zoomed in") << 1.5 << true << int(NodeLabel::TitleAndSubtitle);
+    QTest::newRow("1:1") << 1.0 << true << int(NodeLabel::TitleAndSubtitle);
+    QTest::newRow("names too small") << 0.7 << true << int(NodeLabel::Title);
+    QTest::newRow("a typical fit") << 0.45 << true << int(NodeLabel::Title);
+    QTest::newRow("far out") << 0.3 << true << int(NodeLabel::None);
+    QTest::newRow("no name, 1:1") << 1.0 << false << int(NodeLabel::Title);
+    QTest::newRow("no zoom") << 0.0 << true << int(NodeLabel::None);
+}
+
+void TestGraphView::labelsOnlyWhenReadable() {
+    QFETCH(qreal, detail);
+    QFETCH(bool, subtitle);
+    QFETCH(int, lines);
+    const QSizeF box(120.0, 30.0);
+    const NodeLabel label = nodeLabel(box, detail, subtitle);
+    QCOMPARE(int(label.lines), lines);
+    if (label.lines != NodeLabel::None) {
+        QVERIFY(label.titlePixels * detail >= NodeLabel::kReadablePixels);
+        QVERIFY(label.titlePixels <= box.height());
+    }
+    if (label.lines == NodeLabel::TitleAndSubtitle) {
+        QVERIFY(label.subtitlePixels * detail >= NodeLabel::kReadablePixels);
+        QVERIFY(label.titlePixels + label.subtitlePixels <= box.height());
+    }
+}
+
+void TestGraphView::nameLikeOpTypeIsNotRepeated() {
+    const GraphNodeItem same(0, QRectF(0, 0, 100, 30), QStringLiteral("Conv"),
+                             QStringLiteral("Conv"), false);
+    QVERIFY(same.subtitle().isEmpty());
+    const GraphNodeItem named(0, QRectF(0, 0, 100, 30), QStringLiteral("Conv"),
+                              QStringLiteral("conv1"), false);
+    QCOMPARE(named.subtitle(), QStringLiteral("conv1"));
 }
 
 QTEST_MAIN(TestGraphView)

@@ -3,6 +3,7 @@
 // baselines, hover text and the hypervolume curve; after a tune, measured points beside the
 // simulated ones (their placement along the latency axis computed without drawing, then drawn
 // with p10–p90 error bars, in the legend and the tooltips, a contradicted claim marked).
+#include "labelplacement.h"
 #include "paretoplot.h"
 #include "planschedule.h"
 #include "search_fixture.h"
@@ -29,6 +30,11 @@ private Q_SLOTS:
     void measuredMarksFollowTheLatencyAxis_data();
     void measuredMarksFollowTheLatencyAxis();
     void measuredPointsDrawnWithErrorBars();
+    void legendOutsideTheData();
+    void baselineLabelsNeitherOverlapNorClip();
+    void labelPlacement_data();
+    void labelPlacement();
+    void emptyPlotSaysNoPlansYet();
 
 private:
     /// A front plan that is the only one at its pixel (so a click there is unambiguous).
@@ -348,6 +354,105 @@ void TestParetoPlot::measuredPointsDrawnWithErrorBars() {
     plot.setOutcome(m_outcome);
     QCOMPARE(plot.measuredGraph()->dataCount(), 0);
     QVERIFY(plot.measuredPoints().empty());
+}
+
+void TestParetoPlot::legendOutsideTheData() {
+    ParetoPlot plot;
+    plot.resize(520, 480);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setOutcome(m_outcome);
+    plot.selectPlan(0);
+    plot.plot()->replot();
+    const QCPLegend* legend = plot.plot()->legend;
+    QVERIFY(legend->visible());
+    QVERIFY(legend->itemCount() >= 3); // front, baselines, the selected plan
+    const QRect data = plot.plot()->axisRect()->rect();
+    QVERIFY2(!legend->outerRect().intersects(data),
+             qPrintable(QStringLiteral("legend %1,%2 %3x%4; data %5,%6 %7x%8")
+                            .arg(legend->outerRect().x())
+                            .arg(legend->outerRect().y())
+                            .arg(legend->outerRect().width())
+                            .arg(legend->outerRect().height())
+                            .arg(data.x())
+                            .arg(data.y())
+                            .arg(data.width())
+                            .arg(data.height())));
+    QVERIFY(plot.plot()->rect().contains(legend->outerRect()));
+}
+
+void TestParetoPlot::baselineLabelsNeitherOverlapNorClip() {
+    for (const QSize size : {QSize(700, 600), QSize(420, 380)}) {
+        ParetoPlot plot;
+        plot.resize(size);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setOutcome(m_outcome);
+        plot.plot()->replot();
+        const std::vector<QRectF> labels = plot.baselineLabelRects();
+        QVERIFY(!labels.empty());
+        const QRectF area = plot.plot()->axisRect()->rect();
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            QVERIFY(area.contains(labels[i]));
+            for (std::size_t j = i + 1; j < labels.size(); ++j) {
+                QVERIFY(!labels[i].intersects(labels[j]));
+            }
+        }
+    }
+}
+
+void TestParetoPlot::labelPlacement_data() {
+    QTest::addColumn<QList<QPointF>>("anchors");
+    QTest::addColumn<int>("placedAtLeast");
+    QTest::newRow("apart") << QList<QPointF>{{100, 100}, {300, 200}} << 2;
+    QTest::newRow("on one spot") << QList<QPointF>{{200, 150}, {200, 150}, {200, 150}} << 3;
+    QTest::newRow("at the right edge") << QList<QPointF>{{395, 100}, {395, 104}} << 2;
+    QTest::newRow("in a corner") << QList<QPointF>{{399, 1}} << 1;
+}
+
+void TestParetoPlot::labelPlacement() {
+    QFETCH(QList<QPointF>, anchors);
+    QFETCH(int, placedAtLeast);
+    const QRectF bounds(0, 0, 400, 300);
+    const std::vector<QPointF> points(anchors.begin(), anchors.end());
+    const std::vector<QSizeF> sizes(points.size(), QSizeF(60, 14));
+    std::vector<QRectF> marks;
+    for (const QPointF& p : points) {
+        marks.emplace_back(p - QPointF(5, 5), QSizeF(10, 10));
+    }
+    const std::vector<QRectF> placed = placeLabels(points, sizes, bounds, marks, 6.0);
+    QCOMPARE(placed.size(), points.size());
+    int count = 0;
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+        if (placed[i].isEmpty()) {
+            continue;
+        }
+        ++count;
+        QVERIFY(bounds.contains(placed[i]));
+        for (const QRectF& m : marks) {
+            QVERIFY(!placed[i].intersects(m));
+        }
+        for (std::size_t j = i + 1; j < placed.size(); ++j) {
+            QVERIFY(placed[j].isEmpty() || !placed[i].intersects(placed[j]));
+        }
+    }
+    QVERIFY(count >= placedAtLeast);
+}
+
+void TestParetoPlot::emptyPlotSaysNoPlansYet() {
+    ParetoPlot plot;
+    plot.resize(520, 480);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QVERIFY(plot.emptyMessage()->isVisible());
+    QVERIFY(plot.emptyMessage()->text().contains(QStringLiteral("No plans yet")));
+    QVERIFY(!plot.plot()->xAxis->visible());
+    QVERIFY(!plot.plot()->legend->visible());
+    plot.setOutcome(m_outcome);
+    QVERIFY(!plot.emptyMessage()->isVisible());
+    QVERIFY(plot.plot()->xAxis->visible());
+    plot.setOutcome(nullptr);
+    QVERIFY(plot.emptyMessage()->isVisible());
 }
 
 QTEST_MAIN(TestParetoPlot)

@@ -140,8 +140,13 @@ void TestPlanJobs::validatesPlanOnCoreDevices() {
         ++measuredBars;
         const QString device = QString::fromStdString(search.deviceIds[static_cast<std::size_t>(
             schedule.plan.device[static_cast<std::size_t>(bar.node)])]);
-        QCOMPARE(data.lanes[static_cast<std::size_t>(bar.lane)].label,
-                 device + QStringLiteral(" measured"));
+        // The device's lane, tagged measured, in the colour of its simulated lane.
+        const TimelineData::Lane& lane = data.lanes[static_cast<std::size_t>(bar.lane)];
+        QCOMPARE(lane.deviceId, device);
+        QVERIFY(lane.measured);
+        const int simulatedLane =
+            static_cast<int>(schedule.plan.device[static_cast<std::size_t>(bar.node)]);
+        QCOMPARE(laneColour(data, bar.lane), laneColour(data, simulatedLane));
     }
     QCOMPARE(measuredBars, computeNodes);
     QVERIFY(data.source.contains(QStringLiteral("measured")));

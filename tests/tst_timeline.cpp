@@ -3,6 +3,7 @@
 #include "axismapping.h"
 #include "common/input_error.h"
 #include "graphpalette.h"
+#include "planjobs.h"
 #include "planschedule.h"
 #include "search_fixture.h"
 #include "timelineview.h"
@@ -10,6 +11,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <algorithm>
+#include <functional>
 #include <set>
 
 using namespace paretune;
@@ -29,6 +32,7 @@ private Q_SLOTS:
     void hoverShowsNodeAndTimes();
     void wheelZoomsAroundCursor();
     void differingNodes();
+    void measuredLanesKeepTheDeviceColour();
 };
 
 void TestTimeline::mapping_data() {
@@ -232,6 +236,97 @@ void TestTimeline::differingNodes() {
         }
     }
     QCOMPARE(diff, expected);
+}
+
+void TestTimeline::measuredLanesKeepTheDeviceColour() {
+    // A plan over two devices, validated: each device's measured lane takes the colour (and the
+    // name) of its simulated lane, and the legend names each device once.
+    const auto outcome = sampleSearchOutcome();
+    int plan = -1;
+    PlanSchedule s;
+    for (int i = 0; i < static_cast<int>(outcome->result.front.size()) && plan < 0; ++i) {
+        s = simulateFrontPlan(*outcome, i);
+        const std::set<std::int32_t> used(s.plan.device.begin(), s.plan.device.end());
+        if (used.size() >= 2) {
+            plan = i;
+        }
+    }
+    QVERIFY2(plan >= 0, "no front plan uses two devices");
+    const TimelineData simulated = timelineData(outcome->model->graph, outcome->costs, s.simulation,
+                                                QStringLiteral("simulated"));
+    ValidationOutcome validation;
+    validation.search = outcome;
+    validation.planIndex = plan;
+    // The validation lists its devices in its own order, not the cost table's.
+    std::vector<std::int32_t> order(s.plan.device.begin(), s.plan.device.end());
+    std::sort(order.begin(), order.end(), std::greater<>());
+    order.erase(std::unique(order.begin(), order.end()), order.end());
+    for (const std::int32_t d : order) {
+        ValidatedDevice device;
+        device.id = outcome->costs.device(d).id;
+        validation.report.devices.push_back(device);
+    }
+    for (const TimelineData::Bar& b : simulated.bars) {
+        if (b.node < 0) {
+            continue;
+        }
+        ValidatedNode n;
+        n.node = b.node;
+        n.device = static_cast<std::int32_t>(std::find(order.begin(), order.end(), b.lane) -
+                                             order.begin());
+        n.measuredBeginUs = b.beginUs;
+        n.measuredEndUs = b.endUs * 1.1;
+        validation.report.nodes.push_back(n);
+    }
+    const TimelineData data = withMeasuredLanes(simulated, *outcome->model, validation);
+    QCOMPARE(data.lanes.size(), simulated.lanes.size() + order.size());
+    int measured = 0;
+    for (int lane = 0; lane < static_cast<int>(data.lanes.size()); ++lane) {
+        const TimelineData::Lane& l = data.lanes[static_cast<std::size_t>(lane)];
+        if (!l.measured) {
+            continue;
+        }
+        ++measured;
+        int twin = -1;
+        for (int other = 0; other < static_cast<int>(simulated.lanes.size()); ++other) {
+            if (data.lanes[static_cast<std::size_t>(other)].deviceId == l.deviceId) {
+                twin = other;
+            }
+        }
+        QVERIFY2(twin >= 0, qPrintable(l.deviceId));
+        QCOMPARE(laneColour(data, lane), laneColour(data, twin));
+        QCOMPARE(l.label, data.lanes[static_cast<std::size_t>(twin)].label);
+    }
+    QCOMPARE(measured, static_cast<int>(order.size()));
+    // Different devices, different colours; one legend entry per device (and one for links).
+    std::set<QRgb> colours;
+    std::set<QString> devices;
+    for (int lane = 0; lane < static_cast<int>(data.lanes.size()); ++lane) {
+        const TimelineData::Lane& l = data.lanes[static_cast<std::size_t>(lane)];
+        if (!l.link && devices.insert(l.deviceId).second) {
+            QVERIFY(colours.insert(laneColour(data, lane).rgb()).second);
+        }
+    }
+    const auto legend = timelineLegend(data);
+    bool links = false;
+    for (const TimelineData::Lane& l : data.lanes) {
+        links = links || l.link;
+    }
+    QCOMPARE(legend.size(), devices.size() + (links ? 1 : 0));
+    for (const auto& [name, colour] : legend) {
+        QVERIFY2(devices.count(name) || (links && name == QStringLiteral("transfer")),
+                 qPrintable(name));
+    }
+
+    // Drawn: the lanes, their tags and the legend fit the widget's minimum height.
+    TimelineView view;
+    view.setData(data);
+    view.resize(900, view.minimumHeight());
+    QVERIFY(view.minimumHeight() >=
+            TimelineView::kRulerHeight +
+                static_cast<int>(data.lanes.size()) * TimelineView::kLaneHeight +
+                TimelineView::kLegendHeight);
+    QVERIFY(!view.grab().isNull());
 }
 
 QTEST_MAIN(TestTimeline)

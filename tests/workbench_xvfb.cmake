@@ -1,5 +1,7 @@
 # Runs paretune-workbench in a real X server (Xvfb) and checks that it rendered a window picture.
-# -DSTATE=pareto|timeline|profile renders that state (after a quick search) instead.
+# -DSTATE=pareto|timeline|profile|window renders that state (after a quick search) instead.
+# -DWHOLE_WINDOW=ON: the picture is the whole window, which must be the screen's size (1280x800:
+# the window sizes itself to the screen and its docks' minimum sizes fit in it).
 file(REMOVE "${OUTPUT}")
 set(state_args)
 if(STATE)
@@ -28,5 +30,12 @@ endif()
 file(READ "${OUTPUT}" magic LIMIT 8 HEX)
 if(NOT magic STREQUAL "89504e470d0a1a0a")
   message(FATAL_ERROR "screenshot is not a PNG")
+endif()
+if(WHOLE_WINDOW)
+  # The PNG's IHDR: width and height, 4 bytes each, from byte 16.
+  file(READ "${OUTPUT}" dimensions OFFSET 16 LIMIT 8 HEX)
+  if(NOT dimensions STREQUAL "0000050000000320")
+    message(FATAL_ERROR "the window is not 1280x800 on a 1280x800 screen (IHDR ${dimensions})")
+  endif()
 endif()
 message(STATUS "workbench rendered ${size} bytes")

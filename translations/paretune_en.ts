@@ -20,7 +20,7 @@
     </message>
     <message>
         <location line="+5"/>
-        <source>What --screenshot shows: graph, pareto, timeline, profile (these three after a quick search on the catalog&apos;s modelled devices) or tune (after a quick tune, see --tune).</source>
+        <source>What --screenshot shows: graph, pareto, timeline, profile, window (these four after a quick search on the catalog&apos;s modelled devices) or tune (after a quick tune, see --tune).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+141"/>
+        <location filename="../widgets/planjobs.cpp" line="+153"/>
         <source>exporting the bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -220,17 +220,27 @@
 <context>
     <name>paretune::DocumentController</name>
     <message>
-        <location filename="../widgets/documentcontroller.cpp" line="+35"/>
+        <location filename="../widgets/documentcontroller.cpp" line="+34"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Filter nodes by name, op type, kind or shape</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+2"/>
+        <source>Show constants</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>List the constant nodes too (they have no run-time cost)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>Importing %1...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -273,7 +283,12 @@
         </translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
+        <source>Show constants (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>%1 - Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
@@ -309,7 +324,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+7"/>
         <source>Find node by name or op type (Ctrl+F, Enter for next)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -325,7 +340,7 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+72"/>
+        <location line="+75"/>
         <source>No model open.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -467,17 +482,17 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+33"/>
+        <location filename="../widgets/mainwindow.cpp" line="+35"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+20"/>
         <source>Per-layer profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+19"/>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>
@@ -497,17 +512,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-24"/>
         <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+28"/>
         <source>&amp;Search</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+12"/>
         <source>&amp;Help</source>
         <translation type="unfinished"></translation>
     </message>
@@ -517,37 +532,42 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-34"/>
         <source>Tune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+43"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-29"/>
+        <location line="-44"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>Devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-27"/>
+        <location line="-2"/>
         <source>Log / Issues</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+4"/>
         <source>Predictor</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+14"/>
+        <source>&amp;View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+39"/>
         <source>Workflow</source>
         <translation type="unfinished"></translation>
     </message>
@@ -788,12 +808,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+248"/>
+        <location line="+253"/>
         <source> (unknown op)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-249"/>
+        <location line="-254"/>
         <source>Measured on %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -819,7 +839,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+106"/>
+        <location line="+111"/>
         <source>Latency on %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -897,7 +917,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+37"/>
+        <location filename="../widgets/objectivetexts.cpp" line="+20"/>
         <source>ms</source>
         <translation type="unfinished"></translation>
     </message>
@@ -957,12 +977,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+49"/>
-        <source>No search yet: run Search &gt; Search placements.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location filename="../widgets/paretoplot.cpp" line="+60"/>
         <source>X:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -972,7 +987,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+30"/>
         <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1002,6 +1017,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <location line="+19"/>
+        <source>No plans yet.
+Open a model and run Search &gt; Search placements: the Pareto front of its placements appears here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <location line="+22"/>
         <source>Generation</source>
         <translation type="unfinished"></translation>
@@ -1012,12 +1033,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+73"/>
         <source>Colour: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+27"/>
         <source>%1 plans on the front; costs %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1038,12 +1059,12 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+38"/>
         <source> (infeasible)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+97"/>
+        <location line="+156"/>
         <source>infeasible (violation %1)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1078,7 +1099,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location filename="../widgets/paretoplot_compare.cpp" line="+40"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1628,7 +1649,7 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+6"/>
-        <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
+        <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1670,12 +1691,13 @@ Double-click to expand</source>
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+54"/>
+        <location filename="../widgets/timelineview.cpp" line="+55"/>
+        <location line="+38"/>
         <source>transfer</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+91"/>
+        <location line="+88"/>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2) on %3&lt;br&gt;start %4, end %5, duration %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1685,12 +1707,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-30"/>
-        <source>%1 measured</source>
+        <location line="+83"/>
+        <source>measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+0"/>
+        <source>simulated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="-16"/>
         <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2024,13 +2051,26 @@ Double-click to expand</source>
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-52"/>
+        <location filename="../widgets/planjobs.cpp" line="-64"/>
         <source>validating the plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+25"/>
         <source>Validation needs LibTorch, which this build does not include.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::WindowLayout</name>
+    <message>
+        <location filename="../widgets/windowlayout.cpp" line="+101"/>
+        <source>&amp;Default layout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Show every panel, docked where it starts out</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2050,7 +2090,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::WorkspaceController</name>
     <message>
-        <location filename="../widgets/workspacecontroller.cpp" line="+60"/>
+        <location filename="../widgets/workspacecontroller.cpp" line="+63"/>
         <source>Open &amp;workspace...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2090,7 +2130,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+67"/>
         <source>(none)</source>
         <translation type="unfinished"></translation>
     </message>

@@ -20,8 +20,8 @@
     </message>
     <message>
         <location line="+5"/>
-        <source>What --screenshot shows: graph, pareto, timeline, profile (these three after a quick search on the catalog&apos;s modelled devices) or tune (after a quick tune, see --tune).</source>
-        <translation>--screenshot 显示的内容：graph、pareto、timeline、profile（后三者会先在目录的建模设备上快速搜索）或 tune（先快速调优，见 --tune）。</translation>
+        <source>What --screenshot shows: graph, pareto, timeline, profile, window (these four after a quick search on the catalog&apos;s modelled devices) or tune (after a quick tune, see --tune).</source>
+        <translation>--screenshot 显示的内容：graph、pareto、timeline、profile、window（后四者会先在目录的建模设备上快速搜索）或 tune（先快速调优，见 --tune）。</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+141"/>
+        <location filename="../widgets/planjobs.cpp" line="+153"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -218,17 +218,27 @@
 <context>
     <name>paretune::DocumentController</name>
     <message>
-        <location filename="../widgets/documentcontroller.cpp" line="+35"/>
+        <location filename="../widgets/documentcontroller.cpp" line="+34"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
         <translation>未打开模型。请使用“文件 &gt; 打开”导入 ONNX 模型。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Filter nodes by name, op type, kind or shape</source>
         <translation>按名称、算子类型、类别或形状筛选节点</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+2"/>
+        <source>Show constants</source>
+        <translation>显示常量</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>List the constant nodes too (they have no run-time cost)</source>
+        <translation>同时列出常量节点（它们没有运行时开销）</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>Importing %1...</source>
         <translation>正在导入 %1...</translation>
     </message>
@@ -270,7 +280,12 @@
         </translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
+        <source>Show constants (%1)</source>
+        <translation>显示常量（%1）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>%1 - Paretune Workbench</source>
         <translation>%1 - Paretune 工作台</translation>
     </message>
@@ -306,7 +321,7 @@
         <translation>方案所用设备上的延迟</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+7"/>
         <source>Find node by name or op type (Ctrl+F, Enter for next)</source>
         <translation>按名称或算子类型查找节点（Ctrl+F，回车查找下一个）</translation>
     </message>
@@ -322,7 +337,7 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+72"/>
+        <location line="+75"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
@@ -463,12 +478,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+33"/>
+        <location filename="../widgets/mainwindow.cpp" line="+35"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+39"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -488,17 +503,17 @@ Double-click to expand</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-24"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+28"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+12"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -508,37 +523,42 @@ Double-click to expand</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-34"/>
         <source>Tune</source>
         <translation>调优</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+43"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="-29"/>
+        <location line="-44"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location line="-27"/>
+        <location line="-2"/>
         <source>Log / Issues</source>
         <translation>日志 / 问题</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+4"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+14"/>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location line="+39"/>
         <source>Workflow</source>
         <translation>工作流程</translation>
     </message>
@@ -568,7 +588,7 @@ Double-click to expand</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
     <message>
-        <location line="-92"/>
+        <location line="-88"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
     </message>
@@ -784,12 +804,12 @@ Double-click to expand</source>
         <translation>在 %1 上实测的延迟中位数（样本库）</translation>
     </message>
     <message>
-        <location line="+248"/>
+        <location line="+253"/>
         <source> (unknown op)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location line="-249"/>
+        <location line="-254"/>
         <source>Measured on %1</source>
         <translation>在 %1 上实测</translation>
     </message>
@@ -815,7 +835,7 @@ Double-click to expand</source>
         <translation>形状计算</translation>
     </message>
     <message>
-        <location line="+106"/>
+        <location line="+111"/>
         <source>Latency on %1</source>
         <translation>%1 上的延迟</translation>
     </message>
@@ -893,7 +913,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+37"/>
+        <location filename="../widgets/objectivetexts.cpp" line="+20"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
@@ -953,12 +973,7 @@ Double-click to expand</source>
         <translation>峰值内存（MiB）</translation>
     </message>
     <message>
-        <location line="+49"/>
-        <source>No search yet: run Search &gt; Search placements.</source>
-        <translation>尚未搜索：请运行“搜索 &gt; 搜索放置方案”。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location filename="../widgets/paretoplot.cpp" line="+60"/>
         <source>X:</source>
         <translation>X：</translation>
     </message>
@@ -968,7 +983,7 @@ Double-click to expand</source>
         <translation>Y：</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+30"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
@@ -998,6 +1013,13 @@ Double-click to expand</source>
         <translation>实测（p10–p90）</translation>
     </message>
     <message>
+        <location line="+19"/>
+        <source>No plans yet.
+Open a model and run Search &gt; Search placements: the Pareto front of its placements appears here.</source>
+        <translation>尚无方案。
+打开模型并运行“搜索 &gt; 搜索放置方案”：其放置方案的帕累托前沿将显示在这里。</translation>
+    </message>
+    <message>
         <location line="+22"/>
         <source>Generation</source>
         <translation>代数</translation>
@@ -1008,12 +1030,12 @@ Double-click to expand</source>
         <translation>超体积</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+73"/>
         <source>Colour: %1</source>
         <translation>颜色：%1</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+27"/>
         <source>%1 plans on the front; costs %2</source>
         <translation>前沿上有 %1 个方案；开销%2</translation>
     </message>
@@ -1032,12 +1054,12 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+38"/>
         <source> (infeasible)</source>
         <translation>（不可行）</translation>
     </message>
     <message>
-        <location line="+97"/>
+        <location line="+156"/>
         <source>infeasible (violation %1)</source>
         <translation>不可行（违反量 %1）</translation>
     </message>
@@ -1072,7 +1094,7 @@ Double-click to expand</source>
         <translation>方案 %1（基线 %2）</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location filename="../widgets/paretoplot_compare.cpp" line="+40"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation>&lt;b&gt;方案 %1 对比方案 %2&lt;/b&gt;（模拟；开销%3）：</translation>
     </message>
@@ -1620,8 +1642,8 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+6"/>
-        <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MB</source>
-        <translation>已写入部署包 %1%2：方案 %3，%4 个分区，候选方案 %5；%6 个文件，%7 MB</translation>
+        <source>Wrote the bundle %1%2: plan %3 in %4 partitions, candidate plans %5; %6 files, %7 MiB</source>
+        <translation>已写入部署包 %1%2：方案 %3，%4 个分区，候选方案 %5；%6 个文件，%7 MiB</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -1662,12 +1684,13 @@ Double-click to expand</source>
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+54"/>
+        <location filename="../widgets/timelineview.cpp" line="+55"/>
+        <location line="+38"/>
         <source>transfer</source>
         <translation>传输</translation>
     </message>
     <message>
-        <location line="+91"/>
+        <location line="+88"/>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2) on %3&lt;br&gt;start %4, end %5, duration %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;（%2）位于 %3&lt;br&gt;开始 %4，结束 %5，时长 %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</translation>
     </message>
@@ -1677,12 +1700,17 @@ Double-click to expand</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-30"/>
-        <source>%1 measured</source>
-        <translation>%1 实测</translation>
+        <location line="+83"/>
+        <source>measured</source>
+        <translation>实测</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+0"/>
+        <source>simulated</source>
+        <translation>模拟</translation>
+    </message>
+    <message>
+        <location filename="../widgets/planjobs.cpp" line="-16"/>
         <source>%1; measured lanes: validation on this machine, the run of median wall time of %2</source>
         <translation>%1；实测泳道：本机验证，%2 次运行中墙钟时间为中位数的一次</translation>
     </message>
@@ -2012,7 +2040,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-52"/>
+        <location filename="../widgets/planjobs.cpp" line="-64"/>
         <source>validating the plan</source>
         <translation>验证方案</translation>
     </message>
@@ -2020,6 +2048,19 @@ Double-click to expand</source>
         <location line="+25"/>
         <source>Validation needs LibTorch, which this build does not include.</source>
         <translation>验证需要 LibTorch，此版本未包含。</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::WindowLayout</name>
+    <message>
+        <location filename="../widgets/windowlayout.cpp" line="+101"/>
+        <source>&amp;Default layout</source>
+        <translation>默认布局(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Show every panel, docked where it starts out</source>
+        <translation>显示所有面板，并停靠在初始位置</translation>
     </message>
 </context>
 <context>
@@ -2038,7 +2079,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::WorkspaceController</name>
     <message>
-        <location filename="../widgets/workspacecontroller.cpp" line="+60"/>
+        <location filename="../widgets/workspacecontroller.cpp" line="+63"/>
         <source>Open &amp;workspace...</source>
         <translation>打开工作区(&amp;W)...</translation>
     </message>
@@ -2078,7 +2119,7 @@ Double-click to expand</source>
         <translation>语言将在工作台重新启动后更改。</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+67"/>
         <source>(none)</source>
         <translation>（无）</translation>
     </message>

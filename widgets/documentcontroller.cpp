@@ -2,18 +2,20 @@
 
 #include "graph/onnx_importer.h"
 #include "modelloader.h"
+#include "nodetablefilter.h"
 #include "nodetablemodel.h"
 #include "workbenchlog.h"
 
+#include <QCheckBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMainWindow>
-#include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -24,35 +26,43 @@ namespace paretune {
 
 DocumentController::DocumentController(QMainWindow* window, WorkbenchLog& log)
     : QObject(window), m_window(window), m_log(log), m_loader(new ModelLoader(this)),
-      m_nodeModel(new NodeTableModel(this)), m_proxy(new QSortFilterProxyModel(this)) {
+      m_nodeModel(new NodeTableModel(this)), m_proxy(new NodeTableFilter(this)) {
     m_proxy->setSourceModel(m_nodeModel);
-    m_proxy->setSortRole(NodeTableModel::SortRole);
-    m_proxy->setFilterKeyColumn(-1);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
 
     m_panel = new QWidget(window);
     auto* layout = new QVBoxLayout(m_panel);
     m_summary = new QLabel(tr("No model open. Use File > Open to import an ONNX model."), m_panel);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setObjectName(QStringLiteral("summary"));
+    m_summary->setWordWrap(true);
     m_filter = new QLineEdit(m_panel);
     m_filter->setPlaceholderText(tr("Filter nodes by name, op type, kind or shape"));
     m_filter->setClearButtonEnabled(true);
+    m_showConstants = new QCheckBox(tr("Show constants"), m_panel);
+    m_showConstants->setObjectName(QStringLiteral("showConstants"));
+    m_showConstants->setToolTip(tr("List the constant nodes too (they have no run-time cost)"));
     m_table = new QTableView(m_panel);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
     m_table->setAlternatingRowColors(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->setVisible(false);
+    // Rows as tall as a line of text, so that a small window still lists a good part of a model.
+    m_table->verticalHeader()->setMinimumSectionSize(m_table->fontMetrics().height() + 4);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder);
     layout->addWidget(m_summary);
-    layout->addWidget(m_filter);
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_filter, 1);
+    filterRow->addWidget(m_showConstants);
+    layout->addLayout(filterRow);
     layout->addWidget(m_table, 1);
     m_table->setObjectName(QStringLiteral("nodeTable"));
 
     connect(m_filter, &QLineEdit::textChanged, m_proxy,
             &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_showConstants, &QCheckBox::toggled, m_proxy, &NodeTableFilter::setShowConstants);
     connect(m_loader, &ModelLoader::loadStarted, this, [this](const QString& name) {
         m_window->statusBar()->showMessage(tr("Importing %1...").arg(name));
         m_log.log(tr("Importing %1").arg(name));
@@ -148,6 +158,8 @@ void DocumentController::showModel(std::shared_ptr<const ImportResult> result,
     for (const Diagnostic& d : m_model->diagnostics) {
         m_log.addIssue(QString::fromStdString(d.message));
     }
+    m_showConstants->setText(tr("Show constants (%1)").arg(kinds[NodeKind::Constant]));
+    m_showConstants->setEnabled(kinds[NodeKind::Constant] > 0);
     m_table->resizeColumnsToContents();
     m_window->setWindowTitle(tr("%1 - Paretune Workbench").arg(QFileInfo(displayName).fileName()));
     m_window->statusBar()->showMessage(tr("Imported %1: %2 nodes, %3 warnings")

@@ -9,7 +9,7 @@
 class QLabel;
 class QLineEdit;
 class QMainWindow;
-class QSortFilterProxyModel;
+class QCheckBox;
 class QTableView;
 class QWidget;
 
@@ -17,6 +17,7 @@ namespace paretune {
 
 struct ImportResult;
 class ModelLoader;
+class NodeTableFilter;
 class NodeTableModel;
 class WorkbenchLog;
 
@@ -29,7 +30,8 @@ class DocumentController : public QObject {
 public:
     DocumentController(QMainWindow* window, WorkbenchLog& log);
 
-    /// The summary, the filter and the node table, for a dock.
+    /// The summary, the filter (text, and whether constant nodes are listed: not by default)
+    /// and the node table, for a dock.
     QWidget* panel() const { return m_panel; }
 
     void openModel(const QString& path);
@@ -71,10 +73,11 @@ private:
     WorkbenchLog& m_log;
     ModelLoader* m_loader;
     NodeTableModel* m_nodeModel;
-    QSortFilterProxyModel* m_proxy;
+    NodeTableFilter* m_proxy;
     QWidget* m_panel = nullptr;
     QTableView* m_table = nullptr;
     QLineEdit* m_filter = nullptr;
+    QCheckBox* m_showConstants = nullptr;
     QLabel* m_summary = nullptr;
     std::shared_ptr<const ImportResult> m_model;
     QString m_modelPath;

@@ -16,7 +16,7 @@ GraphView* addGraphView(MainWindow& window) {
     auto* dock = new QDockWidget(NodeProperties::tr("Node properties"), &window);
     dock->setObjectName(QStringLiteral("propertiesDock"));
     dock->setWidget(properties);
-    window.addDockWidget(Qt::RightDockWidgetArea, dock);
+    window.addDockWidget(Qt::LeftDockWidgetArea, dock);
 
     MainWindow* w = &window;
     QObject::connect(w, &MainWindow::modelShown, view, [w, view, properties] {

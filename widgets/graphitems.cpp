@@ -6,23 +6,51 @@
 #include <QPen>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
+#include <cmath>
+
 namespace paretune {
 
 namespace {
 
-// Below these zoom levels the view skips what nobody can read, which keeps painting a whole
-// BERT or Swin cheap.
-constexpr qreal kTextDetail = 0.45;
+// Below this zoom level the view skips arrow heads and outlines, which keeps painting a whole
+// BERT or Swin cheap; text is skipped where nodeLabel() finds it unreadable.
 constexpr qreal kArrowDetail = 0.25;
+constexpr int kTitlePixels = 10;
+constexpr int kSubtitlePixels = 8;
 
 const QColor kHighlight(0x1f, 0x6f, 0xeb);
 
 } // namespace
 
+NodeLabel nodeLabel(const QSizeF& box, qreal detail, bool hasSubtitle) {
+    NodeLabel label;
+    if (detail <= 0.0) {
+        return label;
+    }
+    const qreal readable = NodeLabel::kReadablePixels / detail; // in scene units
+    if (hasSubtitle && kSubtitlePixels >= readable &&
+        box.height() >= kTitlePixels + kSubtitlePixels + 4) {
+        label.lines = NodeLabel::TitleAndSubtitle;
+        label.titlePixels = kTitlePixels;
+        label.subtitlePixels = kSubtitlePixels;
+        return label;
+    }
+    const int title = std::max(kTitlePixels, static_cast<int>(std::ceil(readable)));
+    if (title <= box.height() * 0.6) {
+        label.lines = NodeLabel::Title;
+        label.titlePixels = title;
+    }
+    return label;
+}
+
 GraphNodeItem::GraphNodeItem(int outlineItem, const QRectF& rect, QString title, QString subtitle,
                              bool group)
     : QGraphicsRectItem(rect), m_outlineItem(outlineItem), m_title(std::move(title)),
       m_subtitle(std::move(subtitle)), m_group(group) {
+    if (m_subtitle == m_title) {
+        m_subtitle.clear(); // "Conv" named "Conv": once is enough
+    }
     setPen(QPen(QColor(0x55, 0x55, 0x55), group ? 1.5 : 1.0));
     setZValue(1.0);
     setAcceptHoverEvents(false);
@@ -56,24 +84,30 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
         painter->setBrush(Qt::NoBrush);
         painter->drawRect(box.adjusted(-2.0, -2.0, 2.0, 2.0));
     }
-    if (detail < kTextDetail) {
+    const NodeLabel label = nodeLabel(box.size(), detail, !m_subtitle.isEmpty());
+    if (label.lines == NodeLabel::None) {
         return;
     }
     const QColor fill = brush().color();
     painter->setPen(fill.lightnessF() < 0.5 ? Qt::white : Qt::black);
     QFont font = painter->font();
-    font.setPointSizeF(7.0);
+    font.setPixelSize(label.titlePixels);
     font.setBold(true);
     painter->setFont(font);
     const QRectF text = box.adjusted(4.0, 1.0, -4.0, -1.0);
+    if (label.lines == NodeLabel::Title) {
+        painter->drawText(text, Qt::AlignCenter,
+                          QFontMetricsF(font).elidedText(m_title, Qt::ElideRight, text.width()));
+        return;
+    }
     const QRectF upper(text.left(), text.top(), text.width(), text.height() / 2.0);
     const QRectF lower(text.left(), upper.bottom(), text.width(), text.height() / 2.0);
-    painter->drawText(upper, Qt::AlignCenter,
+    painter->drawText(upper, Qt::AlignHCenter | Qt::AlignBottom,
                       QFontMetricsF(font).elidedText(m_title, Qt::ElideRight, upper.width()));
     font.setBold(false);
-    font.setPointSizeF(6.0);
+    font.setPixelSize(label.subtitlePixels);
     painter->setFont(font);
-    painter->drawText(lower, Qt::AlignCenter,
+    painter->drawText(lower, Qt::AlignHCenter | Qt::AlignTop,
                       QFontMetricsF(font).elidedText(m_subtitle, Qt::ElideMiddle, lower.width()));
 }
 

@@ -7,8 +7,23 @@
 
 namespace paretune {
 
+/// How a node's box is labelled at a zoom (`detail`: screen pixels per scene unit): the title
+/// (op type) above the name when both are readable (at least kReadablePixels high on the
+/// screen), else the title alone, in one line as large as the box allows, when that is
+/// readable, else nothing. Font sizes are in scene units.
+struct NodeLabel {
+    enum Lines { None, Title, TitleAndSubtitle };
+    static constexpr qreal kReadablePixels = 8.0;
+
+    Lines lines = None;
+    int titlePixels = 0;
+    int subtitlePixels = 0;
+};
+NodeLabel nodeLabel(const QSizeF& box, qreal detail, bool hasSubtitle);
+
 /// A node or a folded group of the graph view: a box filled with its colour (brush()), its op
-/// type and name written inside when zoomed in far enough to read them.
+/// type and name written inside as nodeLabel() says. A subtitle equal to the title (a node
+/// named after its op type) is not repeated.
 class GraphNodeItem : public QGraphicsRectItem {
 public:
     enum { Type = UserType + 1 };
@@ -19,6 +34,9 @@ public:
     /// Index into the outline's items.
     int outlineItem() const { return m_outlineItem; }
     bool isGroup() const { return m_group; }
+    const QString& title() const { return m_title; }
+    /// The name below the title; empty when it would repeat the title.
+    const QString& subtitle() const { return m_subtitle; }
     void setHighlighted(bool highlighted);
     bool isHighlighted() const { return m_highlighted; }
 

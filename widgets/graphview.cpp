@@ -45,12 +45,15 @@ GraphView::GraphView(QWidget* parent)
     m_colourBy = new QComboBox(this);
     m_colourBy->addItem(tr("Device of the selected plan"));
     m_colourBy->addItem(tr("Latency on the plan's devices"));
+    // Narrow enough for the graph to keep its width on a laptop screen.
+    m_colourBy->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_colourBy->setMinimumContentsLength(14);
     bar->addWidget(m_colourBy);
     m_find = new QLineEdit(this);
     m_find->setObjectName(QStringLiteral("graphFind"));
     m_find->setPlaceholderText(tr("Find node by name or op type (Ctrl+F, Enter for next)"));
     m_find->setClearButtonEnabled(true);
-    m_find->setMinimumWidth(260);
+    m_find->setMinimumWidth(160);
     bar->addWidget(m_find, 1);
     auto* fitButton = new QToolButton(this);
     fitButton->setText(tr("Fit"));
@@ -68,8 +71,11 @@ GraphView::GraphView(QWidget* parent)
     m_legend->setObjectName(QStringLiteral("graphLegend"));
     m_legend->setTextFormat(Qt::RichText);
     m_legend->setStyleSheet(QStringLiteral(
-        "QLabel { background: rgba(255,255,255,225); border: 1px solid #bbb; padding: 4px; }"));
+        "QLabel { background: white; border: 1px solid #bbb; padding: 2px 4px; margin: 0 4px; }"));
+    m_legend->setWordWrap(true);
     m_legend->hide();
+    // Above the canvas, not over it: an overlay would hide the first nodes of the graph.
+    layout->insertWidget(1, m_legend);
     m_overview = new GraphOverview(this);
     m_overview->hide();
 
@@ -437,8 +443,6 @@ void GraphView::resizeEvent(QResizeEvent* event) {
 
 void GraphView::placeOverlays() {
     const QRect area(m_canvas->viewport()->mapTo(this, QPoint(0, 0)), m_canvas->viewport()->size());
-    m_legend->move(area.topLeft() + QPoint(8, 8));
-    m_legend->raise();
     if (!m_layout || m_scene->sceneRect().isEmpty()) {
         m_overview->hide();
         return;

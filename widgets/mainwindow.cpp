@@ -11,6 +11,7 @@
 #include "timelineview.h"
 #include "tunecontroller.h"
 #include "tunepanel.h"
+#include "windowlayout.h"
 #include "workbenchlog.h"
 #include "workspacecontroller.h"
 
@@ -23,6 +24,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QToolBar>
@@ -31,7 +33,6 @@ namespace paretune {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("Paretune Workbench"));
-    resize(1200, 760);
 
     // The controllers, each after the ones it uses; the window's signals follow theirs, so that
     // the views listening to the window see a change before the workspace's restore goes on.
@@ -50,14 +51,26 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tune = new TuneController(this, *m_log, *m_document, *m_profiling, *m_search, *m_jobStatus);
     connect(m_tune, &TuneController::tuneShown, this, &MainWindow::tuneShown);
 
-    // The layout: the graph in the middle, a tabbed row of tables below, panels on the right.
-    QDockWidget* profileDock = addDock(tr("Per-layer profile"), QStringLiteral("profileDock"),
-                                       m_document->panel(), Qt::BottomDockWidgetArea);
+    // The docks; arrangeDefaultLayout below puts them in place.
+    addDock(tr("Per-layer profile"), QStringLiteral("profileDock"), m_document->panel(),
+            Qt::BottomDockWidgetArea);
     addGraphView(*this);
-    QDockWidget* logDock = addDock(tr("Log / Issues"), QStringLiteral("diagnosticsDock"),
-                                   m_log->view(), Qt::BottomDockWidgetArea);
-    resizeDocks({profileDock, logDock}, {260, 140}, Qt::Vertical);
+    addDock(tr("Pareto front"), QStringLiteral("paretoDock"), m_search->paretoPlot(),
+            Qt::RightDockWidgetArea);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_search->timelineView());
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    addDock(tr("Timeline"), QStringLiteral("timelineDock"), scroll, Qt::BottomDockWidgetArea);
+    addDock(tr("Tune"), QStringLiteral("tuneDock"), m_tune->panel(), Qt::BottomDockWidgetArea);
+    addDock(tr("Log / Issues"), QStringLiteral("diagnosticsDock"), m_log->view(),
+            Qt::BottomDockWidgetArea);
+    addDock(tr("Devices"), QStringLiteral("devicesDock"), m_devices->panel(),
+            Qt::BottomDockWidgetArea);
+    addDock(tr("Predictor"), QStringLiteral("predictorDock"), m_profiling->predictorPanel(),
+            Qt::BottomDockWidgetArea);
 
+    // Menus in the usual order: File, View, Search, Workflow, Settings, Help.
     m_fileMenu = menuBar()->addMenu(tr("&File"));
     m_fileMenu->setObjectName(QStringLiteral("fileMenu"));
     QAction* open = m_fileMenu->addAction(tr("&Open model..."), m_document,
@@ -68,46 +81,30 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_fileMenu->addSeparator();
     QAction* quit = m_fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
-    addDock(tr("Pareto front"), QStringLiteral("paretoDock"), m_search->paretoPlot(),
-            Qt::RightDockWidgetArea);
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    viewMenu->setObjectName(QStringLiteral("viewMenu"));
     QMenu* searchMenu = menuBar()->addMenu(tr("&Search"));
     searchMenu->addAction(m_search->searchAction());
-    QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
-    helpMenu->addAction(tr("&About Paretune"), this, &MainWindow::showAbout);
-
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(m_search->timelineView());
-    scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    addDock(tr("Timeline"), QStringLiteral("timelineDock"), scroll, Qt::BottomDockWidgetArea);
-    addDock(tr("Tune"), QStringLiteral("tuneDock"), m_tune->panel(), Qt::BottomDockWidgetArea);
-    QDockWidget* devicesDock = addDock(tr("Devices"), QStringLiteral("devicesDock"),
-                                       m_devices->panel(), Qt::RightDockWidgetArea);
-    QDockWidget* predictorDock = addDock(tr("Predictor"), QStringLiteral("predictorDock"),
-                                         m_profiling->predictorPanel(), Qt::RightDockWidgetArea);
-    // Below the Pareto front, the devices and the predictor share a tabbed dock area.
-    tabifyDockWidget(devicesDock, predictorDock);
-    devicesDock->raise();
-    // The bottom row is one wide, tabbed area: per-layer profile, timeline, log.
-    for (const char* name : {"timelineDock", "tuneDock", "diagnosticsDock"}) {
-        if (auto* other = findChild<QDockWidget*>(QLatin1String(name))) {
-            tabifyDockWidget(profileDock, other);
-        }
-    }
-    profileDock->raise();
     setupToolBar();
+    fillViewMenu(*this, *viewMenu);
+    setGeometry(defaultWindowGeometry(screen()->availableGeometry()));
+    arrangeDefaultLayout(*this);
 
     m_workspace =
         new WorkspaceController(this, *m_log, *m_document, *m_devices, *m_profiling, *m_search);
     connect(m_workspace, &WorkspaceController::workspaceOpened, this, &MainWindow::workspaceOpened);
     m_workspace->addFileActions(m_fileMenu);
     m_workspace->addSettingsMenu(menuBar());
+    QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
+    helpMenu->addAction(tr("&About Paretune"), this, &MainWindow::showAbout);
     connect(this, &MainWindow::modelShown, m_workspace, &WorkspaceController::continueAfterModel);
     connect(this, &MainWindow::searchShown, m_workspace, &WorkspaceController::continueAfterSearch);
     connect(this, &MainWindow::errorShown, m_workspace, &WorkspaceController::stopRestoring);
     setAcceptDrops(true);
     // Last, once every dock and tool bar exists: the saved layout.
-    m_workspace->restoreWindowState();
+    const bool restored = m_workspace->restoreWindowState();
+    const QRect available = screen()->availableGeometry();
+    m_fillsScreen = !restored && defaultWindowGeometry(available) == available;
     statusBar()->showMessage(tr("Ready"));
 }
 

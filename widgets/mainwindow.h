@@ -111,6 +111,10 @@ public:
     void exportShownPlan(const QString& path, int candidates = 5);
     ValidateJob* validateJob() const;
     BundleExportJob* bundleExportJob() const;
+    /// Whether the window starts maximized: no saved geometry, and a screen small enough for the
+    /// window to take all of it (defaultWindowGeometry). main() shows it so, which lets the
+    /// window manager fit the frame in the work area.
+    bool fillsScreen() const { return m_fillsScreen; }
     /// The status bar's indicators of the running jobs.
     JobStatusBar* jobStatusBar() const { return m_jobStatus; }
 
@@ -174,6 +178,7 @@ private:
     TuneController* m_tune = nullptr;
     WorkspaceController* m_workspace = nullptr;
     QMenu* m_fileMenu = nullptr;
+    bool m_fillsScreen = false;
 };
 
 } // namespace paretune

@@ -128,7 +128,7 @@ QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome
     }
     page +=
         tr("From the current search's cost table (%1).").arg(search->costSource.toHtmlEscaped());
-    page += QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\"><tr><th>%1</th>"
+    page += QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"2\"><tr><th>%1</th>"
                            "<th>%2</th><th>%3</th><th>%4</th><th>%5</th></tr>")
                 .arg(tr("Device"), tr("Latency"), tr("Energy"), tr("Workspace"), tr("Source"));
     for (std::int32_t d = 0; d < search->costs.deviceCount(); ++d) {

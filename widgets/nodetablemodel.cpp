@@ -273,6 +273,11 @@ QString NodeTableModel::formatBytes(std::int64_t bytes) {
                    QLatin1String(bytes < 1000 ? " B" : "B"));
 }
 
+bool NodeTableModel::isConstant(int row) const {
+    return m_model && row >= 0 && row < rowCount() &&
+           m_model->graph.nodes[static_cast<std::size_t>(row)].kind == NodeKind::Constant;
+}
+
 QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     if (!m_model || !index.isValid() || index.row() >= rowCount() ||
         index.column() >= columnCount()) {

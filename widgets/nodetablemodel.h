@@ -66,6 +66,8 @@ public:
                          std::vector<double> latencyUs);
     /// Index of the measured column, or -1.
     int measuredColumn() const;
+    /// Whether the node of `row` is a constant (a Constant op, or folded into one at import).
+    bool isConstant(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -1,6 +1,7 @@
 #include "paretoplot.h"
 
 #include "graph/onnx_importer.h"
+#include "labelplacement.h"
 #include "placementsearch.h"
 #include "planschedule.h"
 
@@ -20,44 +21,9 @@ namespace paretune {
 
 namespace {
 
-constexpr Objective kChoices[] = {Objective::Latency, Objective::Energy, Objective::AveragePower,
-                                  Objective::PeakMemory};
 constexpr int kColourBins = 12;
 /// Measured plans: a colour none of the other marks or the viridis scale uses.
 const QColor kMeasuredColour(200, 0, 120);
-
-/// The texts of each objective, indexed like objectiveDescriptors().
-struct ObjectiveTexts {
-    const char* title; ///< in a tooltip line: "latency: 3.2 ms"
-    const char* unit;
-    const char* axis;
-};
-constexpr ObjectiveTexts kTexts[] = {
-    {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "latency"),
-     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "ms"),
-     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Latency (ms)")},
-    {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "energy"),
-     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "mJ"),
-     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Energy per inference (mJ)")},
-    {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "average power"),
-     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "W"),
-     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Average power (W)")},
-    {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "peak memory"),
-     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "MiB"),
-     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Peak memory (MiB)")},
-};
-
-const ObjectiveTexts& textsOf(Objective objective) {
-    return kTexts[static_cast<std::size_t>(objective)];
-}
-
-QString objectiveUnit(Objective objective) {
-    return ParetoPlot::tr(textsOf(objective).unit);
-}
-
-QString objectiveTitle(Objective objective) {
-    return ParetoPlot::tr(textsOf(objective).title);
-}
 
 QCPGraph* addScatter(QCustomPlot* plot, const QCPScatterStyle& style, const QString& name,
                      bool inLegend) {
@@ -74,38 +40,35 @@ QCPGraph* addScatter(QCustomPlot* plot, const QCPScatterStyle& style, const QStr
 
 } // namespace
 
-double displayValue(const Objectives& objectives, Objective objective) {
-    return describe(objective).displayValue(objectives);
-}
-
-QString objectiveAxisLabel(Objective objective) {
-    return ParetoPlot::tr(textsOf(objective).axis);
-}
-
 ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     auto* controls = new QHBoxLayout;
     m_xAxis = new QComboBox(this);
     m_yAxis = new QComboBox(this);
-    for (const Objective o : kChoices) {
+    for (const Objective o : kShownObjectives) {
         m_xAxis->addItem(objectiveAxisLabel(o), static_cast<int>(o));
         m_yAxis->addItem(objectiveAxisLabel(o), static_cast<int>(o));
     }
     m_yAxis->setCurrentIndex(1);
     m_colourLabel = new QLabel(this);
-    m_source = new QLabel(tr("No search yet: run Search > Search placements."), this);
+    m_source = new QLabel(this); // the search's figures and their source; hidden before one
     m_source->setWordWrap(true);
+    for (QComboBox* axis : {m_xAxis, m_yAxis}) {
+        axis->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        axis->setMinimumContentsLength(12);
+    }
     controls->addWidget(new QLabel(tr("X:"), this));
-    controls->addWidget(m_xAxis);
+    controls->addWidget(m_xAxis, 1);
     controls->addWidget(new QLabel(tr("Y:"), this));
-    controls->addWidget(m_yAxis);
-    controls->addWidget(m_colourLabel);
-    controls->addStretch(1);
+    controls->addWidget(m_yAxis, 1);
     layout->addLayout(controls);
+    m_colourLabel->setWordWrap(true);
+    layout->addWidget(m_colourLabel);
     layout->addWidget(m_source);
 
     m_plot = new QCustomPlot(this);
-    m_plot->setMinimumHeight(220);
+    // Explicit: the hint QCustomPlot derives from its legend row would make the dock too wide.
+    m_plot->setMinimumSize(240, 170);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_colourScale = new QCPColorScale(m_plot);
     m_colourScale->setType(QCPAxis::atRight);
@@ -152,9 +115,28 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {
     m_measuredBars->setSelectable(QCP::stNone);
     m_measuredBars->setPen(QPen(kMeasuredColour, 1.5));
     m_measuredBars->setDataPlottable(m_measuredGraph);
+    // The legend in a row of its own below the axes, so that it never covers a point.
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
-    m_plot->legend->setBrush(QColor(255, 255, 255, 200)); // points behind it stay visible
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setWrap(2);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // the items added above
+    m_plot->legend->setRowSpacing(0);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->plotLayout()->setRowSpacing(0);
+    // Baseline labels are placed once the axes are laid out, just before each drawing.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &ParetoPlot::placeBaselineLabels);
+    m_empty = new QLabel(tr("No plans yet.\nOpen a model and run Search > Search placements: "
+                            "the Pareto front of its placements appears here."),
+                         m_plot);
+    m_empty->setObjectName(QStringLiteral("noPlans"));
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    m_empty->setForegroundRole(QPalette::PlaceholderText);
+    auto* overlay = new QVBoxLayout(m_plot);
+    overlay->addWidget(m_empty);
     layout->addWidget(m_plot, 3);
 
     m_comparison = new QLabel(this);
@@ -165,11 +147,16 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_comparison);
 
     m_hypervolumePlot = new QCustomPlot(this);
-    m_hypervolumePlot->setMinimumHeight(110);
+    m_hypervolumePlot->setMinimumSize(200, 85);
     m_hypervolume = m_hypervolumePlot->addGraph();
     m_hypervolume->setPen(QPen(QColor(31, 119, 180), 2));
     m_hypervolumePlot->xAxis->setLabel(tr("Generation"));
     m_hypervolumePlot->yAxis->setLabel(tr("Hypervolume"));
+    // Few, small numbers: the plot is short on a laptop screen.
+    m_hypervolumePlot->yAxis->ticker()->setTickCount(2);
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, font().pointSizeF() - 1.0));
+    m_hypervolumePlot->yAxis->setTickLabelFont(small);
     layout->addWidget(m_hypervolumePlot, 1);
 
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, &ParetoPlot::redraw);
@@ -177,7 +164,7 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {
     connect(m_plot, &QCustomPlot::mousePress, this, &ParetoPlot::mousePressed);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &ParetoPlot::mouseReleased);
     connect(m_plot, &QCustomPlot::mouseMove, this, &ParetoPlot::mouseMoved);
-    chooseColourObjective();
+    redraw();
 }
 
 ParetoPlot::~ParetoPlot() = default;
@@ -230,7 +217,7 @@ void ParetoPlot::chooseColourObjective() {
     if (m_outcome) {
         candidates = m_outcome->result.objectives;
     }
-    candidates.insert(candidates.end(), std::begin(kChoices), std::end(kChoices));
+    candidates.insert(candidates.end(), std::begin(kShownObjectives), std::end(kShownObjectives));
     for (const Objective o : candidates) {
         if (o != x && o != y) {
             m_colour = o;
@@ -256,6 +243,8 @@ void ParetoPlot::redraw() {
     m_measuredBars->data()->clear();
     m_plot->xAxis->setLabel(objectiveAxisLabel(x));
     m_plot->yAxis->setLabel(objectiveAxisLabel(y));
+    m_baselineLabels.clear();
+    showAxes(m_outcome != nullptr);
     if (!m_outcome) {
         m_plot->replot();
         return;
@@ -304,10 +293,14 @@ void ParetoPlot::redraw() {
         (dominated ? m_faintBaselines : m_baselines)->addData(bx, by);
         auto* label = new QCPItemText(m_plot);
         label->position->setCoords(bx, by);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label->setClipToAxisRect(true);
         label->setText(QString::fromStdString(b.baseline) +
                        (b.objectives.feasible() ? QString() : tr(" (infeasible)")));
-        label->setColor(dominated ? QColor(90, 90, 90, 110) : QColor(50, 50, 50));
+        label->setColor(dominated ? QColor(90, 90, 90) : QColor(30, 30, 30));
+        label->setBrush(QColor(255, 255, 255, 210)); // readable over the points
+        label->setPadding(QMargins(2, 0, 2, 0));
+        m_baselineLabels.push_back({label, bx, by});
     }
     for (const auto& [index, mark] :
          {std::pair{m_selected, m_selection}, std::pair{m_compared, m_comparedMark}}) {
@@ -317,6 +310,14 @@ void ParetoPlot::redraw() {
         }
     }
     drawMeasured(x, y);
+    // The legend names only the marks drawn, so that it stays one or two short rows.
+    for (QCPGraph* g : {m_faintBaselines, m_selection, m_comparedMark}) {
+        if (g->dataCount() > 0) {
+            g->addToLegend();
+        } else {
+            g->removeFromLegend();
+        }
+    }
     m_plot->rescaleAxes();
     m_plot->xAxis->scaleRange(1.15, m_plot->xAxis->range().center());
     m_plot->yAxis->scaleRange(1.15, m_plot->yAxis->range().center());
@@ -344,6 +345,54 @@ void ParetoPlot::drawMeasured(Objective x, Objective y) {
     } else {
         m_measuredGraph->addToLegend();
     }
+}
+
+void ParetoPlot::showAxes(bool shown) {
+    m_empty->setVisible(!shown);
+    m_source->setVisible(shown); // the message says it all before a search
+    m_colourLabel->setVisible(shown);
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setVisible(shown);
+    }
+    m_plot->axisRect()->setBackground(Qt::NoBrush);
+    m_colourScale->setVisible(shown);
+    m_plot->legend->setVisible(shown);
+    m_hypervolumePlot->setVisible(shown || m_hypervolume->dataCount() > 0);
+}
+
+void ParetoPlot::placeBaselineLabels() {
+    const QRectF area = m_plot->axisRect()->rect();
+    std::vector<QPointF> anchors;
+    std::vector<QSizeF> sizes;
+    std::vector<QRectF> marks;
+    for (const BaselineLabel& b : m_baselineLabels) {
+        const QPointF anchor(m_plot->xAxis->coordToPixel(b.x), m_plot->yAxis->coordToPixel(b.y));
+        const QFontMetricsF metrics(b.item->font());
+        anchors.push_back(anchor);
+        sizes.push_back(metrics.size(Qt::TextSingleLine, b.item->text()) + QSizeF(6.0, 0.0));
+        marks.push_back(QRectF(anchor - QPointF(5.0, 5.0), QSizeF(10.0, 10.0)));
+    }
+    const std::vector<QRectF> placed = placeLabels(anchors, sizes, area, marks, 6.0);
+    for (std::size_t i = 0; i < m_baselineLabels.size(); ++i) {
+        QCPItemText* item = m_baselineLabels[i].item;
+        item->setVisible(!placed[i].isEmpty());
+        if (!placed[i].isEmpty()) {
+            item->position->setCoords(m_plot->xAxis->pixelToCoord(placed[i].left()),
+                                      m_plot->yAxis->pixelToCoord(placed[i].top()));
+        }
+    }
+}
+
+std::vector<QRectF> ParetoPlot::baselineLabelRects() const {
+    std::vector<QRectF> rects;
+    for (const BaselineLabel& b : m_baselineLabels) {
+        if (b.item->visible()) {
+            const QFontMetricsF metrics(b.item->font());
+            rects.emplace_back(b.item->position->pixelPosition(),
+                               metrics.size(Qt::TextSingleLine, b.item->text()) + QSizeF(4.0, 0.0));
+        }
+    }
+    return rects;
 }
 
 PlaneMapping ParetoPlot::mapping() const {
@@ -396,7 +445,7 @@ int ParetoPlot::planAt(QPointF pixel, double radius) const {
 
 QString ParetoPlot::describe(const Solution& solution, const QString& title) const {
     QString text = QStringLiteral("<b>") + title.toHtmlEscaped() + QStringLiteral("</b>");
-    for (const Objective o : kChoices) {
+    for (const Objective o : kShownObjectives) {
         text += QStringLiteral("<br>") + objectiveTitle(o) + QStringLiteral(": ") +
                 QString::number(displayValue(solution.objectives, o), 'g', 5) +
                 QStringLiteral(" ") + objectiveUnit(o);
@@ -497,81 +546,15 @@ void ParetoPlot::selectPlan(int index) {
     Q_EMIT planSelected(index);
 }
 
-void ParetoPlot::comparePlan(int index) {
-    if (!m_outcome || index >= static_cast<int>(m_outcome->result.front.size())) {
-        return;
-    }
-    if (m_selected < 0 && index >= 0) {
-        selectPlan(index); // nothing to compare with yet: this becomes the selected plan
-        return;
-    }
-    m_compared = index < 0 || index == m_selected ? -1 : index;
-    updateComparison();
-    redraw();
-    Q_EMIT comparisonChanged(m_selected, m_compared);
-}
-
-QString ParetoPlot::comparisonText() const {
-    return m_comparison->isHidden() ? QString() : m_comparison->text();
-}
-
-void ParetoPlot::updateComparison() {
-    if (!m_outcome || m_selected < 0 || m_compared < 0) {
-        m_comparison->clear();
-        m_comparison->hide();
-        return;
-    }
-    const SearchResult& r = m_outcome->result;
-    const Objectives& a = r.front[static_cast<std::size_t>(m_selected)].objectives;
-    const Objectives& b = r.front[static_cast<std::size_t>(m_compared)].objectives;
-    QString text = tr("<b>Plan %1 vs plan %2</b> (simulated; costs %3):")
-                       .arg(m_compared)
-                       .arg(m_selected)
-                       .arg(m_outcome->costSource.toHtmlEscaped());
-    for (const Objective o : kChoices) {
-        const double va = displayValue(a, o);
-        const double vb = displayValue(b, o);
-        text += QStringLiteral(" ") +
-                tr("%1 %2%3 %4 (%5%6 %)")
-                    .arg(objectiveTitle(o))
-                    .arg(vb - va >= 0 ? QStringLiteral("+") : QString())
-                    .arg(vb - va, 0, 'g', 4)
-                    .arg(objectiveUnit(o))
-                    .arg(vb - va >= 0 ? QStringLiteral("+") : QString())
-                    .arg(va != 0.0 ? (vb - va) / va * 100.0 : 0.0, 0, 'f', 1) +
-                QStringLiteral(";");
-    }
-    const std::vector<NodeId> moved = nodesOnDifferentDevices(*m_outcome, m_selected, m_compared);
-    const PlanSchedule sa = simulateFrontPlan(*m_outcome, m_selected);
-    const PlanSchedule sb = simulateFrontPlan(*m_outcome, m_compared);
-    text += QStringLiteral("<br>") +
-            tr("%n node(s) on different devices", "", static_cast<int>(moved.size()));
-    constexpr std::size_t kListed = 12;
-    for (std::size_t i = 0; i < moved.size() && i < kListed; ++i) {
-        const auto n = static_cast<std::size_t>(moved[i]);
-        text += (i == 0 ? QStringLiteral(": ") : QStringLiteral(", ")) +
-                QString::fromStdString(m_outcome->model->graph.nodes[n].name).toHtmlEscaped() +
-                QStringLiteral(" ") +
-                QString::fromStdString(
-                    m_outcome->deviceIds[static_cast<std::size_t>(sa.plan.device[n])]) +
-                QStringLiteral("→") +
-                QString::fromStdString(
-                    m_outcome->deviceIds[static_cast<std::size_t>(sb.plan.device[n])]);
-    }
-    if (moved.size() > kListed) {
-        text += tr(", and %1 more").arg(moved.size() - kListed);
-    }
-    m_comparison->setText(text);
-    m_comparison->show();
-}
-
 void ParetoPlot::startHypervolume() {
     m_hypervolume->data()->clear();
+    m_hypervolumePlot->setVisible(m_outcome != nullptr);
     m_hypervolumePlot->replot();
 }
 
 void ParetoPlot::addHypervolume(double hypervolume) {
     m_hypervolume->addData(m_hypervolume->dataCount(), hypervolume);
+    m_hypervolumePlot->show(); // live while a search runs
     m_hypervolumePlot->rescaleAxes();
     m_hypervolumePlot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -2,8 +2,10 @@
 
 #include "axismapping.h"
 #include "measuredpoints.h"
+#include "objectivetexts.h"
 #include "search/objective.h"
 
+#include <QRectF>
 #include <QWidget>
 
 #include <memory>
@@ -14,6 +16,7 @@ class QCustomPlot;
 class QCPColorScale;
 class QCPErrorBars;
 class QCPGraph;
+class QCPItemText;
 class QLabel;
 class QMouseEvent;
 
@@ -21,11 +24,6 @@ namespace paretune {
 
 struct SearchOutcome;
 struct Solution;
-
-/// Value of an objective in the unit the views show (latency ms, energy mJ, power W,
-/// memory MiB), and that unit's axis label.
-double displayValue(const Objectives& objectives, Objective objective);
-QString objectiveAxisLabel(Objective objective);
 
 /// Scatter of a search's Pareto front (QCustomPlot): X and Y objectives chosen in combo boxes,
 /// the third objective as the points' colour (with a colour scale), baselines drawn and labelled
@@ -82,6 +80,12 @@ public:
     /// Hover text at a plot() point: all objectives of the plan or baseline there.
     QString toolTipAt(QPointF pixel) const;
 
+    /// Where the baseline labels shown are drawn, in plot() pixels (as of the last drawing);
+    /// a label that fits nowhere without overlapping another or the plot's edge is hidden.
+    std::vector<QRectF> baselineLabelRects() const;
+    /// The "No plans yet" message shown in place of axes before there is a search.
+    QLabel* emptyMessage() const { return m_empty; }
+
     /// Hypervolume curve: clears it for a new search / appends one generation's value.
     void startHypervolume();
     void addHypervolume(double hypervolume);
@@ -104,12 +108,23 @@ private:
     /// What was measured of a plan, and (front plan `frontIndex`) its claims, as tooltip lines.
     QString tuneNotes(const Solution& solution, int frontIndex) const;
     void drawMeasured(Objective x, Objective y);
+    /// Axes, colour scale and legend with a search; the "No plans yet" message without one.
+    void showAxes(bool shown);
+    void placeBaselineLabels();
+
+    /// A baseline's label and the point (plot coordinates) it names.
+    struct BaselineLabel {
+        QCPItemText* item;
+        double x;
+        double y;
+    };
 
     QComboBox* m_xAxis = nullptr;
     QComboBox* m_yAxis = nullptr;
     QLabel* m_colourLabel = nullptr;
     QLabel* m_source = nullptr;
     QLabel* m_comparison = nullptr;
+    QLabel* m_empty = nullptr;
     QCustomPlot* m_plot = nullptr;
     QCPColorScale* m_colourScale = nullptr;
     QCPGraph* m_front = nullptr;
@@ -120,6 +135,7 @@ private:
     QCPGraph* m_measuredGraph = nullptr;
     QCPErrorBars* m_measuredBars = nullptr;
     std::vector<QCPGraph*> m_colourBins;
+    std::vector<BaselineLabel> m_baselineLabels;
     QCustomPlot* m_hypervolumePlot = nullptr;
     QCPGraph* m_hypervolume = nullptr;
     std::shared_ptr<const SearchOutcome> m_outcome;

@@ -107,8 +107,20 @@ TimelineData withMeasuredLanes(TimelineData simulated, const ImportResult& model
     const PlanValidation& report = validation.report;
     const int firstLane = static_cast<int>(simulated.lanes.size());
     for (const ValidatedDevice& d : report.devices) {
-        simulated.lanes.push_back(
-            {TimelineView::tr("%1 measured").arg(QString::fromStdString(d.id)), false});
+        // The device's colour and name as in its simulated lane; the lane's tag says "measured".
+        TimelineData::Lane lane{QString::fromStdString(d.id), false, QString::fromStdString(d.id),
+                                -1, true};
+        for (int l = 0; l < firstLane; ++l) {
+            const TimelineData::Lane& s = simulated.lanes[static_cast<std::size_t>(l)];
+            if (!s.link && !s.measured && s.deviceId == lane.deviceId) {
+                lane.label = s.label;
+                lane.colour = s.colour >= 0 ? s.colour : l;
+            }
+        }
+        if (lane.colour < 0) {
+            lane.colour = static_cast<int>(simulated.lanes.size()); // a device not simulated
+        }
+        simulated.lanes.push_back(lane);
     }
     for (const ValidatedNode& n : report.nodes) {
         const Node& node = model.graph.nodes[static_cast<std::size_t>(n.node)];

@@ -58,7 +58,7 @@ struct BundleExportOutcome {
     int partitions = 0;
     std::vector<std::int64_t> candidateIds; ///< plan ids (front indices), the exported first
     int files = 0;
-    double megabytes = 0.0;
+    double megabytes = 0.0; ///< MiB (bytes / 2^20), as the plot and the log say
     QStringList warnings;
     bool cancelled = false; ///< cancelled before writing: nothing was written
 };

@@ -24,7 +24,7 @@ PredictorPanel::PredictorPanel(QWidget* parent)
     layout->addWidget(m_status);
     auto* plots = new QHBoxLayout;
     m_loss = new QCustomPlot(this);
-    m_loss->setMinimumSize(200, 150);
+    m_loss->setMinimumSize(180, 110); // the panel shares a column with the Pareto front
     m_trainLoss = m_loss->addGraph();
     m_trainLoss->setName(tr("training loss"));
     m_trainLoss->setPen(QPen(QColor(31, 119, 180), 2));
@@ -35,7 +35,7 @@ PredictorPanel::PredictorPanel(QWidget* parent)
     m_loss->yAxis->setLabel(tr("Loss"));
     m_loss->legend->setVisible(true);
     m_scatter = new QCustomPlot(this);
-    m_scatter->setMinimumSize(200, 150);
+    m_scatter->setMinimumSize(180, 110);
     m_diagonal = m_scatter->addGraph();
     m_diagonal->setPen(QPen(Qt::gray, 1, Qt::DashLine));
     m_heldOut = m_scatter->addGraph();

@@ -14,7 +14,8 @@ namespace {
 /// The widget a state shows: its dock (or, for the profile before the table has a dock of its
 /// own, the central widget).
 QWidget* stateWidget(MainWindow& window, const QString& state) {
-    if (state == QLatin1String("graph") || state == QLatin1String("tune")) {
+    if (state == QLatin1String("graph") || state == QLatin1String("window") ||
+        state == QLatin1String("tune")) {
         return &window;
     }
     const QString dock = state + QStringLiteral("Dock");
@@ -27,8 +28,8 @@ QWidget* stateWidget(MainWindow& window, const QString& state) {
 } // namespace
 
 QStringList screenshotStates() {
-    return {QStringLiteral("graph"), QStringLiteral("pareto"), QStringLiteral("timeline"),
-            QStringLiteral("profile"), QStringLiteral("tune")};
+    return {QStringLiteral("graph"),   QStringLiteral("pareto"), QStringLiteral("timeline"),
+            QStringLiteral("profile"), QStringLiteral("tune"),   QStringLiteral("window")};
 }
 
 bool screenshotNeedsPlan(const QString& state) {
@@ -36,7 +37,12 @@ bool screenshotNeedsPlan(const QString& state) {
 }
 
 void prepareScreenshot(MainWindow& window, const QString& state) {
-    window.resize(1400, 900);
+    // The window keeps the size it chose for the screen (see defaultWindowGeometry).
+    if (state == QLatin1String("window")) {
+        // The default layout with a plan chosen and its first node's properties shown.
+        window.selectNode(0);
+        return;
+    }
     if (state == QLatin1String("tune")) {
         // The whole window, the Tune panel raised in the bottom row.
         auto* tune = window.findChild<QDockWidget*>(QStringLiteral("tuneDock"));

@@ -10,7 +10,8 @@ class MainWindow;
 
 /// The states `paretune-workbench --screenshot` renders: graph (the window with its central
 /// view), pareto, timeline, profile (that dock, floated at a readable size), tune (the window
-/// after a tune, its Tune panel raised).
+/// after a tune, its Tune panel raised), window (the whole window in its default layout after
+/// a quick search, the fastest plan chosen and the first node selected).
 QStringList screenshotStates();
 /// Whether a state shows a chosen plan (so a search must run first).
 bool screenshotNeedsPlan(const QString& state);

@@ -280,7 +280,7 @@ void SearchController::setupPlanJobs() {
                 candidates << QString::number(id);
             }
             const QString text = tr("Wrote the bundle %1%2: plan %3 in %4 partitions, "
-                                    "candidate plans %5; %6 files, %7 MB")
+                                    "candidate plans %5; %6 files, %7 MiB")
                                      .arg(o.path, o.zip ? tr(" (zip)") : QString())
                                      .arg(o.planIndex)
                                      .arg(o.partitions)

@@ -23,7 +23,8 @@ TimelineData timelineData(const Graph& graph, const CostTable& costs,
     data.source = source;
     for (std::int32_t d = 0; d < costs.deviceCount(); ++d) {
         const CostDevice& device = costs.device(d);
-        data.lanes.push_back({QString::fromStdString(device.id + " (" + device.kind + ")"), false});
+        data.lanes.push_back({QString::fromStdString(device.id + " (" + device.kind + ")"), false,
+                              QString::fromStdString(device.id), d, false});
     }
     std::map<std::int32_t, int> linkLane; // queue -> lane
     for (const TimelineSegment& s : simulation.timeline) {
@@ -60,9 +61,43 @@ TimelineData timelineData(const Graph& graph, const CostTable& costs,
     return data;
 }
 
+QColor laneColour(const TimelineData& data, int lane) {
+    if (lane < 0 || lane >= static_cast<int>(data.lanes.size())) {
+        return {};
+    }
+    const TimelineData::Lane& l = data.lanes[static_cast<std::size_t>(lane)];
+    if (l.link) {
+        return {150, 150, 150}; // as the legend's "transfer"
+    }
+    return deviceColour(l.colour >= 0 ? l.colour : lane);
+}
+
+std::vector<std::pair<QString, QColor>> timelineLegend(const TimelineData& data) {
+    std::vector<std::pair<QString, QColor>> entries;
+    bool links = false;
+    for (int lane = 0; lane < static_cast<int>(data.lanes.size()); ++lane) {
+        const TimelineData::Lane& l = data.lanes[static_cast<std::size_t>(lane)];
+        if (l.link) {
+            links = true;
+            continue;
+        }
+        const QString name = l.deviceId.isEmpty() ? l.label : l.deviceId;
+        const QColor colour = laneColour(data, lane);
+        const bool known = std::any_of(entries.begin(), entries.end(),
+                                       [&](const auto& e) { return e.first == name; });
+        if (!known) {
+            entries.emplace_back(name, colour);
+        }
+    }
+    if (links) {
+        entries.emplace_back(TimelineView::tr("transfer"), QColor(150, 150, 150));
+    }
+    return entries;
+}
+
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setMinimumHeight(kRulerHeight + 2 * kLaneHeight);
+    setMinimumHeight(kRulerHeight + 2 * kLaneHeight + kLegendHeight);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     updatePixelRange();
 }
@@ -70,7 +105,8 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
 void TimelineView::setData(TimelineData data) {
     m_data = std::move(data);
     setMinimumHeight(kRulerHeight +
-                     std::max<int>(2, static_cast<int>(m_data.lanes.size())) * kLaneHeight);
+                     std::max<int>(2, static_cast<int>(m_data.lanes.size())) * kLaneHeight +
+                     kLegendHeight);
     fit();
 }
 
@@ -174,23 +210,48 @@ void TimelineView::paintEvent(QPaintEvent*) {
     for (double t = std::ceil(m_time.valueLo() / step) * step; t <= m_time.valueHi(); t += step) {
         const double x = m_time.toPixel(t);
         p.setPen(gridColor);
-        p.drawLine(QPointF(x, kRulerHeight - 4), QPointF(x, height()));
+        p.drawLine(QPointF(x, kRulerHeight - 4),
+                   QPointF(x, laneTop(static_cast<int>(m_data.lanes.size()))));
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QPointF(x + 2, kRulerHeight - 7), formatMicroseconds(t));
     }
     // Lanes.
+    QFont tagFont = font();
+    tagFont.setItalic(true);
+    tagFont.setPointSizeF(std::max(6.0, font().pointSizeF() - 1.0));
+    const QFontMetrics tagMetrics(tagFont);
     for (int lane = 0; lane < static_cast<int>(m_data.lanes.size()); ++lane) {
         const QRectF row(0, laneTop(lane), width(), kLaneHeight);
         if (lane % 2 == 1) {
             p.fillRect(row, palette().alternateBase());
         }
         const TimelineData::Lane& l = m_data.lanes[static_cast<std::size_t>(lane)];
+        // The device's colour beside its name, and whether the lane is simulated or measured.
+        int textLeft = 4;
+        if (!l.link) {
+            p.fillRect(QRectF(4, row.top() + 7, 4, kLaneHeight - 14), laneColour(m_data, lane));
+            textLeft = 12;
+        }
+        const QString tag = l.link ? QString() : laneTag(l.measured);
+        const int tagWidth = tag.isEmpty() ? 0 : tagMetrics.horizontalAdvance(tag) + 6;
         p.setPen(palette().color(QPalette::Text));
-        p.drawText(QRectF(4, row.top(), kLabelWidth - 8, kLaneHeight),
+        p.drawText(QRectF(textLeft, row.top(), kLabelWidth - 4 - textLeft - tagWidth, kLaneHeight),
                    Qt::AlignVCenter | Qt::AlignLeft,
-                   p.fontMetrics().elidedText(l.label, Qt::ElideRight, kLabelWidth - 8));
+                   p.fontMetrics().elidedText(l.label, Qt::ElideRight,
+                                              kLabelWidth - 4 - textLeft - tagWidth));
+        if (!tag.isEmpty()) {
+            p.save();
+            p.setFont(tagFont);
+            p.setPen(l.measured ? QColor(200, 0, 120) : palette().color(QPalette::PlaceholderText));
+            p.drawText(QRectF(kLabelWidth - 4 - tagWidth, row.top(), tagWidth, kLaneHeight),
+                       Qt::AlignVCenter | Qt::AlignRight, tag);
+            p.restore();
+        }
     }
-    p.setClipRect(QRectF(kLabelWidth, kRulerHeight, width() - kLabelWidth, height()));
+    paintLegend(p);
+    const double lanesBottom = laneTop(static_cast<int>(m_data.lanes.size()));
+    p.setClipRect(
+        QRectF(kLabelWidth, kRulerHeight, width() - kLabelWidth, lanesBottom - kRulerHeight));
     const QRectF visible(kLabelWidth, 0, width() - kLabelWidth, height());
     for (int i = 0; i < static_cast<int>(m_data.bars.size()); ++i) {
         const TimelineData::Bar& b = m_data.bars[static_cast<std::size_t>(i)];
@@ -198,8 +259,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
         if (!r.intersects(visible)) {
             continue;
         }
-        const bool link = m_data.lanes[static_cast<std::size_t>(b.lane)].link;
-        QColor fill = link ? QColor(150, 150, 150) : deviceColour(b.lane);
+        const QColor fill = laneColour(m_data, b.lane);
         const bool selected = b.node >= 0 && b.node == m_selectedNode;
         p.setPen(selected ? QPen(QColor(214, 39, 40), 2) : QPen(fill.darker(140)));
         p.setBrush(fill);
@@ -210,6 +270,27 @@ void TimelineView::paintEvent(QPaintEvent*) {
                        p.fontMetrics().elidedText(b.label, Qt::ElideRight,
                                                   static_cast<int>(r.width()) - 6));
         }
+    }
+}
+
+QString TimelineView::laneTag(bool measured) {
+    return measured ? tr("measured") : tr("simulated");
+}
+
+void TimelineView::paintLegend(QPainter& p) const {
+    const double top = laneTop(static_cast<int>(m_data.lanes.size())) + 4;
+    double x = kLabelWidth;
+    p.setPen(palette().color(QPalette::Text));
+    const QFontMetrics metrics = p.fontMetrics();
+    for (const auto& [name, colour] : timelineLegend(m_data)) {
+        const int textWidth = metrics.horizontalAdvance(name);
+        if (x + 18 + textWidth > width()) {
+            break; // the rest would be cut at the edge
+        }
+        p.fillRect(QRectF(x, top + 4, 12, kLegendHeight - 12), colour);
+        p.drawText(QRectF(x + 16, top, textWidth + 2, kLegendHeight - 4),
+                   Qt::AlignVCenter | Qt::AlignLeft, name);
+        x += 16 + textWidth + 18;
     }
 }
 

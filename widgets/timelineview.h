@@ -2,10 +2,14 @@
 
 #include "axismapping.h"
 
+#include <QColor>
 #include <QString>
 #include <QWidget>
 
+#include <utility>
 #include <vector>
+
+class QPainter;
 
 namespace paretune {
 
@@ -16,8 +20,16 @@ struct SimulationResult;
 /// What the timeline draws: lanes (devices, then link queues) and bars on them.
 struct TimelineData {
     struct Lane {
+        Lane(QString laneLabel = {}, bool isLink = false, QString device = {}, int colourIndex = -1,
+             bool isMeasured = false)
+            : label(std::move(laneLabel)), link(isLink), deviceId(std::move(device)),
+              colour(colourIndex), measured(isMeasured) {}
+
         QString label;
         bool link = false;
+        QString deviceId;      ///< the device of a device lane (simulated or measured)
+        int colour = -1;       ///< deviceColour index, the same in a device's lanes; -1: lane's
+        bool measured = false; ///< times measured on this machine, not simulated
     };
     struct Bar {
         int lane = 0;
@@ -33,12 +45,20 @@ struct TimelineData {
     QString source;     ///< where the times came from, e.g. "simulated, costs modelled from ..."
 };
 
+/// The colour of a lane's bars: its device's (the same in the simulated and the measured lane),
+/// grey for a link.
+QColor laneColour(const TimelineData& data, int lane);
+/// The timeline's legend: one entry per device drawn (its id and colour, in lane order), then
+/// the links' grey when a transfer is drawn.
+std::vector<std::pair<QString, QColor>> timelineLegend(const TimelineData& data);
+
 /// One lane per device and per link queue of the cost table, bars from the simulation's
 /// timeline. Lanes of links no transfer used are left out.
 TimelineData timelineData(const Graph& graph, const CostTable& costs,
                           const SimulationResult& simulation, const QString& source);
 
-/// Gantt view of a plan's schedule: one lane per device and per link, zoom with the wheel
+/// Gantt view of a plan's schedule: one lane per device and per link, each device lane tagged
+/// "simulated" or "measured", a legend of the device colours below; zoom with the wheel
 /// (around the cursor), pan by dragging, double-click to fit; hovering a bar shows its node (or
 /// tensor) and times; clicking a node's bar emits nodeClicked. The time axis is an AxisMapping.
 class TimelineView : public QWidget {
@@ -63,9 +83,10 @@ public:
     /// The hover text for a widget point (empty when no bar is there).
     QString toolTipAt(QPoint pos) const;
 
-    static constexpr int kLabelWidth = 120;
+    static constexpr int kLabelWidth = 170; ///< the lane's name and its simulated/measured tag
     static constexpr int kRulerHeight = 22;
     static constexpr int kLaneHeight = 24;
+    static constexpr int kLegendHeight = 24;
 
 Q_SIGNALS:
     void nodeClicked(int node);
@@ -84,6 +105,8 @@ private:
     void updatePixelRange();
     void clampWindow();
     double laneTop(int lane) const;
+    void paintLegend(QPainter& painter) const;
+    static QString laneTag(bool measured);
 
     TimelineData m_data;
     AxisMapping m_time;

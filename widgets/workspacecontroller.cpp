@@ -28,6 +28,9 @@ namespace {
 constexpr int kMaxRecentFiles = 8;
 const QString kRecentKey = QStringLiteral("recentFiles");
 const QString kLanguageKey = QStringLiteral("language");
+/// The dock layout's version in the saved window state: a state saved by a workbench with
+/// another arrangement of the docks is not restored (the default layout is kept).
+constexpr int kLayoutVersion = 2;
 
 bool isWorkspaceFile(const QString& path) {
     return path.endsWith(QLatin1String(".paretune"), Qt::CaseInsensitive);
@@ -117,16 +120,18 @@ void WorkspaceController::stopRestoring() {
     m_pendingPlan = -1;
 }
 
-void WorkspaceController::restoreWindowState() {
+bool WorkspaceController::restoreWindowState() {
     QSettings s;
-    m_window->restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    m_window->restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    const bool restored =
+        m_window->restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    m_window->restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+    return restored;
 }
 
 void WorkspaceController::saveWindowState() {
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), m_window->saveGeometry());
-    s.setValue(QStringLiteral("window/state"), m_window->saveState());
+    s.setValue(QStringLiteral("window/state"), m_window->saveState(kLayoutVersion));
 }
 
 QStringList WorkspaceController::recentFiles() const {

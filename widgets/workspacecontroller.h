@@ -33,8 +33,9 @@ public:
     void addFileActions(QMenu* fileMenu);
     /// Adds the Settings menu (language) to `menuBar`.
     void addSettingsMenu(QMenuBar* menuBar);
-    /// Restores the saved window layout; call once every dock and tool bar exists.
-    void restoreWindowState();
+    /// Restores the saved window layout; call once every dock and tool bar exists. Returns
+    /// whether a saved geometry was restored.
+    bool restoreWindowState();
     void saveWindowState();
 
     /// Opens a model (.onnx) or a workspace (.paretune) by its suffix.

@@ -1,6 +1,6 @@
 // paretune-workbench [MODEL|WORKSPACE] [--db PATH] [--catalog FILE] [--devices IDS]
-//                    [--screenshot PNG [--state graph|pareto|timeline|profile]] [--search]
-//                    [--validate] [--tune]
+//                    [--screenshot PNG [--state graph|pareto|timeline|profile|tune|window]]
+//                    [--search] [--validate] [--tune]
 // Opens MODEL (or a .paretune workspace), or the bundled sample model when none is given.
 #include "mainwindow.h"
 #include "paretoplot.h"
@@ -66,9 +66,9 @@ struct CommandLine {
     QCommandLineOption state{
         QStringLiteral("state"),
         QCoreApplication::translate("main", "What --screenshot shows: graph, pareto, timeline, "
-                                            "profile (these three after a quick search on the "
-                                            "catalog's modelled devices) or tune (after a quick "
-                                            "tune, see --tune)."),
+                                            "profile, window (these four after a quick search on "
+                                            "the catalog's modelled devices) or tune (after a "
+                                            "quick tune, see --tune)."),
         QStringLiteral("state"), QStringLiteral("graph")};
     QCommandLineOption db{QStringLiteral("db"),
                           QCoreApplication::translate("main", "Sample library (SQLite file)."),
@@ -290,7 +290,11 @@ int main(int argc, char** argv) {
         !firstPaint.isEmpty()) {
         window.installEventFilter(new paretune::FirstPaintReporter(firstPaint == "quit", &window));
     }
-    window.show();
+    if (window.fillsScreen()) {
+        window.showMaximized();
+    } else {
+        window.show();
+    }
     const QStringList args = parser.positionalArguments();
     if (args.isEmpty()) {
         window.openSampleModel();

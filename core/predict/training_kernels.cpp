@@ -224,8 +224,12 @@ inline __attribute__((always_inline)) void adamScalar(float& value, float gradie
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 inline __attribute__((always_inline)) void squareRoot(Vec16& v) {
+#if defined(__clang__) // clang's builtin has no mask operands
+    v = __builtin_ia32_sqrtps512(v, _MM_FROUND_CUR_DIRECTION);
+#else
     v = __builtin_ia32_sqrtps512_mask(v, v, static_cast<unsigned short>(0xFFFF),
                                       _MM_FROUND_CUR_DIRECTION);
+#endif
 }
 inline __attribute__((always_inline)) void squareRoot(Vec8& v) {
     v = __builtin_ia32_sqrtps256(v);
