@@ -223,17 +223,23 @@ inline __attribute__((always_inline)) void adamScalar(float& value, float gradie
 /// the ABI note about vector returns outside those targets does not apply).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
-inline __attribute__((always_inline)) void squareRoot(Vec16& v) {
-#if defined(__clang__) // clang's builtin has no mask operands
-    v = __builtin_ia32_sqrtps512(v, _MM_FROUND_CUR_DIRECTION);
+#if defined(__clang__)
+// clang checks a builtin's ISA where it is written, not where it is inlined (into the generic
+// template between it and the ISA's kernels): lane by lane, which it vectorises there.
+template <typename V> inline __attribute__((always_inline)) void squareRoot(V& v) {
+    for (int lane = 0; lane < static_cast<int>(sizeof(V) / sizeof(float)); ++lane) {
+        v[lane] = __builtin_sqrtf(v[lane]);
+    }
+}
 #else
+inline __attribute__((always_inline)) void squareRoot(Vec16& v) {
     v = __builtin_ia32_sqrtps512_mask(v, v, static_cast<unsigned short>(0xFFFF),
                                       _MM_FROUND_CUR_DIRECTION);
-#endif
 }
 inline __attribute__((always_inline)) void squareRoot(Vec8& v) {
     v = __builtin_ia32_sqrtps256(v);
 }
+#endif
 #pragma GCC diagnostic pop
 
 template <typename V>
