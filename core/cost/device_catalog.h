@@ -90,8 +90,10 @@ struct DeviceCatalog {
 DeviceCatalog parseDeviceCatalog(const nlohmann::json& document, const std::string& origin);
 /// Same, from JSON text.
 DeviceCatalog parseDeviceCatalogText(std::string_view text, const std::string& origin);
-/// Reads, parses and validates a catalog file; throws InputError (missing file, bad JSON, bad
-/// field), always naming the file.
-DeviceCatalog loadDeviceCatalog(const std::string& path);
+/// Reads, parses and validates a catalog file: a path, or the name of an installed catalog
+/// ("cpu_cores", found by findDeviceCatalog() in common/data_folders.h; `origin` is then the
+/// path found). Throws InputError (missing file or name, bad JSON, bad field), always naming
+/// the file.
+DeviceCatalog loadDeviceCatalog(const std::string& nameOrPath);
 
 } // namespace paretune
