@@ -2,6 +2,7 @@
 
 #include "workflow/tune_round_record.h"
 
+#include "common/data_folders.h"
 #include "common/input_error.h"
 #include "common/progress.h"
 #include "common/sha256.h"
@@ -62,7 +63,8 @@ void checkRequest(const DeviceCatalog& catalog, const TuneRequest& request,
             "devices",
             "modelled devices cannot be validated, so they cannot be tuned: " + modelled +
                 "; tune on this machine's measured devices (a catalog that marks "
-                "them \"cost\": \"measured\", e.g. resources/catalogs/cpu_cores.json)");
+                "them \"cost\": \"measured\", e.g. " +
+                bundledCatalogText("cpu_cores.json") + ")");
     }
     if (!absent.empty()) {
         throw InputError::forSetting("devices",
