@@ -95,8 +95,9 @@ done
 # The ONNX MIME type the desktop entry names, defined by the package.
 mime=$work/root/usr/share/mime/packages/paretune.xml
 xmllint --noout "$mime" || fail "the MIME definition is not well-formed XML"
-grep -q '<mime-type type="application/x-onnx">' "$mime" && grep -q '<glob pattern="\*.onnx"/>' "$mime" ||
-  fail "the MIME definition does not define application/x-onnx for *.onnx"
+grep -q '<mime-type type="application/x-onnx">' "$mime" ||
+  fail "the MIME definition does not define application/x-onnx"
+grep -q '<glob pattern="\*.onnx"/>' "$mime" || fail "the MIME definition has no *.onnx glob"
 grep -q '^MimeType=application/x-onnx;$' "$desktop" || fail "the desktop entry opens no ONNX files"
 if command -v update-mime-database >/dev/null; then
   mkdir -p "$work/mime/packages" && cp "$mime" "$work/mime/packages/"
