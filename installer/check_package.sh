@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the Debian package from an existing build folder (no rebuild when it is up to date) and
 # checks what it holds: the two programs in /usr/bin (stripped), the desktop entry, the icon, the
 # AppStream metadata (validated), the ONNX MIME type, the catalogs and the sample model (found by

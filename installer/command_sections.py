@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes a help2man include file with a COMMANDS section: every subcommand's --help.
 
     installer/command_sections.py PROGRAM OUTPUT

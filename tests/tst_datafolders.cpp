@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Installed data: catalogs found by name in DATADIR/paretune/catalogs beside the executable (a
 // pretend installation in a temporary folder) and in the source tree from the build folder; an
 // explicit path wins; a name found nowhere lists where it was looked for. The sample model is

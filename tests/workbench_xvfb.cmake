@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs paretune-workbench in a real X server (Xvfb) and checks that it rendered a window picture.
 # -DSTATE=pareto|timeline|profile renders that state (after a quick search) instead.
 file(REMOVE "${OUTPUT}")

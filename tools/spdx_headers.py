@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Gives every source file of Paretune its SPDX licence line (idempotent).
 
     tools/spdx_headers.py           add the line where it is missing, list what changed

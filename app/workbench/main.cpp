@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // paretune-workbench [MODEL|WORKSPACE] [--db PATH] [--catalog FILE] [--devices IDS]
 //                    [--screenshot PNG [--state graph|pareto|timeline|profile]] [--search]
 //                    [--validate] [--tune]

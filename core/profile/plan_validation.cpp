@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan_validation.h"
 
 #include "common/data_folders.h"
