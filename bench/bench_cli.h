@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The benchmarks' shared command line: --help, unknown options, the number of arguments, numbers
 // that must be positive, and exceptions. Every benchmark's main() is

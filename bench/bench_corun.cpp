@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Co-run (contention) benchmark: for each pair of real CPU devices with disjoint CPU sets, the
 // slowdowns of each beside the other (four kernel pairs), the factor the simulator uses, and the
 // wall time, over QUICK_RUNS quick runs and one full run.

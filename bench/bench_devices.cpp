@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Device micro-benchmark: figures and wall time per real CPU device, quick and full mode, and the
 // run-to-run spread of the quick mode (what a drift check sees between two runs).
 // Usage: bench_devices [QUICK_RUNS]   (default 5; prints one JSON object)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Time from opening a model in the workbench to its graph laid out and painted (offscreen).
 // Usage: bench_graphview MODEL_DIR [REPEATS [FRAME_DIR]]   (MODEL_DIR from tools/export_models.py;
 // FRAME_DIR: save the painted frames there as <model>.png and <model>_fit.png)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Responsiveness of the workbench's GUI thread while a job runs on a worker.
 // Usage: bench_gui_responsiveness [MODEL] [SECONDS]
 //   MODEL    ONNX file (default: the bundled sample model)

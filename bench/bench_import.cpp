@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Import time of real models (parse + checker + shape inference + folding + metrics).
 // Usage: bench_import MODEL_DIR [REPEATS]   (MODEL_DIR from tools/export_models.py)
 // Prints one JSON object with per-model median, min and max import time in milliseconds.

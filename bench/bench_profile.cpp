@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Profiling a real model on the CPU with LibTorch, twice, end to end.
 // Usage: bench_profile MODEL.onnx [THREADS]   (THREADS: default all cores, i.e. device `cpu`)
 // Prints one JSON object: wall time of each profiling run (every compute node measured with the

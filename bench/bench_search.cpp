@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Simulator and NSGA-II speed on real models with the example three-device catalog.
 // Usage: bench_search MODEL_DIR [CATALOG] [--reference] [--simulator-only]
 // (one thread; prints one JSON object)

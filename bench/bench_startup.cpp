@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Whole-process start-up and short-command times, as a user sees them.
 // Usage: bench_startup MODEL_DIR [RUNS]
 //   Runs each command RUNS times (default 10) after one untimed run and prints one JSON

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Sample library speed: inserting batches, the reuse lookup, listing, file size.
 // Usage: bench_store [FOLDER]   (default: a new folder under $TMPDIR; prints one JSON object)
 // Figures: creating a library (schema migration), addSamples at batch sizes 1, 100 and 1000

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Predictor training speed: the C++ (LibTorch) training of one network on 50,000 samples for
 // 60 epochs on one thread, against the same network trained from PyTorch's Python API
 // (tools/reference_train.py with /usr/bin/python3, one thread), measured in the same run.

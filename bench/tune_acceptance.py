@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The tune loop's acceptance figures (issue 16), measured on this machine; prints JSON.
 
 For each model and device set: profile the model on every device into one library (--force,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: a bundle zip archive through readBundleFiles and verifyBundle, the way
 // `paretune bundle verify ARCHIVE` reads it. The bytes go to a file in /dev/shm (libzip reads
 // files), one per process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: a bundle's manifest.json through `bundle verify` (verifyBundle) and
 // `bundle select` (bundleCandidates), beside a fixed plan.json; no device is attached.
 #include "bundle/bundle_files.h"

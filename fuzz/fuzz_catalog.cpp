@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: a device catalog (JSON) through parseDeviceCatalogText.
 #include "common/input_error.h"
 #include "cost/device_catalog.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: a serialized ONNX model (bytes) through the whole importer: protobuf parse,
 // checks, the ONNX checker, shape inference, constant folding, metrics and fingerprint.
 #include "common/input_error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: ONNX's textual syntax (onnx/defs/parser.h) through importOnnxText.
 #include "common/input_error.h"
 #include "graph/onnx_importer.h"

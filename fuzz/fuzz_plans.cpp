@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: a plans document (`paretune search --out`) through checkPlansText, the
 // reader `paretune export` uses.
 #include "search/plans_file.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs the paretune command line as a child process, for the CLI suites.
 #include "testpaths.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The broken inputs of tests/data/errors/: each `<input>.expected` names the message the
 // input must produce, as "error: <text>" (import fails) or "warning: <text>" (import succeeds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Small graphs written as text, so a test reads like the case it checks:
 //   fixtureGraph("a->b; a->c; b,c->d")

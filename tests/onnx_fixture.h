@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Test models and small graphs for the LibTorch suites (tst_oprunner, tst_executor).
 #include "graph/onnx_importer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Two-device placements of a graph for the partition suites.
 #include "graph/graph.h"

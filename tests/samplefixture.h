@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Checked-in sample libraries (tests/data/samples/*.sql, made by tools/make_predictor_fixture.sh):
 // real measurements, restored into a fresh SQLite file, so that what a test learns from them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A small placement search of the bundled sample model on the example catalog's modelled
 // devices, as the workbench runs it: a SearchOutcome the view tests share.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Where the tests find the models tools/export_models.py exported: $PARETUNE_TEST_MODELS (set by
 // ctest), else the folder CMake was configured with.

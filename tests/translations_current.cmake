@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The checked-in zh_CN translation is current: lupdate over today's sources (into a copy) finds
 # no message without a translation and none that vanished from the code. A tr() string added
 # without translating it, or a source file the translation does not scan, fails here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Deployment bundles: `paretune export`, `paretune bundle verify` and `paretune bundle select`
 // run as processes on a plan searched for the sample model (and ResNet-18), plus the core
 // functions for what a process cannot easily stage (a foreign machine's devices, crafted zips).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Device catalogs: the example loads; each broken file in tests/data/catalogs fails with a
 // message naming the file and the field.
 #include "common/input_error.h"

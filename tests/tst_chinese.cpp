@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench in Chinese: with the zh_CN translation installed, the main window, after a
 // model is shown and after a search with a plan chosen, shows no English word outside an
 // allow-list (model, node, op and device names, file names, numbers, units, product names).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The paretune command line, run as a process: output formats and exit codes.
 #include "cliprocess.h"
 #include "errorcases.h"

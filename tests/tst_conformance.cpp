@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX's own backend node tests (Debian's libonnx-testdata) on the LibTorch executor: every
 // single-node test of an op type the executor supports runs with its inputs and is compared
 // with its expected outputs. The suite prints (and writes to the build folder) a report of

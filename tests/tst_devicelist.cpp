@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Device discovery, pinning, device fingerprints, micro-benchmark and drift verdicts.
 #include "common/input_error.h"
 #include "cost/device_catalog.h"

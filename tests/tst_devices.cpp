@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CUDA discovery: compiled in when nvcc is present; a machine without a GPU or driver simply has
 // no CUDA device.
 #include "device/cuda_devices.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `paretune devices` run as a process: the table, the JSON document, --bench, exit codes.
 #include "cliprocess.h"
 #include "paretune/config.h"

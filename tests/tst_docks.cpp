@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench's docks and workflow actions: devices (real and modelled), the predictor
 // panel's report of the sample library, the log, and the actions whose engine part is missing.
 #include "devicelistmodel.h"

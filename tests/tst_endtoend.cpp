@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // End to end, offscreen: open the bundled sample, search on the example catalog's modelled
 // devices, click a point of the Pareto plot (a real mouse event at the pixel the mapping gives)
 // and check that the graph's node colours, the node table's device column and the timeline

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every broken input in tests/data/errors/ produces its own message, naming the file; none
 // crashes. Non-fatal problems (an unknown operator) import with a warning.
 #include "bundle/bundle_export.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The graph executor: one device, and plans split over several devices running concurrently,
 // whose outputs must equal the single-device outputs.
 #include "common/input_error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Operator signatures and model fingerprints: what keeps them, what changes them.
 #include "common/sha256.h"
 #include "graph/model_fingerprint.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The graph view's outline (which nodes are drawn, which are folded into groups) and its
 // Graphviz layout, on small text fixtures and on a real Swin-T.
 #include "graph/onnx_importer.h"

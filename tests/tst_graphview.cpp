@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The graph view in the workbench, offscreen: laid out on a worker, clicks and selections shared
 // with the per-layer table, colours that follow the chosen plan, find, folded groups on a real
 // Swin-T, the properties pane, and the colour scale's numbers.

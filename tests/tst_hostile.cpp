@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Hostile input never crashes: every file of tests/data/hostile/ (the models of issue 22, the
 // hand-made ones of tools/make_hostile_models.py and every input a fuzzer ever crashed on) goes
 // through `paretune inspect --json` and must end with exit 0 or 2, never a signal. A file with a

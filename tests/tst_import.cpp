@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Importer behaviour on small graphs written in ONNX's text syntax.
 #include "common/input_error.h"
 #include "graph/onnx_importer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The job runner every workbench job goes through: the latest start wins (an older job's result
 // is dropped), a failure arrives as one message (an InputError's own, or an internal error that
 // names the work), progress reaches the GUI thread and Cancel the worker, and a job abandoned or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The status bar shows one indicator (label, progress, Cancel) per running job: with a search
 // and a second job running, each has its own; a job that ends removes only its own indicator,
 // and its Cancel stops only its own job, while the other keeps running and stays visible.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The main window's default layout on laptop screens: the window fits the screen, no dock
 // covers another, the per-layer profile lists at least eight rows and Node properties its
 // whole page; a View menu with every panel; menus in the usual order; constant nodes left out

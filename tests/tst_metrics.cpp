@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // FLOPs and bytes per node, checked against hand-computed figures.
 #include "graph/onnx_importer.h"
 

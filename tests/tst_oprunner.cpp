@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The per-operator runner on LibTorch: ONNX semantics checked numerically, every compute node of
 // real models executed with the graph's static output shapes, the measurement discipline, the
 // whole-model run, RAPL counters and CPU pinning.

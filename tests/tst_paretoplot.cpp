@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Pareto dock: objective <-> pixel mapping against QCustomPlot's own, clicks on points
 // (real mouse events at the mapped pixels), comparison of two plans, the colour objective,
 // baselines, hover text and the hypervolume curve; after a tune, measured points beside the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Splitting a model into one ONNX model per device segment (core/bundle/model_partitioner):
 // every partition passes the ONNX checker, every node is in exactly one partition with its
 // original name, and each partition's inputs come from the model or from earlier partitions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Running the partitions of a bundle in order (each on its own, as a deployment runtime would,
 // tensors handed over by name) reproduces the whole model's outputs: LibTorch executor on both.
 #include "bundle/model_partitioner.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench's Validate and Export bundle actions, offscreen, on the bundled sample model:
 // a plan searched over the CPU's core devices (costs measured by a profile first) is validated
 // on those cores, stored in the library and drawn as measured lanes beside the simulated ones;

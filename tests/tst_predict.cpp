@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The predictor's torch-free parts: features of known nodes, splits that never leak a held-out
 // pair into training, accuracy metrics and the roofline baseline.
 #include "graph/onnx_importer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // paretune train / predict / adapt and search --db on real profiles of small exported models
 // (a checked-in library, tests/data/samples/predictor_library.sql): the held-out model is
 // predicted better than by the roofline, the split does not leak, the JSON has the documented

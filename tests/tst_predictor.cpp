@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The LibTorch predictor: train → store → load → predict gives identical outputs, it beats the
 // roofline on a held-out model, and it flags what it has not seen.
 #include "common/input_error.h"

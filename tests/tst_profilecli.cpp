@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `paretune profile` run as a process: every compute node measured into the sample library,
 // reuse on the second run and across models sharing operator signatures, exit codes.
 #include "cliprocess.h"

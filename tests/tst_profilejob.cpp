@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Profiling from the workbench: the job runs on a worker into the sample library, the GUI thread
 // keeps processing events meanwhile, Cancel stops it between operators and keeps what was
 // measured, and a second run reuses the stored samples; the predictor trains on them from the

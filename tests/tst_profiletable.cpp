@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The per-layer profile of a chosen plan in the node table: figures from the search's cost
 // table with their source, share of device time, per-device latency columns; sorting and
 // filtering through a proxy; a well-behaved item model while plans change.

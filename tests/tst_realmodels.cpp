@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Real architectures exported by tools/export_models.py (random weights): every tensor gets a
 // static shape, FLOPs match the architectures' known figures, fingerprints behave.
 #include "graph/onnx_importer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Shared resources of the real devices: the co-run (contention) benchmark, its factors stored
 // once per pair, and cost tables given exclusive pairs (shared cores) and measured contention.
 // No timing is asserted: figures are only checked to be finite and at least 1.

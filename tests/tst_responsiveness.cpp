@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The GUI thread stays responsive while a search job runs: a GUI-thread timer keeps ticking
 // and Cancel stops the job. (How long the timer's gaps are is measured by
 // bench/bench_gui_responsiveness, never asserted here.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `paretune samples` run as a process: table, CSV and JSON output, filters, exit codes.
 #include "cliprocess.h"
 #include "common/sha256.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Pareto search: exact hypervolume, NSGA-II against the exhaustive front on small graphs,
 // baselines on real models, determinism and cancellation.
 #include "common/input_error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `paretune search` run as a process: the JSON document, the table, --out, exit codes.
 #include "cliprocess.h"
 #include "testpaths.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The plan simulator on hand-built graphs whose makespan, peak memory and energy were computed
 // by hand (the derivations are in the comments of each row).
 #include "common/input_error.h"

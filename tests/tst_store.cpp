@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The SQLite sample library: schema and migrations, round-trips of every column, reuse lookups,
 // batch atomicity, files that are not a Paretune library, two writer processes, kill -9.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The timeline: the time <-> pixel mapping (numerically), a plan's schedule as lanes and bars,
 // zoom and pan, hover text and clicks on bars.
 #include "axismapping.h"

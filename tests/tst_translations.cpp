@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The zh_CN translation is complete: every current message of translations/paretune_zh_CN.ts is
 // translated, and each translation keeps the source's placeholders (%1, %n, ...).
 #include "testpaths.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `paretune tune` run as a process on tiny_cnn: rounds of search → validate → learn stored in
 // the library, the plans document with measured figures and checked claims, determinism for a
 // fixed seed, resuming (also after SIGKILL in the middle of a round) and the refusals with exit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench's Tune (Workflow > Tune), offscreen, on tiny_cnn over two CPU cores profiled
 // first: the job runs core's tune loop on a worker, the last round's front is shown as a search
 // with the plans measured in that round beside their simulated points (p10–p90 error bars), the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `paretune validate` run as a process: profile on cpu:0 and cpu:1, search with the measured
 // samples, validate a plan of the front (measured vs predicted, stored in the library with the
 // existing samples kept), and the refusals with exit code 2.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench window, offscreen: loads on a worker, shows the model, the latest load wins,
 // failures are reported, and the node table is a well-behaved item model.
 #include "errorcases.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Persistence: the .paretune workspace (round trip, clear errors for bad files, reopening the
 // chosen plan), recent files, the window layout in QSettings, and opening by drag-and-drop.
 #include "common/input_error.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs paretune-workbench in a real X server (Xvfb) and checks that it rendered a window picture.
 # -DSTATE=pareto|timeline|profile|window renders that state (after a quick search) instead.
 # -DWHOLE_WINDOW=ON: the picture is the whole window, which must be the screen's size (1280x800:

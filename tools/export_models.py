@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Export real network architectures with random weights to ONNX.
 
 The exports form a cache folder for Paretune's integration tests:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Generate the broken model files under tests/data/errors/.
 
 Every case is tiny and deterministic (opset 13); re-running rewrites the

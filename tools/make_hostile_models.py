@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Generate the hand-made hostile models under tests/data/hostile/.
 
 Each model is tiny and deterministic (opset 13) and breaks one promise the

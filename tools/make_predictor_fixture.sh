@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Makes tests/data/samples/predictor_library.sql: a real sample library, measured once, that the
 # predictor's accuracy tests train on (so their outcome does not depend on the machine that runs
 # them, nor on its noise while they run).

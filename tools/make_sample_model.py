@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Generate resources/models/sample.onnx, the GUI's bundled sample model.
 
 A narrow residual CNN for [1, 3, 64, 64] inputs: stem conv, three residual

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Protobuf-level mutation sweep of ONNX models through `paretune inspect`.
 
 Each mutant changes one or a few fields of a real model the way a broken

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Python reference of Paretune's placement problem: the seed's approach.
 
 A plain-Python list-scheduling simulator of a placement (devices run one node at a time in a

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The predictor's network trained from PyTorch's Python API: the reference bench_train
 compares the C++ (LibTorch) training against. Same architecture (op and device embeddings of
 32, numeric projection to 32, 96 -> 128 -> 128 -> 2 heads), masked Huber loss, Adam lr 1e-3,

@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+101"/>
+        <location filename="../app/workbench/main.cpp" line="+105"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -57,7 +57,7 @@
 <context>
     <name>paretune::AdaptJob</name>
     <message>
-        <location filename="../widgets/adaptjob.cpp" line="+19"/>
+        <location filename="../widgets/adaptjob.cpp" line="+20"/>
         <source>adapting the predictor</source>
         <translation type="unfinished"></translation>
     </message>
@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+153"/>
+        <location filename="../widgets/planjobs.cpp" line="+154"/>
         <source>exporting the bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -83,7 +83,7 @@
 <context>
     <name>paretune::DeviceController</name>
     <message>
-        <location filename="../widgets/devicecontroller.cpp" line="+32"/>
+        <location filename="../widgets/devicecontroller.cpp" line="+33"/>
         <source>Discovering devices...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -126,7 +126,7 @@
 <context>
     <name>paretune::DeviceListModel</name>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="+14"/>
+        <location filename="../widgets/devicelistmodel.cpp" line="+15"/>
         <source>CPU</source>
         <translation type="unfinished"></translation>
     </message>
@@ -220,7 +220,7 @@
 <context>
     <name>paretune::DocumentController</name>
     <message>
-        <location filename="../widgets/documentcontroller.cpp" line="+34"/>
+        <location filename="../widgets/documentcontroller.cpp" line="+35"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -301,7 +301,7 @@
 <context>
     <name>paretune::GraphOverview</name>
     <message>
-        <location filename="../widgets/graphoverview.cpp" line="+10"/>
+        <location filename="../widgets/graphoverview.cpp" line="+11"/>
         <source>Overview: click or drag to move the view</source>
         <translation type="unfinished"></translation>
     </message>
@@ -309,7 +309,7 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="+44"/>
+        <location filename="../widgets/graphview.cpp" line="+45"/>
         <source>Colour by:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -399,7 +399,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+95"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+96"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -460,7 +460,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::JobRunner</name>
     <message>
-        <location filename="../widgets/jobrunner.cpp" line="+101"/>
+        <location filename="../widgets/jobrunner.cpp" line="+102"/>
         <location line="+2"/>
         <source>Internal error while %1: %2</source>
         <translation type="unfinished"></translation>
@@ -474,7 +474,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::JobStatusWidget</name>
     <message>
-        <location filename="../widgets/jobstatuswidget.cpp" line="+12"/>
+        <location filename="../widgets/jobstatuswidget.cpp" line="+13"/>
         <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
@@ -482,7 +482,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+35"/>
+        <location filename="../widgets/mainwindow.cpp" line="+36"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
@@ -600,7 +600,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::MeasuredPoint</name>
     <message>
-        <location filename="../widgets/measuredpoints.cpp" line="+53"/>
+        <location filename="../widgets/measuredpoints.cpp" line="+54"/>
         <source>latency %1 ms (p10 %2, p90 %3, %4 runs), predicted %5 ms, error %6%7 %</source>
         <translation type="unfinished"></translation>
     </message>
@@ -613,7 +613,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ModelLoader</name>
     <message>
-        <location filename="../widgets/modelloader.cpp" line="+15"/>
+        <location filename="../widgets/modelloader.cpp" line="+16"/>
         <source>importing %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -621,7 +621,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="+34"/>
+        <location filename="../widgets/nodeproperties.cpp" line="+35"/>
         <source>weight</source>
         <translation type="unfinished"></translation>
     </message>
@@ -746,7 +746,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphdock.cpp" line="+16"/>
+        <location filename="../widgets/graphdock.cpp" line="+17"/>
         <source>Node properties</source>
         <translation type="unfinished"></translation>
     </message>
@@ -754,7 +754,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="+21"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="+22"/>
         <location line="+85"/>
         <location line="+4"/>
         <source>measured</source>
@@ -917,7 +917,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/objectivetexts.cpp" line="+20"/>
+        <location filename="../widgets/objectivetexts.cpp" line="+21"/>
         <source>ms</source>
         <translation type="unfinished"></translation>
     </message>
@@ -977,7 +977,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+60"/>
+        <location filename="../widgets/paretoplot.cpp" line="+61"/>
         <source>X:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1099,7 +1099,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot_compare.cpp" line="+40"/>
+        <location filename="../widgets/paretoplot_compare.cpp" line="+41"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1125,7 +1125,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+57"/>
+        <location filename="../widgets/placementsearch.cpp" line="+58"/>
         <source>searching placements</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1216,7 +1216,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+21"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+22"/>
         <source>No sample library opened yet.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1312,7 +1312,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="+27"/>
+        <location filename="../widgets/profilejob.cpp" line="+28"/>
         <source>profiling</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1325,7 +1325,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ProfilingController</name>
     <message>
-        <location filename="../widgets/profilingcontroller.cpp" line="+33"/>
+        <location filename="../widgets/profilingcontroller.cpp" line="+34"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1501,7 +1501,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::SearchController</name>
     <message>
-        <location filename="../widgets/searchcontroller.cpp" line="+48"/>
+        <location filename="../widgets/searchcontroller.cpp" line="+49"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1691,7 +1691,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+55"/>
+        <location filename="../widgets/timelineview.cpp" line="+56"/>
         <location line="+38"/>
         <source>transfer</source>
         <translation type="unfinished"></translation>
@@ -1725,7 +1725,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="+31"/>
+        <location filename="../widgets/trainjob.cpp" line="+32"/>
         <source>training</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1778,7 +1778,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneController</name>
     <message>
-        <location filename="../widgets/tunecontroller.cpp" line="+49"/>
+        <location filename="../widgets/tunecontroller.cpp" line="+50"/>
         <source>Search, validate plans along the front and the best baselines on this machine&apos;s devices, learn from what was measured, and search again</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1870,7 +1870,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneDialog</name>
     <message>
-        <location filename="../widgets/tunedialog.cpp" line="+25"/>
+        <location filename="../widgets/tunedialog.cpp" line="+26"/>
         <source>Tune</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1898,7 +1898,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+73"/>
+        <location filename="../widgets/tunejob.cpp" line="+74"/>
         <source>tuning</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1934,7 +1934,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TunePanel</name>
     <message>
-        <location filename="../widgets/tunepanel.cpp" line="+53"/>
+        <location filename="../widgets/tunepanel.cpp" line="+54"/>
         <source>No tune yet: Workflow &gt; Tune searches, validates plans on this machine&apos;s devices and learns from them, round by round.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1988,7 +1988,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneRoundsModel</name>
     <message>
-        <location filename="../widgets/tuneroundsmodel.cpp" line="+31"/>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+32"/>
         <source>library costs only</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2064,7 +2064,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WindowLayout</name>
     <message>
-        <location filename="../widgets/windowlayout.cpp" line="+101"/>
+        <location filename="../widgets/windowlayout.cpp" line="+102"/>
         <source>&amp;Default layout</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2077,7 +2077,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WorkbenchLog</name>
     <message>
-        <location filename="../widgets/workbenchlog.cpp" line="+28"/>
+        <location filename="../widgets/workbenchlog.cpp" line="+29"/>
         <source>Failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2090,7 +2090,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WorkspaceController</name>
     <message>
-        <location filename="../widgets/workspacecontroller.cpp" line="+63"/>
+        <location filename="../widgets/workspacecontroller.cpp" line="+64"/>
         <source>Open &amp;workspace...</source>
         <translation type="unfinished"></translation>
     </message>

@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+101"/>
+        <location filename="../app/workbench/main.cpp" line="+105"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation>将神经网络算子放置到本机的设备上。</translation>
     </message>
@@ -57,7 +57,7 @@
 <context>
     <name>paretune::AdaptJob</name>
     <message>
-        <location filename="../widgets/adaptjob.cpp" line="+19"/>
+        <location filename="../widgets/adaptjob.cpp" line="+20"/>
         <source>adapting the predictor</source>
         <translation>调整预测器</translation>
     </message>
@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+153"/>
+        <location filename="../widgets/planjobs.cpp" line="+154"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -83,7 +83,7 @@
 <context>
     <name>paretune::DeviceController</name>
     <message>
-        <location filename="../widgets/devicecontroller.cpp" line="+32"/>
+        <location filename="../widgets/devicecontroller.cpp" line="+33"/>
         <source>Discovering devices...</source>
         <translation>正在发现设备...</translation>
     </message>
@@ -126,7 +126,7 @@
 <context>
     <name>paretune::DeviceListModel</name>
     <message>
-        <location filename="../widgets/devicelistmodel.cpp" line="+14"/>
+        <location filename="../widgets/devicelistmodel.cpp" line="+15"/>
         <source>CPU</source>
         <translation>处理器 (CPU)</translation>
     </message>
@@ -218,7 +218,7 @@
 <context>
     <name>paretune::DocumentController</name>
     <message>
-        <location filename="../widgets/documentcontroller.cpp" line="+34"/>
+        <location filename="../widgets/documentcontroller.cpp" line="+35"/>
         <source>No model open. Use File &gt; Open to import an ONNX model.</source>
         <translation>未打开模型。请使用“文件 &gt; 打开”导入 ONNX 模型。</translation>
     </message>
@@ -298,7 +298,7 @@
 <context>
     <name>paretune::GraphOverview</name>
     <message>
-        <location filename="../widgets/graphoverview.cpp" line="+10"/>
+        <location filename="../widgets/graphoverview.cpp" line="+11"/>
         <source>Overview: click or drag to move the view</source>
         <translation>概览：单击或拖动以移动视图</translation>
     </message>
@@ -306,7 +306,7 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="+44"/>
+        <location filename="../widgets/graphview.cpp" line="+45"/>
         <source>Colour by:</source>
         <translation>着色依据：</translation>
     </message>
@@ -396,7 +396,7 @@ Double-click to expand</source>
 双击展开</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+95"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+96"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1 计算 &amp;nbsp; %2 无运行时开销 &amp;nbsp; %3 折叠的分组&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案，即可按设备着色。&lt;/i&gt;</translation>
     </message>
@@ -456,7 +456,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::JobRunner</name>
     <message>
-        <location filename="../widgets/jobrunner.cpp" line="+101"/>
+        <location filename="../widgets/jobrunner.cpp" line="+102"/>
         <location line="+2"/>
         <source>Internal error while %1: %2</source>
         <translation>%1 时发生内部错误：%2</translation>
@@ -470,7 +470,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::JobStatusWidget</name>
     <message>
-        <location filename="../widgets/jobstatuswidget.cpp" line="+12"/>
+        <location filename="../widgets/jobstatuswidget.cpp" line="+13"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -478,7 +478,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+35"/>
+        <location filename="../widgets/mainwindow.cpp" line="+36"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
@@ -596,7 +596,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::MeasuredPoint</name>
     <message>
-        <location filename="../widgets/measuredpoints.cpp" line="+53"/>
+        <location filename="../widgets/measuredpoints.cpp" line="+54"/>
         <source>latency %1 ms (p10 %2, p90 %3, %4 runs), predicted %5 ms, error %6%7 %</source>
         <translation>延迟 %1 ms（p10 %2，p90 %3，%4 次运行），预测 %5 ms，误差 %6%7 %</translation>
     </message>
@@ -609,7 +609,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ModelLoader</name>
     <message>
-        <location filename="../widgets/modelloader.cpp" line="+15"/>
+        <location filename="../widgets/modelloader.cpp" line="+16"/>
         <source>importing %1</source>
         <translation>导入 %1</translation>
     </message>
@@ -617,7 +617,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="+34"/>
+        <location filename="../widgets/nodeproperties.cpp" line="+35"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
@@ -742,7 +742,7 @@ Double-click to expand</source>
         <translation>此设备不支持</translation>
     </message>
     <message>
-        <location filename="../widgets/graphdock.cpp" line="+16"/>
+        <location filename="../widgets/graphdock.cpp" line="+17"/>
         <source>Node properties</source>
         <translation>节点属性</translation>
     </message>
@@ -750,7 +750,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="+21"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="+22"/>
         <location line="+85"/>
         <location line="+4"/>
         <source>measured</source>
@@ -913,7 +913,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/objectivetexts.cpp" line="+20"/>
+        <location filename="../widgets/objectivetexts.cpp" line="+21"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
@@ -973,7 +973,7 @@ Double-click to expand</source>
         <translation>峰值内存（MiB）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot.cpp" line="+60"/>
+        <location filename="../widgets/paretoplot.cpp" line="+61"/>
         <source>X:</source>
         <translation>X：</translation>
     </message>
@@ -1094,7 +1094,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>方案 %1（基线 %2）</translation>
     </message>
     <message>
-        <location filename="../widgets/paretoplot_compare.cpp" line="+40"/>
+        <location filename="../widgets/paretoplot_compare.cpp" line="+41"/>
         <source>&lt;b&gt;Plan %1 vs plan %2&lt;/b&gt; (simulated; costs %3):</source>
         <translation>&lt;b&gt;方案 %1 对比方案 %2&lt;/b&gt;（模拟；开销%3）：</translation>
     </message>
@@ -1119,7 +1119,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+57"/>
+        <location filename="../widgets/placementsearch.cpp" line="+58"/>
         <source>searching placements</source>
         <translation>搜索放置方案</translation>
     </message>
@@ -1210,7 +1210,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+21"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+22"/>
         <source>No sample library opened yet.</source>
         <translation>尚未打开样本库。</translation>
     </message>
@@ -1305,7 +1305,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ProfileJob</name>
     <message>
-        <location filename="../widgets/profilejob.cpp" line="+27"/>
+        <location filename="../widgets/profilejob.cpp" line="+28"/>
         <source>profiling</source>
         <translation>性能分析</translation>
     </message>
@@ -1318,7 +1318,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ProfilingController</name>
     <message>
-        <location filename="../widgets/profilingcontroller.cpp" line="+33"/>
+        <location filename="../widgets/profilingcontroller.cpp" line="+34"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
@@ -1494,7 +1494,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::SearchController</name>
     <message>
-        <location filename="../widgets/searchcontroller.cpp" line="+48"/>
+        <location filename="../widgets/searchcontroller.cpp" line="+49"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
     </message>
@@ -1684,7 +1684,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+55"/>
+        <location filename="../widgets/timelineview.cpp" line="+56"/>
         <location line="+38"/>
         <source>transfer</source>
         <translation>传输</translation>
@@ -1718,7 +1718,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TrainJob</name>
     <message>
-        <location filename="../widgets/trainjob.cpp" line="+31"/>
+        <location filename="../widgets/trainjob.cpp" line="+32"/>
         <source>training</source>
         <translation>训练</translation>
     </message>
@@ -1771,7 +1771,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneController</name>
     <message>
-        <location filename="../widgets/tunecontroller.cpp" line="+49"/>
+        <location filename="../widgets/tunecontroller.cpp" line="+50"/>
         <source>Search, validate plans along the front and the best baselines on this machine&apos;s devices, learn from what was measured, and search again</source>
         <translation>搜索，在本机设备上验证前沿上的方案和最佳基线，从实测结果中学习，然后再次搜索</translation>
     </message>
@@ -1862,7 +1862,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneDialog</name>
     <message>
-        <location filename="../widgets/tunedialog.cpp" line="+25"/>
+        <location filename="../widgets/tunedialog.cpp" line="+26"/>
         <source>Tune</source>
         <translation>调优</translation>
     </message>
@@ -1890,7 +1890,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+73"/>
+        <location filename="../widgets/tunejob.cpp" line="+74"/>
         <source>tuning</source>
         <translation>调优</translation>
     </message>
@@ -1925,7 +1925,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TunePanel</name>
     <message>
-        <location filename="../widgets/tunepanel.cpp" line="+53"/>
+        <location filename="../widgets/tunepanel.cpp" line="+54"/>
         <source>No tune yet: Workflow &gt; Tune searches, validates plans on this machine&apos;s devices and learns from them, round by round.</source>
         <translation>尚未调优：工作流 &gt; 调优会逐轮搜索、在本机设备上验证方案并从中学习。</translation>
     </message>
@@ -1977,7 +1977,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneRoundsModel</name>
     <message>
-        <location filename="../widgets/tuneroundsmodel.cpp" line="+31"/>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+32"/>
         <source>library costs only</source>
         <translation>仅样本库成本</translation>
     </message>
@@ -2053,7 +2053,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WindowLayout</name>
     <message>
-        <location filename="../widgets/windowlayout.cpp" line="+101"/>
+        <location filename="../widgets/windowlayout.cpp" line="+102"/>
         <source>&amp;Default layout</source>
         <translation>默认布局(&amp;D)</translation>
     </message>
@@ -2066,7 +2066,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WorkbenchLog</name>
     <message>
-        <location filename="../widgets/workbenchlog.cpp" line="+28"/>
+        <location filename="../widgets/workbenchlog.cpp" line="+29"/>
         <source>Failed: %1</source>
         <translation>失败：%1</translation>
     </message>
@@ -2079,7 +2079,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WorkspaceController</name>
     <message>
-        <location filename="../widgets/workspacecontroller.cpp" line="+63"/>
+        <location filename="../widgets/workspacecontroller.cpp" line="+64"/>
         <source>Open &amp;workspace...</source>
         <translation>打开工作区(&amp;W)...</translation>
     </message>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "devicecontroller.h"
 
 #include "common/input_error.h"

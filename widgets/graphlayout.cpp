@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "graphlayout.h"
 
 // Graphviz's accessor macros (ND_coord, ED_spl, ...) are C casts.

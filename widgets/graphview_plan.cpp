@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // GraphView's colouring by the chosen plan: the fill of every box (by device, or by latency on
 // its device), the legend saying what the colours mean and where the figures came from, the
 // transfers between devices on the edges, and the plan's line in every tooltip.

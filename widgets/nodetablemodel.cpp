@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "nodetablemodel.h"
 
 #include "graph/onnx_importer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Pareto plot's comparison of two plans: the objective deltas and the nodes whose device
 // differs, below the plot.
 #include "paretoplot.h"

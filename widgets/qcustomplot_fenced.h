@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // qcustomplot.h uses the lower-case Qt keywords that QT_NO_KEYWORDS removes: include it through
 // this header, which defines them around the include only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "devices_command.h"
 
 #include "common/input_error.h"
@@ -399,8 +400,8 @@ void addDevicesCommand(CLI::App& app) {
         "devices", "List this machine's devices (and a catalog's modelled devices) with their "
                    "fingerprints and key figures");
     cmd->add_option("--catalog", args->catalog,
-                    "Device catalog (paretune.devices/1 JSON); its devices are listed as "
-                    "modelled");
+                    "Device catalog (paretune.devices/1 JSON: a file, or an installed catalog's "
+                    "name such as example); its devices are listed as modelled");
     cmd->add_flag("--bench", args->bench,
                   "Run the quick micro-benchmark (GEMM GFLOP/s, memory GB/s, dispatch µs) on "
                   "every real CPU device, store it in the sample library and mark the device's "

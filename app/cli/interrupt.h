@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // SIGINT and SIGTERM during a long command: the first asks it to stop at its next safe point,
 // where what it has done so far is committed; a second ends the process at once.

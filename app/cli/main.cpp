@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // paretune: command-line front end. Exit codes: 0 ok, 1 internal error, 2 bad input.
 #include "bundle_command.h"
 #include "common/input_error.h"

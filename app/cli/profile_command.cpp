@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "profile_command.h"
 
 #include "interrupt.h"
@@ -255,7 +256,9 @@ void addProfileCommand(CLI::App& app) {
         ->required();
     cmd->add_option("--db", args->db,
                     "Sample library (default $XDG_DATA_HOME/paretune/samples.db)");
-    cmd->add_option("--catalog", args->catalog, "Device catalog giving power for modelled energy");
+    cmd->add_option("--catalog", args->catalog,
+                    "Device catalog giving power for modelled energy (a file, or an "
+                    "installed catalog's name)");
     cmd->add_option("--repeats", args->repeats,
                     "Timed runs per round (default: enough for 50 ms, at least 5)");
     cmd->add_flag("--force", args->force, "Measure again even what the library already holds");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "search_command.h"
 
 #include "terminal_progress.h"
@@ -188,7 +189,8 @@ void addSearchCommand(CLI::App& app) {
     cmd->add_option("--devices", args->devices, "Devices to place on, e.g. cpu,gpu,npu")
         ->required();
     cmd->add_option("--catalog", args->catalog,
-                    "Device catalog (paretune.devices/1 JSON) the costs are modelled from")
+                    "Device catalog the costs are modelled from (paretune.devices/1 JSON: a "
+                    "file, or an installed catalog's name such as example)")
         ->required();
     cmd->add_option("--db", args->db,
                     "Sample library: measured and predicted costs for the catalog's measured "

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Plain-text tables of the CLI: columns as wide as their widest entry, so no name is cut.
 

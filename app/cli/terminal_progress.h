@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Progress of a long command on stderr, only when stderr is a terminal (never in a pipe or a log).
 #include "common/progress.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "tune_command.h"
 
 #include "search_command.h"
@@ -187,8 +188,8 @@ void addTuneCommand(CLI::App& app) {
                     "Real devices to place on, e.g. cpu:0,cpu:1,cpu (see paretune devices)")
         ->required();
     cmd->add_option("--catalog", args->catalog,
-                    "Device catalog marking the devices measured (e.g. "
-                    "resources/catalogs/cpu_cores.json)")
+                    "Device catalog marking the devices measured: a file, or an installed "
+                    "catalog's name (e.g. cpu_cores)")
         ->required();
     cmd->add_option("--db", args->db,
                     "Sample library with the model's samples on every device; the rounds are "

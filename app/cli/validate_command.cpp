@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "validate_command.h"
 
 #include "table_text.h"
@@ -215,7 +216,8 @@ void addValidateCommand(CLI::App& app) {
     cmd->add_option("--db", args->db,
                     "Sample library (default $XDG_DATA_HOME/paretune/samples.db)");
     cmd->add_option("--catalog", args->catalog,
-                    "Device catalog (default: the one the plans were searched with)");
+                    "Device catalog, a file or an installed catalog's name (default: the one "
+                    "the plans were searched with)");
     cmd->add_option("--repeats", args->repeats, "Timed runs of the whole plan (default 20)");
     cmd->add_option("--warmup", args->warmup, "Untimed runs first (default 2)");
     cmd->add_flag("--json", args->json, "Machine-readable output");

@@ -1,7 +1,11 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // paretune-workbench [MODEL|WORKSPACE] [--db PATH] [--catalog FILE] [--devices IDS]
 //                    [--screenshot PNG [--state graph|pareto|timeline|profile|tune|window]]
 //                    [--search] [--validate] [--tune]
-// Opens MODEL (or a .paretune workspace), or the bundled sample model when none is given.
+// Opens MODEL (or a .paretune workspace), or the sample model when none is given (the installed
+// one, else the copy in the resources).
+#include "common/data_folders.h"
+#include "common/input_error.h"
 #include "mainwindow.h"
 #include "paretoplot.h"
 #include "paretune/config.h"
@@ -209,7 +213,16 @@ int main(int argc, char** argv) {
         QString error;
         const QMetaObject::Connection c = QObject::connect(
             &window, &paretune::MainWindow::errorShown, [&error](const QString& m) { error = m; });
-        const bool ok = window.setCatalogPath(parser.value(catalogOption));
+        // A name ("cpu_cores") means an installed catalog, found as the CLI finds it.
+        QString path;
+        try {
+            path = QString::fromStdString(
+                paretune::findDeviceCatalog(parser.value(catalogOption).toStdString()));
+        } catch (const paretune::InputError& e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            return 2;
+        }
+        const bool ok = window.setCatalogPath(path);
         QObject::disconnect(c);
         if (!ok) {
             std::fprintf(stderr, "%s\n", qPrintable(error));
@@ -297,7 +310,13 @@ int main(int argc, char** argv) {
     }
     const QStringList args = parser.positionalArguments();
     if (args.isEmpty()) {
-        window.openSampleModel();
+        // Installed, the sample is a file of the package (a real path, as the CLI would take);
+        // run from a build folder, the copy in the resources.
+        if (const auto sample = paretune::installedSampleModel()) {
+            window.openPath(QString::fromStdString(sample->string()));
+        } else {
+            window.openSampleModel();
+        }
     } else {
         window.openPath(args.first());
     }

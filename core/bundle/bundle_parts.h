@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // For core/bundle's own files: the parts of a bundle that buildBundle assembles (the devices of
 // the manifest, profile.csv, README.md) and the text helpers they share.

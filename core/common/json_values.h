@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Small conversions to JSON shared by the documents core writes and the CLI's --json output.
 #include <nlohmann/json_fwd.hpp>

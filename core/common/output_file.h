@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Writing output files so that nobody ever sees half of one, and nothing that is not an output
 // file of ours is replaced.

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "device_catalog.h"
 
+#include "common/data_folders.h"
 #include "common/input_error.h"
 #include "common/input_file.h"
 #include "common/json_reader.h"
@@ -369,7 +371,8 @@ DeviceCatalog parseDeviceCatalogText(std::string_view text, const std::string& o
     return parseDeviceCatalog(parseJsonDocument(text, origin), origin);
 }
 
-DeviceCatalog loadDeviceCatalog(const std::string& path) {
+DeviceCatalog loadDeviceCatalog(const std::string& nameOrPath) {
+    const std::string path = findDeviceCatalog(nameOrPath);
     return parseDeviceCatalogText(readInputFile(path, "device catalog"), path);
 }
 

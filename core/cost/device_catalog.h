@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -90,8 +91,10 @@ struct DeviceCatalog {
 DeviceCatalog parseDeviceCatalog(const nlohmann::json& document, const std::string& origin);
 /// Same, from JSON text.
 DeviceCatalog parseDeviceCatalogText(std::string_view text, const std::string& origin);
-/// Reads, parses and validates a catalog file; throws InputError (missing file, bad JSON, bad
-/// field), always naming the file.
-DeviceCatalog loadDeviceCatalog(const std::string& path);
+/// Reads, parses and validates a catalog file: a path, or the name of an installed catalog
+/// ("cpu_cores", found by findDeviceCatalog() in common/data_folders.h; `origin` is then the
+/// path found). Throws InputError (missing file or name, bad JSON, bad field), always naming
+/// the file.
+DeviceCatalog loadDeviceCatalog(const std::string& nameOrPath);
 
 } // namespace paretune

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The kernels of the device micro-benchmarks (micro_benchmark.cpp, corun_benchmark.cpp): code we
 // control, so a figure means the same thing on every machine and under every BLAS. Private to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Compiled by nvcc (CUDA runtime only); keep it free of C++20 features.
 #include "cuda_devices.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "micro_benchmark.h"
 
 #include "benchmark_kernels.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The folding driver: picks the rule for a node's operator, reads the rule's inputs from the
 // node's constant inputs and attributes by opset, and turns a rule that declines into "not
 // foldable". The rules themselves are in constant_folding_rules.h.

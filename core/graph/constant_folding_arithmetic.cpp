@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Folding rules that compute values: elementwise arithmetic, comparisons and logic, casts, Where,
 // Range and reductions, each in the element type's own arithmetic (see constant_folding_rules.h).
 #include "constant_folding_rules.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Folding rules that move values without computing new ones: Gather, Slice, Concat, the Reshape
 // family, Transpose, Expand, Tile, ScatterND and Split (see constant_folding_rules.h).
 #include "constant_folding_rules.h"

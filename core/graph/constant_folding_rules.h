@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to constant folding (constant_folding*.cpp). The folding rules, one per operator and
 // grouped by family (constant_folding_arithmetic.cpp computes values, constant_folding_movement.cpp

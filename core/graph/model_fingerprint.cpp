@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model_fingerprint.h"
 
 #include "common/sha256.h"

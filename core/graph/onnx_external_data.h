@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the ONNX importer's files: it includes ONNX's protobuf classes. Tensor data kept in
 // files beside the model (ONNX external data), and the rules for the paths a model names: only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The end of an import: the Graph built from the prepared model and what the shape evaluator
 // learnt (tensors, nodes, edges, metrics, signatures, fingerprint).
 #include "model_fingerprint.h"

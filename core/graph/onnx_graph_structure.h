@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the ONNX importer's files: it includes ONNX's protobuf classes. The structure of an
 // ONNX graph, apart from what its nodes compute: the values a node's subgraphs read from the

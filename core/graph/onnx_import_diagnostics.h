@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the ONNX importer's files (onnx_*.cpp, shape_evaluator*.cpp): it includes ONNX's
 // protobuf classes. How the importer's pieces report what they find: an error that ends the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // For the importer's own files: the import session (onnx_importer.cpp) and the Graph it builds
 // at the end (onnx_graph_build.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The import session: parses the file, checks what the rest of the importer relies on (stored
 // tensors, input shapes, node order, the ONNX checker), has the shape evaluator walk the nodes
 // and builds the Graph from what it learnt, collecting the diagnostics on the way.

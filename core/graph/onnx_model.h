@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // For core's own .cpp files only: it includes ONNX's protobuf classes, which no header that the
 // rest of the code includes may carry.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "onnx_tensor_codec.h"
 
 #include "onnx_import_diagnostics.h"

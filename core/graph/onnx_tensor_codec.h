@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the ONNX importer's files: it includes ONNX's protobuf classes. Tensors and
 // attributes as an ONNX file stores them, read into the Graph's values: the raw and the typed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "shape_evaluator.h"
 
 #include "constant_folding.h"

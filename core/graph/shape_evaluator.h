@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the ONNX importer's files: it includes ONNX's protobuf classes. The importer's
 // static shape interpreter: it evaluates a graph's nodes in topological order, knowing for each

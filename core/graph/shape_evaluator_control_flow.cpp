@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The parts of ShapeEvaluator that go beyond one tensor-valued node: ONNX sequences, tracked
 // element by element, and control flow, evaluated through the subgraphs it runs (a Loop with a
 // constant trip count unrolled, the branch an If with a constant condition takes).

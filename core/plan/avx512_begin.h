@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // No include guard: included once where code compiled for AVX-512 begins, and closed by
 // avx512_end.h. Everything between is compiled for that target and may be called only where the
 // CPU has it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // No include guard: closes what avx512_begin.h opened.
 #pragma GCC diagnostic pop
 #if defined(__clang__)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Simulator's schedule: run(), the one scheduling core, the objectives of a finished schedule,
 // and the two ways in, evaluate() and simulate().
 #include "simulator.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Simulator::evaluateBatch: run()'s schedule for eight plans at once, one per AVX-512 lane.
 //
 // The graph, the priority order and so the loops over steps, inputs and outputs are the same

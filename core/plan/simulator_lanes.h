@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to Simulator::evaluateBatch (plan/simulator_batch.cpp): the operations its vector core
 // is written in, on eight plans at once, one per AVX-512 lane. They are compiled for AVX-512

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Simulator's construction: the flat tables built once from the graph and the cost table, the
 // steps laid out in the priority order, and the conversions between plans and genomes.
 #include "simulator.h"

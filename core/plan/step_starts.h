@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to Simulator (plan/simulator*.cpp): the start times of the runs on each device, a row
 // per device with sentinels on each side, and the searches over a row that the sentinels let

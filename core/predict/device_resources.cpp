@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "device_resources.h"
 
 #include "cost/cost_table.h"

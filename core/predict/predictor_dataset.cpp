@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "predictor_dataset.h"
 
 #include "store/benchmark_drift.h"

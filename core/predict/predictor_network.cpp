@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The predictor network's hand-written training step (NetStep) and its self-check against
 // LibTorch autograd.
 #include "predictor_network.h"

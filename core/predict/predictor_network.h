@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Inside the LibTorch module only: the learned predictor's network, its training step written
 // out by hand, and the one thread the predictor's work runs on.

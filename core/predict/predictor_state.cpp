@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The predictor's state apart from its weights: vocabulary and device look-ups, the ratio
 // target's calibration and reference, and rows as standardised tensors.
 #include "predictor_state.h"

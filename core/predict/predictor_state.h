@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Inside the LibTorch module only: what a trained predictor holds (op vocabulary, devices,
 // normalisation statistics, the ratio target's calibration, the ensemble's networks) and how

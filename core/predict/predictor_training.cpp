@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "predictor_training.h"
 
 #include "accuracy_metrics.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The trained ensemble behind PerformancePredictor: prediction and few-shot adaptation.
 #include "torch_predictor.h"
 

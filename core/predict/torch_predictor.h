@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Inside the LibTorch module only: the trained ensemble behind PerformancePredictor, made by
 // training (torch_predictor_training.cpp) or from a stored record (torch_predictor_record.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The predictor's stored record: TorchPredictor::toRecord and torch_impl::loadPredictor, each
 // the other's inverse (the training set's figures as JSON, the members' weights as a LibTorch
 // archive).

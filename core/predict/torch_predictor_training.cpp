@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Training the predictor (torch_impl::trainPredictor): the vocabulary, normalisation and
 // calibration of the training rows, then each ensemble member on its bootstrap resample with the
 // hand-written step (NetStep) and a fused Adam.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Raw-float kernels of the predictor's training step (predictor_network.cpp): at this

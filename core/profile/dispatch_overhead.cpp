@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "dispatch_overhead.h"
 
 #include "cpu_affinity.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The graph executor on LibTorch, one device in the calling thread (a CUDA device through the
 // plan executor, plan_executor.cpp), and what LibTorch supports.
 #include "graph_executor.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What executing a graph needs, prepared once (GraphProgram), its single-device run, and the
 // thread settings a device runs under.
 #include "graph_program.h"

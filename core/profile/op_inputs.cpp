@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Inputs that make each ONNX operator meaningful: the graph's constants, shape-like inputs
 // derived from the node's static output shape, and random values valid for each input's role.
 #include "op_kernel_context.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the operator kernels (op_kernels*.cpp, op_inputs.cpp): what a kernel sees of its
 // node, the table the dispatcher (op_kernels.cpp) looks kernels up in, the helpers several

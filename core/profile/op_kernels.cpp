@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX operator dispatch: the table of kernels by operator type, filled by the operator
 // families (op_kernels_<family>.cpp), and running a node with it.
 #include "op_kernel_context.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to paretune_torch: includes ATen. Only the operator kernels (op_kernels*.cpp,
 // op_inputs.cpp, tensor_conversion.cpp), op_runner.cpp and the graph executor (through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX element-wise operators and activations on ATen.
 #include "op_kernel_context.h"
 

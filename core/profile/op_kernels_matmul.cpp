@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX matrix products on ATen: MatMul, Gemm, Einsum.
 #include "op_kernel_context.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX reductions and normalisations on ATen: Reduce*, Softmax, LogSoftmax,
 // BatchNormalization, LayerNormalization.
 #include "op_kernel_context.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX operators that change shape or layout, index, or make tensors, on ATen.
 #include "op_kernel_context.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX operators over the spatial dimensions of N,C,... tensors and their padding on ATen:
 // convolution, pooling, Pad, Resize.
 #include "op_kernel_context.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The torch-free parts of the profiler's result types (op_profile.h, profile_model.h).
 #include "op_profile.h"
 

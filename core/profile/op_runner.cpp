@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // OpRunner (one node alone) and profileModel (every node, then the whole graph) on LibTorch.
 #include "op_runner.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The plan executor on LibTorch (TorchPlanExecutor): a placement plan over several devices,
 // each on its own pinned thread, nodes started as their inputs become ready.
 #include "graph_executor.h"

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan_validation.h"
 
+#include "common/data_folders.h"
 #include "common/input_error.h"
 #include "common/json_values.h"
 #include "common/progress.h"
@@ -208,7 +210,8 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
         throw InputError(plan.label + " places operators on modelled devices: " + modelled +
                          "; only plans on real devices can be validated: profile this "
                          "machine's devices, then search with a catalog that marks them measured "
-                         "(e.g. resources/catalogs/cpu_cores.json)");
+                         "(e.g. " +
+                         bundledCatalogText("cpu_cores.json") + ")");
     }
     if (!absent.empty()) {
         throw InputError(plan.label + " uses devices this machine does not have: " + absent +

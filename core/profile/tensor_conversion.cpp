@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tensors between the engine and ATen: element types, graph constants, host copies, and the
 // text of LibTorch's errors and of shapes.
 #include "op_kernels.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The core definitions of the engine's LibTorch entry points. Each forwards to the module
 // through torchRuntime(), so a program that calls none of them never loads LibTorch.
 #include "common/input_error.h"

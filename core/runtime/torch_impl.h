@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Inside the LibTorch module only: the implementations behind TorchRuntime, defined in the
 // files that include LibTorch (profile/op_runner.cpp, profile/graph_executor.cpp,

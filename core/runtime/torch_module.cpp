@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The LibTorch module's entry point: the TorchRuntime the loader asks for.
 #include "paretune/config.h"
 #include "runtime/torch_impl.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The engine's LibTorch parts live in a module, libparetune-torch.so, that is opened the first
 // time a workflow needs it (profiling, plan execution, the learned predictor). Everything else

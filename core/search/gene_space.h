@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the placement search (search/*.cpp): what the genes of a genome are, one per
 // compute node or one per group of them, and how a genome of groups maps to one of nodes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the placement search (pareto_search.cpp): NSGA-II's ranking of a population, the
 // non-dominated sort into fronts and the crowding distance within a front.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the placement search (pareto_search.cpp): the archive of the non-dominated
 // feasible plans a search has met, and its hypervolume.

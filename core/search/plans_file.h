@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reading a plans document (`paretune search --out`; see plans_document.h for the writer): one
 // typed, checked value that validation, bundle export and the workbench share.

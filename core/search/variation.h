@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the placement search (pareto_search.cpp): how NSGA-II makes genomes, random ones
 // for the initial population and children by crossover, mutation and small steps.

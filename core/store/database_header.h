@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What an SQLite file says about itself, read with plain file reads: SQLite is not opened, so
 // nothing is checkpointed, journalled or created beside the file.

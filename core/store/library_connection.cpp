@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // How a connection opens a library: the file's classification, WAL mode and the schema
 // migrations.
 #include "library_connection.h"

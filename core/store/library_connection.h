@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the sample library (store/sample_library*.cpp): the SQLite connection behind
 // SampleLibrary, the statements run on it and its write transactions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/predictor_summary.h"
 
 #include "store/sample_library.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What a sample library holds about its trained predictors, for a status line and a metrics
 // table (the workbench's Predictor dock).

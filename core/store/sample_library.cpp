@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SampleLibrary: opening a library file, and what belongs to the file as a whole. The records
 // are read and written in sample_library_keys.cpp, sample_library_samples.cpp and
 // sample_library_history.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SampleLibrary: the records that are only ever added, a device's micro-benchmark vectors and
 // contention beside other devices, plans and trained predictors.
 #include "sample_library.h"

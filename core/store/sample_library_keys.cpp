@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SampleLibrary: the keys samples refer to, devices, models and operator signatures.
 #include "sample_library.h"
 

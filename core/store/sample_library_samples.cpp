@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SampleLibrary: the measurements themselves (perf_samples), how they are found and how a
 // device's samples are marked stale.
 #include "sample_library.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the sample library (store/sample_library*.cpp): the checks every value passes
 // before it reaches SQLite, with messages that name the field.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow/in_context_costs.h"
 
 #include "graph/graph.h"

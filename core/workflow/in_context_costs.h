@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What plans measured on the hardware teach the next search: operator times inside plans,
 // per-device scales and contention between devices that run side by side (DESIGN.md "The plan,

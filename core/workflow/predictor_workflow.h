@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The predictor workflows of `paretune train`, `predict` and `adapt`, and of the workbench's
 // Train job: values in, values out; the callers print or show them.

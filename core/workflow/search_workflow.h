@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The placement-search workflow, as `paretune search` and the workbench's Search run it.
 #include "common/diagnostic.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow/tune_round_record.h"
 
 #include "store/records.h"

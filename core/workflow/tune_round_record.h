@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The stored form of a tune round (a row of the library's tune_rounds table) and the JSON pieces
 // the plans document shares with it. Internal to the tune workflow.

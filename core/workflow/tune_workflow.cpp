@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow/tune_workflow.h"
 
 #include "workflow/tune_round_record.h"
 
+#include "common/data_folders.h"
 #include "common/input_error.h"
 #include "common/progress.h"
 #include "common/sha256.h"
@@ -62,7 +64,8 @@ void checkRequest(const DeviceCatalog& catalog, const TuneRequest& request,
             "devices",
             "modelled devices cannot be validated, so they cannot be tuned: " + modelled +
                 "; tune on this machine's measured devices (a catalog that marks "
-                "them \"cost\": \"measured\", e.g. resources/catalogs/cpu_cores.json)");
+                "them \"cost\": \"measured\", e.g. " +
+                bundledCatalogText("cpu_cores.json") + ")");
     }
     if (!absent.empty()) {
         throw InputError::forSetting("devices",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The tune loop, as `paretune tune` and the workbench's Tune job run it: search, validate plans
 // spread along the front and the best baselines on the hardware, turn what was measured inside
