@@ -316,7 +316,7 @@ void TestTuneJob::refusalsAreShown_data() {
     QTest::newRow("modelled devices") << QString() << QStringLiteral("empty") << false
                                       << QStringLiteral("modelled devices cannot be validated");
     QTest::newRow("no samples of the model") << kCoresCatalog << QStringLiteral("empty") << true
-                                             << QStringLiteral("holds no samples of this model");
+                                             << QStringLiteral("has none for them: profile the model on them first");
     QTest::newRow("no library") << kCoresCatalog << QStringLiteral("missing") << false
                                 << QStringLiteral("does not exist");
 }
