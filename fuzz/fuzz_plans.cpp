@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target: a plans document (`paretune search --out`) through checkPlansText, the
 // reader `paretune export` uses.
-#include "search/plans_file.h"
 #include "common/input_error.h"
+#include "search/plans_file.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -391,9 +391,9 @@ void TestBundle::candidatePartitionsAreVerified() {
     files["manifest.json"] = manifest.dump();
     const BundleVerification result = verifyBundle(files, discoverDevices());
     QVERIFY(!result.ok());
-    QVERIFY2(
-        result.failures()[0].rfind("candidate plan " + other["id"].dump() + ": partition 0", 0) == 0,
-        result.failures()[0].c_str());
+    QVERIFY2(result.failures()[0].rfind("candidate plan " + other["id"].dump() + ": partition 0",
+                                        0) == 0,
+             result.failures()[0].c_str());
 }
 
 void TestBundle::exportZipIsVerified() {

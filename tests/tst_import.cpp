@@ -217,17 +217,18 @@ void TestImport::einsumShapes_data() {
     QTest::addColumn<QString>("signature");
     QTest::addColumn<QList<qint64>>("expected");
     // ONNX 1.12 infers only the rank of an Einsum; the importer resolves the sizes.
-    QTest::newRow("attention scores") << QStringLiteral(
-        "(float[1,2,3,49,8] q, float[1,2,3,49,8] k) => (float[1,2,3,49,49] y) "
-        "{ y = Einsum<equation = \"bhwid,bhwjd->bhwij\">(q, k) }")
-                                      << QList<qint64>{1, 2, 3, 49, 49};
-    QTest::newRow("ellipsis broadcast") << QStringLiteral(
-        "(float[2,1,3,4] a, float[5,4,6] b) => (float[2,5,3,6] y) "
-        "{ y = Einsum<equation = \"...ij,...jk->...ik\">(a, b) }")
-                                        << QList<qint64>{2, 5, 3, 6};
-    QTest::newRow("implicit output") << QStringLiteral(
-        "(float[3,4] a, float[4,5] b) => (float[3,5] y) { y = Einsum<equation = \"ij,jk\">(a, b) }")
-                                     << QList<qint64>{3, 5};
+    QTest::newRow("attention scores")
+        << QStringLiteral("(float[1,2,3,49,8] q, float[1,2,3,49,8] k) => (float[1,2,3,49,49] y) "
+                          "{ y = Einsum<equation = \"bhwid,bhwjd->bhwij\">(q, k) }")
+        << QList<qint64>{1, 2, 3, 49, 49};
+    QTest::newRow("ellipsis broadcast")
+        << QStringLiteral("(float[2,1,3,4] a, float[5,4,6] b) => (float[2,5,3,6] y) "
+                          "{ y = Einsum<equation = \"...ij,...jk->...ik\">(a, b) }")
+        << QList<qint64>{2, 5, 3, 6};
+    QTest::newRow("implicit output")
+        << QStringLiteral("(float[3,4] a, float[4,5] b) => (float[3,5] y) { y = Einsum<equation = "
+                          "\"ij,jk\">(a, b) }")
+        << QList<qint64>{3, 5};
 }
 
 void TestImport::einsumShapes() {
@@ -273,12 +274,16 @@ g (float[6,4] x) => (float[2,4] first, float[3,2,4] stacked, int64 n) {
   stacked = Identity(rows)
   n = SequenceLength(parts)
 }
-)").c_str());
+)")
+                                                           .c_str());
     QVERIFY2(status.IsOK(), status.ErrorMessage().c_str());
-    onnx::GraphProto& body = *model.mutable_graph()->mutable_node(3)->mutable_attribute(0)->mutable_g();
-    for (onnx::TypeProto* type : {body.mutable_input(2)->mutable_type(), body.mutable_output(1)->mutable_type()}) {
+    onnx::GraphProto& body =
+        *model.mutable_graph()->mutable_node(3)->mutable_attribute(0)->mutable_g();
+    for (onnx::TypeProto* type :
+         {body.mutable_input(2)->mutable_type(), body.mutable_output(1)->mutable_type()}) {
         type->Clear();
-        type->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+        type->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+            onnx::TensorProto::FLOAT);
     }
     const ImportResult r = importOnnxBytes(model.SerializeAsString(), {}, "loop");
     const Graph& g = r.graph;
@@ -294,7 +299,8 @@ g (float[6,4] x) => (float[2,4] first, float[3,2,4] stacked, int64 n) {
     // The body reads x from the outer scope: the Loop depends on it.
     const NodeId loop = g.findNode("Loop_3");
     QCOMPARE(g.capturedInputs.row(loop).size(), std::size_t(1));
-    QCOMPARE(g.tensors[static_cast<std::size_t>(g.capturedInputs.row(loop)[0])].name, std::string("x"));
+    QCOMPARE(g.tensors[static_cast<std::size_t>(g.capturedInputs.row(loop)[0])].name,
+             std::string("x"));
     const TensorId x = g.findTensor("x");
     QCOMPARE(g.tensorConsumers.row(x).size(), std::size_t(1));
 }
@@ -406,7 +412,8 @@ void TestImport::undefinedInputFails() {
         importText("g (float[2] x) => (float[2] y) { y = Add(x, ghost) }");
         QFAIL("expected InputError");
     } catch (const InputError& e) {
-        QVERIFY2(std::string(e.what()).find("input 'ghost' which is not produced") != std::string::npos,
+        QVERIFY2(std::string(e.what()).find("input 'ghost' which is not produced") !=
+                     std::string::npos,
                  e.what());
     }
 }

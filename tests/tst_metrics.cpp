@@ -64,9 +64,10 @@ void TestMetrics::perNode_data() {
         << QStringLiteral(
                "(float[2,3,4] x) => (float[4,3,2] y) { y = Transpose<perm = [2,1,0]>(x) }")
         << 0.0 << qint64(96) << qint64(96);
-    QTest::newRow("einsum batched matmul") << QStringLiteral(
-        "(float[2,3,4] a, float[2,4,5] b) => (float[2,3,5] y) { y = Einsum<equation = \"bij,bjk->bik\">(a, b) }")
-                                           << 2.0 * 2 * 3 * 4 * 5 << qint64(4 * (24 + 40)) << qint64(4 * 30);
+    QTest::newRow("einsum batched matmul")
+        << QStringLiteral("(float[2,3,4] a, float[2,4,5] b) => (float[2,3,5] y) { y = "
+                          "Einsum<equation = \"bij,bjk->bik\">(a, b) }")
+        << 2.0 * 2 * 3 * 4 * 5 << qint64(4 * (24 + 40)) << qint64(4 * 30);
     QTest::newRow("int64 gather")
         << QStringLiteral("(float[10,4] t, int64[3] i) => (float[3,4] y) { y = Gather(t, i) }")
         << 0.0 << qint64(160 + 24) << qint64(48);

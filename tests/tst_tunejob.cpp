@@ -315,8 +315,9 @@ void TestTuneJob::refusalsAreShown_data() {
     QTest::addColumn<QString>("message");
     QTest::newRow("modelled devices") << QString() << QStringLiteral("empty") << false
                                       << QStringLiteral("modelled devices cannot be validated");
-    QTest::newRow("no samples of the model") << kCoresCatalog << QStringLiteral("empty") << true
-                                             << QStringLiteral("has none for them: profile the model on them first");
+    QTest::newRow("no samples of the model")
+        << kCoresCatalog << QStringLiteral("empty") << true
+        << QStringLiteral("has none for them: profile the model on them first");
     QTest::newRow("no library") << kCoresCatalog << QStringLiteral("missing") << false
                                 << QStringLiteral("does not exist");
 }

@@ -27,8 +27,8 @@ void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& 
     run<ProfileOutcome>(
         tr("profiling"),
         [=](JobResult<ProfileOutcome>& r, const std::shared_ptr<JobProgress>& progress) {
-        r.outcome.deviceId = QString::fromStdString(device.id);
-        r.outcome.dbPath = dbPath;
+            r.outcome.deviceId = QString::fromStdString(device.id);
+            r.outcome.dbPath = dbPath;
 #if PARETUNE_WITH_TORCH
             SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
             LibraryProfileOptions options;
@@ -60,11 +60,11 @@ void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& 
                                        ? run.result.wholeModel.endToEnd.medianUs
                                        : 0.0;
 #else
-        (void)model;
-        (void)repeats;
-        (void)activeW;
+            (void)model;
+            (void)repeats;
+            (void)activeW;
             (void)progress;
-        r.error = tr("Profiling needs LibTorch, which this build does not include.");
+            r.error = tr("Profiling needs LibTorch, which this build does not include.");
 #endif
         },
         [this](const ProfileOutcome& outcome) { Q_EMIT profileFinished(outcome); },

@@ -31,70 +31,70 @@ void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epo
     run<TrainOutcome>(
         tr("training"),
         [=](JobResult<TrainOutcome>& r, const std::shared_ptr<JobProgress>& progress) {
-        r.outcome.dbPath = dbPath;
+            r.outcome.dbPath = dbPath;
 #if PARETUNE_WITH_TORCH
-        try {
-            SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
-            TrainingSettings settings;
-            settings.options.epochs = epochs;
-            settings.options.members = members;
-            const auto onEpoch = [&progress](int epoch, double loss) {
-                if (progress->cancelled()) {
-                    throw TrainingCancelled{};
+            try {
+                SampleLibrary library = SampleLibrary::open(dbPath.toStdString());
+                TrainingSettings settings;
+                settings.options.epochs = epochs;
+                settings.options.members = members;
+                const auto onEpoch = [&progress](int epoch, double loss) {
+                    if (progress->cancelled()) {
+                        throw TrainingCancelled{};
+                    }
+                    progress->sample(epoch, loss);
+                };
+                // Hold the open model out when the library has others to learn from; a library
+                // with this model alone is scored on its training set (and says so).
+                settings.holdoutModel = holdoutModel.toStdString();
+                settings.holdoutModelIfPossible = true;
+                const TrainingReport report = trainPredictorInLibrary(library, settings, onEpoch);
+                TrainOutcome& o = r.outcome;
+                o.predictorId = report.predictorId;
+                const PredictorEvaluation& evaluation = report.evaluation;
+                o.evaluatedOn = report.heldOutModels.empty()
+                                    ? tr("training set (in-sample, nothing held out)")
+                                    : tr("held out: %1")
+                                          .arg(QString::fromStdString(report.dataset.modelNames.at(
+                                              report.heldOutModels.front())));
+                const std::pair<double AccuracyMetrics::*, QString> metrics[] = {
+                    {&AccuracyMetrics::mapePercent, tr("MAPE %")},
+                    {&AccuracyMetrics::within10, tr("Share within ±10%")},
+                    {&AccuracyMetrics::spearman, tr("Spearman")},
+                    {&AccuracyMetrics::endToEndPercent, tr("End-to-end error %")}};
+                for (std::size_t i = 0; i < report.evaluatedRows.size(); ++i) {
+                    o.measuredUs.push_back(report.evaluatedRows[i].latencyUs);
+                    o.predictedUs.push_back(report.predictedUs[i]);
                 }
-                progress->sample(epoch, loss);
-            };
-            // Hold the open model out when the library has others to learn from; a library
-            // with this model alone is scored on its training set (and says so).
-            settings.holdoutModel = holdoutModel.toStdString();
-            settings.holdoutModelIfPossible = true;
-            const TrainingReport report = trainPredictorInLibrary(library, settings, onEpoch);
-            TrainOutcome& o = r.outcome;
-            o.predictorId = report.predictorId;
-            const PredictorEvaluation& evaluation = report.evaluation;
-            o.evaluatedOn = report.heldOutModels.empty()
-                                ? tr("training set (in-sample, nothing held out)")
-                                : tr("held out: %1")
-                                      .arg(QString::fromStdString(report.dataset.modelNames.at(
-                                          report.heldOutModels.front())));
-            const std::pair<double AccuracyMetrics::*, QString> metrics[] = {
-                {&AccuracyMetrics::mapePercent, tr("MAPE %")},
-                {&AccuracyMetrics::within10, tr("Share within ±10%")},
-                {&AccuracyMetrics::spearman, tr("Spearman")},
-                {&AccuracyMetrics::endToEndPercent, tr("End-to-end error %")}};
-            for (std::size_t i = 0; i < report.evaluatedRows.size(); ++i) {
-                o.measuredUs.push_back(report.evaluatedRows[i].latencyUs);
-                o.predictedUs.push_back(report.predictedUs[i]);
-            }
-            for (const auto& [field, name] : metrics) {
-                o.metricNames << name;
-                o.predictorMetrics.push_back(evaluation.predictor.*field);
-                o.rooflineMetrics.push_back(evaluation.roofline.*field);
-            }
-            // With several (model, device) pairs, each one's own figures follow: a noisy
-            // device must not hide how well another is predicted.
-            if (evaluation.pairs.size() > 1) {
-                for (const PairEvaluation& pair : evaluation.pairs) {
-                    const QString label = QString::fromStdString(pair.pair);
-                    for (const auto& [field, name] : metrics) {
-                        o.metricNames << tr("%1, %2").arg(name, label);
-                        o.predictorMetrics.push_back(pair.predictor.*field);
-                        o.rooflineMetrics.push_back(pair.roofline.*field);
+                for (const auto& [field, name] : metrics) {
+                    o.metricNames << name;
+                    o.predictorMetrics.push_back(evaluation.predictor.*field);
+                    o.rooflineMetrics.push_back(evaluation.roofline.*field);
+                }
+                // With several (model, device) pairs, each one's own figures follow: a noisy
+                // device must not hide how well another is predicted.
+                if (evaluation.pairs.size() > 1) {
+                    for (const PairEvaluation& pair : evaluation.pairs) {
+                        const QString label = QString::fromStdString(pair.pair);
+                        for (const auto& [field, name] : metrics) {
+                            o.metricNames << tr("%1, %2").arg(name, label);
+                            o.predictorMetrics.push_back(pair.predictor.*field);
+                            o.rooflineMetrics.push_back(pair.roofline.*field);
+                        }
                     }
                 }
+                for (const Diagnostic& d : report.diagnostics) {
+                    o.notes << QString::fromStdString(d.message);
+                }
+            } catch (const TrainingCancelled&) {
+                r.error = tr("Training cancelled; nothing was stored.");
             }
-            for (const Diagnostic& d : report.diagnostics) {
-                o.notes << QString::fromStdString(d.message);
-            }
-        } catch (const TrainingCancelled&) {
-            r.error = tr("Training cancelled; nothing was stored.");
-        }
 #else
-        (void)holdoutModel;
-        (void)epochs;
-        (void)members;
-        (void)progress;
-        r.error = tr("Training needs LibTorch, which this build does not include.");
+            (void)holdoutModel;
+            (void)epochs;
+            (void)members;
+            (void)progress;
+            r.error = tr("Training needs LibTorch, which this build does not include.");
 #endif
         },
         [this](const TrainOutcome& outcome) { Q_EMIT trainingFinished(outcome); },

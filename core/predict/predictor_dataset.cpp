@@ -252,9 +252,10 @@ std::string resolveModel(const PredictorDataset& dataset, const std::string& nam
             known += (known.empty() ? "" : ", ") + name + " (" + fingerprint.substr(0, 12) + ")";
         }
         throw InputError::forSetting(
-            "holdout-model", nameOrPrefix + ": " +
-                                 (matches.empty() ? "no such model" : "more than one model matches") +
-                                 " among the profiled models (" + known + ")");
+            "holdout-model",
+            nameOrPrefix + ": " +
+                (matches.empty() ? "no such model" : "more than one model matches") +
+                " among the profiled models (" + known + ")");
     }
     return matches.front();
 }
@@ -273,9 +274,9 @@ std::string resolveDevice(const PredictorDataset& dataset, const std::string& pr
                 (known.empty() ? "" : ", ") + fingerprint.substr(0, 12) + " (" + figures.name + ")";
         }
         throw InputError::forSetting(
-            "holdout-device", prefix + ": " +
-                                  (matches.empty() ? "no such device" : "more than one device matches") +
-                                  " among the devices with samples (" + known + ")");
+            "holdout-device",
+            prefix + ": " + (matches.empty() ? "no such device" : "more than one device matches") +
+                " among the devices with samples (" + known + ")");
     }
     return matches.front();
 }

@@ -24,8 +24,7 @@ std::string pairName(const PredictorDataset& dataset, const PredictorRow& row) {
 /// Few-shot adaptation to the held-out device: k = 0 is the cold start (nearest known device),
 /// then the k most informative operators of the test rows are "measured" (taken from the
 /// samples), the predictor is fine-tuned on them and scored on the other test rows.
-std::vector<FewShotPoint> fewShotCurve(const PredictorRecord& base,
-                                       const PredictorDataset& dataset,
+std::vector<FewShotPoint> fewShotCurve(const PredictorRecord& base, const PredictorDataset& dataset,
                                        const std::vector<PredictorRow>& testRows,
                                        const std::string& device) {
     std::vector<FewShotPoint> curve;
@@ -138,8 +137,8 @@ PredictorEvaluation evaluatePredictor(const PerformancePredictor& predictor,
             }
         }
         const std::vector<std::string> one(m.size(), name);
-        evaluation.pairs.push_back({name, sum[2], sum[0], sum[1], accuracyMetrics(p, m, one),
-                                    accuracyMetrics(r, m, one)});
+        evaluation.pairs.push_back(
+            {name, sum[2], sum[0], sum[1], accuracyMetrics(p, m, one), accuracyMetrics(r, m, one)});
     }
     return evaluation;
 }

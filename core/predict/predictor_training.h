@@ -71,9 +71,9 @@ struct TrainingReport {
     std::vector<double> epochLoss;
     /// Rows scored: the held-out ones, or the training set when nothing is held out.
     std::vector<PredictorRow> evaluatedRows;
-    std::vector<double> predictedUs; ///< per evaluated row
-    std::vector<double> rooflineUs;  ///< per evaluated row
-    PredictorEvaluation evaluation;  ///< of the evaluated rows
+    std::vector<double> predictedUs;   ///< per evaluated row
+    std::vector<double> rooflineUs;    ///< per evaluated row
+    PredictorEvaluation evaluation;    ///< of the evaluated rows
     std::vector<FewShotPoint> fewShot; ///< with a held-out device; else empty
     /// The same figures as stored with the predictor: {"split", "epoch_loss", "evaluation"}
     /// and, with a held-out device, "few_shot", "few_shot_device", "cold_start_from".

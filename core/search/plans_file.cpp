@@ -11,7 +11,6 @@
 
 namespace paretune {
 
-
 const PlansFilePlan* PlansFile::find(std::int64_t id) const {
     for (const PlansFilePlan& p : plans) {
         if (p.id == id) {
@@ -69,7 +68,8 @@ template <class Json> PlansFile parsePlans(const Json& doc, const std::string& o
                       fields.asString(listed[i], JsonFields<Json>::at("objectives", i));
     }
     try {
-        file.objectives = parseObjectives(objectives.empty() ? "latency,energy,memory" : objectives);
+        file.objectives =
+            parseObjectives(objectives.empty() ? "latency,energy,memory" : objectives);
     } catch (const InputError& e) {
         fields.fail("objectives", e.what());
     }
