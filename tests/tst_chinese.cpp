@@ -21,6 +21,7 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTabBar>
+#include <QTextBrowser>
 #include <QTextDocument>
 #include <QTranslator>
 #include <QtTest>
@@ -112,6 +113,9 @@ void TestChinese::mainWindowIsChinese() {
     QStringList names;
     for (const Node& n : window.currentModel()->graph.nodes) {
         names << QString::fromStdString(n.name) << QString::fromStdString(n.opType);
+        for (const Attribute& a : n.attributes) { // ONNX attribute names (kernel_shape …)
+            names << QString::fromStdString(a.name);
+        }
     }
     names << QString::fromStdString(window.currentModel()->graph.name);
     for (const Device& d : discoverDevices().devices) { // hardware names, as the system gives them
@@ -125,6 +129,7 @@ void TestChinese::mainWindowIsChinese() {
               [](const QString& a, const QString& b) { return a.size() > b.size(); });
     names.removeAll(QString());
 
+    int pages = 0; // non-empty text pages checked (Node properties)
     auto walk = [&](const char* state) {
         QStringList problems;
         auto check = [&](const QString& where, const QString& text) {
@@ -155,6 +160,9 @@ void TestChinese::mainWindowIsChinese() {
                 check(kind, button->text());
             } else if (auto* dock = qobject_cast<QDockWidget*>(w)) {
                 check(kind, dock->windowTitle());
+            } else if (auto* browser = qobject_cast<QTextBrowser*>(w)) {
+                check(kind, browser->toPlainText());
+                pages += browser->toPlainText().isEmpty() ? 0 : 1;
             } else if (auto* group = qobject_cast<QGroupBox*>(w)) {
                 check(kind, group->title());
             } else if (auto* tabs = qobject_cast<QTabBar*>(w)) {
@@ -198,6 +206,7 @@ void TestChinese::mainWindowIsChinese() {
     QTRY_VERIFY_WITH_TIMEOUT(planShown.count() >= 1, 30000);
     problems += walkEveryPanel("plan shown");
     problems.removeDuplicates();
+    QVERIFY(pages > 0);
     for (const QString& p : problems) {
         qWarning("%s", qPrintable(p));
     }

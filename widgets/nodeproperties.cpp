@@ -15,10 +15,6 @@ QString html(const std::string& text) {
     return QString::fromStdString(text).toHtmlEscaped();
 }
 
-QString sourceName(CostSource source) {
-    return QString::fromStdString(std::string(costSourceName(source)));
-}
-
 QString row(const QString& label, const QString& value) {
     return QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(label, value);
 }
@@ -142,14 +138,16 @@ QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome
         if (!cell.supported()) {
             page +=
                 QStringLiteral("<tr><td>%1</td><td colspan=\"3\"><i>%2</i></td><td>%3</td></tr>")
-                    .arg(device, tr("not supported on this device"), sourceName(cell.source));
+                    .arg(device, tr("not supported on this device"),
+                         NodeTableModel::sourceText(cell.source));
             continue;
         }
         page += QStringLiteral(
                     "<tr><td>%1</td><td>%2</td><td>%3 \u00b5J</td><td>%4</td><td>%5</td></tr>")
                     .arg(device, formatMicroseconds(cell.latencyUs))
                     .arg(cell.energyUj, 0, 'f', 2)
-                    .arg(NodeTableModel::formatBytes(cell.workspaceBytes), sourceName(cell.source));
+                    .arg(NodeTableModel::formatBytes(cell.workspaceBytes),
+                         NodeTableModel::sourceText(cell.source));
     }
     page += QStringLiteral("</table>");
     return page;

@@ -16,20 +16,6 @@ namespace paretune {
 
 namespace {
 
-QString sourceText(CostSource source) {
-    switch (source) {
-    case CostSource::Measured:
-        return NodeTableModel::tr("measured");
-    case CostSource::Predicted:
-        return NodeTableModel::tr("predicted");
-    case CostSource::Modelled:
-        return NodeTableModel::tr("modelled");
-    case CostSource::Unsupported:
-        break;
-    }
-    return NodeTableModel::tr("unsupported");
-}
-
 QColor sourceColor(CostSource source) {
     switch (source) {
     case CostSource::Measured:
@@ -242,6 +228,20 @@ int NodeTableModel::rowCount(const QModelIndex& parent) const {
 int NodeTableModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0
                             : ColumnCount + deviceColumnCount() + (m_measuredUs.empty() ? 0 : 1);
+}
+
+QString NodeTableModel::sourceText(CostSource source) {
+    switch (source) {
+    case CostSource::Measured:
+        return NodeTableModel::tr("measured");
+    case CostSource::Predicted:
+        return NodeTableModel::tr("predicted");
+    case CostSource::Modelled:
+        return NodeTableModel::tr("modelled");
+    case CostSource::Unsupported:
+        break;
+    }
+    return NodeTableModel::tr("unsupported");
 }
 
 QString NodeTableModel::kindText(NodeKind kind) {

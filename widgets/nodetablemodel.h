@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "cost/cost_table.h"
 #include "graph/graph.h"
 
 #include <QAbstractTableModel>
@@ -78,6 +79,8 @@ public:
 
     /// "1.23 G", "456 K", "12"; the unit stays with the caller.
     static QString formatCount(double value);
+    /// Where a cost comes from, as the window shows it (translated).
+    static QString sourceText(CostSource source);
     /// The node kind as the window shows it (translated).
     static QString kindText(NodeKind kind);
     /// formatCount with a "B" for bytes: "1.20 MB".
