@@ -113,7 +113,22 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+16"/>
+        <source>No CUDA devices.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No CUDA devices (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1: the catalog&apos;s %2 &apos;%3&apos; has the id of this machine&apos;s %4; the real device is listed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>discovering devices</source>
         <translation type="unfinished"></translation>
     </message>
@@ -621,7 +636,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="+35"/>
+        <location filename="../widgets/nodeproperties.cpp" line="+31"/>
         <source>weight</source>
         <translation type="unfinished"></translation>
     </message>
@@ -754,14 +769,14 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="+22"/>
-        <location line="+85"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="+93"/>
         <location line="+4"/>
+        <location line="+139"/>
         <source>measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-87"/>
+        <location line="+2"/>
         <source>predicted</source>
         <translation type="unfinished"></translation>
     </message>
@@ -771,13 +786,13 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
-        <location line="+154"/>
+        <location line="-70"/>
+        <location line="+74"/>
         <source>unsupported</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-9"/>
+        <location line="-83"/>
         <source>%1 on %2: %3</source>
         <translation type="unfinished"></translation>
     </message>
@@ -808,17 +823,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+253"/>
+        <location line="+267"/>
         <source> (unknown op)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-254"/>
+        <location line="-268"/>
         <source>Measured on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+179"/>
+        <location line="+193"/>
         <location line="+8"/>
         <source>compute</source>
         <translation type="unfinished"></translation>

@@ -113,7 +113,22 @@
         <translation>无法读取设备目录 %1：%2</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+16"/>
+        <source>No CUDA devices.</source>
+        <translation>没有 CUDA 设备。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No CUDA devices (%1).</source>
+        <translation>没有 CUDA 设备（%1）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1: the catalog&apos;s %2 &apos;%3&apos; has the id of this machine&apos;s %4; the real device is listed.</source>
+        <translation>%1：目录中的 %2“%3”与本机 %4 的 ID 相同；列出的是真实设备。</translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>discovering devices</source>
         <translation>发现设备</translation>
     </message>
@@ -617,7 +632,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="+35"/>
+        <location filename="../widgets/nodeproperties.cpp" line="+31"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
@@ -750,14 +765,14 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeTableModel</name>
     <message>
-        <location filename="../widgets/nodetablemodel.cpp" line="+22"/>
-        <location line="+85"/>
+        <location filename="../widgets/nodetablemodel.cpp" line="+93"/>
         <location line="+4"/>
+        <location line="+139"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location line="-87"/>
+        <location line="+2"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -767,13 +782,13 @@ Double-click to expand</source>
         <translation>建模</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <location line="+154"/>
+        <location line="-70"/>
+        <location line="+74"/>
         <source>unsupported</source>
         <translation>不支持</translation>
     </message>
     <message>
-        <location line="-9"/>
+        <location line="-83"/>
         <source>%1 on %2: %3</source>
         <translation>%1（%2）：%3</translation>
     </message>
@@ -804,17 +819,17 @@ Double-click to expand</source>
         <translation>在 %1 上实测的延迟中位数（样本库）</translation>
     </message>
     <message>
-        <location line="+253"/>
+        <location line="+267"/>
         <source> (unknown op)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location line="-254"/>
+        <location line="-268"/>
         <source>Measured on %1</source>
         <translation>在 %1 上实测</translation>
     </message>
     <message>
-        <location line="+179"/>
+        <location line="+193"/>
         <location line="+8"/>
         <source>compute</source>
         <translation>计算</translation>

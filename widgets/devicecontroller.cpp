@@ -103,6 +103,27 @@ bool DeviceController::readCatalog(QByteArray* json, QString* name) {
     return true;
 }
 
+namespace {
+
+/// A discovery note in the window's language where its code is known, else as core wrote it.
+QString noteText(const Diagnostic& d) {
+    const auto arg = [&d](std::size_t i) {
+        return i < d.arguments.size() ? QString::fromStdString(d.arguments[i]) : QString();
+    };
+    if (d.code == "no-cuda-device" && d.arguments.size() == 1) {
+        return arg(0).isEmpty() ? DeviceController::tr("No CUDA devices.")
+                                : DeviceController::tr("No CUDA devices (%1).").arg(arg(0));
+    }
+    if (d.code == "catalog-device-shadowed" && d.arguments.size() == 4) {
+        return DeviceController::tr("%1: the catalog's %2 '%3' has the id of this machine's %4; "
+                                    "the real device is listed.")
+            .arg(arg(0), arg(2), arg(1), arg(3));
+    }
+    return QString::fromStdString(d.message);
+}
+
+} // namespace
+
 void DeviceController::discoverDevices() {
     fillSearchDeviceList();
     QByteArray json;
@@ -122,7 +143,7 @@ void DeviceController::discoverDevices() {
             notes << catalogError;
         }
         for (const Diagnostic& d : inventory.diagnostics) {
-            notes << QString::fromStdString(d.message);
+            notes << noteText(d);
         }
         m_devices->setInventory(std::move(inventory));
         m_deviceNotes->setText(notes.join(QLatin1Char('\n')));

@@ -17,6 +17,9 @@ struct Diagnostic {
     Severity severity = Severity::Warning;
     std::string code;    ///< stable identifier, e.g. "unknown-op"
     std::string message; ///< human text naming the thing concerned
+    /// The things the message names, for a window that words it in its own language (by code);
+    /// empty where no one does.
+    std::vector<std::string> arguments = {};
 };
 
 using Diagnostics = std::vector<Diagnostic>;

@@ -199,8 +199,10 @@ DeviceInventory discoverDevices(const DeviceCatalog* catalog) {
     // software line of `paretune devices` shows driver 0). A driver without devices is news.
     if (cuda.devices.empty() && cuda.driverVersion > 0) {
         inventory.diagnostics.push_back(
-            {Diagnostic::Severity::Info, "no-cuda-device",
-             "no CUDA devices" + (cuda.note.empty() ? std::string() : ": " + cuda.note)});
+            {Diagnostic::Severity::Info,
+             "no-cuda-device",
+             "no CUDA devices" + (cuda.note.empty() ? std::string() : ": " + cuda.note),
+             {cuda.note}});
     }
 
     if (catalog != nullptr) {
@@ -211,10 +213,12 @@ DeviceInventory discoverDevices(const DeviceCatalog* catalog) {
                 // is a mistake worth a warning.
                 if (real->kind != d.kind) {
                     inventory.diagnostics.push_back(
-                        {Diagnostic::Severity::Warning, "catalog-device-shadowed",
+                        {Diagnostic::Severity::Warning,
+                         "catalog-device-shadowed",
                          catalog->origin + ": catalog device '" + d.id + "' (" + d.kind +
                              ") has the id of this machine's " + real->kind + " '" + d.id +
-                             "'; the real device is listed"});
+                             "'; the real device is listed",
+                         {catalog->origin, d.id, d.kind, real->kind}});
                 }
                 continue;
             }
