@@ -45,9 +45,10 @@ QStringList folderState(const QString& folder) {
          dir.entryInfoList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System, QDir::Name)) {
         QString line = info.fileName();
         if (info.isFile()) {
-            line += QStringLiteral(" ") + QString::fromLatin1(QCryptographicHash::hash(
-                                              readAll(info.filePath()), QCryptographicHash::Sha256)
-                                              .toHex());
+            line += QStringLiteral(" ") +
+                    QString::fromLatin1(QCryptographicHash::hash(readAll(info.filePath()),
+                                                                 QCryptographicHash::Sha256)
+                                            .toHex());
         } else {
             line += QStringLiteral(" (not a regular file)");
         }
@@ -85,10 +86,11 @@ void TestLibrarySafety::initTestCase() {
     QVERIFY(QFileInfo(m_library).size() >= 8 * 4096);
     m_plans = m_work.filePath(QStringLiteral("plans.json"));
     const CliRun search = runParetune(
-        {QStringLiteral("search"), QStringLiteral(PARETUNE_SAMPLE_MODEL), QStringLiteral("--devices"),
-         QStringLiteral("gpu,npu"), QStringLiteral("--catalog"), QStringLiteral("example"),
-         QStringLiteral("--population"), QStringLiteral("16"), QStringLiteral("--generations"),
-         QStringLiteral("4"), QStringLiteral("--db"), m_library, QStringLiteral("--out"), m_plans});
+        {QStringLiteral("search"), QStringLiteral(PARETUNE_SAMPLE_MODEL),
+         QStringLiteral("--devices"), QStringLiteral("gpu,npu"), QStringLiteral("--catalog"),
+         QStringLiteral("example"), QStringLiteral("--population"), QStringLiteral("16"),
+         QStringLiteral("--generations"), QStringLiteral("4"), QStringLiteral("--db"), m_library,
+         QStringLiteral("--out"), m_plans});
     QVERIFY2(search.exitCode == 0, search.err.constData());
 }
 
@@ -103,8 +105,8 @@ void TestLibrarySafety::everyCommandLeavesTheFileAlone_data() {
         {"devices --bench", {QStringLiteral("devices"), QStringLiteral("--bench")}},
         {"search",
          {QStringLiteral("search"), model, QStringLiteral("--devices"), QStringLiteral("cpu:0"),
-          QStringLiteral("--catalog"), QStringLiteral("cpu_cores"), QStringLiteral("--population"), QStringLiteral("8"), QStringLiteral("--generations"),
-          QStringLiteral("2")}},
+          QStringLiteral("--catalog"), QStringLiteral("cpu_cores"), QStringLiteral("--population"),
+          QStringLiteral("8"), QStringLiteral("--generations"), QStringLiteral("2")}},
         {"train", {QStringLiteral("train")}},
         {"predict",
          {QStringLiteral("predict"), model, QStringLiteral("--device"), QStringLiteral("cpu:0")}},
