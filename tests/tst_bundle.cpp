@@ -87,6 +87,7 @@ private Q_SLOTS:
     void verifyRefusesZipSlip_data();
     void verifyRefusesZipSlip();
     void verifyRefusesSymbolicLinks();
+    void specialFilesAreRefused();
     void archiveLimitsHoldBeforeExtraction_data();
     void archiveLimitsHoldBeforeExtraction();
     void verifyWarnsAboutOtherDevices();
@@ -590,6 +591,26 @@ void TestBundle::archiveLimitsHoldBeforeExtraction() {
 }
 
 // A symbolic link is refused both as a zip entry (Unix attributes) and inside a folder.
+// A FIFO given as a bundle would block the first read (a hang found by bench/hostile_inputs.py);
+// a device never ends. Both are refused before anything reads them, by verify and select alike.
+void TestBundle::specialFilesAreRefused() {
+    const QString fifo = m_dir.filePath(QStringLiteral("bundle-fifo"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    const QList<QPair<QString, QString>> cases{
+        {fifo, QStringLiteral("a FIFO (named pipe)")},
+        {QStringLiteral("/dev/zero"), QStringLiteral("a character device")}};
+    for (const auto& [path, kind] : cases) {
+        for (const QString& command : {QStringLiteral("verify"), QStringLiteral("select")}) {
+            const CliRun run = runParetune({QStringLiteral("bundle"), command, path}, 60000);
+            QVERIFY2(run.exitCode == 2,
+                     qPrintable(command + QStringLiteral(" ") + path + QStringLiteral(": ") +
+                                QString::fromUtf8(run.err)));
+            QVERIFY2(run.err.contains((path + QStringLiteral(": not a bundle: ") + kind).toUtf8()),
+                     run.err.constData());
+        }
+    }
+}
+
 void TestBundle::verifyRefusesSymbolicLinks() {
     const QString zipPath = m_dir.filePath(QStringLiteral("symlink.zip"));
     {

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void manifestReportsField_data();
     void manifestReportsField();
     void externalDataInsideFolderLoads();
+    void externalDataOverBudgetIsRefused();
     void symlinkedExternalDataIsRejected();
 };
 
@@ -133,6 +134,28 @@ void TestErrors::externalDataInsideFolderLoads() {
     const ImportResult r = importOnnxFile(PARETUNE_TEST_DATA_DIR "/errors/external_ok/model.onnx");
     QCOMPARE(r.graph.unknownShapeCount(), 0);
     QVERIFY(r.graph.parameterCount() > 0);
+}
+
+void TestErrors::externalDataOverBudgetIsRefused() {
+    // 16 GiB + 256 KiB of weights in a sparse file: refused before a byte is read or allocated.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(QFile::copy(QStringLiteral(PARETUNE_TEST_DATA_DIR "/errors/external_budget/model.onnx"),
+                        dir.filePath(QStringLiteral("model.onnx"))));
+    QFile weights(dir.filePath(QStringLiteral("weights.bin")));
+    QVERIFY(weights.open(QIODevice::WriteOnly));
+    if (!weights.resize(qint64{65536} * 65537 * 4)) {
+        QSKIP("this file system cannot hold a sparse file of 16 GiB");
+    }
+    weights.close();
+    try {
+        importOnnxFile(dir.filePath(QStringLiteral("model.onnx")).toStdString());
+        QFAIL("16 GiB of external data were read");
+    } catch (const InputError& e) {
+        QVERIFY2(QString::fromStdString(e.what()).contains(
+                     QStringLiteral("over the importer's budget of 16 GiB")),
+                 e.what());
+    }
 }
 
 void TestErrors::symlinkedExternalDataIsRejected() {

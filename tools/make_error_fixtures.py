@@ -113,6 +113,22 @@ def external_model(location, length=64):
                       [tensor])
 
 
+def external_budget_model():
+    """X[1,65536] -> MatMul(W) -> Y with W (65536x65537 float, 16 GiB + 256 KiB) in external
+    data: over the importer's 16 GiB budget. The test makes weights.bin as a sparse file."""
+    rows, cols = 65536, 65537
+    tensor = TensorProto(name="W", data_type=TensorProto.FLOAT, dims=[rows, cols])
+    tensor.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "weights.bin"), ("offset", "0"),
+                       ("length", str(rows * cols * 4))):
+        entry = tensor.external_data.add()
+        entry.key = key
+        entry.value = value
+    nodes = [helper.make_node("MatMul", ["X", "W"], ["Y"], name="matmul")]
+    return make_model(nodes, [vector("X", [1, rows])], [vector("Y", [1, cols])],
+                      [tensor])
+
+
 def write(path, data):
     """Write bytes (or a ModelProto) to path, creating folders."""
     if isinstance(data, onnx.ModelProto):
@@ -140,6 +156,7 @@ def generate(out):
     write(out / "external_ok" / "model.onnx", external_model("weights.bin"))
     write(out / "external_ok" / "weights.bin",
           numpy_helper.to_array(weights()).tobytes())
+    write(out / "external_budget" / "model.onnx", external_budget_model())
 
 
 def main(argv=None):

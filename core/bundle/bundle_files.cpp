@@ -296,9 +296,13 @@ BundleFileMap readBundleFiles(const std::string& path) {
     if (fs::is_directory(status)) {
         return readFolder(path);
     }
+    if (!fs::is_regular_file(status)) { // a FIFO would block the read below
+        throw InputError(path + ": not a bundle: " + fileKindText(status.type()) +
+                         ", neither a folder nor a zip archive");
+    }
     char magic[4] = {0, 0, 0, 0};
     std::ifstream(path, std::ios::binary).read(magic, 4);
-    if (!fs::is_regular_file(status) || std::memcmp(magic, "PK\x03\x04", 4) != 0) {
+    if (std::memcmp(magic, "PK\x03\x04", 4) != 0) {
         throw InputError(path + ": not a bundle: neither a folder nor a zip archive");
     }
     return readZip(path);

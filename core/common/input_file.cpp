@@ -23,6 +23,24 @@ std::string byteSizeText(std::uint64_t bytes) {
     return std::to_string(value) + " " + kUnits[unit];
 }
 
+std::string fileKindText(std::filesystem::file_type type) {
+    using std::filesystem::file_type;
+    switch (type) {
+    case file_type::fifo:
+        return "a FIFO (named pipe)";
+    case file_type::character:
+        return "a character device";
+    case file_type::block:
+        return "a block device";
+    case file_type::socket:
+        return "a socket";
+    case file_type::directory:
+        return "a folder";
+    default:
+        return "not a regular file";
+    }
+}
+
 std::string readInputFile(const std::string& path, const std::string& what,
                           std::uint64_t maxBytes) {
     const std::string label = path + ": the " + what;
@@ -47,12 +65,13 @@ std::string readInputFile(const std::string& path, const std::string& what,
         throw InputError(label + " is a directory, not a file");
     }
     if (!S_ISREG(info.st_mode)) {
-        const char* kind = S_ISFIFO(info.st_mode)   ? "a FIFO (named pipe)"
-                           : S_ISCHR(info.st_mode)  ? "a character device"
-                           : S_ISBLK(info.st_mode)  ? "a block device"
-                           : S_ISSOCK(info.st_mode) ? "a socket"
-                                                    : "not a regular file";
-        throw InputError(label + " is " + kind + "; only regular files are read");
+        namespace fs = std::filesystem;
+        const fs::file_type type = S_ISFIFO(info.st_mode)   ? fs::file_type::fifo
+                                   : S_ISCHR(info.st_mode)  ? fs::file_type::character
+                                   : S_ISBLK(info.st_mode)  ? fs::file_type::block
+                                   : S_ISSOCK(info.st_mode) ? fs::file_type::socket
+                                                            : fs::file_type::unknown;
+        throw InputError(label + " is " + fileKindText(type) + "; only regular files are read");
     }
     const auto size = static_cast<std::uint64_t>(info.st_size);
     if (size > maxBytes) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 namespace paretune {
@@ -16,6 +17,10 @@ inline constexpr std::uint64_t kMaxJsonDocumentBytes = std::uint64_t{64} << 20;
 /// such file, a directory, not a regular file, over the limit (stated), unreadable.
 std::string readInputFile(const std::string& path, const std::string& what,
                           std::uint64_t maxBytes = kMaxJsonDocumentBytes);
+
+/// What a file that is not a regular one is, for messages: "a FIFO (named pipe)", "a character
+/// device", "a block device", "a socket", "a folder", else "not a regular file".
+std::string fileKindText(std::filesystem::file_type type);
 
 /// "64 MiB", "2 GiB", "512 bytes": a size limit as messages state it.
 std::string byteSizeText(std::uint64_t bytes);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "onnx_external_data.h"
 
+#include "common/input_file.h"
 #include "dtype.h"
 #include "onnx_tensor_codec.h"
 
@@ -11,8 +12,17 @@ namespace paretune::onnx_import {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// The most external data one model may bring into memory: it is held there whole while the
+/// model is imported, so a model whose tensors promise more is refused before anything is read.
+constexpr std::uint64_t kMaxExternalDataBytes = std::uint64_t{16} << 30;
+
+} // namespace
+
 void loadExternalData(onnx::GraphProto& graph, const fs::path& folder,
                       const ImportDiagnostics& report) {
+    std::uint64_t total = 0;
     for (onnx::TensorProto& tensor : *graph.mutable_initializer()) {
         if (tensor.data_location() != onnx::TensorProto::EXTERNAL) {
             continue;
@@ -99,6 +109,13 @@ void loadExternalData(onnx::GraphProto& graph, const fs::path& folder,
                              ? std::string("an absurd number of")
                              : std::to_string(expected)) +
                         " bytes, but the data range holds " + std::to_string(length));
+        }
+        total += static_cast<std::uint64_t>(length);
+        if (total > kMaxExternalDataBytes) {
+            report.fail(what + " " + inQuotes(location) + ": " + std::to_string(length) +
+                        " more bytes would bring the model's external data to " +
+                        std::to_string(total) + " bytes, over the importer's budget of " +
+                        byteSizeText(kMaxExternalDataBytes));
         }
         std::ifstream in(full, std::ios::binary);
         std::string data(static_cast<std::size_t>(length), '\0');

@@ -6,6 +6,7 @@
 
 #include "onnx_model.h"
 
+#include "common/input_file.h"
 #include "onnx_external_data.h"
 #include "onnx_graph_structure.h"
 #include "onnx_import_diagnostics.h"
@@ -345,7 +346,8 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
         throw InputError(display + ": is a directory, not an ONNX model file");
     }
     if (!fs::is_regular_file(status)) {
-        throw InputError(display + ": is not a regular file");
+        throw InputError(display + ": is " + fileKindText(status.type()) +
+                         ", not an ONNX model file; only regular files are read");
     }
     ImportSession session(display, fs::absolute(path).parent_path(), options);
     session.parseFile(path, fs::file_size(path, ec));
