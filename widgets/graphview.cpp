@@ -109,7 +109,11 @@ GraphView::GraphView(QWidget* parent)
 }
 
 // A running layout finishes on the pool; its result goes nowhere (the runner abandons it).
-GraphView::~GraphView() = default;
+// The scene, a child, is deleted after this body and scrolls the canvas as it goes: the canvas
+// must no longer reach this half-destroyed view.
+GraphView::~GraphView() {
+    disconnect(m_canvas, nullptr, this, nullptr);
+}
 
 const Graph* GraphView::graph() const {
     return m_model ? &m_model->graph : nullptr;

@@ -47,6 +47,14 @@ nlohmann::json speedJson(const std::optional<SpeedCheck>& speed) {
 nlohmann::json contentionJson(const std::vector<ContentionMeasurement>& measured) {
     nlohmann::json list = nlohmann::json::array();
     for (const ContentionMeasurement& m : measured) {
+        if (!m.notMeasured.empty()) {
+            list.push_back({{"device", m.deviceId},
+                            {"beside", m.besideId},
+                            {"factor", nullptr},
+                            {"source", nullptr},
+                            {"not_measured", m.notMeasured}});
+            continue;
+        }
         for (const auto& [device, beside, record] :
              {std::tuple{&m.deviceId, &m.besideId, &m.deviceSlowed},
               std::tuple{&m.besideId, &m.deviceId, &m.besideSlowed}}) {
@@ -229,6 +237,13 @@ void runProfile(const ProfileArguments& args) {
                                                       : result.wholeModel.message.c_str());
     }
     for (const ContentionMeasurement& m : run.contention) {
+        if (!m.notMeasured.empty()) {
+            std::fprintf(stderr,
+                         "warning: contention of %s beside %s not measured: %s; the samples are "
+                         "stored, and the next profile measures it\n",
+                         m.deviceId.c_str(), m.besideId.c_str(), m.notMeasured.c_str());
+            continue;
+        }
         std::printf("Contention (co-run benchmark, measured now in %.1f s): %s beside %s %.2f, "
                     "%s beside %s %.2f\n",
                     m.seconds, m.deviceId.c_str(), m.besideId.c_str(), m.deviceSlowed.factor,

@@ -294,6 +294,9 @@ CoRunBenchmark runCoRunBenchmark(const Device& first, const Device& second,
     };
     const auto budget = std::chrono::milliseconds(options.quick ? 15 : 100);
     const auto cap = budget * 25; // a phase on a very slow machine still ends
+    // ...but not before each side has one round: on a machine busy with other work (or under
+    // a sanitizer) a phase may need far longer for its first; only then is it too busy.
+    const auto hardCap = std::chrono::seconds(30);
     const int minRounds = options.quick ? 3 : 5;
     const int repetitions = options.quick ? 4 : 6; // even: as many mirrored as not
 
@@ -378,6 +381,9 @@ CoRunBenchmark runCoRunBenchmark(const Device& first, const Device& second,
                    Clock::now() - start < cap) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(2));
             }
+            while ((sideA.behind(1) || sideB.behind(1)) && Clock::now() - start < hardCap) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            }
             stop.store(true, std::memory_order_release);
             phaseBarrier.arrive_and_wait();
             for (std::size_t i = 0; i < 2; ++i) {
@@ -418,8 +424,9 @@ CoRunBenchmark runCoRunBenchmark(const Device& first, const Device& second,
             }
         }
         if (ratios.empty()) {
-            throw std::runtime_error("co-run benchmark of '" + first.id + "' and '" + second.id +
-                                     "': a phase completed no round (the machine is too busy)");
+            throw std::runtime_error(
+                "co-run benchmark of '" + first.id + "' and '" + second.id +
+                "': a phase completed no round in 30 s (the machine is too busy)");
         }
         return median(std::move(ratios));
     };

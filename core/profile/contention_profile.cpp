@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "contention_profile.h"
 
+#include "common/input_error.h"
 #include "common/progress.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
@@ -46,10 +47,19 @@ std::vector<ContentionMeasurement> measureMissingContention(SampleLibrary& libra
             progress->report(static_cast<double>(i) / static_cast<double>(partners.size()),
                              "measuring the contention of " + device.id + " beside " + other.id);
         }
-        const CoRunBenchmark run = runCoRunBenchmark(device, other, options);
         ContentionMeasurement m;
         m.deviceId = device.id;
         m.besideId = other.id;
+        CoRunBenchmark run;
+        try {
+            run = runCoRunBenchmark(device, other, options);
+        } catch (const InputError&) {
+            throw;
+        } catch (const std::runtime_error& e) {
+            m.notMeasured = e.what();
+            measured.push_back(std::move(m));
+            continue;
+        }
         m.seconds = run.seconds;
         m.deviceSlowed = contentionRecordOf(run.first, fingerprint, otherFingerprint);
         m.besideSlowed = contentionRecordOf(run.second, otherFingerprint, fingerprint);

@@ -20,6 +20,9 @@ struct ContentionMeasurement {
     ContentionRecord deviceSlowed; ///< the device slowed by the other, as stored
     ContentionRecord besideSlowed; ///< the other slowed by the device, as stored
     double seconds = 0.0;          ///< wall time of the co-run
+    /// Why the pair could not be measured (the co-run found the machine too busy): nothing was
+    /// stored for it, and the next profile measures it. Empty when measured.
+    std::string notMeasured;
 };
 
 /// The record of one direction of a co-run (measuredAt left empty: the time it is stored).
@@ -31,9 +34,10 @@ ContentionRecord contentionRecordOf(const CoRunSlowdown& slowdown, std::string d
 /// neither direction or only one, runs the co-run benchmark (quick unless told otherwise) and
 /// stores both directions, recording both devices. A pair stored in both directions is never
 /// measured again: once per pair and library. Stops before the next pair when `progress` says
-/// cancelled. Returns what it measured now. The benchmark's and the library's exceptions pass
-/// through (InputError for a device that is not a real CPU device, std::runtime_error when
-/// pinning fails).
+/// cancelled. Returns what it measured now, and the pairs it could not measure with the reason
+/// (notMeasured; the benchmark's std::runtime_error: pinning failed, or no round completed on a
+/// machine too busy). InputError (a device that is not a real CPU device) and the library's
+/// exceptions pass through.
 std::vector<ContentionMeasurement>
 measureMissingContention(SampleLibrary& library, const Device& device,
                          const std::vector<Device>& devices,
