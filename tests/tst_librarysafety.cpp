@@ -4,6 +4,7 @@
 // library, one of a newer schema, a FIFO, /dev/null): exit 2 naming the file, and the file is
 // byte-identical afterwards with nothing created beside it (issue 22).
 #include "cliprocess.h"
+#include "foreign_databases.h"
 #include "samplefixture.h"
 
 #include <QCryptographicHash>
@@ -141,19 +142,8 @@ void TestLibrarySafety::everyCommandLeavesTheFileAlone() {
         QVERIFY(execute(path, "CREATE TABLE moz_places(id INTEGER PRIMARY KEY, url TEXT);"
                               "INSERT INTO moz_places(url) VALUES('https://example.org');"));
     } else if (kind == QLatin1String("foreign-wal")) {
-        // Copied while its writer holds it open: the copy's rows are in its -wal only.
-        const QString live = dir.filePath(QStringLiteral("live.db"));
-        sqlite3* db = nullptr;
-        QCOMPARE(sqlite3_open(QFile::encodeName(live).constData(), &db), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(db,
-                              "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;"
-                              "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);"
-                              "INSERT INTO notes(text) VALUES('kept in the log');",
-                              nullptr, nullptr, nullptr),
-                 SQLITE_OK);
-        QVERIFY(QFile::copy(live, path));
-        QVERIFY(QFile::copy(live + QStringLiteral("-wal"), path + QStringLiteral("-wal")));
-        sqlite3_close(db);
+        const QString failure = writeUncheckpointedWalDatabase(path, QDir(dir.path()));
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
     } else if (kind.startsWith(QLatin1String("damaged"))) {
         QByteArray bytes = readAll(m_library);
         const qsizetype from = kind == QLatin1String("damaged-schema") ? 100 : 5 * 4096;

@@ -7,6 +7,7 @@
 // It prints "committed N" after the N-th batch is committed.
 #include "common/input_error.h"
 #include "common/sha256.h"
+#include "foreign_databases.h"
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
 #include "store/benchmark_drift.h"
@@ -923,19 +924,8 @@ void TestStore::badFilesAreLeftAlone() {
         rawQuery(path, "CREATE TABLE moz_places(id INTEGER PRIMARY KEY, url TEXT);"
                        "INSERT INTO moz_places(url) VALUES('https://example.org');");
     } else if (kind == QLatin1String("foreign-wal")) {
-        // Copied while its writer still holds it open: the copy's rows are in its -wal only.
-        const QString live = dir.filePath(QStringLiteral("live.db"));
-        sqlite3* db = nullptr;
-        QCOMPARE(sqlite3_open(QFile::encodeName(live).constData(), &db), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(db,
-                              "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;"
-                              "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);"
-                              "INSERT INTO notes(text) VALUES('kept in the log');",
-                              nullptr, nullptr, nullptr),
-                 SQLITE_OK);
-        QVERIFY(QFile::copy(live, path));
-        QVERIFY(QFile::copy(live + QStringLiteral("-wal"), path + QStringLiteral("-wal")));
-        sqlite3_close(db);
+        const QString failure = writeUncheckpointedWalDatabase(path, QDir(dir.path()));
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
     } else if (kind == QLatin1String("foreign-id")) {
         rawQuery(path, "PRAGMA application_id = 1234");
     } else if (kind.startsWith(QLatin1String("corrupt")) || kind == QLatin1String("truncated")) {
