@@ -256,6 +256,28 @@ void TestTuneCli::rerunResumesAfterTheStoredRounds() {
     // The stored round comes back as it was measured.
     QCOMPARE(rounds[0].toObject()[key("validated")], firstRound[key("validated")]);
     QVERIFY(rounds[1].toObject()[key("costs")].toObject()[key("nodes_in_context")].toInt() > 0);
+
+    // A stored round edited by hand: bad input, named, and the library is left as it is.
+    sqlite3* handle = nullptr;
+    QCOMPARE(sqlite3_open(QFile::encodeName(db).constData(), &handle), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(handle,
+                          "UPDATE tune_rounds SET record_json = '{\"plans\": 3}' "
+                          "WHERE round = 1",
+                          nullptr, nullptr, nullptr),
+             SQLITE_OK);
+    sqlite3_close(handle);
+    const auto bytes = [&db] {
+        QFile file(db);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    const QByteArray before = bytes();
+    const CliRun edited =
+        runParetune(tuneArguments(db, strict + QStringList{key("--rounds"), key("3")}));
+    QCOMPARE(edited.exitCode, 2);
+    QVERIFY2(edited.err.contains((db + key(": tune round 1 (row ")).toUtf8()) &&
+                 edited.err.contains("it was left as it is"),
+             edited.err.constData());
+    QCOMPARE(bytes(), before);
 }
 
 void TestTuneCli::killedMidRoundKeepsCommittedRounds() {

@@ -88,7 +88,8 @@ nlohmann::json roundJson(const TuneRound& round) {
             {"fit", round.fit.toJson()}};
 }
 
-/// A stored round read back (the library wrote it: a malformed one is an internal error).
+/// A stored round read back. Throws nlohmann::json::exception for a malformed record (the
+/// caller names the library and the row).
 TuneRound roundFrom(const TuneRoundRecord& record) {
     const nlohmann::json j = nlohmann::json::parse(record.recordJson);
     TuneRound round;

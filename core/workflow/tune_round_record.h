@@ -20,8 +20,8 @@ nlohmann::json optionalNumber(const std::optional<double>& value);
 nlohmann::json measuredJson(const TunedPlan& plan);
 /// Everything a resumed run learns from and reports about a round.
 nlohmann::json roundJson(const TuneRound& round);
-/// A stored round read back (the library wrote it: a malformed one is an internal error,
-/// std::runtime_error or nlohmann's exceptions).
+/// A stored round read back. A malformed record throws std::runtime_error or nlohmann's
+/// exceptions; runTune names the library and the row in an InputError.
 TuneRound roundFrom(const TuneRoundRecord& record);
 
 } // namespace detail

@@ -357,7 +357,17 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
     TuneRun run;
     run.tuneKey = tuneKeyOf(graph, catalog, request, inventory);
     for (const TuneRoundRecord& record : library.tuneRounds(run.tuneKey)) {
-        run.rounds.push_back(roundFrom(record));
+        try {
+            run.rounds.push_back(roundFrom(record));
+        } catch (const std::exception& e) {
+            // Written by Paretune, but the file is the user's: an edited or damaged row is bad
+            // input, named, and left as it is.
+            throw InputError(request.dbPath + ": tune round " + std::to_string(record.round) +
+                             " (row " + std::to_string(record.id) +
+                             ") is not a record this version can read (" + e.what() +
+                             "); it was left as it is: tune with another --db, or with other "
+                             "settings");
+        }
     }
     if (!run.rounds.empty()) {
         run.diagnostics.push_back({Diagnostic::Severity::Info, "resumed",
