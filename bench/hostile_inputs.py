@@ -61,7 +61,18 @@ def run(cli, args, label, kind):
         code = os.WEXITSTATUS(status)
     return {"kind": kind, "case": label, "command": " ".join(args[:2]), "exit": code,
             "seconds": round(seconds, 3), "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
-            "message": message[0][:200] if message else ""}
+            "message": first_problem(message)}
+
+
+def first_problem(lines):
+    """The message's first line, and after a count ("verification failed (3 problems)") the
+    first problem it counts."""
+    if not lines:
+        return ""
+    text = lines[0]
+    if "verification failed" in text and len(lines) > 1:
+        text += " / " + lines[1].strip()
+    return text[:240]
 
 
 def bundle_folder(cli, work):
