@@ -33,9 +33,8 @@ TIMEOUT_S = 60
 
 def run(cli, args, label, kind):
     started = time.monotonic()
-    with tempfile.TemporaryFile() as err:
-        child = subprocess.Popen([cli, *args], stdout=subprocess.DEVNULL, stderr=err,
-                                 stdin=subprocess.DEVNULL)
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
+        child = subprocess.Popen([cli, *args], stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         deadline = started + TIMEOUT_S
         status = None
         while status is None:
@@ -53,6 +52,9 @@ def run(cli, args, label, kind):
         seconds = time.monotonic() - started
         err.seek(0)
         message = err.read().decode("utf-8", "replace").strip().splitlines()
+        out.seek(0)
+        failed = [line for line in out.read().decode("utf-8", "replace").splitlines()
+                  if line.startswith("FAILED")]
     if status == "timeout":
         code = "timeout"
     elif os.WIFSIGNALED(status):
@@ -61,17 +63,17 @@ def run(cli, args, label, kind):
         code = os.WEXITSTATUS(status)
     return {"kind": kind, "case": label, "command": " ".join(args[:2]), "exit": code,
             "seconds": round(seconds, 3), "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
-            "message": first_problem(message)}
+            "message": first_problem(message, failed)}
 
 
-def first_problem(lines):
+def first_problem(lines, failed):
     """The message's first line, and after a count ("verification failed (3 problems)") the
-    first problem it counts."""
+    first problem it counts (bundle verify prints them on stdout, "FAILED   ...")."""
     if not lines:
         return ""
     text = lines[0]
-    if "verification failed" in text and len(lines) > 1:
-        text += " / " + lines[1].strip()
+    if "verification failed" in text and failed:
+        text += " / " + failed[0][len("FAILED"):].strip()
     return text[:240]
 
 
