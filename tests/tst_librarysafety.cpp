@@ -4,7 +4,7 @@
 // library, one of a newer schema, a FIFO, /dev/null): exit 2 naming the file, and the file is
 // byte-identical afterwards with nothing created beside it (issue 22).
 #include "cliprocess.h"
-#include "foreign_databases.h"
+#include "library_files.h"
 #include "samplefixture.h"
 
 #include <QCryptographicHash>
@@ -18,17 +18,6 @@
 #include <sys/stat.h>
 
 namespace {
-
-QByteArray readAll(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-void writeAll(const QString& path, const QByteArray& bytes) {
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    QCOMPARE(file.write(bytes), bytes.size());
-}
 
 bool execute(const QString& path, const char* sql) {
     sqlite3* db = nullptr;

@@ -7,8 +7,8 @@
 // It prints "committed N" after the N-th batch is committed.
 #include "common/input_error.h"
 #include "common/sha256.h"
-#include "foreign_databases.h"
 #include "graph/onnx_importer.h"
+#include "library_files.h"
 #include "paretune/config.h"
 #include "store/benchmark_drift.h"
 #include "store/graph_records.h"
@@ -103,17 +103,6 @@ struct Fixture {
     }
     Sample sample(double latency) const { return testSample(model, device, signature, latency); }
 };
-
-QByteArray readAll(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-void writeAll(const QString& path, const QByteArray& bytes) {
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    QCOMPARE(file.write(bytes), bytes.size());
-}
 
 /// Runs SQL on a file with SQLite directly (fixtures, and checks that do not trust the API).
 QStringList rawQuery(const QString& path, const char* sql) {

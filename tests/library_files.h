@@ -1,12 +1,27 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// SQLite files of other applications, for the suites that check a library is never written
-// unless it is a healthy Paretune library (tst_store, tst_librarysafety).
+// SQLite files of other applications, and a file's bytes, for the suites that check a library
+// is never written unless it is a healthy Paretune library (tst_store, tst_librarysafety).
+#include <QByteArray>
 #include <QDir>
 #include <QFile>
 #include <QString>
+#include <QtTest>
 
 #include <sqlite3.h>
+
+/// The whole file, or an empty array when it cannot be read.
+inline QByteArray readAll(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+/// Replaces the file's contents (a failure fails the calling test function).
+inline void writeAll(const QString& path, const QByteArray& bytes) {
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(file.write(bytes), bytes.size());
+}
 
 /// Writes at `path` another application's database in write-ahead-log mode whose rows are
 /// only in its `-wal` (copied while its writer still holds it open, so never checkpointed);
