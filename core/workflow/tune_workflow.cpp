@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 
 namespace paretune {
 
@@ -359,7 +360,9 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
     for (const TuneRoundRecord& record : library.tuneRounds(run.tuneKey)) {
         try {
             run.rounds.push_back(roundFrom(record));
-        } catch (const std::exception& e) {
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) { // nlohmann's, or a value out of range
             // Written by Paretune, but the file is the user's: an edited or damaged row is bad
             // input, named, and left as it is.
             throw InputError(request.dbPath + ": tune round " + std::to_string(record.round) +
