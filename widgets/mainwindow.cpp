@@ -80,6 +80,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_fileMenu->addAction(tr("Open &sample model"), m_document,
                           &DocumentController::openSampleModel);
     m_fileMenu->addSeparator();
+    m_fileMenu->addAction(m_profiling->libraryAction());
+    m_fileMenu->addSeparator();
     QAction* quit = m_fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));

@@ -9,6 +9,8 @@
 #include "graphpalette.h"
 #include "jobstatusbar.h"
 #include "jobstatuswidget.h"
+#include "librarydialog.h"
+#include "librarylocation.h"
 #include "predictorpanel.h"
 #include "profilejob.h"
 #include "store/sample_library.h"
@@ -70,10 +72,29 @@ ProfilingController::ProfilingController(QMainWindow* window, WorkbenchLog& log,
     m_adaptAction->setStatusTip(adaptTip);
     m_adaptAction->setEnabled(AdaptJob::available());
     connect(m_adaptAction, &QAction::triggered, this, &ProfilingController::chooseAdaptation);
+    m_libraryAction = new QAction(tr("Sample &library..."), this);
+    m_libraryAction->setObjectName(QStringLiteral("libraryAction"));
+    m_libraryAction->setStatusTip(tr("Choose the sample library: a file on this machine or a "
+                                     "team's PostgreSQL server"));
+    connect(m_libraryAction, &QAction::triggered, this, &ProfilingController::chooseLibrary);
     setupProfileJob();
     setupTrainJob();
     setupAdaptJob();
-    setDatabasePath(QString::fromStdString(defaultSampleLibraryPath().string()));
+    const QString remembered = rememberedLibrary();
+    setDatabasePath(remembered.isEmpty()
+                        ? QString::fromStdString(defaultSampleLibraryPath().string())
+                        : remembered);
+}
+
+void ProfilingController::chooseLibrary() {
+    LibraryDialog dialog(m_dbPath, m_window);
+    if (dialog.exec() != QDialog::Accepted) {
+        return;
+    }
+    dialog.applyPassword();
+    setDatabasePath(dialog.location());
+    rememberLibrary(dialog.location());
+    m_log.log(tr("Sample library: %1").arg(withoutPassword(dialog.location())));
 }
 
 void ProfilingController::setDatabasePath(const QString& path) {

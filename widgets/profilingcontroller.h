@@ -26,7 +26,8 @@ struct Device;
 class ProfilingController : public QObject {
     Q_OBJECT
 public:
-    /// Shows the default sample library (defaultSampleLibraryPath).
+    /// Shows the library the workbench used last (rememberedLibrary), else the default one
+    /// (defaultSampleLibraryPath).
     ProfilingController(QMainWindow* window, WorkbenchLog& log, DocumentController& document,
                         DeviceController& devices, JobStatusBar& jobs);
 
@@ -35,6 +36,8 @@ public:
     QAction* profileAction() const { return m_profileAction; }
     QAction* trainAction() const { return m_trainAction; }
     QAction* adaptAction() const { return m_adaptAction; }
+    /// File > Sample library: the LibraryDialog, then the chosen library is used and remembered.
+    QAction* libraryAction() const { return m_libraryAction; }
     AdaptJob* adaptJob() const { return m_adaptJob; }
     ProfileJob* profileJob() const { return m_profileJob; }
     TrainJob* trainJob() const { return m_trainJob; }
@@ -50,13 +53,15 @@ public:
     /// device is most uncertain, then retrains the predictor (core's adaptPredictor).
     void adaptOnDevice(const QString& deviceId, int budget);
 
-    /// The sample library (SQLite file) profiling writes to and the predictor panel reads.
+    /// The sample library profiling writes to and the predictor panel reads: an SQLite file or a
+    /// PostgreSQL server (`postgresql://…`, without password).
     void setDatabasePath(const QString& path);
     QString databasePath() const { return m_dbPath; }
 
 private:
     void chooseDeviceToProfile();
     void chooseAdaptation();
+    void chooseLibrary();
     /// The real device `deviceId` for a job on the current model, or null after saying why.
     const Device* realDeviceFor(const QString& deviceId, const QString& job);
     void setupAdaptJob();
@@ -75,6 +80,7 @@ private:
     QAction* m_trainAction = nullptr;
     AdaptJob* m_adaptJob;
     QAction* m_adaptAction = nullptr;
+    QAction* m_libraryAction = nullptr;
     int m_trainingEpochs = 0; ///< of the training job running
     QString m_dbPath;
 };

@@ -6,6 +6,7 @@
 // one, else the copy in the resources).
 #include "common/data_folders.h"
 #include "common/input_error.h"
+#include "librarylocation.h"
 #include "mainwindow.h"
 #include "paretoplot.h"
 #include "paretune/config.h"
@@ -75,8 +76,14 @@ struct CommandLine {
                                             "quick tune, see --tune)."),
         QStringLiteral("state"), QStringLiteral("graph")};
     QCommandLineOption db{QStringLiteral("db"),
-                          QCoreApplication::translate("main", "Sample library (SQLite file)."),
-                          QStringLiteral("path")};
+                          QCoreApplication::translate("main",
+                                                      "Sample library: an SQLite file, or a "
+                                                      "PostgreSQL server as "
+                                                      "postgresql://user@host:port/dbname "
+                                                      "(the password from PGPASSWORD or "
+                                                      "~/.pgpass). Default: the one used "
+                                                      "last."),
+                          QStringLiteral("library")};
     QCommandLineOption catalog{
         QStringLiteral("catalog"),
         QCoreApplication::translate("main", "Device catalog (JSON) for modelled devices."),
@@ -207,7 +214,13 @@ int main(int argc, char** argv) {
     }
     paretune::MainWindow window;
     if (parser.isSet(db)) {
-        window.setDatabasePath(parser.value(db));
+        const QString library = parser.value(db);
+        if (paretune::hasPassword(library)) {
+            std::fprintf(stderr, "--db: a password on the command line is refused (other users "
+                                 "can read it); put it in PGPASSWORD or ~/.pgpass\n");
+            return 2;
+        }
+        window.setDatabasePath(library);
     }
     if (parser.isSet(catalogOption)) {
         QString error;
