@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+105"/>
+        <location filename="../app/workbench/main.cpp" line="+112"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -14,7 +14,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-42"/>
+        <location line="-48"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -25,11 +25,11 @@
     </message>
     <message>
         <location line="+6"/>
-        <source>Sample library (SQLite file).</source>
+        <source>Sample library: an SQLite file, or a PostgreSQL server as postgresql://user@host:port/dbname (the password from PGPASSWORD or ~/.pgpass). Default: the one used last.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+10"/>
         <source>Device catalog (JSON) for modelled devices.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -355,17 +355,17 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+75"/>
+        <location line="+79"/>
         <source>No model open.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-58"/>
+        <location line="-62"/>
         <source>Find node</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+69"/>
         <source>Laying out the graph...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -495,6 +495,99 @@ Double-click to expand</source>
     </message>
 </context>
 <context>
+    <name>paretune::LibraryDialog</name>
+    <message>
+        <location filename="../widgets/librarydialog.cpp" line="+30"/>
+        <source>Sample Library</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>A file on this machine (SQLite)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Browse...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>A team&apos;s PostgreSQL server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>default (5432)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>your login name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>from ~/.pgpass when empty</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Host:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Port:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Database:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>User:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Password:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The password is used for this session only: it is never saved, shown or written to the log. To connect without typing it, put it in ~/.pgpass.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>Sample library</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sample libraries (*.db);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Name the library&apos;s file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>That is a server&apos;s address: choose &quot;A team&apos;s PostgreSQL server&quot;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Name the database on the server.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>paretune::MainWindow</name>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="+36"/>
@@ -522,17 +615,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>&amp;Quit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-24"/>
+        <location line="-26"/>
         <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>&amp;Search</source>
         <translation type="unfinished"></translation>
     </message>
@@ -547,17 +640,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-34"/>
+        <location line="-36"/>
         <source>Tune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+45"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-44"/>
+        <location line="-46"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
@@ -577,7 +670,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>&amp;View</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1231,7 +1324,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+22"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+23"/>
         <source>No sample library opened yet.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1340,18 +1433,18 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ProfilingController</name>
     <message>
-        <location filename="../widgets/profilingcontroller.cpp" line="+34"/>
+        <location filename="../widgets/profilingcontroller.cpp" line="+36"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+203"/>
+        <location line="+222"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-196"/>
+        <location line="-215"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1382,13 +1475,28 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+1"/>
-        <location line="+116"/>
+        <location line="+135"/>
         <location line="+5"/>
         <source>Adapt</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-103"/>
+        <location line="-134"/>
+        <source>Sample &amp;library...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Choose the sample library: a file on this machine or a team&apos;s PostgreSQL server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Sample library: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Profiling...</source>
         <translation type="unfinished"></translation>
     </message>

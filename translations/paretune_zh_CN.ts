@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+105"/>
+        <location filename="../app/workbench/main.cpp" line="+112"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation>将神经网络算子放置到本机的设备上。</translation>
     </message>
@@ -14,7 +14,7 @@
         <translation>要打开的 ONNX 模型或 .paretune 工作区</translation>
     </message>
     <message>
-        <location line="-42"/>
+        <location line="-48"/>
         <source>Save a picture of the window once the model is shown, then quit.</source>
         <translation>模型显示后保存窗口截图，然后退出。</translation>
     </message>
@@ -25,11 +25,11 @@
     </message>
     <message>
         <location line="+6"/>
-        <source>Sample library (SQLite file).</source>
-        <translation>样本库（SQLite 文件）。</translation>
+        <source>Sample library: an SQLite file, or a PostgreSQL server as postgresql://user@host:port/dbname (the password from PGPASSWORD or ~/.pgpass). Default: the one used last.</source>
+        <translation>样本库：SQLite 文件，或写作 postgresql://user@host:port/dbname 的 PostgreSQL 服务器（密码取自 PGPASSWORD 或 ~/.pgpass）。默认：上次使用的样本库。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+10"/>
         <source>Device catalog (JSON) for modelled devices.</source>
         <translation>建模设备的设备目录（JSON）。</translation>
     </message>
@@ -352,17 +352,17 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+75"/>
+        <location line="+79"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
     <message>
-        <location line="-58"/>
+        <location line="-62"/>
         <source>Find node</source>
         <translation>查找节点</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+69"/>
         <source>Laying out the graph...</source>
         <translation>正在布局计算图...</translation>
     </message>
@@ -491,6 +491,99 @@ Double-click to expand</source>
     </message>
 </context>
 <context>
+    <name>paretune::LibraryDialog</name>
+    <message>
+        <location filename="../widgets/librarydialog.cpp" line="+30"/>
+        <source>Sample Library</source>
+        <translation>样本库</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>A file on this machine (SQLite)</source>
+        <translation>本机上的文件（SQLite）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Browse...</source>
+        <translation>浏览...</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>A team&apos;s PostgreSQL server</source>
+        <translation>团队的 PostgreSQL 服务器</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>default (5432)</source>
+        <translation>默认 (5432)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>your login name</source>
+        <translation>你的登录名</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>from ~/.pgpass when empty</source>
+        <translation>留空时取自 ~/.pgpass</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Host:</source>
+        <translation>主机：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Port:</source>
+        <translation>端口：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Database:</source>
+        <translation>数据库：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>User:</source>
+        <translation>用户：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Password:</source>
+        <translation>密码：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The password is used for this session only: it is never saved, shown or written to the log. To connect without typing it, put it in ~/.pgpass.</source>
+        <translation>密码仅用于本次会话：不会被保存、显示或写入日志。若不想每次输入，请把它放进 ~/.pgpass。</translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>Sample library</source>
+        <translation>样本库</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sample libraries (*.db);;All files (*)</source>
+        <translation>样本库 (*.db);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Name the library&apos;s file.</source>
+        <translation>请指定样本库文件。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>That is a server&apos;s address: choose &quot;A team&apos;s PostgreSQL server&quot;.</source>
+        <translation>这是服务器地址：请选择“团队的 PostgreSQL 服务器”。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Name the database on the server.</source>
+        <translation>请指定服务器上的数据库。</translation>
+    </message>
+</context>
+<context>
     <name>paretune::MainWindow</name>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="+36"/>
@@ -513,17 +606,17 @@ Double-click to expand</source>
         <translation>打开示例模型(&amp;S)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="-24"/>
+        <location line="-26"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
@@ -538,17 +631,17 @@ Double-click to expand</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location line="-34"/>
+        <location line="-36"/>
         <source>Tune</source>
         <translation>调优</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+45"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="-44"/>
+        <location line="-46"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
@@ -568,7 +661,7 @@ Double-click to expand</source>
         <translation>预测器</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
@@ -603,7 +696,7 @@ Double-click to expand</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
     <message>
-        <location line="-88"/>
+        <location line="-90"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
     </message>
@@ -1225,7 +1318,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+22"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+23"/>
         <source>No sample library opened yet.</source>
         <translation>尚未打开样本库。</translation>
     </message>
@@ -1333,18 +1426,18 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ProfilingController</name>
     <message>
-        <location filename="../widgets/profilingcontroller.cpp" line="+34"/>
+        <location filename="../widgets/profilingcontroller.cpp" line="+36"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+203"/>
+        <location line="+222"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
     <message>
-        <location line="-196"/>
+        <location line="-215"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
     </message>
@@ -1375,13 +1468,28 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+1"/>
-        <location line="+116"/>
+        <location line="+135"/>
         <location line="+5"/>
         <source>Adapt</source>
         <translation>调整</translation>
     </message>
     <message>
-        <location line="-103"/>
+        <location line="-134"/>
+        <source>Sample &amp;library...</source>
+        <translation>样本库(&amp;L)...</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Choose the sample library: a file on this machine or a team&apos;s PostgreSQL server</source>
+        <translation>选择样本库：本机上的文件或团队的 PostgreSQL 服务器</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Sample library: %1</source>
+        <translation>样本库：%1</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Profiling...</source>
         <translation>正在进行性能分析...</translation>
     </message>
