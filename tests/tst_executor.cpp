@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 using namespace paretune;
 
@@ -79,6 +80,7 @@ private Q_SLOTS:
     void splitPlanEqualsSingleDevice_data();
     void splitPlanEqualsSingleDevice();
     void timingsRespectDependenciesAndDevices();
+    void memoryIsCountedPerDevice();
     void planMustFitTheGraph();
     void cudaAndModelledDevicesAreRefused();
 };
@@ -231,6 +233,52 @@ void TestExecutor::timingsRespectDependenciesAndDevices() {
             if (other != id && o.device == r.device) {
                 QVERIFY(o.endUs <= r.beginUs || r.endUs <= o.beginUs);
             }
+        }
+    }
+}
+
+void TestExecutor::memoryIsCountedPerDevice() {
+    const QString path = testModelsDir() + QStringLiteral("/resnet18.onnx");
+    if (!QFile::exists(path)) {
+        QSKIP("resnet18.onnx is not in the test models folder");
+    }
+    const Graph g = importOnnxFile(path.toStdString()).graph;
+    const std::vector<std::int32_t> device = alternatingPlan(g, 3);
+    PlanExecutor executor(g, twoDevices(), device);
+    for (int run = 0; run < 2; ++run) {
+        const PlanRun r = executor.run();
+        QCOMPARE(r.peakBytes.size(), std::size_t{2});
+        QCOMPARE(r.weightBytes.size(), std::size_t{2});
+        for (std::int32_t d = 0; d < 2; ++d) {
+            // A node's outputs exist when it ends: the device's peak holds its largest output;
+            // the resident bytes are the initializers and graph inputs its nodes read, each once.
+            double largestOutput = 0.0;
+            double weights = 0.0;
+            std::set<TensorId> read;
+            for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+                if (device[n] != d) {
+                    continue;
+                }
+                for (TensorId t : g.nodeOutputs.row(static_cast<NodeId>(n))) {
+                    largestOutput = std::max(
+                        largestOutput,
+                        static_cast<double>(g.tensors[static_cast<std::size_t>(t)].byteSize()));
+                }
+                for (TensorId t : g.nodeInputs.row(static_cast<NodeId>(n))) {
+                    const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
+                    if (t != kNone && tensor.role != TensorRole::Activation &&
+                        read.insert(t).second) {
+                        weights += static_cast<double>(tensor.byteSize());
+                    }
+                }
+            }
+            QVERIFY(largestOutput > 0);
+            QVERIFY2(r.peakBytes[static_cast<std::size_t>(d)] >= largestOutput,
+                     qPrintable(QStringLiteral("device %1: peak %2 < largest output %3")
+                                    .arg(d)
+                                    .arg(r.peakBytes[static_cast<std::size_t>(d)])
+                                    .arg(largestOutput)));
+            QCOMPARE(r.weightBytes[static_cast<std::size_t>(d)], weights);
         }
     }
 }

@@ -143,6 +143,27 @@ void TestValidateCli::searchedPlanIsMeasuredAndStored() {
                                               measured[QStringLiteral("median")].toDouble()) /
                                                  measured[QStringLiteral("median")].toDouble()));
 
+    // Memory, measured per device: the allocator's peak plus the resident tensors, at least the
+    // largest tensor the device's nodes write; the objective is the largest device's.
+    const QJsonObject memory =
+        out[QStringLiteral("objectives")].toObject()[QStringLiteral("peak_memory_mb")].toObject();
+    double largestDevice = 0.0;
+    for (const QJsonValue& v : out[QStringLiteral("devices")].toArray()) {
+        const QJsonObject m = v.toObject()[QStringLiteral("memory")].toObject();
+        const double peak = m[QStringLiteral("measured_peak_mb")].toDouble();
+        QVERIFY(peak > m[QStringLiteral("weights_mb")].toDouble());
+        QVERIFY(m[QStringLiteral("predicted_peak_mb")].toDouble() > 0);
+        largestDevice = std::max(largestDevice, peak);
+    }
+    QCOMPARE(memory[QStringLiteral("measured")].toDouble(), largestDevice);
+    QVERIFY(
+        memory[QStringLiteral("measured_source")].toString().contains(QStringLiteral("allocator")));
+    QVERIFY(memory[QStringLiteral("predicted")].toDouble() > 0);
+    QVERIFY(memory[QStringLiteral("error")].isDouble());
+    if (!memory[QStringLiteral("process_peak_mb")].isNull()) { // VmHWM could be reset
+        QVERIFY(memory[QStringLiteral("process_peak_mb")].toDouble() > largestDevice);
+    }
+
     const QJsonArray nodes = out[QStringLiteral("nodes")].toArray();
     QCOMPARE(nodes.size(), g.computeNodeCount());
     for (const QJsonValue& v : nodes) {

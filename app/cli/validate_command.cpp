@@ -83,7 +83,8 @@ void runValidate(const ValidateArguments& args) {
         deviceSet.push_back({{"id", d.id},
                              {"fingerprint", d.fingerprint},
                              {"cpus", d.cpus},
-                             {"threads", d.threads}});
+                             {"threads", d.threads},
+                             {"memory", d.memoryJson()}});
     }
     nlohmann::json nodes = nlohmann::json::array();
     for (const ValidatedNode& n : report.nodes) {
@@ -162,7 +163,28 @@ void runValidate(const ValidateArguments& args) {
                   report.peakMemoryMb.predicted
                       ? (fixed(*report.peakMemoryMb.predicted) + " MiB (simulated)").c_str()
                       : "-");
-    std::printf("%-10s %-42s %-48s %s\n\n", "Memory", "not measured", predictedText, "-");
+    std::snprintf(
+        measuredText, sizeof measuredText, "%s",
+        report.peakMemoryMb.measured
+            ? (fixed(*report.peakMemoryMb.measured) + " MiB (allocator + weights)").c_str()
+            : "not measured");
+    std::printf("%-10s %-42s %-48s %s\n", "Memory", measuredText, predictedText,
+                percentText(report.peakMemoryMb.error).c_str());
+    for (const ValidatedDevice& d : report.devices) {
+        if (d.measuredPeakMb) {
+            std::printf("  %-8s %s MiB measured (%s MiB of it weights and inputs), %s\n",
+                        d.id.c_str(), fixed(*d.measuredPeakMb).c_str(),
+                        fixed(*d.measuredWeightsMb).c_str(),
+                        d.predictedPeakMb ? (fixed(*d.predictedPeakMb) + " MiB simulated").c_str()
+                                          : "not simulated");
+        }
+    }
+    if (report.processPeakMb) {
+        std::printf("  process  %s MiB peak resident during the timed runs (VmHWM: program, "
+                    "libraries and all)\n",
+                    fixed(*report.processPeakMb).c_str());
+    }
+    std::printf("\n");
     if (!report.note.empty()) {
         std::printf("Note: %s\n\n", report.note.c_str());
     }

@@ -81,10 +81,19 @@ struct NodeRun {
 
 /// One run of a plan: per-node timings (in the order the nodes finished) and the wall time from
 /// the start signal to the last node's end. `outputs` is filled when asked for.
+///
+/// Memory, per device (empty when it could not be counted): `peakBytes` is the most the device
+/// held at once during the run through LibTorch's CPU allocator (the tensors its thread made,
+/// copies of inputs from other devices included, until they were freed, and oneDNN's scratch
+/// memory; not what the OpenMP helper threads of a multi-threaded device allocate themselves);
+/// `weightBytes` the fixed tensors its nodes read (weights, constants, graph inputs), resident
+/// for the whole run.
 struct PlanRun {
     std::vector<NodeRun> nodes;
     double wallUs = 0.0;
     NamedTensors outputs;
+    std::vector<double> peakBytes;
+    std::vector<double> weightBytes;
 };
 
 /// Executes a graph with a placement plan: each compute and pass-through node on its device,

@@ -7,6 +7,7 @@
 
 #include "common/input_error.h"
 #include "cpu_affinity.h"
+#include "device_memory.h"
 #include "graph_program.h"
 
 #include <ATen/detail/CUDAHooksInterface.h>
@@ -46,6 +47,8 @@ struct PlanState {
     /// The BLAS's threads, process-wide: the fewest of any device, so that devices running
     /// side by side never share cores through it.
     std::optional<ScopedBlasThreads> blasThreads;
+    std::unique_ptr<detail::DeviceMemoryCounters> memory;
+    std::vector<double> weightBytes; ///< per device: fixed tensors its steps read
 
     // Per run.
     std::vector<at::Tensor> values;           ///< tensor · D + device
@@ -74,6 +77,8 @@ struct PlanState {
     void worker(std::int32_t device) {
         const ExecutionDevice& dev = devices[static_cast<std::size_t>(device)];
         std::unique_ptr<detail::ThreadScope> scope;
+        const detail::DeviceMemoryCounters::ThreadTag tag(*memory,
+                                                          static_cast<std::size_t>(device));
         std::exception_ptr setupError;
         try {
             scope = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus, false);
@@ -354,6 +359,26 @@ TorchPlanExecutor::TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDe
             }
         }
     }
+    // The bytes of the fixed tensors each device's steps read (each tensor once per device).
+    d->weightBytes.assign(static_cast<std::size_t>(D), 0.0);
+    std::vector<std::int32_t> countedOn(graph.tensors.size(), -1);
+    for (std::int32_t dev = 0; dev < D; ++dev) {
+        for (std::size_t s = 0; s < S; ++s) {
+            if (d->stepDevice[s] != dev) {
+                continue;
+            }
+            for (TensorId t : graph.nodeInputs.row(program.steps()[s])) {
+                const auto ti = static_cast<std::size_t>(t);
+                if (t != kNone && !program.computed(t) && countedOn[ti] != dev &&
+                    program.fixed()[ti].defined()) {
+                    countedOn[ti] = dev;
+                    d->weightBytes[static_cast<std::size_t>(dev)] +=
+                        static_cast<double>(program.fixed()[ti].nbytes());
+                }
+            }
+        }
+    }
+    d->memory = std::make_unique<detail::DeviceMemoryCounters>(static_cast<std::size_t>(D));
     d->values.resize(graph.tensors.size() * static_cast<std::size_t>(D));
     d->home.assign(graph.tensors.size(), 0);
     d->uses = std::make_unique<std::atomic<int>[]>(graph.tensors.size());
@@ -406,6 +431,7 @@ PlanRun TorchPlanExecutor::run(bool collectOutputs) {
         d->error = nullptr;
         d->running = 0;
         d->busyWorkers = static_cast<int>(D);
+        d->memory->resetPeaks();
         d->start = Clock::now();
         ++d->generation;
         d->wake.notify_all();
@@ -420,6 +446,12 @@ PlanRun TorchPlanExecutor::run(bool collectOutputs) {
         }
         result.nodes = std::move(d->runs);
         d->runs = {};
+        if (d->memory->valid()) {
+            for (std::size_t dv = 0; dv < D; ++dv) {
+                result.peakBytes.push_back(static_cast<double>(d->memory->peakBytes(dv)));
+            }
+            result.weightBytes = d->weightBytes;
+        }
     }
     if (!result.nodes.empty()) {
         result.wallUs =

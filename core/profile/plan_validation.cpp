@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 
 namespace paretune {
@@ -52,6 +53,7 @@ struct Prediction {
     std::vector<NodePrediction> nodes;
     std::vector<NodeId> order;
     Objectives objectives;
+    std::map<std::string, double> devicePeakBytes; ///< by device id
 };
 
 /// The plan simulated again over the cost table the search used, with the search's priority.
@@ -92,6 +94,12 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
     prediction.nodes.resize(g.nodes.size());
     prediction.order = full.order;
     prediction.objectives = result.objectives;
+    for (const std::string& id : planDevices) {
+        const std::int32_t d = table.findDevice(id);
+        if (d >= 0 && static_cast<std::size_t>(d) < result.peakBytes.size()) {
+            prediction.devicePeakBytes[id] = result.peakBytes[static_cast<std::size_t>(d)];
+        }
+    }
     for (std::size_t n = 0; n < g.nodes.size(); ++n) {
         if (g.nodes[n].kind != NodeKind::Compute || full.device[n] < 0) {
             continue;
@@ -116,6 +124,13 @@ struct NodeTimes {
 
 } // namespace
 
+nlohmann::json ValidatedDevice::memoryJson() const {
+    return {{"measured_peak_mb", optionalJson(measuredPeakMb)},
+            {"weights_mb", optionalJson(measuredWeightsMb)},
+            {"predicted_peak_mb", optionalJson(predictedPeakMb)},
+            {"error", optionalJson(relativeError(predictedPeakMb, measuredPeakMb))}};
+}
+
 nlohmann::json PlanValidation::objectivesJson() const {
     return {{"latency_us",
              {{"measured",
@@ -133,11 +148,12 @@ nlohmann::json PlanValidation::objectivesJson() const {
               {"plan_file", optionalJson(energyMj.planned)},
               {"error", optionalJson(energyMj.error)}}},
             {"peak_memory_mb",
-             {{"measured", nullptr},
+             {{"measured", optionalJson(peakMemoryMb.measured)},
               {"measured_source", peakMemoryMb.measuredSource},
               {"predicted", optionalJson(peakMemoryMb.predicted)},
               {"plan_file", optionalJson(peakMemoryMb.planned)},
-              {"error", nullptr}}},
+              {"error", optionalJson(peakMemoryMb.error)},
+              {"process_peak_mb", optionalJson(processPeakMb)}}},
             {"repeats", repeats},
             {"warmup_runs", warmup}};
 }
@@ -180,6 +196,27 @@ struct PreparedPlan {
     double energyUj = 0.0; ///< RAPL around its timed runs
     bool energyRead = true;
 };
+
+/// Resets the process's peak resident set (VmHWM) to what it holds now; false where the kernel
+/// does not allow it (/proc/self/clear_refs, Linux 4.0).
+bool resetProcessPeak() {
+    std::ofstream refs("/proc/self/clear_refs");
+    refs << "5";
+    refs.flush();
+    return static_cast<bool>(refs);
+}
+
+/// The process's peak resident set in bytes (VmHWM of /proc/self/status), or nothing.
+std::optional<double> processPeakBytes() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) {
+            return std::stod(line.substr(6)) * 1024.0; // kB
+        }
+    }
+    return std::nullopt;
+}
 
 PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,
                          const ValidationOptions& options, const DeviceInventory& inventory) {
@@ -227,9 +264,12 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
     for (const std::string& id : deviceIds) {
         realDevices.push_back(inventory.find(id));
         execDevices.push_back(executionDeviceFor(*realDevices.back()));
-        report.devices.push_back({id, deviceFingerprint(*realDevices.back()),
-                                  execDevices.back().cpus, execDevices.back().threads,
-                                  nodesOn[id]});
+        ValidatedDevice& dev = report.devices.emplace_back();
+        dev.id = id;
+        dev.fingerprint = deviceFingerprint(*realDevices.back());
+        dev.cpus = execDevices.back().cpus;
+        dev.threads = execDevices.back().threads;
+        dev.nodes = nodesOn[id];
     }
     std::vector<std::int32_t>& nodeDevice = prepared.nodeDevice;
     nodeDevice.assign(g.nodes.size(), -1);
@@ -256,6 +296,44 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
     prepared.executor = std::make_unique<PlanExecutor>(
         g, execDevices, nodeDevice, prediction ? prediction->order : std::vector<NodeId>{});
     return prepared;
+}
+
+/// The devices' measured peak memory (the largest over the runs of the allocator's peak, plus
+/// the weights) and the objective's (the largest device's), beside the simulator's per-device
+/// peaks when there is a prediction.
+void measurePeakMemory(PlanValidation& report, const std::vector<PlanRun>& runs,
+                       const std::map<std::string, double>* predictedPeaks) {
+    const std::size_t D = report.devices.size();
+    std::vector<double> peak(D, -1.0);
+    std::vector<double> weights(D, 0.0);
+    for (const PlanRun& r : runs) {
+        for (std::size_t d = 0; d < D && d < r.peakBytes.size(); ++d) {
+            peak[d] = std::max(peak[d], r.peakBytes[d]);
+            weights[d] = d < r.weightBytes.size() ? r.weightBytes[d] : 0.0;
+        }
+    }
+    report.peakMemoryMb.measuredSource = "none (the allocator could not be counted)";
+    for (std::size_t d = 0; d < D; ++d) {
+        ValidatedDevice& dev = report.devices[d];
+        if (predictedPeaks) {
+            const auto found = predictedPeaks->find(dev.id);
+            if (found != predictedPeaks->end()) {
+                dev.predictedPeakMb = found->second / kMiB;
+            }
+        }
+        if (peak[d] < 0) {
+            continue;
+        }
+        dev.measuredPeakMb = (peak[d] + weights[d]) / kMiB;
+        dev.measuredWeightsMb = weights[d] / kMiB;
+        if (!report.peakMemoryMb.measured || *dev.measuredPeakMb > *report.peakMemoryMb.measured) {
+            report.peakMemoryMb.measured = dev.measuredPeakMb;
+        }
+        report.peakMemoryMb.measuredSource =
+            "largest device peak over " + std::to_string(runs.size()) +
+            " runs: LibTorch's CPU allocator (tensors and oneDNN scratch of the device's thread) "
+            "plus the weights and inputs its nodes read";
+    }
 }
 
 /// The report of a plan whose timed runs are done, stored in the library.
@@ -304,7 +382,7 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
     report.latencyUs.planned = plan.plannedLatencyUs;
     report.energyMj.planned = plan.plannedEnergyMj;
     report.peakMemoryMb.planned = plan.plannedMemoryMb;
-    report.peakMemoryMb.measuredSource = "none (the executor does not measure memory)";
+    measurePeakMemory(report, runs, prediction ? &prediction->devicePeakBytes : nullptr);
     if (prediction) {
         report.latencyUs.predicted = prediction->objectives.latencyUs;
         report.energyMj.predicted = prediction->objectives.energyMj;
@@ -316,6 +394,8 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
     }
     report.latencyUs.error = relativeError(report.latencyUs.predicted, medianUs);
     report.energyMj.error = relativeError(report.energyMj.predicted, report.energyMj.measured);
+    report.peakMemoryMb.error =
+        relativeError(report.peakMemoryMb.predicted, report.peakMemoryMb.measured);
     int measuredSources = 0;
     int otherSources = 0;
     if (prediction) {
@@ -340,7 +420,8 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
         deviceSet.push_back({{"id", deviceIds[i]},
                              {"fingerprint", report.devices[i].fingerprint},
                              {"cpus", execDevices[i].cpus},
-                             {"threads", execDevices[i].threads}});
+                             {"threads", execDevices[i].threads},
+                             {"memory", report.devices[i].memoryJson()}});
     }
     nlohmann::json assignment = nlohmann::json::object();
     for (std::size_t n = 0; n < g.nodes.size(); ++n) {
@@ -435,6 +516,7 @@ bool runInterleaved(const Graph& g, std::vector<PreparedPlan>& plans,
         throw;
     }
     const std::optional<RaplEnergy> meter = RaplEnergy::open();
+    const bool peakReset = resetProcessPeak();
     for (PreparedPlan& p : plans) {
         p.runs.reserve(static_cast<std::size_t>(options.repeats));
         p.energyRead = meter.has_value();
@@ -452,6 +534,12 @@ bool runInterleaved(const Graph& g, std::vector<PreparedPlan>& plans,
             if (step("timed")) {
                 return false;
             }
+        }
+    }
+    const std::optional<double> peak = peakReset ? processPeakBytes() : std::nullopt;
+    for (PreparedPlan& p : plans) {
+        if (peak) {
+            p.report.processPeakMb = *peak / kMiB;
         }
     }
     return true;

@@ -67,6 +67,16 @@ struct ValidatedDevice {
     std::vector<int> cpus; ///< pinned CPUs; empty: not pinned
     int threads = 1;
     int nodes = 0; ///< nodes the plan places there
+    /// Peak memory there, MiB. Measured: the most LibTorch's CPU allocator held for the device
+    /// at once in any timed run (PlanRun::peakBytes) plus the fixed tensors its nodes read:
+    /// weights, constants, graph inputs (PlanRun::weightBytes); predicted: the simulator's peak
+    /// for the device.
+    std::optional<double> measuredPeakMb;
+    std::optional<double> measuredWeightsMb;
+    std::optional<double> predictedPeakMb;
+
+    /// {"measured_peak_mb", "weights_mb", "predicted_peak_mb", "error"}: null where unknown.
+    nlohmann::json memoryJson() const;
 };
 
 /// One compute node of the plan, measured in place.
@@ -90,7 +100,13 @@ struct PlanValidation {
     double latencyP10Us = 0.0;
     double latencyP90Us = 0.0;
     ValidatedObjective energyMj;
-    ValidatedObjective peakMemoryMb; ///< never measured: the executor does not track memory
+    /// Measured: the largest of the devices' measured peaks (ValidatedDevice), as the objective
+    /// is the largest device peak.
+    ValidatedObjective peakMemoryMb;
+    /// The process's peak resident memory during the timed runs (VmHWM, reset before them), MiB:
+    /// a cross-check of the allocator's figures (it also holds the program, the libraries, the
+    /// weights and everything else). Unset where the kernel does not offer the reset.
+    std::optional<double> processPeakMb;
     /// Where the predicted objectives come from ("simulated from measured samples", ...).
     std::string predictionSource;
     std::string note;                 ///< e.g. why there are no per-operator predictions

@@ -56,7 +56,9 @@ nlohmann::json measuredJson(const TunedPlan& p) {
             {"p90_us", p.measured.p90Us},
             {"runs", p.measured.runs},
             {"energy_mj",
-             p.measuredEnergyMj ? nlohmann::json(*p.measuredEnergyMj) : nlohmann::json(nullptr)}};
+             p.measuredEnergyMj ? nlohmann::json(*p.measuredEnergyMj) : nlohmann::json(nullptr)},
+            {"peak_memory_mb",
+             p.measuredMemoryMb ? nlohmann::json(*p.measuredMemoryMb) : nlohmann::json(nullptr)}};
 }
 
 /// The stored form of a round: everything a resumed run learns from and reports.
@@ -136,6 +138,10 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
                          static_cast<int>(number(m, "runs"))};
         if (m.at("energy_mj").is_number()) {
             plan.measuredEnergyMj = m.at("energy_mj").get<double>();
+        }
+        // Rounds stored before memory was measured have no figure.
+        if (m.contains("peak_memory_mb") && m.at("peak_memory_mb").is_number()) {
+            plan.measuredMemoryMb = m.at("peak_memory_mb").get<double>();
         }
         plan.error = number(p, "error");
         plan.seenBefore = p.at("seen_before").get<bool>();

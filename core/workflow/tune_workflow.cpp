@@ -208,14 +208,14 @@ std::vector<DominanceClaim> claimsOf(const Solution& plan, const SearchResult& r
         return nullptr;
     };
     const auto check = [](const TunedPlan* a, const TunedPlan* b, Objective o) -> std::string {
-        if (o == Objective::PeakMemory) {
-            return "not measured";
-        }
         if (!a || !b) {
             return "unmeasured";
         }
         std::optional<double> x, y;
-        if (o == Objective::Latency) {
+        if (o == Objective::PeakMemory) {
+            x = a->measuredMemoryMb;
+            y = b->measuredMemoryMb;
+        } else if (o == Objective::Latency) {
             x = a->measured.medianUs;
             y = b->measured.medianUs;
         } else if (a->measuredEnergyMj && b->measuredEnergyMj) {
@@ -445,6 +445,7 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             TunedPlan& plan = round.plans[i];
             plan.measured = {*v.latencyUs.measured, v.latencyP10Us, v.latencyP90Us, v.repeats};
             plan.measuredEnergyMj = v.energyMj.measured;
+            plan.measuredMemoryMb = v.peakMemoryMb.measured;
             plan.error =
                 (plan.simulated.latencyUs - plan.measured.medianUs) / plan.measured.medianUs;
             errors.push_back(plan.error);

@@ -52,6 +52,8 @@ struct TunedPlan {
     Objectives simulated; ///< as the round's search found it (its prediction)
     MeasuredLatency measured;
     std::optional<double> measuredEnergyMj;
+    /// The largest device's measured peak memory (PlanValidation::peakMemoryMb), MiB.
+    std::optional<double> measuredMemoryMb;
     double error = 0.0; ///< (predicted − measured) / measured, latency
     /// Validated in an earlier round too: its error is not a test of how the learned costs
     /// carry over to plans not yet run.
@@ -85,8 +87,8 @@ struct DominanceClaim {
     std::string baseline;
     bool dominates = false;
     /// Per claimed objective (its name): "confirmed" (both measured, the claim holds),
-    /// "contradicted" (both measured, it does not), "unmeasured" (either was not measured in the
-    /// final round) or "not measured" (memory: the executor does not measure it).
+    /// "contradicted" (both measured, it does not) or "unmeasured" (either was not measured in
+    /// the final round). Memory is the largest device's measured peak (PlanValidation).
     std::vector<std::pair<std::string, std::string>> objectives;
     /// Objectives where the plan is better by a margin no larger than the final round's median
     /// latency error: not claimed, the predictions cannot tell them apart.
