@@ -243,6 +243,8 @@ void TestParetoPlot::measuredMarksFollowTheLatencyAxis_data() {
                                   << int(MeasuredAxis::Y);
     QTest::newRow("no latency") << int(Objective::Energy) << int(Objective::PeakMemory)
                                 << int(MeasuredAxis::None);
+    QTest::newRow("latency and memory")
+        << int(Objective::Latency) << int(Objective::PeakMemory) << int(MeasuredAxis::X);
 }
 
 void TestParetoPlot::measuredMarksFollowTheLatencyAxis() {
@@ -268,6 +270,7 @@ void TestParetoPlot::measuredMarksFollowTheLatencyAxis() {
     points[1].medianUs = 1200.0;
     points[1].p10Us = 1100.0;
     points[1].p90Us = 1250.0;
+    points[1].memoryMb = 2.5; // memory measured for one plan only
     const std::vector<MeasuredMark> marks = measuredMarks(points, ox, oy);
     if (axis == int(MeasuredAxis::None)) {
         QVERIFY(marks.empty());
@@ -283,7 +286,12 @@ void TestParetoPlot::measuredMarksFollowTheLatencyAxis() {
         QCOMPARE(along, p.medianUs / 1000.0);
         QCOMPARE(along - m.minus, p.p10Us / 1000.0);
         QCOMPARE(along + m.plus, p.p90Us / 1000.0);
-        QCOMPARE(across, simulatedAcross); // the other axis keeps the simulated value
+        const Objective other = axis == int(MeasuredAxis::X) ? oy : ox;
+        if (other == Objective::PeakMemory && p.memoryMb) {
+            QCOMPARE(across, *p.memoryMb); // measured memory, where the plan has it
+        } else {
+            QCOMPARE(across, simulatedAcross); // else the other axis keeps the simulated value
+        }
         QCOMPARE(axis == int(MeasuredAxis::X) ? m.simulatedX : m.simulatedY,
                  p.simulated.latencyUs / 1000.0);
     }

@@ -717,6 +717,11 @@ Double-click to expand</source>
         <source>energy %1 mJ</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <location line="+5"/>
+        <source>peak memory %1 MiB, predicted %2 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>paretune::ModelLoader</name>
@@ -1251,7 +1256,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PlanClaim</name>
     <message>
-        <location filename="../widgets/measuredpoints.cpp" line="-45"/>
+        <location filename="../widgets/measuredpoints.cpp" line="-50"/>
         <source>confirmed</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1311,7 +1316,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+40"/>
         <source>Claim contradicted: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2021,7 +2026,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+74"/>
+        <location filename="../widgets/tunejob.cpp" line="+75"/>
         <source>tuning</source>
         <translation type="unfinished"></translation>
     </message>

@@ -713,6 +713,11 @@ Double-click to expand</source>
         <source>energy %1 mJ</source>
         <translation>能耗 %1 mJ</translation>
     </message>
+    <message>
+        <location line="+5"/>
+        <source>peak memory %1 MiB, predicted %2 MiB</source>
+        <translation>峰值内存 %1 MiB，预测 %2 MiB</translation>
+    </message>
 </context>
 <context>
     <name>paretune::ModelLoader</name>
@@ -1245,7 +1250,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PlanClaim</name>
     <message>
-        <location filename="../widgets/measuredpoints.cpp" line="-45"/>
+        <location filename="../widgets/measuredpoints.cpp" line="-50"/>
         <source>confirmed</source>
         <translation>已证实</translation>
     </message>
@@ -1305,7 +1310,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>在 %2 方面优于 %1：%3</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+40"/>
         <source>Claim contradicted: %1</source>
         <translation>声明被推翻：%1</translation>
     </message>
@@ -2013,7 +2018,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+74"/>
+        <location filename="../widgets/tunejob.cpp" line="+75"/>
         <source>tuning</source>
         <translation>调优</translation>
     </message>

@@ -66,6 +66,13 @@ QString measuredText(const MeasuredPoint& p) {
                 QCoreApplication::translate("paretune::MeasuredPoint", "energy %1 mJ")
                     .arg(*p.energyMj, 0, 'g', 4);
     }
+    if (p.memoryMb) {
+        text += QStringLiteral("; ") +
+                QCoreApplication::translate("paretune::MeasuredPoint",
+                                            "peak memory %1 MiB, predicted %2 MiB")
+                    .arg(*p.memoryMb, 0, 'g', 4)
+                    .arg(p.simulated.peakMemoryBytes / (1024.0 * 1024.0), 0, 'g', 4);
+    }
     return text;
 }
 
@@ -108,8 +115,11 @@ std::vector<MeasuredMark> measuredMarks(const std::vector<MeasuredPoint>& points
         m.simulatedY = dy.displayValue(p.simulated);
         // Latency is shown in ms; the measurement is in µs.
         const double median = p.medianUs / 1000.0;
-        m.x = axis == MeasuredAxis::X ? median : m.simulatedX;
-        m.y = axis == MeasuredAxis::Y ? median : m.simulatedY;
+        // Across the latency axis: measured memory where that axis shows it.
+        const Objective across = axis == MeasuredAxis::X ? y : x;
+        const bool memory = across == Objective::PeakMemory && p.memoryMb.has_value();
+        m.x = axis == MeasuredAxis::X ? median : memory ? *p.memoryMb : m.simulatedX;
+        m.y = axis == MeasuredAxis::Y ? median : memory ? *p.memoryMb : m.simulatedY;
         m.minus = std::max(0.0, (p.medianUs - p.p10Us) / 1000.0);
         m.plus = std::max(0.0, (p.p90Us - p.medianUs) / 1000.0);
         marks.push_back(m);

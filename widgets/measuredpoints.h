@@ -22,6 +22,7 @@ struct MeasuredPoint {
     double p90Us = 0.0;
     int runs = 0;
     std::optional<double> energyMj; ///< measured, when a power counter was readable
+    std::optional<double> memoryMb; ///< measured peak memory of the largest device
     double error = 0.0;             ///< latency, (predicted − measured) / measured
 };
 
@@ -52,7 +53,8 @@ QString measuredText(const MeasuredPoint& point);
 QString claimsHtml(const std::vector<PlanClaim>& claims);
 
 /// Where a measured point is drawn in the Pareto plot's coordinates (display units: latency in
-/// ms): the measured median latency on the latency axis and the simulated value on the other,
+/// ms): the measured median latency on the latency axis and on the other axis the measured
+/// peak memory when that axis is memory and the point has one, else the simulated value,
 /// its p10–p90 spread as error bars along the latency axis, and the simulated point it belongs
 /// to (the line between them shows the prediction's error).
 struct MeasuredMark {

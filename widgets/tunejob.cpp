@@ -24,6 +24,7 @@ MeasuredPoint measuredPointOf(const TunedPlan& p) {
     m.p90Us = p.measured.p90Us;
     m.runs = p.measured.runs;
     m.energyMj = p.measuredEnergyMj;
+    m.memoryMb = p.measuredMemoryMb;
     m.error = p.error;
     return m;
 }
