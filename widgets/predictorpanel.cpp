@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "qcustomplot_fenced.h"
+#include "store/library_location.h"
 
 namespace paretune {
 
@@ -70,7 +71,7 @@ void PredictorPanel::showLibrary(const QString& dbPath) {
     m_storedPredictors = 0;
     m_metricsFromTraining = false;
     m_summaryPending = false;
-    if (!QFileInfo(dbPath).isFile()) {
+    if (!isServerLibrary(dbPath.toStdString()) && !QFileInfo(dbPath).isFile()) {
         m_status->setText(tr("No sample library at %1 yet: profile a model on a real device to "
                              "create it. No predictor is trained; costs are modelled.")
                               .arg(dbPath));
