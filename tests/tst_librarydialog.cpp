@@ -51,7 +51,6 @@ void TestLibraryDialog::serverOrFile_data() {
     QTest::addColumn<bool>("server");
     QTest::newRow("uri") << "postgresql://team@db.example.org/paretune" << true;
     QTest::newRow("short scheme") << "postgres://db/paretune" << true;
-    QTest::newRow("upper case") << "POSTGRESQL://db/paretune" << true;
     QTest::newRow("key=value") << "host=db dbname=paretune" << true;
     QTest::newRow("dbname first") << "dbname=paretune" << true;
     QTest::newRow("file") << "/home/me/.local/share/paretune/samples.db" << false;

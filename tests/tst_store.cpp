@@ -130,6 +130,11 @@ QStringList rawQuery(const QString& path, const char* sql) {
     return rows;
 }
 
+/// Turns a library back into what version 4 wrote (the samples lose their keys).
+constexpr const char* kWithoutVersionFive =
+    "DROP TABLE profile_jobs; DROP INDEX perf_samples_by_key; ALTER TABLE perf_samples DROP "
+    "COLUMN sample_key; PRAGMA user_version = 4";
+
 /// A library holding `count` samples, closed.
 void makeLibrary(const QString& path, int count) {
     SampleLibrary library = SampleLibrary::open(path.toStdString());
@@ -230,19 +235,19 @@ void TestStore::createsFolderAndSchema() {
              QStringList{QString::number(SampleLibrary::kApplicationId)});
     const QStringList tables =
         rawQuery(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-    QCOMPARE(tables,
-             QStringList({QStringLiteral("device_benchmarks"), QStringLiteral("device_contention"),
-                          QStringLiteral("devices"), QStringLiteral("models"),
-                          QStringLiteral("op_signatures"), QStringLiteral("perf_samples"),
-                          QStringLiteral("plans"), QStringLiteral("predictors"),
-                          QStringLiteral("stale_marks"), QStringLiteral("tune_rounds")}));
+    QCOMPARE(tables, QStringList({QStringLiteral("device_benchmarks"),
+                                  QStringLiteral("device_contention"), QStringLiteral("devices"),
+                                  QStringLiteral("models"), QStringLiteral("op_signatures"),
+                                  QStringLiteral("perf_samples"), QStringLiteral("plans"),
+                                  QStringLiteral("predictors"), QStringLiteral("profile_jobs"),
+                                  QStringLiteral("stale_marks"), QStringLiteral("tune_rounds")}));
     const QStringList columns =
         rawQuery(path, "SELECT group_concat(name, ',') FROM pragma_table_info('perf_samples')");
     QCOMPARE(columns.value(0),
              QStringLiteral("id,model_fingerprint,device_fingerprint,op_signature,op_meta,"
                             "shape_tuple,config_json,latency_us,latency_p10_us,latency_p90_us,"
                             "peak_memory_mb,energy_uj,energy_source,repeats,sample_time,"
-                            "tool_version,stale"));
+                            "tool_version,stale,sample_key"));
 }
 
 void TestStore::emptyFilesBecomeLibraries_data() {
@@ -498,6 +503,7 @@ void TestStore::migratesVersionOneLibrary() {
         f.store(library);
         library.addSamples(std::vector<Sample>{f.sample(10.0)});
     }
+    rawQuery(path, kWithoutVersionFive);
     rawQuery(path, "DROP TABLE tune_rounds; DROP TABLE device_contention; DROP TABLE "
                    "device_benchmarks; PRAGMA user_version = 1");
     QCOMPARE(rawQuery(path, "PRAGMA user_version"), QStringList{QStringLiteral("1")});
@@ -539,6 +545,7 @@ void TestStore::migratesVersionTwoLibrary() {
         library.addPredictor(predictor);
     }
     // What version 2 wrote: everything but the new table.
+    rawQuery(path, kWithoutVersionFive);
     rawQuery(path, "DROP TABLE tune_rounds; DROP TABLE device_contention; PRAGMA user_version = 2");
     const QStringList before = rawQuery(
         path, "SELECT (SELECT count(*) FROM perf_samples), (SELECT count(*) FROM perf_samples "
@@ -557,6 +564,11 @@ void TestStore::migratesVersionTwoLibrary() {
                             "count(*) FROM plans), (SELECT count(*) FROM predictors), (SELECT "
                             "count(*) FROM devices)"),
              before);
+    // Version 5 keyed every stored sample: storing one again adds nothing.
+    QCOMPARE(rawQuery(path, "SELECT count(DISTINCT sample_key) FROM perf_samples"),
+             QStringList{QStringLiteral("2")});
+    const std::vector<Sample> stored = library.samples();
+    QCOMPARE(library.addSamples(stored), (std::vector<std::int64_t>{stored[0].id, stored[1].id}));
     QCOMPARE(library.sampleCount(), 2);
     QCOMPARE(library.referenceBenchmark(f.device.fingerprint)->gemmGflops, 20.0);
     QCOMPARE(library.benchmarks(f.device.fingerprint).size(), std::size_t(2));

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "librarylocation.h"
 
-#include <QRegularExpression>
+#include "store/library_location.h"
+
 #include <QSettings>
 #include <QUrl>
-#include <QUrlQuery>
 
 #include <algorithm>
 
@@ -15,27 +15,14 @@ namespace {
 constexpr auto kLibraryKey = "library/location";
 
 bool isServerUri(const QString& location) {
-    return location.startsWith(QLatin1String("postgresql://"), Qt::CaseInsensitive) ||
-           location.startsWith(QLatin1String("postgres://"), Qt::CaseInsensitive);
-}
-
-/// A libpq key=value string: `host=… dbname=…` (a file name never has `key=` at its start).
-bool isKeyValueString(const QString& location) {
-    static const QRegularExpression key(QStringLiteral("^\\s*(host|hostaddr|dbname|service)\\s*="));
-    return key.match(location).hasMatch();
-}
-
-/// `password=secret` or `password='a secret'` in a libpq key=value string.
-const QRegularExpression& keyValuePassword() {
-    static const QRegularExpression password(
-        QStringLiteral("\\s*\\bpassword\\s*=\\s*('([^'\\\\]|\\\\.)*'|\\S*)"));
-    return password;
+    return location.startsWith(QLatin1String("postgresql://")) ||
+           location.startsWith(QLatin1String("postgres://"));
 }
 
 } // namespace
 
 bool isServerLocation(const QString& location) {
-    return isServerUri(location) || isKeyValueString(location);
+    return isServerLibrary(location.toStdString());
 }
 
 QString serverLocationText(const ServerLocation& server) {
@@ -64,26 +51,11 @@ ServerLocation parseServerLocation(const QString& location) {
 }
 
 bool hasPassword(const QString& location) {
-    if (isServerUri(location)) {
-        const QUrl url(location);
-        return !url.password().isEmpty() || QUrlQuery(url).hasQueryItem(QStringLiteral("password"));
-    }
-    return isKeyValueString(location) && keyValuePassword().match(location).hasMatch();
+    return isServerLocation(location) && withoutPassword(location) != location.trimmed();
 }
 
 QString withoutPassword(const QString& location) {
-    if (isServerUri(location)) {
-        QUrl url(location);
-        url.setPassword(QString());
-        QUrlQuery query(url);
-        query.removeAllQueryItems(QStringLiteral("password"));
-        url.setQuery(query);
-        return url.toString(QUrl::FullyEncoded);
-    }
-    if (isKeyValueString(location)) {
-        return QString(location).remove(keyValuePassword()).trimmed();
-    }
-    return location;
+    return QString::fromStdString(libraryLabel(location.toStdString()));
 }
 
 QString rememberedLibrary() {

@@ -10,8 +10,8 @@
 
 namespace paretune {
 
-/// Whether `location` names a PostgreSQL server (a postgresql:// or postgres:// URI, or a libpq
-/// key=value string with a host or dbname) rather than an SQLite file.
+/// Whether `location` names a PostgreSQL server rather than an SQLite file (core's
+/// isServerLibrary: a postgresql:// or postgres:// URI, or a libpq key=value string).
 bool isServerLocation(const QString& location);
 
 /// The fields of a server location; empty fields are left to libpq's defaults.
@@ -31,8 +31,8 @@ ServerLocation parseServerLocation(const QString& location);
 /// `password=` in a key=value string).
 bool hasPassword(const QString& location);
 
-/// `location` fit to show or remember: a password in a URI (`user:secret@`) or a key=value
-/// string (`password=secret`) is removed.
+/// `location` fit to show or remember (core's libraryLabel): a password in a URI
+/// (`user:secret@`, `?password=`) or a key=value string (`password=secret`) is removed.
 QString withoutPassword(const QString& location);
 
 /// The library the workbench used last (without password), or an empty string.

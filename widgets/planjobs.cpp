@@ -12,6 +12,7 @@
 #include "predict/device_resources.h"
 #include "predict/library_costs.h"
 #include "search/plans_file.h"
+#include "store/library_location.h"
 #include "store/sample_library.h"
 #include "timelineview.h"
 #include "workflow/search_workflow.h"
@@ -177,7 +178,8 @@ void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int pla
             options.planId = planIndex;
             options.candidates = candidates;
             std::error_code error;
-            if (std::filesystem::is_regular_file(dbPath.toStdString(), error)) {
+            if (isServerLibrary(dbPath.toStdString()) ||
+                std::filesystem::is_regular_file(dbPath.toStdString(), error)) {
                 options.samplesPath = dbPath.toStdString();
             }
             options.fillCosts = searchCostFill(*search);

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "qcustomplot_fenced.h"
+#include "store/library_location.h"
 
 namespace paretune {
 

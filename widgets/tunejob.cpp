@@ -6,6 +6,7 @@
 #include "graph/onnx_importer.h"
 #include "paretune/config.h"
 #include "placementsearch.h"
+#include "store/library_location.h"
 #include "workflow/in_context_costs.h"
 
 #include <QFileInfo>
@@ -78,7 +79,7 @@ void TuneJob::start(std::shared_ptr<const ImportResult> model, const QByteArray&
             out.settings = settings;
             out.dbPath = dbPath;
 #if PARETUNE_WITH_TORCH
-            if (!QFileInfo::exists(dbPath)) {
+            if (!isServerLibrary(dbPath.toStdString()) && !QFileInfo::exists(dbPath)) {
                 r.error = tr("The sample library %1 does not exist: profile the model on each "
                              "device to tune on first (Workflow > Profile).")
                               .arg(dbPath);

@@ -6,8 +6,10 @@
 #include "devices_command.h"
 #include "inspect_command.h"
 #include "interrupt.h"
+#include "library_command.h"
 #include "paretune/config.h"
 #include "samples_command.h"
+#include "store/library_location.h"
 #if PARETUNE_WITH_TORCH
 #include "predict_command.h"
 #include "profile_command.h"
@@ -15,6 +17,7 @@
 #if PARETUNE_WITH_TORCH
 #include "tune_command.h"
 #include "validate_command.h"
+#include "worker_command.h"
 #endif
 #include "search_command.h"
 
@@ -24,6 +27,8 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <string_view>
 
 namespace {
 
@@ -49,9 +54,30 @@ bool standardOutputWritten() {
     return false;
 }
 
+/// A PostgreSQL connection string among the arguments that holds a password, without it; empty
+/// when there is none. Such an argument is refused before anything could repeat it.
+std::string connectionStringWithPassword(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        std::string_view arg = argv[i];
+        if (arg.substr(0, 2) == "--" && arg.find('=') != std::string_view::npos) {
+            arg.remove_prefix(arg.find('=') + 1); // --db=postgresql://…
+        }
+        if (paretune::isServerLibrary(arg) && paretune::libraryLabel(arg) != arg) {
+            return paretune::libraryLabel(arg);
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+    if (const std::string label = connectionStringWithPassword(argc, argv); !label.empty()) {
+        std::cerr << "paretune: error: " << label
+                  << ": the connection string holds a password; give it in PGPASSWORD or "
+                     "~/.pgpass instead, so that it stays out of command lines and logs\n";
+        return kExitBadInput;
+    }
     CLI::App app{"Paretune: profile, predict and place neural-network operators on the devices "
                  "of a machine"};
     app.require_subcommand(0, 1);
@@ -61,6 +87,7 @@ int main(int argc, char** argv) {
     paretune::cli::addSearchCommand(app);
     paretune::cli::addDevicesCommand(app);
     paretune::cli::addSamplesCommand(app);
+    paretune::cli::addLibraryCommand(app);
     paretune::cli::addExportCommand(app);
     paretune::cli::addBundleCommand(app);
 #if PARETUNE_WITH_TORCH
@@ -70,6 +97,7 @@ int main(int argc, char** argv) {
 #if PARETUNE_WITH_TORCH
     paretune::cli::addValidateCommand(app);
     paretune::cli::addTuneCommand(app);
+    paretune::cli::addWorkerCommands(app);
 #endif
     try {
         app.parse(argc, argv);

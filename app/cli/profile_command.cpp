@@ -8,10 +8,12 @@
 #include "terminal_progress.h"
 
 #include "common/input_error.h"
+#include "common/input_file.h"
 #include "common/json_reader.h"
 #include "common/progress.h"
 #include "cost/device_catalog.h"
 #include "device/device.h"
+#include "device/device_fingerprint.h"
 #include "graph/onnx_importer.h"
 #include "profile/library_profile.h"
 #include "store/sample_library.h"
@@ -82,8 +84,16 @@ struct ProfileArguments {
     std::string catalog;
     int repeats = 0;
     bool force = false;
+    bool queue = false;
     bool json = false;
 };
+
+/// Largest model `profile --queue` stores in a job.
+constexpr std::uint64_t kMaxQueuedModelBytes = std::uint64_t{1} << 30;
+
+bool isFingerprint(const std::string& text) {
+    return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
 
 } // namespace
 
@@ -108,7 +118,51 @@ const Device& profiledDevice(const DeviceInventory& inventory, const std::string
 
 namespace {
 
+/// `profile --queue`: the model and the options become a job for the workers of the device.
+void runQueue(const ProfileArguments& args) {
+    if (args.repeats < 0) {
+        throw InputError("--repeats must be positive");
+    }
+    const std::string bytes = readInputFile(args.model, "model", kMaxQueuedModelBytes);
+    // Checked here, where the file is: a worker on another machine gets only its bytes.
+    const ImportResult imported = importOnnxBytes(bytes, {}, args.model);
+    std::string fingerprint = args.device;
+    if (!isFingerprint(args.device)) {
+        const DeviceInventory inventory = discoverDevices();
+        fingerprint = deviceFingerprint(profiledDevice(inventory, args.device));
+    }
+    ProfileJobRecord job;
+    job.modelFingerprint = imported.graph.fingerprint;
+    job.modelName = args.model;
+    job.modelOnnx = bytes;
+    job.deviceFingerprint = fingerprint;
+    job.optionsJson = nlohmann::json{{"repeats", args.repeats}, {"force", args.force}}.dump();
+    SampleLibrary library = SampleLibrary::open(args.db.empty() ? defaultSampleLibraryPath()
+                                                                : std::filesystem::path(args.db));
+    const std::int64_t id = library.queueProfileJob(job);
+    if (args.json) {
+        std::cout << dumpJson(nlohmann::json{{"tool", "paretune"},
+                                             {"job", id},
+                                             {"state", "queued"},
+                                             {"model", args.model},
+                                             {"model_fingerprint", job.modelFingerprint},
+                                             {"device_fingerprint", fingerprint},
+                                             {"db", library.path().string()}},
+                              2)
+                  << "\n";
+        return;
+    }
+    std::printf("Queued job %lld: %s on device %s in %s (paretune worker --db %s --device ID "
+                "measures it)\n",
+                static_cast<long long>(id), args.model.c_str(), fingerprint.substr(0, 12).c_str(),
+                library.path().string().c_str(), library.path().string().c_str());
+}
+
 void runProfile(const ProfileArguments& args) {
+    if (args.queue) {
+        runQueue(args);
+        return;
+    }
     const ImportResult imported = importOnnxFile(args.model);
     const Graph& graph = imported.graph;
     std::optional<DeviceCatalog> catalog;
@@ -267,7 +321,9 @@ void addProfileCommand(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "profile", "Measure every operator of a model on a device and store the samples");
     cmd->add_option("model", args->model, "ONNX model file")->required();
-    cmd->add_option("--device", args->device, "Device id: cpu or cpu:N (see paretune devices)")
+    cmd->add_option("--device", args->device,
+                    "Device id: cpu or cpu:N (see paretune devices); with --queue also a device "
+                    "fingerprint")
         ->required();
     cmd->add_option("--db", args->db,
                     "Sample library (default $XDG_DATA_HOME/paretune/samples.db)");
@@ -277,6 +333,9 @@ void addProfileCommand(CLI::App& app) {
     cmd->add_option("--repeats", args->repeats,
                     "Timed runs per round (default: enough for 50 ms, at least 5)");
     cmd->add_flag("--force", args->force, "Measure again even what the library already holds");
+    cmd->add_flag("--queue", args->queue,
+                  "Do not measure here: queue a job in the library for a paretune worker on the "
+                  "device (the model travels in the job)");
     cmd->add_flag("--json", args->json, "Machine-readable output");
     cmd->callback([args] { runProfile(*args); });
 }

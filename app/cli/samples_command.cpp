@@ -156,7 +156,7 @@ void runSamples(const SamplesArguments& args) {
     filter.devicePrefix = args.device;
 
     std::error_code error;
-    const bool exists = std::filesystem::exists(path, error);
+    const bool exists = isServerLibrary(path.native()) || std::filesystem::exists(path, error);
     std::vector<Sample> samples;
     int schemaVersion = SampleLibrary::kSchemaVersion;
     if (exists) {

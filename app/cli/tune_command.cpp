@@ -85,7 +85,7 @@ void runTuneCommand(const TuneArguments& args) {
     request.warmup = args.warmup;
     request.targetError = args.target / 100.0;
     request.maxPlans = static_cast<std::size_t>(args.maxPlans);
-    if (!std::filesystem::exists(request.dbPath)) {
+    if (!isServerLibrary(request.dbPath) && !std::filesystem::exists(request.dbPath)) {
         throw InputError("--db: " + request.dbPath +
                          " does not exist: profile the model on each device first (paretune "
                          "profile MODEL --device ID --db " +

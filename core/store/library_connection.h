@@ -1,271 +1,232 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Private to the sample library (store/sample_library*.cpp): the SQLite connection behind
-// SampleLibrary, the statements run on it and its write transactions.
+// Private to the sample library (store/*.cpp): the connection behind SampleLibrary, the
+// statements run on it and its write transactions. Two backends implement it: an SQLite file
+// (sqlite_backend.cpp) and a PostgreSQL database (postgres_backend.cpp). The SQL the library
+// runs is written once with SQLite's numbered parameters (?1, ?2, …); the PostgreSQL backend
+// renumbers them ($1, $2, …). Where the dialects differ, Connection::dialect() chooses.
 
 #include "common/input_error.h"
 #include "sample_library.h"
 
-#include <sqlite3.h>
-
 #include <cstdint>
+#include <exception>
 #include <filesystem>
-#include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace paretune::store {
 
 /// How long a writer waits for another process's transaction before giving up.
 inline constexpr int kBusyTimeoutMs = 60000;
 
+enum class Dialect { Sqlite, Postgres };
+
+/// A transaction the server failed because of another one (deadlock, serialization): running
+/// it again may succeed.
+class RetryableError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// One prepared statement of a backend, kept for the life of the connection. Parameters are
+/// 1-based, columns 0-based. step() and run() execute on first call after reset().
+class Statement {
+public:
+    virtual ~Statement() = default;
+    virtual void bindText(int index, std::string_view text) = 0;
+    virtual void bindReal(int index, double value) = 0;
+    virtual void bindInteger(int index, std::int64_t value) = 0;
+    virtual void bindBlob(int index, std::string_view bytes) = 0;
+    /// NULL where a REAL is expected.
+    virtual void bindNullReal(int index) = 0;
+    /// True while there is a row; throws on failure.
+    virtual bool step() = 0;
+    /// Runs a statement (the first row it returns, if any, is current); false for a
+    /// constraint violation (unique, foreign key,
+    /// check) instead of throwing for it. Inside a PostgreSQL transaction a violation aborts
+    /// the transaction: roll it back before running anything else.
+    virtual bool run() = 0;
+    /// Whether the last step() or run() left a row to read.
+    virtual bool hasRow() const = 0;
+    /// Rows the last run() inserted, updated or deleted.
+    virtual std::int64_t changes() const = 0;
+    virtual bool isNull(int column) const = 0;
+    virtual std::string text(int column) const = 0;
+    virtual std::string blob(int column) const = 0;
+    virtual double real(int column) const = 0;
+    virtual std::int64_t integer(int column) const = 0;
+    /// Forgets the bindings and the result, so that the cached statement holds no lock.
+    virtual void reset() noexcept = 0;
+
+    /// What the statement is doing, for messages ("store samples"); set by Query.
+    std::string_view doing = "read the sample library";
+};
+
+/// What each backend provides to the connection.
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual Dialect dialect() const = 0;
+    /// A prepared statement for `sql`, kept for the life of the backend.
+    virtual Statement& statement(std::string_view sql) = 0;
+    /// Runs SQL that returns no rows (may hold several statements).
+    virtual void exec(const std::string& sql, std::string_view doing) = 0;
+    /// Starts a write transaction (SQLite: BEGIN IMMEDIATE, so that two writers queue on the
+    /// busy timeout; the first one of a connection checks the file).
+    virtual void beginWrite() = 0;
+    virtual void commit() = 0;
+    virtual void rollback() noexcept = 0;
+    /// Throws for a constraint violation the caller has no better message for.
+    [[noreturn]] virtual void failConstraint(std::string_view doing) const = 0;
+    /// Whether the database is empty (0), an older Paretune library (its version) or current;
+    /// throws InputError for a foreign or newer one.
+    virtual int readVersion() = 0;
+    /// Marks the database as a Paretune library at kSchemaVersion (inside the migration's
+    /// transaction).
+    virtual void writeVersion() = 0;
+    /// After the first readVersion said the database is ours or empty: per-connection settings
+    /// (SQLite: WAL mode, foreign keys, synchronous writes).
+    virtual void configure() = 0;
+    /// Taken inside the migration's transaction, before the version is read again, so that
+    /// two processes opening a new library do not both create it.
+    virtual void lockForMigration() = 0;
+    /// Empty when the database is sound, else the backend's findings.
+    virtual std::vector<std::string> integrityProblems() = 0;
+};
+
 /// The connection and what the SampleLibrary methods share (SampleLibrary::Impl is it).
 struct Connection {
-    std::filesystem::path path;
-    std::string label; ///< path as text, for messages
-    sqlite3* db = nullptr;
+    std::filesystem::path path; ///< the file, or the connection string without a password
+    std::string label;          ///< path as text, for messages
     int version = 0;
-    std::map<std::string, sqlite3_stmt*, std::less<>> statements;
-    /// The file passed PRAGMA quick_check since it was opened: a damaged library is never
-    /// written to (the first write transaction checks it).
-    bool checkedForWrites = false;
+    std::unique_ptr<Backend> backend;
 
-    Connection() = default;
-    Connection(const Connection&) = delete;
-    Connection& operator=(const Connection&) = delete;
-    ~Connection() {
-        for (auto& [sql, statement] : statements) {
-            sqlite3_finalize(statement);
-        }
-        sqlite3_close_v2(db);
+    Dialect dialect() const { return backend->dialect(); }
+    /// `sqlite` on SQLite, `postgres` on PostgreSQL.
+    std::string_view sql(std::string_view sqlite, std::string_view postgres) const {
+        return dialect() == Dialect::Sqlite ? sqlite : postgres;
+    }
+    Statement& statement(std::string_view sql) const { return backend->statement(sql); }
+    void exec(const std::string& sql, std::string_view doing) const { backend->exec(sql, doing); }
+    [[noreturn]] void failConstraint(std::string_view doing) const {
+        backend->failConstraint(doing);
+        std::terminate(); // not reached: the backend throws
     }
 
-    /// Throws for a failed SQLite call: InputError when the file is at fault, runtime_error
-    /// otherwise.
-    [[noreturn]] void fail(int rc, std::string_view doing) const {
-        const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-        switch (rc & 0xff) {
-        case SQLITE_CORRUPT:
-        case SQLITE_NOTADB:
-            throw InputError(label + ": the sample library is damaged (" + detail +
-                             "); it was left as it is: restore it from a backup or move it "
-                             "aside to start a new one");
-        case SQLITE_READONLY:
-        case SQLITE_CANTOPEN:
-        case SQLITE_PERM:
-        case SQLITE_AUTH:
-            throw InputError(label + ": cannot " + std::string(doing) + " (" + detail + ")");
-        case SQLITE_BUSY:
-        case SQLITE_LOCKED:
-            throw std::runtime_error(label + ": " + std::string(doing) +
-                                     ": another process held the sample library locked for " +
-                                     std::to_string(kBusyTimeoutMs / 1000) + " s (" + detail + ")");
-        default:
-            throw std::runtime_error(label + ": " + std::string(doing) + ": " + detail);
-        }
-    }
-
-    void exec(const char* sql, std::string_view doing) {
-        const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
-        if (rc != SQLITE_OK) {
-            fail(rc, doing);
-        }
-    }
-
-    /// A prepared statement, kept for the life of the connection.
-    sqlite3_stmt* statement(std::string_view sql) {
-        const auto found = statements.find(sql);
-        if (found != statements.end()) {
-            return found->second;
-        }
-        sqlite3_stmt* prepared = nullptr;
-        const int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
-                                          SQLITE_PREPARE_PERSISTENT, &prepared, nullptr);
-        if (rc != SQLITE_OK) {
-            fail(rc, "read the sample library");
-        }
-        statements.emplace(std::string(sql), prepared);
-        return prepared;
-    }
-
+    /// Reads the version; migrates an empty or older library in one transaction.
     void classifyAndMigrate();
-    /// Whether the file is empty (0), an older Paretune library (its version) or current;
-    /// throws InputError for a foreign, newer or damaged file.
-    int readVersion();
+    /// The migrations after version `from`, inside the caller's transaction.
     void migrate(int from);
 };
 
-/// A statement in use: binds by position (1-based), steps, and resets when it goes out of scope
-/// so that the cached statement holds no lock.
+/// A statement in use: binds by position (1-based), steps, and resets when it goes out of scope.
 class Query {
 public:
-    Query(const Connection& library, sqlite3_stmt* statement, std::string_view doing)
-        : m_library(library), m_statement(statement), m_doing(doing) {}
+    Query(const Connection&, Statement& statement, std::string_view doing)
+        : m_statement(statement) {
+        m_statement.doing = doing;
+    }
     Query(const Query&) = delete;
     Query& operator=(const Query&) = delete;
-    ~Query() {
-        sqlite3_reset(m_statement);
-        sqlite3_clear_bindings(m_statement);
-    }
+    ~Query() { m_statement.reset(); }
 
     Query& bind(int index, std::string_view text) {
-        // An empty view may have no data pointer, which SQLite would bind as NULL, not ''.
-        check(sqlite3_bind_text(m_statement, index, text.data() ? text.data() : "",
-                                static_cast<int>(text.size()), SQLITE_TRANSIENT));
+        m_statement.bindText(index, text);
         return *this;
     }
     Query& bind(int index, double value) {
-        check(sqlite3_bind_double(m_statement, index, value));
+        m_statement.bindReal(index, value);
         return *this;
     }
     Query& bind(int index, std::int64_t value) {
-        check(sqlite3_bind_int64(m_statement, index, value));
+        m_statement.bindInteger(index, value);
         return *this;
     }
     Query& bindBlob(int index, std::string_view bytes) {
-        check(
-            sqlite3_bind_blob64(m_statement, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT));
+        m_statement.bindBlob(index, bytes);
         return *this;
     }
     Query& bind(int index, const std::optional<double>& value) {
-        check(value ? sqlite3_bind_double(m_statement, index, *value)
-                    : sqlite3_bind_null(m_statement, index));
+        if (value) {
+            m_statement.bindReal(index, *value);
+        } else {
+            m_statement.bindNullReal(index);
+        }
         return *this;
     }
 
-    /// True while there is a row; throws on failure.
-    bool step() {
-        const int rc = sqlite3_step(m_statement);
-        if (rc == SQLITE_ROW) {
-            return true;
+    bool step() { return m_statement.step(); }
+    /// False for a constraint violation (see Statement::run).
+    bool run() { return m_statement.run(); }
+    std::int64_t changes() const { return m_statement.changes(); }
+    bool hasRow() const { return m_statement.hasRow(); }
+    /// Steps an INSERT … RETURNING id: the new row's id, or none when ON CONFLICT DO NOTHING
+    /// left the row out. A constraint violation throws.
+    std::optional<std::int64_t> insert() {
+        std::optional<std::int64_t> id;
+        if (step()) {
+            id = integer(0);
         }
-        if (rc == SQLITE_DONE) {
-            return false;
-        }
-        m_library.fail(rc, m_doing);
-    }
-    /// Steps a statement that returns no row; returns the SQLite result code of a constraint
-    /// violation (SQLITE_CONSTRAINT_*) instead of throwing for it.
-    int run() {
-        const int rc = sqlite3_step(m_statement);
-        if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
-            return SQLITE_OK;
-        }
-        const int extended = sqlite3_extended_errcode(sqlite3_db_handle(m_statement));
-        if ((rc & 0xff) == SQLITE_CONSTRAINT) {
-            return extended;
-        }
-        m_library.fail(rc, m_doing);
-    }
-    /// Runs an INSERT; a constraint violation fails like any other error. Returns the new
-    /// row's id.
-    std::int64_t insert() {
-        if (run() != SQLITE_OK) {
-            m_library.fail(SQLITE_CONSTRAINT, m_doing);
-        }
-        return sqlite3_last_insert_rowid(sqlite3_db_handle(m_statement));
+        m_statement.reset(); // finished: a statement left on its row would hold the transaction
+        return id;
     }
 
-    std::string text(int column) const {
-        const auto* data = sqlite3_column_text(m_statement, column);
-        return data == nullptr ? std::string()
-                               : std::string(reinterpret_cast<const char*>(data),
-                                             static_cast<std::size_t>(
-                                                 sqlite3_column_bytes(m_statement, column)));
-    }
-    std::string blob(int column) const {
-        const auto* data = static_cast<const char*>(sqlite3_column_blob(m_statement, column));
-        return data == nullptr ? std::string()
-                               : std::string(data, static_cast<std::size_t>(
-                                                       sqlite3_column_bytes(m_statement, column)));
-    }
-    double real(int column) const { return sqlite3_column_double(m_statement, column); }
-    std::int64_t integer(int column) const { return sqlite3_column_int64(m_statement, column); }
+    std::string text(int column) const { return m_statement.text(column); }
+    std::string blob(int column) const { return m_statement.blob(column); }
+    double real(int column) const { return m_statement.real(column); }
+    std::int64_t integer(int column) const { return m_statement.integer(column); }
     std::optional<double> optionalReal(int column) const {
-        if (sqlite3_column_type(m_statement, column) == SQLITE_NULL) {
+        if (m_statement.isNull(column)) {
             return std::nullopt;
         }
         return real(column);
     }
 
 private:
-    void check(int rc) const {
-        if (rc != SQLITE_OK) {
-            m_library.fail(rc, m_doing);
-        }
-    }
-
-    const Connection& m_library;
-    sqlite3_stmt* m_statement;
-    std::string_view m_doing;
+    Statement& m_statement;
 };
 
-/// BEGIN IMMEDIATE (the write lock is taken up front, so two writers queue on the busy
-/// timeout instead of one failing when it upgrades); rolls back unless committed.
+/// A write transaction; rolls back unless committed.
 class WriteTransaction {
 public:
     explicit WriteTransaction(Connection& library) : m_library(library) {
-        m_library.exec("BEGIN IMMEDIATE", "start a write");
-        if (!m_library.checkedForWrites) {
-            checkBeforeWriting();
-        }
+        m_library.backend->beginWrite();
     }
     WriteTransaction(const WriteTransaction&) = delete;
     WriteTransaction& operator=(const WriteTransaction&) = delete;
-    ~WriteTransaction() {
-        if (!m_committed) {
-            sqlite3_exec(m_library.db, "ROLLBACK", nullptr, nullptr, nullptr);
-        }
-    }
+    ~WriteTransaction() { rollback(); }
     void commit() {
-        m_library.exec("COMMIT", "commit");
-        m_committed = true;
+        m_library.backend->commit();
+        m_done = true;
+    }
+    /// Ends the transaction now, writing nothing.
+    void rollback() noexcept {
+        if (!m_done) {
+            m_library.backend->rollback();
+            m_done = true;
+        }
     }
 
 private:
-    /// PRAGMA quick_check inside the transaction: a damaged file is rolled back to as it was
-    /// and refused, with the check's first findings.
-    void checkBeforeWriting() {
-        std::string findings;
-        int count = 0;
-        {
-            sqlite3_stmt* check = nullptr;
-            if (sqlite3_prepare_v2(m_library.db, "PRAGMA quick_check(3)", -1, &check, nullptr) !=
-                SQLITE_OK) {
-                const int rc = sqlite3_errcode(m_library.db);
-                sqlite3_exec(m_library.db, "ROLLBACK", nullptr, nullptr, nullptr);
-                m_committed = true;
-                m_library.fail(rc, "check the sample library");
-            }
-            int rc = SQLITE_ROW;
-            while ((rc = sqlite3_step(check)) == SQLITE_ROW) {
-                const auto* text = sqlite3_column_text(check, 0);
-                const std::string line = text != nullptr ? reinterpret_cast<const char*>(text) : "";
-                if (line != "ok") {
-                    findings += (count++ ? "; " : "") + line;
-                }
-            }
-            sqlite3_finalize(check);
-            if (rc != SQLITE_DONE && findings.empty()) {
-                findings = sqlite3_errstr(rc);
-            }
-        }
-        if (!findings.empty()) {
-            sqlite3_exec(m_library.db, "ROLLBACK", nullptr, nullptr, nullptr);
-            m_committed = true; // nothing left to roll back
-            throw InputError(m_library.label +
-                             ": the sample library is damaged (quick_check: " + findings +
-                             "); nothing was written and it was left as it is: restore it from a "
-                             "backup or move it aside to start a new one");
-        }
-        m_library.checkedForWrites = true;
-    }
-
     Connection& m_library;
-    bool m_committed = false;
+    bool m_done = false;
 };
+
+/// Fills sample_key for the rows that have none (libraries from before version 5); a row whose
+/// key another row already holds (an exact duplicate) keeps none. Inside a write transaction.
+void fillSampleKeys(Connection& library);
+
+/// The SQLite backend for the file at `path` (which open() has checked); creates the file when
+/// `create`.
+std::unique_ptr<Backend> openSqlite(const std::filesystem::path& path, const std::string& label,
+                                    bool create);
+/// The PostgreSQL backend for a libpq connection string without a password.
+std::unique_ptr<Backend> openPostgres(const std::string& conninfo, const std::string& label);
 
 } // namespace paretune::store
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace paretune {
 
@@ -91,8 +92,9 @@ struct Sample {
     std::string sampleTime;
     std::string toolVersion; ///< filled with this build's version when empty
 
-    /// Read back only: set when markDeviceStale found the device's fingerprint drifting after
-    /// this sample was taken. Stale samples are kept; reuse lookups skip them.
+    /// Set when markDeviceStale found the device's fingerprint drifting after this sample was
+    /// taken. Stale samples are kept; reuse lookups skip them. addSamples stores it as given
+    /// (false for a new measurement; an imported sample keeps its flag).
     bool stale = false;
     /// Read back only: the op type of opSignature (from op_signatures).
     std::string opType;
@@ -131,6 +133,47 @@ struct PredictorRecord {
     std::string trainSetJson;
     std::string metricsJson;
     std::string weights;
+};
+
+/// A profiling job in the library's queue (profile_jobs), waiting for a `paretune worker` on
+/// the device it names. The model travels in the job, so that any machine can measure it.
+struct ProfileJobRecord {
+    std::int64_t id = 0; ///< assigned by SampleLibrary::queueProfileJob
+    std::string modelFingerprint;
+    std::string modelName; ///< the file the job was queued from, as given
+    std::string modelOnnx; ///< the model file's bytes (empty in listings)
+    std::string deviceFingerprint;
+    std::string optionsJson; ///< {"repeats": N, "force": bool}
+    std::string state;       ///< "queued", "running", "done" or "failed"
+    std::string queuedAt;
+    std::string worker;                 ///< who holds or held it ("host:pid"); empty while queued
+    std::optional<double> leaseExpires; ///< seconds since the epoch, by the database's clock
+    std::int64_t attempts = 0;          ///< how many times it was claimed
+    std::string finishedAt;
+    std::string resultJson; ///< what the worker reported: counts, or the error
+};
+
+/// What moves between libraries (paretune library export / import, library_file.h): the
+/// samples and what they refer to and are read with. Predictors, plans, tune rounds and queued
+/// jobs belong to the library they were made in and do not move.
+struct LibraryRecords {
+    std::vector<DeviceRecord> devices;
+    std::vector<ModelRecord> models;
+    std::vector<SignatureRecord> signatures;
+    std::vector<BenchmarkRecord> benchmarks;
+    std::vector<ContentionRecord> contention; ///< the newest of each pair
+    std::vector<Sample> samples;              ///< in the order they were stored
+};
+
+/// How many records an import added (the others were stored already).
+struct ImportCounts {
+    std::int64_t devices = 0;
+    std::int64_t models = 0;
+    std::int64_t signatures = 0;
+    std::int64_t benchmarks = 0;
+    std::int64_t contention = 0;
+    std::int64_t samples = 0;
+    std::int64_t samplesPresent = 0; ///< samples of the file the library held already
 };
 
 } // namespace paretune

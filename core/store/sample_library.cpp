@@ -7,6 +7,9 @@
 #include "common/input_error.h"
 #include "database_header.h"
 #include "library_connection.h"
+#include "library_location.h"
+
+#include <libpq-fe.h>
 
 #include <array>
 #include <chrono>
@@ -18,9 +21,6 @@
 #include <unistd.h>
 
 namespace paretune {
-
-using store::kBusyTimeoutMs;
-using store::Query;
 
 namespace {
 
@@ -42,9 +42,44 @@ std::string fileKind(std::filesystem::file_type type) {
     }
 }
 
+/// Whether a key=value connection string sets a password (libpq's own parser decides).
+bool hasPasswordSetting(const std::string& location) {
+    char* error = nullptr;
+    PQconninfoOption* options = PQconninfoParse(location.c_str(), &error);
+    PQfreemem(error); // a string libpq cannot parse fails to connect, with libpq's message
+    bool found = false;
+    for (PQconninfoOption* o = options; o != nullptr && o->keyword != nullptr; ++o) {
+        found = found || (std::string_view(o->keyword) == "password" && o->val != nullptr &&
+                          o->val[0] != '\0');
+    }
+    PQconninfoFree(options);
+    return found;
+}
+
 } // namespace
 
+SampleLibrary SampleLibrary::openServer(const std::string& location, OpenMode mode) {
+    auto impl = std::make_unique<Impl>();
+    impl->label = libraryLabel(location);
+    impl->path = impl->label;
+    if (impl->label != location || hasPasswordSetting(location)) {
+        throw InputError(impl->label +
+                         ": the connection string holds a password; give it in PGPASSWORD or "
+                         "~/.pgpass instead, so that it stays out of command lines and logs");
+    }
+    impl->backend = store::openPostgres(location, impl->label);
+    if (mode == OpenMode::ExistingOnly && impl->backend->readVersion() == 0) {
+        throw InputError(impl->label + ": no sample library there (the database holds no "
+                                       "tables; paretune profile creates one)");
+    }
+    impl->classifyAndMigrate();
+    return SampleLibrary(std::move(impl));
+}
+
 SampleLibrary SampleLibrary::open(const std::filesystem::path& path, OpenMode mode) {
+    if (isServerLibrary(path.native())) {
+        return openServer(path.native(), mode);
+    }
     auto impl = std::make_unique<Impl>();
     impl->path = path;
     impl->label = path.string();
@@ -103,13 +138,7 @@ SampleLibrary SampleLibrary::open(const std::filesystem::path& path, OpenMode mo
         }
     }
 
-    const int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
-    const int rc = sqlite3_open_v2(label.c_str(), &impl->db, flags, nullptr);
-    if (rc != SQLITE_OK) {
-        impl->fail(rc, exists ? "open the sample library" : "create the sample library");
-    }
-    sqlite3_extended_result_codes(impl->db, 1);
-    sqlite3_busy_timeout(impl->db, kBusyTimeoutMs);
+    impl->backend = store::openSqlite(path, label, !exists);
     impl->classifyAndMigrate();
     return SampleLibrary(std::move(impl));
 }
@@ -127,16 +156,12 @@ int SampleLibrary::schemaVersion() const {
     return m_impl->version;
 }
 
+bool SampleLibrary::isServer() const {
+    return m_impl->dialect() == store::Dialect::Postgres;
+}
+
 std::vector<std::string> SampleLibrary::integrityProblems() const {
-    Query q(*m_impl, m_impl->statement("PRAGMA integrity_check"), "check the sample library");
-    std::vector<std::string> problems;
-    while (q.step()) {
-        problems.push_back(q.text(0));
-    }
-    if (problems.size() == 1 && problems.front() == "ok") {
-        problems.clear();
-    }
-    return problems;
+    return m_impl->backend->integrityProblems();
 }
 
 // Free functions -------------------------------------------------------------------------------

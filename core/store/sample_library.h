@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "library_location.h"
 #include "records.h"
 
 #include <cstdint>
@@ -30,10 +31,11 @@ struct SampleFilter {
     SampleFilter normalized() const;
 };
 
-/// The SQLite sample library: every measurement Paretune takes, keyed by model fingerprint,
-/// operator signature and device fingerprint (DESIGN.md "Data model"). One file, WAL mode,
-/// foreign keys on, schema versioned in PRAGMA user_version and marked as Paretune's by
-/// PRAGMA application_id.
+/// The sample library: every measurement Paretune takes, keyed by model fingerprint, operator
+/// signature and device fingerprint (DESIGN.md "Data model"). By default one SQLite file, WAL
+/// mode, foreign keys on, schema versioned in PRAGMA user_version and marked as Paretune's by
+/// PRAGMA application_id; or a PostgreSQL database shared by a team (open() with a connection
+/// string), with the same tables and versions and the mark in the table paretune_library.
 ///
 /// Several processes may open the same file and write at once: every write is one IMMEDIATE
 /// transaction, and a writer waits (busy timeout) for the others instead of failing. A process
@@ -55,12 +57,16 @@ public:
     };
 
     /// Schema version this build writes; files at a lower version are migrated on open.
-    static constexpr int kSchemaVersion = 4;
+    static constexpr int kSchemaVersion = 5;
     /// PRAGMA application_id of a Paretune library: "PRTN".
     static constexpr std::int32_t kApplicationId = 0x5052544e;
 
     /// Opens (and when needed creates and migrates) the library at `path`. An empty file counts
-    /// as a new library.
+    /// as a new library. A `path` that is a PostgreSQL connection string
+    /// (isServerLibrary: postgresql://user@host/dbname, "host=… dbname=…") opens that
+    /// database instead: the same tables, versions and refusals; an empty database is a new
+    /// library (ExistingOnly refuses it). The password comes from PGPASSWORD or ~/.pgpass: a
+    /// connection string holding one is refused, and messages name the database without it.
     static SampleLibrary open(const std::filesystem::path& path,
                               OpenMode mode = OpenMode::CreateIfMissing);
 
@@ -68,7 +74,10 @@ public:
     SampleLibrary& operator=(SampleLibrary&&) noexcept;
     ~SampleLibrary();
 
+    /// The file, or the PostgreSQL connection string (which never holds a password).
     const std::filesystem::path& path() const;
+    /// Whether the library is a PostgreSQL database rather than an SQLite file.
+    bool isServer() const;
     /// PRAGMA user_version of the open file (kSchemaVersion once open).
     int schemaVersion() const;
 
@@ -86,9 +95,11 @@ public:
     /// The model and the signatures of its compute nodes (modelRecordOf, signatureRecordsOf),
     /// in one transaction.
     void upsertGraph(const Graph& graph);
-    /// Inserts the batch in one transaction and returns the new ids in batch order. The
-    /// model, device and signature of every sample must be stored already; if any sample is
-    /// rejected, nothing of the batch is written.
+    /// Inserts the batch in one transaction and returns the ids in batch order. The model,
+    /// device and signature of every sample must be stored already; if any sample is rejected,
+    /// nothing of the batch is written. A sample identical to a stored one in every field (its
+    /// time included) is stored once: the database's unique key on it decides, so two writers
+    /// storing it at once store it once; its id is the stored one's.
     std::vector<std::int64_t> addSamples(std::span<const Sample> batch);
     /// Stores one micro-benchmark vector of a device already in the library; returns its id.
     std::int64_t addBenchmark(const BenchmarkRecord& benchmark);
@@ -143,12 +154,68 @@ public:
     std::optional<PredictorRecord> latestPredictor() const;
     /// How many predictors are stored.
     int predictorCount() const;
+    /// Every operator signature stored, by signature.
+    std::vector<SignatureRecord> signatures() const;
+
+    // Moving samples between libraries (library_file.h writes and reads them as a file).
+
+    /// The samples with their devices, models, signatures, micro-benchmarks and contention.
+    LibraryRecords records() const;
+    /// Stores records another library exported, in one transaction (all or nothing): devices,
+    /// models and signatures are upserted, benchmarks and contention rows added unless an
+    /// identical one is stored, samples added unless stored (addSamples' key). Importing the
+    /// same records twice adds nothing. InputError for a value addSamples would refuse, or a
+    /// sample whose model, device or signature is neither in the records nor the library.
+    ImportCounts importRecords(const LibraryRecords& records);
+
+    // The profiling queue (profile_jobs), drained by `paretune worker` (profile/profile_worker.h).
+
+    /// Queues a job (state "queued"); returns its id.
+    std::int64_t queueProfileJob(const ProfileJobRecord& job);
+    /// Claims the oldest job for the device that is queued, or running with a lease that ran
+    /// out (a worker that died): it becomes "running", held by `worker` for `leaseSeconds`, its
+    /// attempts counted. Exactly one of several workers claiming at once gets a job (PostgreSQL:
+    /// FOR UPDATE SKIP LOCKED, so the others take the next; SQLite: the write lock). None when
+    /// no job waits.
+    std::optional<ProfileJobRecord> claimProfileJob(std::string_view deviceFingerprint,
+                                                    std::string_view worker, double leaseSeconds);
+    /// Extends the lease of a job `worker` holds; false when it no longer holds it (the lease
+    /// ran out and another worker took the job).
+    bool renewProfileJob(std::int64_t id, std::string_view worker, double leaseSeconds);
+    /// Ends a job `worker` holds as "done" or "failed" with its result; false when it no longer
+    /// holds it.
+    bool finishProfileJob(std::int64_t id, std::string_view worker, bool done,
+                          std::string_view resultJson);
+    /// Every job, oldest first, without the model bytes.
+    std::vector<ProfileJobRecord> profileJobs() const;
+
     /// PRAGMA integrity_check: empty when the file is sound, else SQLite's messages.
     std::vector<std::string> integrityProblems() const;
 
 private:
     struct Impl;
     explicit SampleLibrary(std::unique_ptr<Impl> impl);
+    static SampleLibrary openServer(const std::string& location, OpenMode mode);
+    /// A sample's values as its row holds them, and its key.
+    struct PreparedSample {
+        std::string opMeta;
+        std::string configJson;
+        std::string sampleTime;
+        std::string toolVersion;
+        std::string key;
+    };
+    /// Checks a batch and prepares its rows; InputError naming the sample and the field.
+    static std::vector<PreparedSample> prepareSamples(std::span<const Sample> batch);
+    /// Inserts prepared samples inside the caller's transaction: the index of a sample whose
+    /// keys are missing (roll back), else none. `added` counts the rows that were new.
+    std::optional<std::size_t> storeSamples(std::span<const Sample> batch,
+                                            std::span<const PreparedSample> prepared,
+                                            std::vector<std::int64_t>& ids, std::int64_t& added);
+    [[noreturn]] void throwMissingKey(std::span<const Sample> batch, std::size_t refused) const;
+    /// importRecords' rows of device_benchmarks and device_contention (inside its
+    /// transaction): those not stored yet; returns how many.
+    std::int64_t importBenchmarks(std::span<const BenchmarkRecord> benchmarks);
+    std::int64_t importContention(std::span<const ContentionRecord> contention);
     std::unique_ptr<Impl> m_impl;
 };
 

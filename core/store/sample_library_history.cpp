@@ -33,7 +33,7 @@ std::int64_t SampleLibrary::addBenchmark(const BenchmarkRecord& b) {
     Query q(*m_impl,
             m_impl->statement("INSERT INTO device_benchmarks(device_fingerprint, measured_at, "
                               "gemm_gflops, memory_bw_gbs, dispatch_us, is_reference) "
-                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"),
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6) RETURNING id"),
             "store a micro-benchmark");
     q.bind(1, b.deviceFingerprint)
         .bind(2, orNow(b.measuredAt))
@@ -41,7 +41,7 @@ std::int64_t SampleLibrary::addBenchmark(const BenchmarkRecord& b) {
         .bind(4, b.memoryBwGbs)
         .bind(5, b.dispatchUs)
         .bind(6, std::int64_t{b.reference ? 1 : 0});
-    const std::int64_t id = q.insert();
+    const std::int64_t id = q.insert().value();
     transaction.commit();
     return id;
 }
@@ -109,7 +109,7 @@ std::int64_t SampleLibrary::addContention(const ContentionRecord& c) {
             m_impl->statement("INSERT INTO device_contention(device_fingerprint, "
                               "beside_fingerprint, measured_at, factor, gemm_beside_gemm, "
                               "gemm_beside_triad, triad_beside_gemm, triad_beside_triad) "
-                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id"),
             "store a contention");
     q.bind(1, c.deviceFingerprint)
         .bind(2, c.besideFingerprint)
@@ -119,7 +119,7 @@ std::int64_t SampleLibrary::addContention(const ContentionRecord& c) {
         .bind(6, c.gemmBesideTriad)
         .bind(7, c.triadBesideGemm)
         .bind(8, c.triadBesideTriad);
-    const std::int64_t id = q.insert();
+    const std::int64_t id = q.insert().value();
     transaction.commit();
     return id;
 }
@@ -153,7 +153,7 @@ std::int64_t SampleLibrary::addPlan(const PlanRecord& plan) {
     Query q(*m_impl,
             m_impl->statement("INSERT INTO plans(model_fingerprint, device_set_json, "
                               "objectives_json, assignment_json, source, created_at) "
-                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"),
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6) RETURNING id"),
             "store a plan");
     q.bind(1, plan.modelFingerprint)
         .bind(2, devices)
@@ -161,11 +161,11 @@ std::int64_t SampleLibrary::addPlan(const PlanRecord& plan) {
         .bind(4, assignment)
         .bind(5, plan.source)
         .bind(6, orNow(plan.createdAt));
-    if (q.run() != SQLITE_OK) {
+    if (!q.run()) {
         throw InputError("plan: model " + plan.modelFingerprint + " is not stored in the library " +
                          m_impl->path.string());
     }
-    return sqlite3_last_insert_rowid(m_impl->db);
+    return q.integer(0);
 }
 
 std::vector<PlanRecord> SampleLibrary::plans(std::string_view modelFingerprint) const {
@@ -203,14 +203,14 @@ std::int64_t SampleLibrary::addTuneRound(const TuneRoundRecord& round) {
     }
     Query q(*m_impl,
             m_impl->statement("INSERT INTO tune_rounds(tune_key, round, model_fingerprint, "
-                              "record_json, created_at) VALUES(?1, ?2, ?3, ?4, ?5)"),
+                              "record_json, created_at) VALUES(?1, ?2, ?3, ?4, ?5) RETURNING id"),
             "store a tune round");
     q.bind(1, round.tuneKey)
         .bind(2, std::int64_t{round.round})
         .bind(3, round.modelFingerprint)
         .bind(4, record)
         .bind(5, orNow(round.createdAt));
-    const std::int64_t id = q.insert();
+    const std::int64_t id = q.insert().value();
     transaction.commit();
     return id;
 }
@@ -235,11 +235,11 @@ std::int64_t SampleLibrary::addPredictor(const PredictorRecord& predictor) {
     WriteTransaction transaction(*m_impl);
     Query q(*m_impl,
             m_impl->statement("INSERT INTO predictors(created_at, train_set_json, metrics_json, "
-                              "weights) VALUES(?1, ?2, ?3, ?4)"),
+                              "weights) VALUES(?1, ?2, ?3, ?4) RETURNING id"),
             "store a predictor");
     q.bind(1, orNow(predictor.createdAt)).bind(2, trainSet).bind(3, metrics);
     q.bindBlob(4, predictor.weights);
-    const std::int64_t id = q.insert();
+    const std::int64_t id = q.insert().value();
     transaction.commit();
     return id;
 }

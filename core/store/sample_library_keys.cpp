@@ -6,6 +6,8 @@
 #include "library_connection.h"
 #include "value_checks.h"
 
+#include <algorithm>
+
 namespace paretune {
 
 using store::jsonText;
@@ -34,8 +36,8 @@ void SampleLibrary::upsertDevice(const DeviceRecord& device) {
         .bind(4, spec)
         .bind(5, software)
         .bind(6, orNow(device.createdAt));
-    if (q.run() != SQLITE_OK) {
-        m_impl->fail(SQLITE_CONSTRAINT, "store a device");
+    if (!q.run()) {
+        m_impl->failConstraint("store a device");
     }
 }
 
@@ -53,8 +55,8 @@ void SampleLibrary::upsertModel(const ModelRecord& model) {
         .bind(3, model.sourcePath)
         .bind(4, model.nodeCount)
         .bind(5, orNow(model.importedAt));
-    if (q.run() != SQLITE_OK) {
-        m_impl->fail(SQLITE_CONSTRAINT, "store a model");
+    if (!q.run()) {
+        m_impl->failConstraint("store a model");
     }
 }
 
@@ -74,15 +76,32 @@ void SampleLibrary::upsertSignature(const SignatureRecord& signature) {
         .bind(4, shapes)
         .bind(5, signature.flops)
         .bind(6, signature.bytes);
-    if (q.run() != SQLITE_OK) {
-        m_impl->fail(SQLITE_CONSTRAINT, "store an operator signature");
+    if (!q.run()) {
+        m_impl->failConstraint("store an operator signature");
     }
 }
 
+namespace {
+
+/// The signatures in key order: two writers storing overlapping sets then wait for each other
+/// on the first shared one instead of deadlocking (PostgreSQL).
+std::vector<const SignatureRecord*> inKeyOrder(std::span<const SignatureRecord> signatures) {
+    std::vector<const SignatureRecord*> ordered;
+    ordered.reserve(signatures.size());
+    for (const SignatureRecord& s : signatures) {
+        ordered.push_back(&s);
+    }
+    std::sort(ordered.begin(), ordered.end(),
+              [](const auto* a, const auto* b) { return a->signature < b->signature; });
+    return ordered;
+}
+
+} // namespace
+
 void SampleLibrary::upsertSignatures(std::span<const SignatureRecord> signatures) {
     WriteTransaction transaction(*m_impl);
-    for (const SignatureRecord& s : signatures) {
-        upsertSignature(s);
+    for (const SignatureRecord* s : inKeyOrder(signatures)) {
+        upsertSignature(*s);
     }
     transaction.commit();
 }
@@ -92,8 +111,8 @@ void SampleLibrary::upsertGraph(const Graph& graph) {
     const std::vector<SignatureRecord> signatures = signatureRecordsOf(graph);
     WriteTransaction transaction(*m_impl);
     upsertModel(model);
-    for (const SignatureRecord& s : signatures) {
-        upsertSignature(s);
+    for (const SignatureRecord* s : inKeyOrder(signatures)) {
+        upsertSignature(*s);
     }
     transaction.commit();
 }

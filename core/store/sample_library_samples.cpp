@@ -4,9 +4,14 @@
 #include "sample_library.h"
 
 #include "common/input_error.h"
+#include "common/sha256.h"
 #include "library_connection.h"
 #include "paretune/config.h"
 #include "value_checks.h"
+
+#include <algorithm>
+#include <charconv>
+#include <numeric>
 
 #include <utility>
 
@@ -28,6 +33,38 @@ constexpr const char* kSampleColumns =
     "s.shape_tuple, s.config_json, s.latency_us, s.latency_p10_us, s.latency_p90_us, "
     "s.peak_memory_mb, s.energy_uj, s.energy_source, s.repeats, s.sample_time, s.tool_version, "
     "s.stale, o.op_type FROM perf_samples s JOIN op_signatures o ON o.signature = s.op_signature ";
+
+/// What makes a sample unique (schema version 5): a hash of every stored field but its id and
+/// stale flag, each with its length so that no two field lists hash alike; numbers by their
+/// shortest exact text. A sample stored twice, by two writers or two imports, has one key.
+std::string sampleKey(const Sample& s) {
+    Sha256 hash;
+    const auto field = [&hash](std::string_view text) {
+        hash.update(std::to_string(text.size()) + ":");
+        hash.update(text);
+    };
+    const auto number = [&field](std::optional<double> value) {
+        char text[32] = "null";
+        std::size_t length = 4;
+        if (value) { // -0 reads back from SQLite as 0
+            const double exact = *value == 0 ? 0.0 : *value;
+            length =
+                static_cast<std::size_t>(std::to_chars(text, text + sizeof text, exact).ptr - text);
+        }
+        field(std::string_view(text, length));
+    };
+    for (const std::string* text :
+         {&s.modelFingerprint, &s.deviceFingerprint, &s.opSignature, &s.opMeta, &s.shapeTuple,
+          &s.configJson, &s.energySource, &s.sampleTime, &s.toolVersion}) {
+        field(*text);
+    }
+    for (const std::optional<double> value : {std::optional<double>(s.latencyUs), s.latencyP10Us,
+                                              s.latencyP90Us, s.peakMemoryMb, s.energyUj}) {
+        number(value);
+    }
+    field(std::to_string(s.repeats));
+    return hash.hexDigest();
+}
 
 Sample sampleFromRow(const Query& q) {
     Sample s;
@@ -54,15 +91,9 @@ Sample sampleFromRow(const Query& q) {
 
 } // namespace
 
-std::vector<std::int64_t> SampleLibrary::addSamples(std::span<const Sample> batch) {
-    // Check every value before taking the write lock, so a bad batch costs the others nothing.
-    struct Prepared {
-        std::string opMeta;
-        std::string configJson;
-        std::string sampleTime;
-        std::string toolVersion;
-    };
-    std::vector<Prepared> prepared;
+std::vector<SampleLibrary::PreparedSample>
+SampleLibrary::prepareSamples(std::span<const Sample> batch) {
+    std::vector<PreparedSample> prepared;
     prepared.reserve(batch.size());
     const std::string now = currentTimestamp();
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -85,23 +116,60 @@ std::vector<std::int64_t> SampleLibrary::addSamples(std::span<const Sample> batc
             throw InputError(where + "repeats: expected 0 or more, got " +
                              std::to_string(s.repeats));
         }
-        prepared.push_back({jsonText(s.opMeta, where + "op_meta"),
-                            jsonText(s.configJson, where + "config_json"),
-                            s.sampleTime.empty() ? now : s.sampleTime,
-                            s.toolVersion.empty() ? std::string(PARETUNE_VERSION) : s.toolVersion});
+        Sample stored = s; // as the row will hold it
+        stored.opMeta = jsonText(s.opMeta, where + "op_meta");
+        stored.configJson = jsonText(s.configJson, where + "config_json");
+        stored.sampleTime = s.sampleTime.empty() ? now : s.sampleTime;
+        stored.toolVersion = s.toolVersion.empty() ? std::string(PARETUNE_VERSION) : s.toolVersion;
+        const std::string key = sampleKey(stored);
+        prepared.push_back({std::move(stored.opMeta), std::move(stored.configJson),
+                            std::move(stored.sampleTime), std::move(stored.toolVersion), key});
     }
+    return prepared;
+}
 
-    std::vector<std::int64_t> ids;
-    ids.reserve(batch.size());
-    WriteTransaction transaction(*m_impl);
-    sqlite3_stmt* insert = m_impl->statement(
+std::vector<std::int64_t> SampleLibrary::addSamples(std::span<const Sample> batch) {
+    // Check every value before taking the write lock, so a bad batch costs the others nothing.
+    const std::vector<PreparedSample> prepared = prepareSamples(batch);
+    // Two writers storing the same samples in different orders can deadlock on PostgreSQL
+    // (each waits for the other's uncommitted key); the server then fails one of them, which
+    // tries its batch again.
+    for (int attempt = 1;; ++attempt) {
+        try {
+            std::vector<std::int64_t> ids;
+            std::int64_t added = 0;
+            std::optional<std::size_t> refused;
+            {
+                WriteTransaction transaction(*m_impl);
+                refused = storeSamples(batch, prepared, ids, added);
+                if (!refused) {
+                    transaction.commit();
+                    return ids;
+                }
+            } // rolled back: on PostgreSQL, nothing else runs in a failed transaction
+            throwMissingKey(batch, *refused);
+        } catch (const store::RetryableError&) {
+            if (attempt == 5) {
+                throw;
+            }
+        }
+    }
+}
+
+std::optional<std::size_t> SampleLibrary::storeSamples(std::span<const Sample> batch,
+                                                       std::span<const PreparedSample> prepared,
+                                                       std::vector<std::int64_t>& ids,
+                                                       std::int64_t& added) {
+    ids.assign(batch.size(), 0);
+    store::Statement& insert = m_impl->statement(
         "INSERT INTO perf_samples(model_fingerprint, device_fingerprint, op_signature, op_meta, "
         "shape_tuple, config_json, latency_us, latency_p10_us, latency_p90_us, peak_memory_mb, "
-        "energy_uj, energy_source, repeats, sample_time, tool_version) VALUES(?1, ?2, ?3, ?4, "
-        "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+        "energy_uj, energy_source, repeats, sample_time, tool_version, sample_key, stale) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) ON "
+        "CONFLICT(sample_key) DO NOTHING RETURNING id");
     for (std::size_t i = 0; i < batch.size(); ++i) {
         const Sample& s = batch[i];
-        const Prepared& p = prepared[i];
+        const PreparedSample& p = prepared[i];
         Query q(*m_impl, insert, "store samples");
         q.bind(1, s.modelFingerprint)
             .bind(2, s.deviceFingerprint)
@@ -117,25 +185,40 @@ std::vector<std::int64_t> SampleLibrary::addSamples(std::span<const Sample> batc
             .bind(12, s.energySource)
             .bind(13, static_cast<std::int64_t>(s.repeats))
             .bind(14, p.sampleTime)
-            .bind(15, p.toolVersion);
-        if (q.run() != SQLITE_OK) {
-            // A foreign key failed: say which key is missing.
-            std::string missing = "a key";
-            if (!model(s.modelFingerprint)) {
-                missing = "model " + s.modelFingerprint;
-            } else if (!device(s.deviceFingerprint)) {
-                missing = "device " + s.deviceFingerprint;
-            } else if (!signature(s.opSignature)) {
-                missing = "operator signature " + s.opSignature;
-            }
-            throw InputError(m_impl->label + ": sample " + std::to_string(i + 1) + " of " +
-                             std::to_string(batch.size()) + ": " + missing +
-                             " is not in the library (store it first); the batch was not stored");
+            .bind(15, p.toolVersion)
+            .bind(16, p.key)
+            .bind(17, std::int64_t{s.stale ? 1 : 0});
+        if (!q.run()) {
+            return i; // a foreign key failed
         }
-        ids.push_back(sqlite3_last_insert_rowid(m_impl->db));
+        if (q.hasRow()) {
+            ids[i] = q.integer(0);
+            ++added;
+            continue;
+        }
+        // Stored already (by this batch, an earlier one or another writer): its id.
+        Query existing(*m_impl,
+                       m_impl->statement("SELECT id FROM perf_samples WHERE sample_key = ?1"),
+                       "store samples");
+        existing.bind(1, p.key);
+        ids[i] = existing.step() ? existing.integer(0) : 0;
     }
-    transaction.commit();
-    return ids;
+    return std::nullopt;
+}
+
+void SampleLibrary::throwMissingKey(std::span<const Sample> batch, std::size_t refused) const {
+    const Sample& s = batch[refused];
+    std::string missing = "a key";
+    if (!model(s.modelFingerprint)) {
+        missing = "model " + s.modelFingerprint;
+    } else if (!device(s.deviceFingerprint)) {
+        missing = "device " + s.deviceFingerprint;
+    } else if (!signature(s.opSignature)) {
+        missing = "operator signature " + s.opSignature;
+    }
+    throw InputError(m_impl->label + ": sample " + std::to_string(refused + 1) + " of " +
+                     std::to_string(batch.size()) + ": " + missing +
+                     " is not in the library (store it first); the batch was not stored");
 }
 
 std::int64_t SampleLibrary::markDeviceStale(std::string_view deviceFingerprint,
@@ -146,6 +229,7 @@ std::int64_t SampleLibrary::markDeviceStale(std::string_view deviceFingerprint,
         throw InputError(m_impl->label + ": device " + std::string(deviceFingerprint) +
                          " is not in the library");
     }
+    std::int64_t count = 0;
     {
         Query q(
             *m_impl,
@@ -153,16 +237,16 @@ std::int64_t SampleLibrary::markDeviceStale(std::string_view deviceFingerprint,
                 "UPDATE perf_samples SET stale = 1 WHERE device_fingerprint = ?1 AND stale = 0"),
             "mark samples stale");
         q.bind(1, deviceFingerprint).run();
+        count = q.changes();
     }
-    const std::int64_t count = sqlite3_changes64(m_impl->db);
     {
         Query q(*m_impl,
                 m_impl->statement("INSERT INTO stale_marks(device_fingerprint, marked_at, reason, "
                                   "sample_count) VALUES(?1, ?2, ?3, ?4)"),
                 "mark samples stale");
         q.bind(1, deviceFingerprint).bind(2, currentTimestamp()).bind(3, reason).bind(4, count);
-        if (q.run() != SQLITE_OK) {
-            m_impl->fail(SQLITE_CONSTRAINT, "mark samples stale");
+        if (!q.run()) {
+            m_impl->failConstraint("mark samples stale");
         }
     }
     transaction.commit();
@@ -172,14 +256,17 @@ std::int64_t SampleLibrary::markDeviceStale(std::string_view deviceFingerprint,
 std::optional<Sample> SampleLibrary::findSample(std::string_view signature,
                                                 std::string_view deviceFingerprint,
                                                 std::optional<std::string_view> configJson) const {
-    Query q(*m_impl,
-            m_impl->statement(std::string(kSampleColumns) +
-                              "WHERE s.op_signature = ?1 AND s.device_fingerprint = ?2 AND "
-                              "s.stale = 0 AND (?3 IS NULL OR s.config_json = ?3) AND "
-                              "(?3 IS NOT NULL OR "
-                              "json_extract(s.config_json, '$.context') IS NOT 'plan') "
-                              "ORDER BY s.id DESC LIMIT 1"),
-            "look up a sample");
+    static const std::string sqlite =
+        std::string(kSampleColumns) +
+        "WHERE s.op_signature = ?1 AND s.device_fingerprint = ?2 AND s.stale = 0 AND (?3 IS NULL "
+        "OR s.config_json = ?3) AND (?3 IS NOT NULL OR json_extract(s.config_json, '$.context') "
+        "IS NOT 'plan') ORDER BY s.id DESC LIMIT 1";
+    static const std::string postgres =
+        std::string(kSampleColumns) +
+        "WHERE s.op_signature = ?1 AND s.device_fingerprint = ?2 AND s.stale = 0 AND (?3::text "
+        "IS NULL OR s.config_json = ?3::text) AND (?3::text IS NOT NULL OR "
+        "(s.config_json::json ->> 'context') IS DISTINCT FROM 'plan') ORDER BY s.id DESC LIMIT 1";
+    Query q(*m_impl, m_impl->statement(m_impl->sql(sqlite, postgres)), "look up a sample");
     q.bind(1, signature).bind(2, deviceFingerprint);
     if (configJson) {
         q.bind(3, configJson->empty() ? std::string_view("{}") : *configJson);
@@ -209,7 +296,7 @@ std::vector<Sample> SampleLibrary::samples(const SampleFilter& unchecked) const 
         prefix.back() = static_cast<char>(prefix.back() + 1);
         return prefix;
     };
-    std::string sql = std::string(kSampleColumns) + "WHERE 1";
+    std::string sql = std::string(kSampleColumns) + "WHERE 1 = 1";
     sql += model.empty() ? "" : " AND s.model_fingerprint >= ?1 AND s.model_fingerprint < ?2";
     sql += device.empty() ? "" : " AND s.device_fingerprint >= ?3 AND s.device_fingerprint < ?4";
     sql += signature.empty() ? "" : " AND s.op_signature >= ?5 AND s.op_signature < ?6";
@@ -235,6 +322,38 @@ std::vector<Sample> SampleLibrary::samples(const SampleFilter& unchecked) const 
     }
     return result;
 }
+
+namespace store {
+
+void fillSampleKeys(Connection& library) {
+    struct Keyed {
+        std::int64_t id;
+        std::string key;
+    };
+    std::vector<Keyed> keyed;
+    {
+        Query q(library,
+                library.statement(std::string(kSampleColumns) +
+                                  "WHERE s.sample_key IS NULL ORDER BY s.id"),
+                "key the stored samples");
+        while (q.step()) {
+            const Sample s = sampleFromRow(q);
+            keyed.push_back({s.id, sampleKey(s)});
+        }
+    }
+    Statement& update = library.statement(
+        "UPDATE perf_samples SET sample_key = ?1 WHERE id = ?2 AND NOT EXISTS (SELECT 1 FROM "
+        "perf_samples WHERE sample_key = ?1)");
+    for (const Keyed& k : keyed) {
+        Query q(library, update, "key the stored samples");
+        q.bind(1, k.key).bind(2, k.id);
+        if (!q.run()) {
+            library.failConstraint("key the stored samples");
+        }
+    }
+}
+
+} // namespace store
 
 std::int64_t SampleLibrary::sampleCount() const {
     Query q(*m_impl, m_impl->statement("SELECT count(*) FROM perf_samples"), "count samples");

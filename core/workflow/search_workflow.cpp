@@ -36,7 +36,8 @@ std::optional<SampleLibrary> requestedLibrary(const DeviceCatalog& catalog,
     if (request.library == SearchRequest::Library::IfPresent) {
         std::error_code error;
         if (!searchesMeasuredDevice(catalog, request.deviceIds) ||
-            !std::filesystem::is_regular_file(request.dbPath, error)) {
+            (!isServerLibrary(request.dbPath) &&
+             !std::filesystem::is_regular_file(request.dbPath, error))) {
             return std::nullopt;
         }
     }
