@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+154"/>
+        <location filename="../widgets/planjobs.cpp" line="+155"/>
         <source>exporting the bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -590,7 +590,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+36"/>
+        <location filename="../widgets/mainwindow.cpp" line="+37"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
@@ -600,7 +600,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+21"/>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>
@@ -620,12 +620,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-26"/>
+        <location line="-28"/>
         <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+32"/>
         <source>&amp;Search</source>
         <translation type="unfinished"></translation>
     </message>
@@ -640,17 +640,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-38"/>
         <source>Tune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+47"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-46"/>
+        <location line="-48"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
@@ -667,6 +667,11 @@ Double-click to expand</source>
     <message>
         <location line="+4"/>
         <source>Predictor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Queue</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1329,7 +1334,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+23"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+24"/>
         <source>No sample library opened yet.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1438,18 +1443,18 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ProfilingController</name>
     <message>
-        <location filename="../widgets/profilingcontroller.cpp" line="+36"/>
+        <location filename="../widgets/profilingcontroller.cpp" line="+38"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+222"/>
+        <location line="+224"/>
         <source>Profile</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-215"/>
+        <location line="-217"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1480,13 +1485,13 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+1"/>
-        <location line="+135"/>
+        <location line="+137"/>
         <location line="+5"/>
         <source>Adapt</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-134"/>
+        <location line="-136"/>
         <source>Sample &amp;library...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1501,7 +1506,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>Profiling...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1531,7 +1536,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Training...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1623,6 +1628,99 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     <message>
         <location line="+4"/>
         <source>Profiling %1 on %2 into %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::QueuePanel</name>
+    <message>
+        <location filename="../widgets/queuepanel.cpp" line="+42"/>
+        <source>%1 measured, %2 reused, %3 failed, %4 not run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Job</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Worker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Queued</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Lease until</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Read the queue again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>No sample library opened yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>No sample library at %1 yet, so no queued jobs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>reading the profiling queue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>No profiling jobs in %1. Queue some with paretune profile MODEL --device FINGERPRINT --queue; paretune worker measures them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 jobs in %2: %3 queued, %4 running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Cannot read the queue of %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2026,7 +2124,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+75"/>
+        <location filename="../widgets/tunejob.cpp" line="+76"/>
         <source>tuning</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2192,7 +2290,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WindowLayout</name>
     <message>
-        <location filename="../widgets/windowlayout.cpp" line="+102"/>
+        <location filename="../widgets/windowlayout.cpp" line="+103"/>
         <source>&amp;Default layout</source>
         <translation type="unfinished"></translation>
     </message>

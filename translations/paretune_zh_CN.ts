@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+154"/>
+        <location filename="../widgets/planjobs.cpp" line="+155"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -586,12 +586,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+36"/>
+        <location filename="../widgets/mainwindow.cpp" line="+37"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+41"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -611,12 +611,12 @@ Double-click to expand</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="-26"/>
+        <location line="-28"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+32"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
@@ -631,17 +631,17 @@ Double-click to expand</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-38"/>
         <source>Tune</source>
         <translation>调优</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+47"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="-46"/>
+        <location line="-48"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
@@ -659,6 +659,11 @@ Double-click to expand</source>
         <location line="+4"/>
         <source>Predictor</source>
         <translation>预测器</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Queue</source>
+        <translation>队列</translation>
     </message>
     <message>
         <location line="+16"/>
@@ -696,7 +701,7 @@ Double-click to expand</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
     <message>
-        <location line="-90"/>
+        <location line="-92"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
     </message>
@@ -1323,7 +1328,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+23"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+24"/>
         <source>No sample library opened yet.</source>
         <translation>尚未打开样本库。</translation>
     </message>
@@ -1431,18 +1436,18 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ProfilingController</name>
     <message>
-        <location filename="../widgets/profilingcontroller.cpp" line="+36"/>
+        <location filename="../widgets/profilingcontroller.cpp" line="+38"/>
         <source>Profile the model&apos;s operators on a real device of this machine into the sample library</source>
         <translation>在本机的真实设备上分析模型的算子，并写入样本库</translation>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+222"/>
+        <location line="+224"/>
         <source>Profile</source>
         <translation>性能分析</translation>
     </message>
     <message>
-        <location line="-215"/>
+        <location line="-217"/>
         <source>Profiling needs LibTorch, which this build does not include</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它</translation>
     </message>
@@ -1473,13 +1478,13 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+1"/>
-        <location line="+135"/>
+        <location line="+137"/>
         <location line="+5"/>
         <source>Adapt</source>
         <translation>调整</translation>
     </message>
     <message>
-        <location line="-134"/>
+        <location line="-136"/>
         <source>Sample &amp;library...</source>
         <translation>样本库(&amp;L)...</translation>
     </message>
@@ -1494,7 +1499,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>样本库：%1</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>Profiling...</source>
         <translation>正在进行性能分析...</translation>
     </message>
@@ -1524,7 +1529,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>警告：性能分析期间机器速度发生了变化（%1）：这些样本可能无法与其他样本比较。请稍后再次分析以取平均；预测器学习重复测量的中位数。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Training...</source>
         <translation>正在训练...</translation>
     </message>
@@ -1617,6 +1622,99 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <location line="+4"/>
         <source>Profiling %1 on %2 into %3</source>
         <translation>正在 %2 上分析 %1，写入 %3</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::QueuePanel</name>
+    <message>
+        <location filename="../widgets/queuepanel.cpp" line="+42"/>
+        <source>%1 measured, %2 reused, %3 failed, %4 not run</source>
+        <translation>实测 %1，复用 %2，失败 %3，未运行 %4</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Worker</source>
+        <translation>工作进程</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Attempts</source>
+        <translation>尝试次数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Queued</source>
+        <translation>入队时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Lease until</source>
+        <translation>租约到期</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Read the queue again</source>
+        <translation>重新读取队列</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>No sample library opened yet.</source>
+        <translation>尚未打开样本库。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>No sample library at %1 yet, so no queued jobs.</source>
+        <translation>%1 处尚无样本库，因此没有排队的作业。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>reading the profiling queue</source>
+        <translation>读取性能分析队列</translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>No profiling jobs in %1. Queue some with paretune profile MODEL --device FINGERPRINT --queue; paretune worker measures them.</source>
+        <translation>%1 中没有性能分析作业。可用 paretune profile MODEL --device FINGERPRINT --queue 排队，由 paretune worker 测量。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 jobs in %2: %3 queued, %4 running.</source>
+        <translation>%2 中有 %1 个作业：%3 个排队，%4 个运行中。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Cannot read the queue of %1: %2</source>
+        <translation>无法读取 %1 的队列：%2</translation>
     </message>
 </context>
 <context>
@@ -2018,7 +2116,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+75"/>
+        <location filename="../widgets/tunejob.cpp" line="+76"/>
         <source>tuning</source>
         <translation>调优</translation>
     </message>
@@ -2181,7 +2279,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WindowLayout</name>
     <message>
-        <location filename="../widgets/windowlayout.cpp" line="+102"/>
+        <location filename="../widgets/windowlayout.cpp" line="+103"/>
         <source>&amp;Default layout</source>
         <translation>默认布局(&amp;D)</translation>
     </message>

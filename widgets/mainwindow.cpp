@@ -7,6 +7,7 @@
 #include "jobstatusbar.h"
 #include "paretoplot.h"
 #include "predictorpanel.h"
+#include "queuepanel.h"
 #include "profilingcontroller.h"
 #include "searchcontroller.h"
 #include "timelineview.h"
@@ -69,6 +70,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     addDock(tr("Devices"), QStringLiteral("devicesDock"), m_devices->panel(),
             Qt::BottomDockWidgetArea);
     addDock(tr("Predictor"), QStringLiteral("predictorDock"), m_profiling->predictorPanel(),
+            Qt::BottomDockWidgetArea);
+    addDock(tr("Queue"), QStringLiteral("queueDock"), m_profiling->queuePanel(),
             Qt::BottomDockWidgetArea);
 
     // Menus in the usual order: File, View, Search, Workflow, Settings, Help.

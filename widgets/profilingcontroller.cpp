@@ -13,6 +13,7 @@
 #include "librarylocation.h"
 #include "predictorpanel.h"
 #include "profilejob.h"
+#include "queuepanel.h"
 #include "store/sample_library.h"
 #include "trainjob.h"
 #include "workbenchlog.h"
@@ -31,8 +32,9 @@ ProfilingController::ProfilingController(QMainWindow* window, WorkbenchLog& log,
                                          DocumentController& document, DeviceController& devices,
                                          JobStatusBar& jobs)
     : QObject(window), m_window(window), m_log(log), m_document(document), m_devices(devices),
-      m_jobs(jobs), m_predictor(new PredictorPanel(window)), m_profileJob(new ProfileJob(this)),
-      m_trainJob(new TrainJob(this)), m_adaptJob(new AdaptJob(this)) {
+      m_jobs(jobs), m_predictor(new PredictorPanel(window)), m_queue(new QueuePanel(window)),
+      m_profileJob(new ProfileJob(this)), m_trainJob(new TrainJob(this)),
+      m_adaptJob(new AdaptJob(this)) {
     const QString profileTip = tr("Profile the model's operators on a real device of this "
                                   "machine into the sample library");
     m_profileAction = new QAction(tr("Profile"), this);
@@ -100,6 +102,7 @@ void ProfilingController::chooseLibrary() {
 void ProfilingController::setDatabasePath(const QString& path) {
     m_dbPath = path;
     m_predictor->showLibrary(path);
+    m_queue->showLibrary(path);
 }
 
 void ProfilingController::setupProfileJob() {
@@ -124,6 +127,7 @@ void ProfilingController::setupProfileJob() {
                           .arg(o.speedChange));
         }
         m_predictor->showLibrary(m_dbPath);
+        m_queue->refresh();
         if (o.model == m_document.model()) {
             m_document.showProfileMeasurements(o.deviceId, o.nodeLatencyUs);
         }

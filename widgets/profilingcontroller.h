@@ -15,6 +15,7 @@ class DocumentController;
 class JobStatusBar;
 class PredictorPanel;
 class ProfileJob;
+class QueuePanel;
 class TrainJob;
 class WorkbenchLog;
 struct Device;
@@ -33,6 +34,8 @@ public:
 
     /// The predictor panel, for a dock.
     PredictorPanel* predictorPanel() const { return m_predictor; }
+    /// The profiling queue of the library (QueuePanel), for a dock.
+    QueuePanel* queuePanel() const { return m_queue; }
     QAction* profileAction() const { return m_profileAction; }
     QAction* trainAction() const { return m_trainAction; }
     QAction* adaptAction() const { return m_adaptAction; }
@@ -74,6 +77,7 @@ private:
     DeviceController& m_devices;
     JobStatusBar& m_jobs;
     PredictorPanel* m_predictor;
+    QueuePanel* m_queue;
     ProfileJob* m_profileJob;
     TrainJob* m_trainJob;
     QAction* m_profileAction = nullptr;
