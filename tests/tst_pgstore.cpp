@@ -92,8 +92,8 @@ int runWriter(int argc, char** argv) {
         SampleLibrary library = SampleLibrary::open(argv[2]);
         const Fixture f;
         f.store(library);
-        const long batches = std::atol(argv[3]);
-        for (long b = 0; b < batches; ++b) {
+        const long batches = std::atol(argv[3]); // 0: until killed
+        for (long b = 0; batches == 0 || b < batches; ++b) {
             std::vector<Sample> batch;
             for (int i = 0; i < 10; ++i) {
                 Sample s = f.sample(static_cast<double>(b * 100 + i) + 0.25, i);
@@ -101,6 +101,8 @@ int runWriter(int argc, char** argv) {
                 batch.push_back(std::move(s));
             }
             library.addSamples(batch);
+            std::printf("committed %ld\n", b + 1);
+            std::fflush(stdout);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "writer: %s\n", e.what());
@@ -133,6 +135,7 @@ private Q_SLOTS:
     void batchIsAtomic();
     void duplicateSamplesStoredOnce();
     void twoWriterProcessesStoreEachSampleOnce();
+    void killedWriterLosesOnlyItsOpenBatch();
     void refusesForeignDatabase();
     void refusesNewerSchema();
     void existingOnlyRefusesEmptyDatabase();
@@ -382,6 +385,26 @@ void TestPgStore::twoWriterProcessesStoreEachSampleOnce() {
              std::vector<std::string>{"200"});
     QCOMPARE(PostgresServer::query(db, "SELECT count(*) FROM paretune_library"),
              std::vector<std::string>{"1"});
+}
+
+void TestPgStore::killedWriterLosesOnlyItsOpenBatch() {
+    const std::string db = newDatabase();
+    QProcess writer;
+    writer.start(QCoreApplication::applicationFilePath(),
+                 {QStringLiteral("--writer"), QString::fromStdString(db), QStringLiteral("0")});
+    QVERIFY(writer.waitForStarted());
+    QByteArray out;
+    while (!out.contains("committed 5\n")) {
+        QVERIFY2(writer.waitForReadyRead(30000), writer.readAllStandardError().constData());
+        out += writer.readAllStandardOutput();
+    }
+    ::kill(static_cast<pid_t>(writer.processId()), SIGKILL); // most likely inside a batch
+    QVERIFY(writer.waitForFinished(10000));
+    const SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
+    const std::int64_t count = library.sampleCount();
+    QVERIFY(count >= 50);
+    QCOMPARE(count % 10, 0); // whole batches of 10 only
+    QVERIFY(library.integrityProblems().empty());
 }
 
 void TestPgStore::refusesForeignDatabase() {
@@ -906,7 +929,7 @@ void TestPgStore::killedWorkersJobIsRedone() {
     QVERIFY(job > 0);
     QProcess first;
     first.start(QStringLiteral(PARETUNE_CLI_PATH),
-                workerArguments(db, QStringLiteral("2"), QStringLiteral("60")));
+                workerArguments(db, QStringLiteral("1"), QStringLiteral("60")));
     QVERIFY(first.waitForStarted());
     // Killed as soon as it holds the job: mid-job, before it could finish it.
     QElapsedTimer clock;
@@ -921,10 +944,10 @@ void TestPgStore::killedWorkersJobIsRedone() {
     const std::string killedWorker =
         PostgresServer::query(uri, "SELECT worker FROM profile_jobs").at(0);
 
-    // The second worker takes it once the lease (2 s) ran out.
+    // The second worker takes it once the lease (1 s) ran out.
     QProcess second;
     second.start(QStringLiteral(PARETUNE_CLI_PATH),
-                 workerArguments(db, QStringLiteral("2"), QStringLiteral("4")));
+                 workerArguments(db, QStringLiteral("1"), QStringLiteral("2.5")));
     QVERIFY(second.waitForFinished(240000));
     QVERIFY2(second.exitCode() == 0, second.readAllStandardError().constData());
     const QByteArrayList lines = second.readAllStandardOutput().trimmed().split('\n');
