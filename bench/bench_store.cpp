@@ -60,7 +60,8 @@ Sample sampleNumber(std::int64_t i) {
     s.modelFingerprint = fingerprint("model " + std::to_string(i % kModels));
     s.deviceFingerprint = fingerprint("device " + std::to_string(i % kDevices));
     s.opSignature = signature(static_cast<int>((i * 7) % kSignatures));
-    s.opMeta = R"({"node":"conv)" + std::to_string(i % 100) + R"(","op_type":"Conv"})";
+    // Every sample distinct: the library stores a sample identical to a stored one once.
+    s.opMeta = R"({"node":"conv)" + std::to_string(i) + R"(","op_type":"Conv"})";
     s.shapeTuple = "float32[1,64,56,56],float32[64,64,3,3]->float32[1,64,56,56]";
     s.configJson = R"({"threads":4,"warmup":5})";
     s.latencyUs = 100.0 + static_cast<double>(i % 1000);
@@ -76,12 +77,15 @@ Sample sampleNumber(std::int64_t i) {
 nlohmann::json insertRate(const std::filesystem::path& path, int batchSize, int batches) {
     SampleLibrary library = SampleLibrary::open(path);
     storeKeys(library);
-    std::vector<Sample> batch;
-    for (int i = 0; i < batchSize; ++i) {
-        batch.push_back(sampleNumber(i));
+    std::vector<std::vector<Sample>> batchList(static_cast<std::size_t>(batches));
+    for (int b = 0; b < batches; ++b) {
+        for (int i = 0; i < batchSize; ++i) {
+            batchList[static_cast<std::size_t>(b)].push_back(
+                sampleNumber(static_cast<std::int64_t>(b) * batchSize + i));
+        }
     }
     const auto start = Clock::now();
-    for (int b = 0; b < batches; ++b) {
+    for (const std::vector<Sample>& batch : batchList) {
         library.addSamples(batch);
     }
     const double elapsed = seconds(start);

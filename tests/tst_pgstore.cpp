@@ -22,10 +22,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <limits>
+#include <set>
+#include <thread>
 
 using namespace paretune;
 
@@ -89,8 +92,8 @@ int runWriter(int argc, char** argv) {
         SampleLibrary library = SampleLibrary::open(argv[2]);
         const Fixture f;
         f.store(library);
-        const long batches = std::atol(argv[3]);
-        for (long b = 0; b < batches; ++b) {
+        const long batches = std::atol(argv[3]); // 0: until killed
+        for (long b = 0; batches == 0 || b < batches; ++b) {
             std::vector<Sample> batch;
             for (int i = 0; i < 10; ++i) {
                 Sample s = f.sample(static_cast<double>(b * 100 + i) + 0.25, i);
@@ -98,6 +101,8 @@ int runWriter(int argc, char** argv) {
                 batch.push_back(std::move(s));
             }
             library.addSamples(batch);
+            std::printf("committed %ld\n", b + 1);
+            std::fflush(stdout);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "writer: %s\n", e.what());
@@ -130,6 +135,7 @@ private Q_SLOTS:
     void batchIsAtomic();
     void duplicateSamplesStoredOnce();
     void twoWriterProcessesStoreEachSampleOnce();
+    void killedWriterLosesOnlyItsOpenBatch();
     void refusesForeignDatabase();
     void refusesNewerSchema();
     void existingOnlyRefusesEmptyDatabase();
@@ -141,6 +147,9 @@ private Q_SLOTS:
     void trainGivesTheSamePredictorOnBoth();
     void badLibraryFiles_data();
     void badLibraryFiles();
+    void queueClaimsAndLeases_data();
+    void queueClaimsAndLeases();
+    void concurrentClaimsTakeEachJobOnce();
     void workersClaimEachJobOnce();
     void killedWorkersJobIsRedone();
 };
@@ -376,6 +385,26 @@ void TestPgStore::twoWriterProcessesStoreEachSampleOnce() {
              std::vector<std::string>{"200"});
     QCOMPARE(PostgresServer::query(db, "SELECT count(*) FROM paretune_library"),
              std::vector<std::string>{"1"});
+}
+
+void TestPgStore::killedWriterLosesOnlyItsOpenBatch() {
+    const std::string db = newDatabase();
+    QProcess writer;
+    writer.start(QCoreApplication::applicationFilePath(),
+                 {QStringLiteral("--writer"), QString::fromStdString(db), QStringLiteral("0")});
+    QVERIFY(writer.waitForStarted());
+    QByteArray out;
+    while (!out.contains("committed 5\n")) {
+        QVERIFY2(writer.waitForReadyRead(30000), writer.readAllStandardError().constData());
+        out += writer.readAllStandardOutput();
+    }
+    ::kill(static_cast<pid_t>(writer.processId()), SIGKILL); // most likely inside a batch
+    QVERIFY(writer.waitForFinished(10000));
+    const SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
+    const std::int64_t count = library.sampleCount();
+    QVERIFY(count >= 50);
+    QCOMPARE(count % 10, 0); // whole batches of 10 only
+    QVERIFY(library.integrityProblems().empty());
 }
 
 void TestPgStore::refusesForeignDatabase() {
@@ -744,6 +773,104 @@ std::string duplicatedSamples(const std::string& db) {
 
 } // namespace
 
+void TestPgStore::queueClaimsAndLeases_data() {
+    QTest::addColumn<bool>("postgres");
+    QTest::newRow("sqlite") << false;
+    QTest::newRow("postgres") << true;
+}
+
+void TestPgStore::queueClaimsAndLeases() {
+    QFETCH(bool, postgres);
+    QTemporaryDir dir;
+    const std::string db =
+        postgres ? newDatabase() : dir.filePath(QStringLiteral("q.db")).toStdString();
+    SampleLibrary a = SampleLibrary::open(db);
+    SampleLibrary b = SampleLibrary::open(db);
+    const Fixture f;
+    ProfileJobRecord job;
+    job.modelFingerprint = f.model.fingerprint;
+    job.modelName = "m.onnx";
+    job.modelOnnx = std::string("\0\1onnx", 6);
+    job.deviceFingerprint = f.device.fingerprint;
+    job.optionsJson = R"({"repeats":1})";
+    const std::int64_t first = a.queueProfileJob(job);
+    const std::int64_t second = a.queueProfileJob(job);
+    QVERIFY(!a.claimProfileJob(Sha256::hex("another device"), "w", 10)); // not for that device
+
+    const std::optional<ProfileJobRecord> x = a.claimProfileJob(f.device.fingerprint, "a", 0.3);
+    QVERIFY(x && x->id == first && x->attempts == 1);
+    QCOMPARE(x->modelOnnx, job.modelOnnx);
+    const std::optional<ProfileJobRecord> y = b.claimProfileJob(f.device.fingerprint, "b", 30);
+    QVERIFY(y && y->id == second); // the held job is not given out twice
+    QVERIFY(!b.claimProfileJob(f.device.fingerprint, "b", 30));
+    QVERIFY(a.renewProfileJob(first, "a", 0.3));
+    QVERIFY(!b.renewProfileJob(first, "b", 30)); // only the holder renews
+    QThread::msleep(600);                        // a's lease runs out
+    const std::optional<ProfileJobRecord> z = b.claimProfileJob(f.device.fingerprint, "b", 30);
+    QVERIFY(z && z->id == first && z->attempts == 2);
+    QVERIFY(!a.renewProfileJob(first, "a", 0.3)); // a lost it
+    QVERIFY(!a.finishProfileJob(first, "a", true, "{}"));
+    QVERIFY(b.finishProfileJob(first, "b", true, R"({"measured":3})"));
+    QVERIFY(b.finishProfileJob(second, "b", false, R"({"error":"x"})"));
+    QVERIFY(!b.claimProfileJob(f.device.fingerprint, "b", 30)); // done jobs are never claimed
+    const std::vector<ProfileJobRecord> jobs = a.profileJobs();
+    QCOMPARE(jobs.size(), std::size_t(2));
+    QCOMPARE(jobs[0].state + " " + jobs[0].worker, std::string("done b"));
+    QCOMPARE(jobs[0].resultJson, std::string(R"({"measured":3})"));
+    QCOMPARE(jobs[1].state, std::string("failed"));
+    QVERIFY(jobs[0].modelOnnx.empty()); // listings leave the model out
+}
+
+void TestPgStore::concurrentClaimsTakeEachJobOnce() {
+    const std::string db = newDatabase();
+    const Fixture f;
+    {
+        SampleLibrary library = SampleLibrary::open(db);
+        ProfileJobRecord job;
+        job.modelFingerprint = f.model.fingerprint;
+        job.modelName = "m.onnx";
+        job.modelOnnx = "model";
+        job.deviceFingerprint = f.device.fingerprint;
+        for (int i = 0; i < 40; ++i) {
+            library.queueProfileJob(job);
+        }
+    }
+    // Eight connections claim as fast as they can: SKIP LOCKED gives each job to one of them.
+    std::vector<std::vector<std::int64_t>> claimed(8);
+    std::vector<std::thread> threads;
+    std::atomic<int> errors = 0;
+    for (std::size_t t = 0; t < claimed.size(); ++t) {
+        threads.emplace_back([&, t] {
+            try {
+                SampleLibrary library = SampleLibrary::open(db);
+                const std::string worker = "w" + std::to_string(t);
+                while (const auto job = library.claimProfileJob(f.device.fingerprint, worker, 60)) {
+                    claimed[t].push_back(job->id);
+                    library.finishProfileJob(job->id, worker, true, "{}");
+                }
+            } catch (const std::exception& e) {
+                qWarning("%s", e.what());
+                ++errors;
+            }
+        });
+    }
+    for (std::thread& t : threads) {
+        t.join();
+    }
+    QCOMPARE(errors.load(), 0);
+    std::set<std::int64_t> all;
+    std::size_t total = 0;
+    for (const auto& ids : claimed) {
+        all.insert(ids.begin(), ids.end());
+        total += ids.size();
+    }
+    QCOMPARE(total, std::size_t(40));
+    QCOMPARE(all.size(), std::size_t(40));
+    QCOMPARE(PostgresServer::query(db, "SELECT count(*) FROM profile_jobs WHERE state = 'done' "
+                                       "AND attempts = 1"),
+             std::vector<std::string>{"40"});
+}
+
 void TestPgStore::workersClaimEachJobOnce() {
 #if !PARETUNE_WITH_TORCH
     QSKIP("built without LibTorch: no profiling");
@@ -802,7 +929,7 @@ void TestPgStore::killedWorkersJobIsRedone() {
     QVERIFY(job > 0);
     QProcess first;
     first.start(QStringLiteral(PARETUNE_CLI_PATH),
-                workerArguments(db, QStringLiteral("2"), QStringLiteral("60")));
+                workerArguments(db, QStringLiteral("1"), QStringLiteral("60")));
     QVERIFY(first.waitForStarted());
     // Killed as soon as it holds the job: mid-job, before it could finish it.
     QElapsedTimer clock;
@@ -817,10 +944,10 @@ void TestPgStore::killedWorkersJobIsRedone() {
     const std::string killedWorker =
         PostgresServer::query(uri, "SELECT worker FROM profile_jobs").at(0);
 
-    // The second worker takes it once the lease (2 s) ran out.
+    // The second worker takes it once the lease (1 s) ran out.
     QProcess second;
     second.start(QStringLiteral(PARETUNE_CLI_PATH),
-                 workerArguments(db, QStringLiteral("2"), QStringLiteral("4")));
+                 workerArguments(db, QStringLiteral("1"), QStringLiteral("2.5")));
     QVERIFY(second.waitForFinished(240000));
     QVERIFY2(second.exitCode() == 0, second.readAllStandardError().constData());
     const QByteArrayList lines = second.readAllStandardOutput().trimmed().split('\n');

@@ -201,9 +201,12 @@ public:
 
     void connect(const std::string& conninfo) {
         // The connection string's own settings win over these defaults (expand_dbname).
+        // A writer waits for another's locks as long as an SQLite writer does (kBusyTimeoutMs).
+        const std::string lockTimeout = "-c lock_timeout=" + std::to_string(kBusyTimeoutMs);
         const char* keywords[] = {"connect_timeout", "application_name", "client_encoding",
-                                  "dbname", nullptr};
-        const char* values[] = {"10", "paretune", "UTF8", conninfo.c_str(), nullptr};
+                                  "options",         "dbname",           nullptr};
+        const char* values[] = {"10",   "paretune", "UTF8", lockTimeout.c_str(), conninfo.c_str(),
+                                nullptr};
         m_connection = PQconnectdbParams(keywords, values, 1);
         if (m_connection == nullptr) {
             throw std::runtime_error(m_label + ": cannot connect: out of memory");
@@ -245,9 +248,12 @@ public:
         if (sqlState == "40001" || sqlState == "40P01") {
             throw RetryableError(where);
         }
+        // The database or the values at fault: a violated constraint (23), a bad value (22),
+        // credentials (28), no such database (3D), missing rights (42501), a table or column
+        // of the library missing (42P01, 42703). Anything else (our SQL, the server) is internal.
         const std::string errorClass = sqlState.substr(0, 2);
-        if (errorClass == "23" || errorClass == "42" || errorClass == "28" || errorClass == "3D" ||
-            errorClass == "22") {
+        if (errorClass == "23" || errorClass == "22" || errorClass == "28" || errorClass == "3D" ||
+            sqlState == "42501" || sqlState == "42P01" || sqlState == "42703") {
             throw InputError(where);
         }
         throw std::runtime_error(where);
