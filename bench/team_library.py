@@ -174,6 +174,71 @@ def concurrent(cli, models, server):
             "stderr_tails": [o[1][-300:] for o, p in zip(outs, procs) if p.returncode != 0]}
 
 
+def fingerprints(cli):
+    devices = json.loads(paretune(["devices", "--json"], cli).stdout)
+    rows = devices["devices"] if isinstance(devices, dict) else devices
+    return {d["id"]: d["fingerprint"] for d in rows if "fingerprint" in d}
+
+
+def queue_jobs(cli, db):
+    return json.loads(paretune(["queue", "--db", db, "--json"], cli).stdout)["jobs"]
+
+
+def queue(cli, models, server):
+    """20 jobs for cpu:0, two workers for cpu:0 competing for them."""
+    db = server.create("queue")
+    device = fingerprints(cli)["cpu:0"]
+    names = ["tiny_cnn", "tiny_mlp", "shufflenet_v2_x1_0", "mobilenet_v2"]
+    for i in range(20):
+        paretune(["profile", os.path.join(models, names[i % len(names)] + ".onnx"), "--device",
+                  device, "--queue", "--db", db], cli)
+    start = time.time()
+    workers = [subprocess.Popen([cli, "worker", "--db", db, "--device", "cpu:0", "--idle-exit",
+                                 "5", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=env()) for _ in range(2)]
+    outs = [w.communicate(timeout=3600) for w in workers]
+    jobs = queue_jobs(cli, db)
+    rows = sample_rows(samples(cli, db))
+    by_worker = {}
+    for j in jobs:
+        by_worker[j.get("worker", "")] = by_worker.get(j.get("worker", ""), 0) + 1
+    return {"jobs": len(jobs), "done": sum(j["state"] == "done" for j in jobs),
+            "attempts": sorted({j["attempts"] for j in jobs}),
+            "jobs_per_worker": by_worker, "worker_exit_codes": [w.returncode for w in workers],
+            "seconds": time.time() - start, "samples": len(rows), "duplicates": duplicates(rows),
+            "stderr_tails": [o[1][-300:] for o, w in zip(outs, workers) if w.returncode != 0]}
+
+
+def sigkill(cli, models, server):
+    """A worker killed mid-job: another takes the job once its lease ran out."""
+    db = server.create("sigkill")
+    device = fingerprints(cli)["cpu:0"]
+    paretune(["profile", os.path.join(models, "resnet18.onnx"), "--device", device, "--queue",
+              "--db", db], cli)
+    first = subprocess.Popen([cli, "worker", "--db", db, "--device", "cpu:0", "--lease-seconds",
+                              "3", "--once"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env())
+    deadline = time.time() + 60
+    while time.time() < deadline and queue_jobs(cli, db)[0]["state"] != "running":
+        time.sleep(0.2)
+    time.sleep(3)  # measuring
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    killed_at = time.time()
+    held = queue_jobs(cli, db)[0]
+    second = subprocess.run([cli, "worker", "--db", db, "--device", "cpu:0", "--lease-seconds",
+                             "3", "--idle-exit", "15"], capture_output=True, text=True,
+                            env=env(), timeout=1800)
+    job = queue_jobs(cli, db)[0]
+    rows = sample_rows(samples(cli, db))
+    return {"state_when_killed": held["state"], "worker_killed": held.get("worker"),
+            "final_state": job["state"], "final_worker": job.get("worker"),
+            "attempts": job["attempts"], "result": job.get("result"),
+            "second_worker_exit": second.returncode,
+            "seconds_from_kill_to_done": time.time() - killed_at,
+            "samples": len(rows), "duplicates": duplicates(rows)}
+
+
 def sha256(data):
     return hashlib.sha256(data if data is not None else b"").hexdigest()
 
@@ -210,14 +275,21 @@ def round_trip(cli, models, work, server):
             "bit_identical": bytes.fromhex(server_weights) == copy_weights}
 
 
-def bad_input(cli, server):
+def bad_input(cli, work, server):
     good = server.create("badinput")
     other = "other_app"
     server.sql("postgres", "CREATE DATABASE %s" % other)
     server.sql(other, "CREATE TABLE invoices(id integer primary key, total numeric)")
     newer = server.create("newer")
-    paretune(["samples", "--db", newer], cli)  # creates the library
-    server.sql("newer", "UPDATE library_meta SET value = '999' WHERE key = 'schema_version'")
+    exported = os.path.join(work, "newer.export")
+    copy = os.path.join(work, "newer_source.db")
+    if os.path.exists(copy):
+        os.remove(copy)
+    paretune(["profile", os.path.join(os.environ["MODELS"], "tiny_mlp.onnx"), "--device", "cpu:0",
+              "--db", copy], cli)
+    paretune(["library", "export", "--db", copy, "--out", exported], cli)
+    paretune(["library", "import", exported, "--db", newer], cli)  # a library, then newer
+    server.sql("newer", "UPDATE paretune_library SET schema_version = 999")
     cases = {
         "unreachable server": "postgresql://%s@127.0.0.1:%d/x" % (USER, free_port()),
         "another application's database":
@@ -238,28 +310,39 @@ def bad_input(cli, server):
     return out
 
 
+def run_part(part, a, cli, server):
+    work = os.path.abspath(a.work)
+    parts = {
+        "concurrent": lambda: concurrent(cli, a.models, server),
+        "queue": lambda: queue(cli, a.models, server),
+        "sigkill": lambda: sigkill(cli, a.models, server),
+        "round_trip": lambda: round_trip(cli, a.models, work, server),
+        "bad_input": lambda: bad_input(cli, work, server),
+    }
+    if part not in parts:
+        sys.exit("unknown part %s (expected %s)" % (part, ", ".join(parts)))
+    return parts[part]()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("paretune")
     p.add_argument("models")
     p.add_argument("work")
-    p.add_argument("--parts", default="concurrent,round_trip,bad_input")
+    p.add_argument("--parts", default="concurrent,queue,sigkill,round_trip,bad_input")
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
+    os.environ["MODELS"] = a.models
     cli = os.path.abspath(a.paretune)
     server = Server(os.path.abspath(a.work))
     result = {"benchmark": "team_library", "server_port": server.port}
     try:
         for part in a.parts.split(","):
             t = time.time()
-            if part == "concurrent":
-                result[part] = concurrent(cli, a.models, server)
-            elif part == "round_trip":
-                result[part] = round_trip(cli, a.models, os.path.abspath(a.work), server)
-            elif part == "bad_input":
-                result[part] = bad_input(cli, server)
-            else:
-                sys.exit("unknown part " + part)
+            try:
+                result[part] = run_part(part, a, cli, server)
+            except SystemExit as e:  # a command failed: say which, and go on
+                result[part] = {"error": str(e)}
             result[part + "_seconds"] = time.time() - t
     finally:
         server.stop()

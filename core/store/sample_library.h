@@ -216,6 +216,13 @@ private:
     /// transaction): those not stored yet; returns how many.
     std::int64_t importBenchmarks(std::span<const BenchmarkRecord> benchmarks);
     std::int64_t importContention(std::span<const ContentionRecord> contention);
+    /// InputError naming the library unless the figures are positive and finite.
+    void checkBenchmark(const BenchmarkRecord& b) const;
+    void checkContention(const ContentionRecord& c) const;
+    /// Inserts one row inside the caller's transaction: its id, or none when the database
+    /// refused it (a device that is not stored).
+    std::optional<std::int64_t> insertBenchmark(const BenchmarkRecord& b);
+    std::optional<std::int64_t> insertContention(const ContentionRecord& c);
     std::unique_ptr<Impl> m_impl;
 };
 

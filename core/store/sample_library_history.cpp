@@ -18,18 +18,15 @@ using store::Query;
 using store::requireKey;
 using store::WriteTransaction;
 
-std::int64_t SampleLibrary::addBenchmark(const BenchmarkRecord& b) {
-    requireKey(b.deviceFingerprint, kFingerprintLength, "device fingerprint");
+void SampleLibrary::checkBenchmark(const BenchmarkRecord& b) const {
     const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
     if (!positive(b.gemmGflops) || !positive(b.memoryBwGbs) ||
         (b.dispatchUs && !positive(*b.dispatchUs))) {
         throw InputError(m_impl->label + ": a micro-benchmark needs positive finite figures");
     }
-    WriteTransaction transaction(*m_impl);
-    if (!device(b.deviceFingerprint)) {
-        throw InputError(m_impl->label + ": device " + b.deviceFingerprint +
-                         " is not in the library");
-    }
+}
+
+std::optional<std::int64_t> SampleLibrary::insertBenchmark(const BenchmarkRecord& b) {
     Query q(*m_impl,
             m_impl->statement("INSERT INTO device_benchmarks(device_fingerprint, measured_at, "
                               "gemm_gflops, memory_bw_gbs, dispatch_us, is_reference) "
@@ -41,9 +38,24 @@ std::int64_t SampleLibrary::addBenchmark(const BenchmarkRecord& b) {
         .bind(4, b.memoryBwGbs)
         .bind(5, b.dispatchUs)
         .bind(6, std::int64_t{b.reference ? 1 : 0});
-    const std::int64_t id = q.insert().value();
+    if (!q.run()) {
+        return std::nullopt;
+    }
+    return q.integer(0);
+}
+
+std::int64_t SampleLibrary::addBenchmark(const BenchmarkRecord& b) {
+    requireKey(b.deviceFingerprint, kFingerprintLength, "device fingerprint");
+    checkBenchmark(b);
+    WriteTransaction transaction(*m_impl);
+    const std::optional<std::int64_t> id =
+        device(b.deviceFingerprint) ? insertBenchmark(b) : std::nullopt;
+    if (!id) {
+        throw InputError(m_impl->label + ": device " + b.deviceFingerprint +
+                         " is not in the library");
+    }
     transaction.commit();
-    return id;
+    return *id;
 }
 
 namespace {
@@ -83,9 +95,7 @@ std::vector<BenchmarkRecord> SampleLibrary::benchmarks(std::string_view deviceFi
     return result;
 }
 
-std::int64_t SampleLibrary::addContention(const ContentionRecord& c) {
-    requireKey(c.deviceFingerprint, kFingerprintLength, "contention: device fingerprint");
-    requireKey(c.besideFingerprint, kFingerprintLength, "contention: beside fingerprint");
+void SampleLibrary::checkContention(const ContentionRecord& c) const {
     if (c.deviceFingerprint == c.besideFingerprint) {
         throw InputError(m_impl->label + ": contention of device " + c.deviceFingerprint +
                          " beside itself");
@@ -99,12 +109,9 @@ std::int64_t SampleLibrary::addContention(const ContentionRecord& c) {
                          "positive finite slowdowns (factor " +
                          std::to_string(c.factor) + ")");
     }
-    WriteTransaction transaction(*m_impl);
-    for (const std::string* fingerprint : {&c.deviceFingerprint, &c.besideFingerprint}) {
-        if (!device(*fingerprint)) {
-            throw InputError(m_impl->label + ": device " + *fingerprint + " is not in the library");
-        }
-    }
+}
+
+std::optional<std::int64_t> SampleLibrary::insertContention(const ContentionRecord& c) {
     Query q(*m_impl,
             m_impl->statement("INSERT INTO device_contention(device_fingerprint, "
                               "beside_fingerprint, measured_at, factor, gemm_beside_gemm, "
@@ -119,7 +126,23 @@ std::int64_t SampleLibrary::addContention(const ContentionRecord& c) {
         .bind(6, c.gemmBesideTriad)
         .bind(7, c.triadBesideGemm)
         .bind(8, c.triadBesideTriad);
-    const std::int64_t id = q.insert().value();
+    if (!q.run()) {
+        return std::nullopt;
+    }
+    return q.integer(0);
+}
+
+std::int64_t SampleLibrary::addContention(const ContentionRecord& c) {
+    requireKey(c.deviceFingerprint, kFingerprintLength, "contention: device fingerprint");
+    requireKey(c.besideFingerprint, kFingerprintLength, "contention: beside fingerprint");
+    checkContention(c);
+    WriteTransaction transaction(*m_impl);
+    for (const std::string* fingerprint : {&c.deviceFingerprint, &c.besideFingerprint}) {
+        if (!device(*fingerprint)) {
+            throw InputError(m_impl->label + ": device " + *fingerprint + " is not in the library");
+        }
+    }
+    const std::int64_t id = insertContention(c).value();
     transaction.commit();
     return id;
 }

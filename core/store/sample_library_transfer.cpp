@@ -6,12 +6,9 @@
 #include "library_connection.h"
 #include "value_checks.h"
 
-#include <cmath>
-
 namespace paretune {
 
 using store::kFingerprintLength;
-using store::orNow;
 using store::Query;
 using store::requireKey;
 using store::WriteTransaction;
@@ -99,11 +96,7 @@ ImportCounts SampleLibrary::importRecords(const LibraryRecords& r) {
 std::int64_t SampleLibrary::importBenchmarks(std::span<const BenchmarkRecord> benchmarks) {
     std::int64_t added = 0;
     for (const BenchmarkRecord& b : benchmarks) {
-        const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
-        if (!positive(b.gemmGflops) || !positive(b.memoryBwGbs) ||
-            (b.dispatchUs && !positive(*b.dispatchUs))) {
-            throw InputError(m_impl->label + ": a micro-benchmark needs positive finite figures");
-        }
+        checkBenchmark(b);
         {
             Query same(*m_impl,
                        m_impl->statement(
@@ -120,18 +113,7 @@ std::int64_t SampleLibrary::importBenchmarks(std::span<const BenchmarkRecord> be
                 continue;
             }
         }
-        Query q(*m_impl,
-                m_impl->statement("INSERT INTO device_benchmarks(device_fingerprint, measured_at, "
-                                  "gemm_gflops, memory_bw_gbs, dispatch_us, is_reference) "
-                                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6)"),
-                "store a micro-benchmark");
-        q.bind(1, b.deviceFingerprint)
-            .bind(2, orNow(b.measuredAt))
-            .bind(3, b.gemmGflops)
-            .bind(4, b.memoryBwGbs)
-            .bind(5, b.dispatchUs)
-            .bind(6, std::int64_t{b.reference ? 1 : 0});
-        if (!q.run()) {
+        if (!insertBenchmark(b)) {
             throw InputError(m_impl->label + ": micro-benchmark of device " + b.deviceFingerprint +
                              ": the device is not in the library or the file");
         }
@@ -143,6 +125,7 @@ std::int64_t SampleLibrary::importBenchmarks(std::span<const BenchmarkRecord> be
 std::int64_t SampleLibrary::importContention(std::span<const ContentionRecord> contention) {
     std::int64_t added = 0;
     for (const ContentionRecord& c : contention) {
+        checkContention(c);
         {
             Query same(*m_impl,
                        m_impl->statement("SELECT 1 FROM device_contention WHERE "
@@ -157,24 +140,9 @@ std::int64_t SampleLibrary::importContention(std::span<const ContentionRecord> c
                 continue;
             }
         }
-        Query q(*m_impl,
-                m_impl->statement("INSERT INTO device_contention(device_fingerprint, "
-                                  "beside_fingerprint, measured_at, factor, gemm_beside_gemm, "
-                                  "gemm_beside_triad, triad_beside_gemm, triad_beside_triad) "
-                                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
-                "store a contention");
-        q.bind(1, c.deviceFingerprint)
-            .bind(2, c.besideFingerprint)
-            .bind(3, orNow(c.measuredAt))
-            .bind(4, c.factor)
-            .bind(5, c.gemmBesideGemm)
-            .bind(6, c.gemmBesideTriad)
-            .bind(7, c.triadBesideGemm)
-            .bind(8, c.triadBesideTriad);
-        if (!q.run()) {
+        if (!insertContention(c)) {
             throw InputError(m_impl->label + ": contention of device " + c.deviceFingerprint +
-                             ": a device is not in the library or the file, or a figure is out "
-                             "of range");
+                             ": a device is not in the library or the file");
         }
         ++added;
     }
