@@ -797,7 +797,9 @@ void TestPgStore::queueClaimsAndLeases() {
     const std::int64_t second = a.queueProfileJob(job);
     QVERIFY(!a.claimProfileJob(Sha256::hex("another device"), "w", 10)); // not for that device
 
-    const std::optional<ProfileJobRecord> x = a.claimProfileJob(f.device.fingerprint, "a", 0.3);
+    // A long lease while the claims are checked (a slow machine must not let it run out), then
+    // a short one, renewed, to run out on purpose.
+    const std::optional<ProfileJobRecord> x = a.claimProfileJob(f.device.fingerprint, "a", 30);
     QVERIFY(x && x->id == first && x->attempts == 1);
     QCOMPARE(x->modelOnnx, job.modelOnnx);
     const std::optional<ProfileJobRecord> y = b.claimProfileJob(f.device.fingerprint, "b", 30);
@@ -944,10 +946,11 @@ void TestPgStore::killedWorkersJobIsRedone() {
     const std::string killedWorker =
         PostgresServer::query(uri, "SELECT worker FROM profile_jobs").at(0);
 
-    // The second worker takes it once the lease (1 s) ran out.
+    // The second worker takes it once the lease (1 s) ran out. Its own lease is long, so that a
+    // heartbeat delayed on a loaded machine cannot lose it the job; it waits up to 8 s for one.
     QProcess second;
     second.start(QStringLiteral(PARETUNE_CLI_PATH),
-                 workerArguments(db, QStringLiteral("1"), QStringLiteral("2.5")));
+                 workerArguments(db, QStringLiteral("30"), QStringLiteral("8")));
     QVERIFY(second.waitForFinished(240000));
     QVERIFY2(second.exitCode() == 0, second.readAllStandardError().constData());
     const QByteArrayList lines = second.readAllStandardOutput().trimmed().split('\n');
