@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Private to the LibTorch module's plan executor (profile/plan_executor.cpp): the bytes
-// LibTorch's CPU allocator holds for each device of a plan while it runs.
+// Private to the LibTorch module: the bytes LibTorch's CPU allocator holds for each device of a
+// plan while it runs (profile/plan_executor.cpp), and for one operator (the profiler's memory
+// probe, profile/op_runner.cpp).
 
 #include <cstddef>
 #include <cstdint>

@@ -17,11 +17,12 @@ std::string_view profileStatusName(ProfileStatus status);
 
 /// Memory of one operator run, in bytes. `inputBytes` and `outputBytes` come from the tensors
 /// themselves (an output that aliases an input, e.g. a Reshape view, counts 0). `workspaceBytes`
-/// is what the CPU allocator handed out during one untimed run beyond the outputs (temporaries
-/// of the ATen kernel: im2col buffers, transposed copies, …); it is -1 when the allocator could
-/// not be observed. `peakBytes` = inputs + max(allocator high-water mark during the run,
-/// outputs): inputs are live throughout, outputs and temporaries come on top. Buffers that a
-/// backend allocates outside the c10 allocator (oneDNN's own scratchpads) are not seen.
+/// is what the CPU allocator handed out to the profiling thread during one untimed run beyond
+/// the outputs (temporaries of the ATen kernel: im2col buffers, transposed copies, …; counted
+/// as device_memory.h counts them); it is -1 when the allocator could not be observed. `peakBytes`
+/// = inputs + max(allocator high-water mark during the run, outputs): inputs are live throughout,
+/// outputs and temporaries come on top. Buffers that a backend allocates outside the c10 allocator
+/// (oneDNN's own scratchpads) are not seen.
 struct MemoryEstimate {
     std::int64_t inputBytes = 0;
     std::int64_t outputBytes = 0;

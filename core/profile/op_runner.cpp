@@ -5,6 +5,7 @@
 #include "common/input_error.h"
 #include "common/progress.h"
 #include "cpu_affinity.h"
+#include "device_memory.h"
 #include "graph_program.h"
 #include "op_kernels.h"
 #include "profile_model.h"
@@ -13,15 +14,11 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
-#include <c10/core/CPUAllocator.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <mutex>
 #include <set>
 #include <thread>
-#include <unordered_map>
 
 namespace paretune {
 
@@ -29,6 +26,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+using detail::DeviceMemoryCounters;
 using detail::toHost;
 using detail::torchMessage;
 
@@ -47,102 +45,21 @@ bool sharesStorage(const at::Tensor& t, const std::vector<at::Tensor>& others) {
     return false;
 }
 
-// ---- memory probe: counts what the CPU allocator hands out during one run -----------------
-
-/// Wraps the default CPU allocator while a probe runs. Counts are process-wide, so probes are
-/// serialised by a mutex; allocations by other threads during a probe would be counted too.
-/// The data pointer doubles as the context (oneDNN calls raw_allocate(), which requires it), so
-/// each block's size and the wrapped allocator's context are kept in a table by pointer.
-class CountingAllocator final : public c10::Allocator {
-public:
-    c10::DataPtr allocate(size_t bytes) const override {
-        c10::DataPtr inner = base()->allocate(bytes);
-        void* data = inner.get();
-        if (data == nullptr) {
-            return inner;
-        }
-        const c10::Device device = inner.device();
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            m_blocks.emplace(data, Block{inner.move_context(), bytes});
-        }
-        const auto size = static_cast<std::int64_t>(bytes);
-        const std::int64_t now = m_current.fetch_add(size) + size;
-        std::int64_t peak = m_peak.load();
-        while (now > peak && !m_peak.compare_exchange_weak(peak, now)) {
-        }
-        return {data, data, &release, device};
-    }
-    c10::DeleterFnPtr raw_deleter() const override { return &release; }
-
-    void reset(c10::Allocator* baseAllocator) {
-        m_base = baseAllocator;
-        m_current = 0;
-        m_peak = 0;
-    }
-    std::int64_t peak() const { return m_peak.load(); }
-
-    static CountingAllocator& instance() {
-        static CountingAllocator allocator;
-        return allocator;
-    }
-
-private:
-    struct Block {
-        std::unique_ptr<void, c10::DeleterFnPtr> inner;
-        size_t bytes;
-    };
-    c10::Allocator* base() const { return m_base; }
-    static void release(void* data) {
-        CountingAllocator& self = instance();
-        Block block{{nullptr, nullptr}, 0};
-        {
-            std::lock_guard<std::mutex> lock(self.m_mutex);
-            const auto it = self.m_blocks.find(data);
-            if (it == self.m_blocks.end()) {
-                return;
-            }
-            block = std::move(it->second);
-            self.m_blocks.erase(it);
-        }
-        self.m_current.fetch_sub(static_cast<std::int64_t>(block.bytes));
-        // block.inner frees the memory through the wrapped allocator's deleter here.
-    }
-
-    c10::Allocator* m_base = nullptr;
-    mutable std::mutex m_mutex;
-    mutable std::unordered_map<void*, Block> m_blocks;
-    mutable std::atomic<std::int64_t> m_current{0};
-    mutable std::atomic<std::int64_t> m_peak{0};
-};
-
-std::mutex& probeMutex() {
-    static std::mutex m;
-    return m;
-}
-
-/// High-water mark of allocator bytes during `run`, or -1 when the allocator cannot be observed
-/// (wrapping refused, or the run failed only under the wrapper).
+/// High-water mark of the bytes the CPU allocator hands out to the calling thread during `run`
+/// (tensors and oneDNN scratch; the plan executor's counters, device_memory.h), or -1 when no
+/// counter is free or the run failed.
 std::int64_t probeAllocations(const std::function<void()>& run) {
-    std::lock_guard<std::mutex> lock(probeMutex());
-    c10::Allocator* base = c10::GetCPUAllocator();
-    CountingAllocator& counting = CountingAllocator::instance();
-    if (base == &counting) {
+    const DeviceMemoryCounters counters(1);
+    if (!counters.valid()) {
         return -1;
     }
-    counting.reset(base);
-    c10::SetCPUAllocator(&counting, 0);
-    if (c10::GetCPUAllocator() != &counting) {
-        return -1;
-    }
-    bool ran = true;
+    const DeviceMemoryCounters::ThreadTag tag(counters, 0);
     try {
         run();
     } catch (const c10::Error&) {
-        ran = false;
+        return -1;
     }
-    c10::SetCPUAllocator(base, 0);
-    return ran ? counting.peak() : -1;
+    return counters.peakBytes(0);
 }
 
 using detail::ThreadScope;
