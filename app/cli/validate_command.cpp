@@ -53,6 +53,19 @@ std::string percentText(const std::optional<double>& error) {
     return text;
 }
 
+/// "12.345 UNIT (SOURCE)" for a figure, else `absent`.
+std::string figureText(const std::optional<double>& value, const char* unitAndSource,
+                       const char* absent) {
+    return value ? fixed(*value) + " " + unitAndSource : std::string(absent);
+}
+
+/// One row of the objectives table.
+void printObjective(const char* name, const std::string& measured, const std::string& predicted,
+                    const std::optional<double>& error) {
+    std::printf("%-10s %-42s %-48s %s\n", name, measured.c_str(), predicted.c_str(),
+                percentText(error).c_str());
+}
+
 void runValidate(const ValidateArguments& args) {
     const PlansFile plans = readPlansFile(args.plans);
     plans.plan(args.planId); // a plan id the file lacks fails before the model is read
@@ -146,30 +159,17 @@ void runValidate(const ValidateArguments& args) {
         std::snprintf(predictedText, sizeof predictedText, "%.3f ms (%s)",
                       *report.latencyUs.predicted / 1e3, report.predictionSource.c_str());
     }
-    std::printf("%-10s %-42s %-48s %s\n", "Latency", measuredText, predictedText,
-                percentText(report.latencyUs.error).c_str());
-    std::snprintf(measuredText, sizeof measuredText, "%s",
-                  report.energyMj.measured
-                      ? (fixed(*report.energyMj.measured) + " mJ (RAPL package)").c_str()
-                      : "not measured (no RAPL counter)");
-    std::snprintf(
-        predictedText, sizeof predictedText, "%s",
-        report.energyMj.predicted
-            ? (fixed(*report.energyMj.predicted) + " mJ (simulated, power modelled)").c_str()
-            : "-");
-    std::printf("%-10s %-42s %-48s %s\n", "Energy", measuredText, predictedText,
-                percentText(report.energyMj.error).c_str());
-    std::snprintf(predictedText, sizeof predictedText, "%s",
-                  report.peakMemoryMb.predicted
-                      ? (fixed(*report.peakMemoryMb.predicted) + " MiB (simulated)").c_str()
-                      : "-");
-    std::snprintf(
-        measuredText, sizeof measuredText, "%s",
-        report.peakMemoryMb.measured
-            ? (fixed(*report.peakMemoryMb.measured) + " MiB (allocator + weights)").c_str()
-            : "not measured");
-    std::printf("%-10s %-42s %-48s %s\n", "Memory", measuredText, predictedText,
-                percentText(report.peakMemoryMb.error).c_str());
+    printObjective("Latency", measuredText, predictedText, report.latencyUs.error);
+    printObjective(
+        "Energy",
+        figureText(report.energyMj.measured, "mJ (RAPL package)", "not measured (no RAPL counter)"),
+        figureText(report.energyMj.predicted, "mJ (simulated, power modelled)", "-"),
+        report.energyMj.error);
+    printObjective(
+        "Memory",
+        figureText(report.peakMemoryMb.measured, "MiB (allocator + weights)", "not measured"),
+        figureText(report.peakMemoryMb.predicted, "MiB (simulated)", "-"),
+        report.peakMemoryMb.error);
     for (const ValidatedDevice& d : report.devices) {
         if (d.measuredPeakMb) {
             std::printf("  %-8s %s MiB measured (%s MiB of it weights and inputs), %s\n",
