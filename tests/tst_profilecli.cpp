@@ -251,7 +251,8 @@ void TestProfileCli::killedProfileKeepsCommittedBatches() {
     QCOMPARE(code, 0);
     QVERIFY(resumed[QStringLiteral("reused_nodes")].toInt() >= kept);
     QCOMPARE(paretune::SampleLibrary::open(db.toStdString()).sampleCount(),
-             kept + resumed[QStringLiteral("measured_nodes")].toInt());
+             kept + resumed[QStringLiteral("measured_nodes")].toInt() +
+                 resumed[QStringLiteral("measured_fusion_groups")].toInt());
 
     // The table (everything reused now) shows every node's whole name, however long: names
     // cut to one width made many rows look alike.

@@ -136,6 +136,7 @@ void GraphView::setModel(std::shared_ptr<const ImportResult> model) {
     m_highlighted = nullptr;
     m_nodeItems.clear();
     m_edgeItems.clear();
+    m_fusionOutlines.clear();
     m_layout.reset();
     m_scene->clear();
     m_legend->hide();
@@ -229,6 +230,7 @@ void GraphView::buildScene() {
     m_scene->clear();
     m_nodeItems.clear();
     m_edgeItems.clear();
+    m_fusionOutlines.clear();
     m_itemToolTips.clear();
     const GraphOutline& outline = *m_layout->outline;
     const Graph& g = *graph();

@@ -10,6 +10,7 @@
 #include <vector>
 
 class QComboBox;
+class QGraphicsItem;
 class QGraphicsScene;
 class QLabel;
 class QLineEdit;
@@ -90,6 +91,8 @@ private:
     void colourByDevice(QString& legend);
     void colourByLatency(QString& legend);
     void markTransfers();
+    /// Outlines the fusion groups the chosen plan takes; returns how many.
+    int outlineFusionGroups();
     void planToolTips();
     void clickItem(GraphNodeItem* item);
     void activateItem(GraphNodeItem* item);
@@ -122,6 +125,8 @@ private:
     std::shared_ptr<const SearchOutcome> m_search;
     int m_plan = -1;
     std::vector<std::int32_t> m_planDevice; ///< per graph node, the plan's device; empty: none
+    /// Dashed outlines around the fusion groups the chosen plan takes (owned by the scene).
+    std::vector<QGraphicsItem*> m_fusionOutlines;
     int m_selected = -1;
     GraphNodeItem* m_highlighted = nullptr;
     int m_focusAfterLayout = -1; ///< node to centre once the running layout is shown

@@ -13,7 +13,10 @@
 #include "planschedule.h"
 
 #include <QComboBox>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
 #include <QLabel>
+#include <QPen>
 #include <QTimer>
 
 #include <algorithm>
@@ -28,6 +31,7 @@ const QColor kComputeFill(0xdc, 0xe6, 0xf2);
 const QColor kPassiveFill(0xea, 0xea, 0xea);
 const QColor kGroupFill(0xe4, 0xdd, 0xf0);
 const QColor kNoDataFill(0xe8, 0xe8, 0xe8);
+const QColor kFusionOutline(0x6a, 0x3d, 0x9a);
 
 QString swatch(const QColor& colour) {
     return QStringLiteral("<span style=\"color:%1\">&#9632;</span>").arg(colour.name());
@@ -49,6 +53,41 @@ void GraphView::setPlan(int index) {
         m_planDevice = frontPlanDevices(*m_search, index);
     }
     recolour();
+}
+
+int GraphView::outlineFusionGroups() {
+    for (QGraphicsItem* item : m_fusionOutlines) {
+        m_scene->removeItem(item);
+        delete item;
+    }
+    m_fusionOutlines.clear();
+    if (m_planDevice.empty() || !m_search) {
+        return 0;
+    }
+    const GraphOutline& outline = *m_layout->outline;
+    const std::vector<std::int32_t> taken = m_search->costs.takenFusionGroups(m_planDevice);
+    QPen pen(kFusionOutline, 2.0, Qt::DashLine);
+    pen.setCosmetic(true);
+    for (const std::int32_t k : taken) {
+        const FusionOption& option = m_search->costs.fusionOptions()[static_cast<std::size_t>(k)];
+        QRectF around;
+        std::set<std::int32_t> items;
+        for (const NodeId m : option.group.members) {
+            const std::int32_t item = outline.itemOfNode[static_cast<std::size_t>(m)];
+            if (item >= 0 && items.insert(item).second) {
+                around |= m_nodeItems[static_cast<std::size_t>(item)]->sceneBoundingRect();
+            }
+        }
+        if (items.size() < 2) {
+            continue; // folded into one box already: nothing to outline
+        }
+        auto* rect = m_scene->addRect(around.adjusted(-6, -6, 6, 6), pen);
+        rect->setZValue(-1.0); // under the boxes and edges
+        rect->setToolTip(tr("Fusion group %1: runs as one node")
+                             .arg(QString::fromStdString(option.group.pattern)));
+        m_fusionOutlines.push_back(rect);
+    }
+    return static_cast<int>(taken.size());
 }
 
 void GraphView::setColouring(Colouring colouring) {
@@ -74,6 +113,12 @@ void GraphView::recolour() {
         colourByLatency(legend);
     }
     markTransfers();
+    if (const int groups = outlineFusionGroups(); groups > 0) {
+        legend += tr("<br><span style=\"color:%1\">&#9633;</span> fusion group, run as one node "
+                     "(%2 in this plan)")
+                      .arg(kFusionOutline.name())
+                      .arg(groups);
+    }
     planToolTips();
     m_legend->setText(legend);
     m_legend->adjustSize();

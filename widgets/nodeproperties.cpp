@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "nodeproperties.h"
 
+#include <algorithm>
+
 #include "graph/onnx_importer.h"
 #include "graphpalette.h"
 #include "nodetablemodel.h"
@@ -85,11 +87,12 @@ void NodeProperties::refresh() {
     const bool searchFits = m_search && m_search->model == m_model;
     const int planDevice =
         m_planDevice.empty() ? -1 : m_planDevice[static_cast<std::size_t>(m_node)];
-    setHtml(describe(m_model->graph, m_node, searchFits ? m_search.get() : nullptr, planDevice));
+    setHtml(describe(m_model->graph, m_node, searchFits ? m_search.get() : nullptr, planDevice,
+                     &m_planDevice));
 }
 
 QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome* search,
-                                 int planDevice) {
+                                 int planDevice, const std::vector<std::int32_t>* planDevices) {
     const auto n = static_cast<std::size_t>(nodeId);
     const Node& node = g.nodes[n];
     const OpMetrics& m = g.metrics[n];
@@ -150,7 +153,56 @@ QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome
                          NodeTableModel::sourceText(cell.source));
     }
     page += QStringLiteral("</table>");
+    page += fusionGroupSection(g, nodeId, *search, planDevices);
     return page;
+}
+
+QString NodeProperties::fusionGroupSection(const Graph& g, int nodeId, const SearchOutcome& search,
+                                           const std::vector<std::int32_t>* planDevices) {
+    const auto& options = search.costs.fusionOptions();
+    for (std::size_t k = 0; k < options.size(); ++k) {
+        const FusionGroup& group = options[k].group;
+        if (std::find(group.members.begin(), group.members.end(), nodeId) ==
+            group.members.end()) {
+            continue;
+        }
+        QStringList names;
+        for (const NodeId m : group.members) {
+            names << html(g.nodes[static_cast<std::size_t>(m)].name);
+        }
+        bool taken = false;
+        if (planDevices != nullptr && !planDevices->empty()) {
+            const std::vector<std::int32_t> groups = search.costs.takenFusionGroups(*planDevices);
+            taken = std::find(groups.begin(), groups.end(), static_cast<std::int32_t>(k)) !=
+                    groups.end();
+        }
+        QString page = QStringLiteral("<h4>%1</h4>").arg(tr("Fusion group"));
+        page += tr("%1: %2 run as one node%3.")
+                    .arg(html(group.pattern), names.join(QStringLiteral(", ")),
+                         planDevices == nullptr || planDevices->empty() ? QString()
+                         : taken ? tr(" (the plan takes it)")
+                                 : tr(" (the plan does not take it)"));
+        page += QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"2\"><tr>"
+                               "<th>%1</th><th>%2</th><th>%3</th><th>%4</th></tr>")
+                    .arg(tr("Device"), tr("As one node"), tr("Members apart"), tr("Source"));
+        for (std::int32_t d = 0; d < search.costs.deviceCount(); ++d) {
+            const CostCell& cell = options[k].cells[static_cast<std::size_t>(d)];
+            double apart = 0.0;
+            bool apartKnown = true;
+            for (const NodeId m : group.members) {
+                apartKnown = apartKnown && search.costs.cell(m, d).supported();
+                apart += search.costs.cell(m, d).latencyUs;
+            }
+            page += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
+                        .arg(html(search.costs.device(d).id),
+                             cell.supported() ? formatMicroseconds(cell.latencyUs)
+                                              : tr("not supported"),
+                             apartKnown ? formatMicroseconds(apart) : tr("not supported"),
+                             NodeTableModel::sourceText(cell.source));
+        }
+        return page + QStringLiteral("</table>");
+    }
+    return {};
 }
 
 } // namespace paretune

@@ -31,11 +31,16 @@ public:
     int shownNode() const { return m_node; }
 
     /// The page for one node, as rich text. `search` may be null or belong to another model
-    /// (then no costs are shown); `planDevice` is the plan's device index for the node or -1.
+    /// (then no costs are shown); `planDevice` is the plan's device index for the node or -1,
+    /// `planDevices` the plan's device per graph node (null or empty: no plan chosen).
     static QString describe(const Graph& graph, int nodeId, const SearchOutcome* search,
-                            int planDevice);
+                            int planDevice, const std::vector<std::int32_t>* planDevices = nullptr);
 
 private:
+    /// The fusion group the node belongs to, if any: its members, its cost as one node against
+    /// its members' apart, and whether the plan takes it.
+    static QString fusionGroupSection(const Graph& graph, int nodeId, const SearchOutcome& search,
+                                      const std::vector<std::int32_t>* planDevices);
     void refresh();
 
     std::shared_ptr<const ImportResult> m_model;

@@ -133,6 +133,16 @@ TimelineData withMeasuredLanes(TimelineData simulated, const ImportResult& model
         bar.node = n.node;
         bar.label = QString::fromStdString(node.name);
         bar.kind = QString::fromStdString(node.opType);
+        if (!n.fusedMembers.empty()) { // a fusion group, run as one node: one bar
+            QStringList ops;
+            for (const NodeId m : n.fusedMembers) {
+                ops << QString::fromStdString(model.graph.nodes[static_cast<std::size_t>(m)].opType);
+            }
+            bar.label = QString::fromStdString(
+                            model.graph.nodes[static_cast<std::size_t>(n.fusedMembers[0])].name) +
+                        QStringLiteral("+fused");
+            bar.kind = ops.join(QLatin1Char('+'));
+        }
         simulated.endUs = std::max(simulated.endUs, bar.endUs);
         simulated.bars.push_back(bar);
     }

@@ -37,6 +37,12 @@ TimelineData timelineData(const Graph& graph, const CostTable& costs,
         lane = static_cast<int>(data.lanes.size());
         data.lanes.push_back({QString::fromStdString(costs.queueLabel(queue)), true});
     }
+    // A fusion group the plan takes is one segment, its last member's: labelled as the group.
+    std::map<NodeId, const FusionGroup*> groupOfTail;
+    for (const std::int32_t k : simulation.fusedGroups) {
+        const FusionGroup& group = costs.fusionOptions()[static_cast<std::size_t>(k)].group;
+        groupOfTail[group.tail()] = &group;
+    }
     for (const TimelineSegment& s : simulation.timeline) {
         TimelineData::Bar bar;
         bar.beginUs = s.beginUs;
@@ -47,6 +53,13 @@ TimelineData timelineData(const Graph& graph, const CostTable& costs,
             bar.node = s.node;
             bar.label = QString::fromStdString(node.name);
             bar.kind = QString::fromStdString(node.opType);
+            if (const auto group = groupOfTail.find(s.node); group != groupOfTail.end()) {
+                bar.label = QString::fromStdString(
+                                graph.nodes[static_cast<std::size_t>(group->second->members[0])]
+                                    .name) +
+                            QStringLiteral("+fused");
+                bar.kind = QString::fromStdString(group->second->pattern);
+            }
         } else {
             bar.lane = linkLane.at(s.index);
             bar.label =

@@ -84,6 +84,7 @@ struct ProfileArguments {
     std::string catalog;
     int repeats = 0;
     bool force = false;
+    bool noFusion = false;
     bool queue = false;
     bool json = false;
 };
@@ -158,6 +159,22 @@ void runQueue(const ProfileArguments& args) {
                 library.path().string().c_str(), library.path().string().c_str());
 }
 
+/// The fusion groups' rows of a profile (their fused nodes), for --json.
+nlohmann::json fusedJson(const std::vector<LibraryProfileRow>& rows) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const LibraryProfileRow& row : rows) {
+        nlohmann::json item = {{"status", row.statusName()}, {"reused", row.reused}};
+        if (row.ok()) {
+            item["op_type"] = row.sample.opType;
+            item["latency_us"] = row.sample.latencyUs;
+        } else {
+            item["message"] = row.message;
+        }
+        list.push_back(item);
+    }
+    return list;
+}
+
 void runProfile(const ProfileArguments& args) {
     if (args.queue) {
         runQueue(args);
@@ -177,6 +194,7 @@ void runProfile(const ProfileArguments& args) {
     LibraryProfileOptions options;
     options.force = args.force;
     options.repeats = args.repeats;
+    options.fusionGroups = !args.noFusion;
     // Power for modelled energy, when the catalog describes this device.
     if (catalog) {
         const int index = catalog->findDevice(device->id);
@@ -196,7 +214,8 @@ void runProfile(const ProfileArguments& args) {
         std::fprintf(stderr,
                      "paretune: interrupted (%s): %d operators measured and stored in %s, %d "
                      "not measured; the same command measures the rest\n",
-                     signal == SIGINT ? "SIGINT" : "SIGTERM", run.result.count(ProfileStatus::Ok),
+                     signal == SIGINT ? "SIGINT" : "SIGTERM",
+                     run.result.count(ProfileStatus::Ok) + run.fusedMeasuredCount(),
                      library.path().string().c_str(), run.cancelledCount());
         throw Interrupted{signal};
     }
@@ -240,6 +259,8 @@ void runProfile(const ProfileArguments& args) {
             {"nodes", nodes},
             {"measured_nodes", result.count(ProfileStatus::Ok)},
             {"reused_nodes", reusedCount},
+            {"fusion_groups", fusedJson(run.fusedRows)},
+            {"measured_fusion_groups", run.fusedMeasuredCount()},
             {"sum_of_ops_us", sumOfOps},
             {"end_to_end_us", endToEnd > 0 ? nlohmann::json(endToEnd) : nlohmann::json(nullptr)},
             {"machine_speed", speedJson(run.speed)},
@@ -282,6 +303,19 @@ void runProfile(const ProfileArguments& args) {
     std::printf("\n%zu compute nodes: %d measured now, %d reused (already in the library, or the "
                 "same signature measured once here); all latencies measured\n",
                 rows.size(), result.count(ProfileStatus::Ok), reusedCount);
+    if (!run.fusedRows.empty()) {
+        int ok = 0;
+        int reused = 0;
+        double fusedUs = 0.0;
+        for (const LibraryProfileRow& row : run.fusedRows) {
+            ok += row.ok() ? 1 : 0;
+            reused += row.ok() && row.reused ? 1 : 0;
+            fusedUs += row.ok() ? row.sample.latencyUs : 0.0;
+        }
+        std::printf("%zu fusion groups measured as fused nodes: %d ok (%d reused), %.1f us in "
+                    "all\n",
+                    run.fusedRows.size(), ok, reused, fusedUs);
+    }
     if (endToEnd > 0) {
         std::printf("Sum of per-op medians %.1f us, end-to-end %.1f us, ratio %.2f\n", sumOfOps,
                     endToEnd, sumOfOps / endToEnd);
@@ -337,6 +371,8 @@ void addProfileCommand(CLI::App& app) {
                   "Do not measure here: queue a job in the library for a paretune worker on the "
                   "device (the model travels in the job)");
     cmd->add_flag("--json", args->json, "Machine-readable output");
+    cmd->add_flag("--no-fusion", args->noFusion,
+                  "Do not also measure the model's fusion groups as fused nodes");
     cmd->callback([args] { runProfile(*args); });
 }
 

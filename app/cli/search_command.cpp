@@ -63,6 +63,7 @@ SearchOptions searchOptionsOf(const SearchArguments& args) {
     options.generations = args.generations;
     options.seed = args.seed;
     options.coarseToFine = args.coarseToFine;
+    options.fusion = !args.noFusion;
     if (options.population < 4 || options.population > 100000) {
         throw InputError("--population: expected 4 to 100000, got " +
                          std::to_string(options.population));
@@ -85,6 +86,8 @@ void addSearchSettings(CLI::App& cmd, SearchArguments& args) {
     cmd.add_option("--population", args.population, "Population size (default 200)");
     cmd.add_option("--generations", args.generations, "Generations (default 300)");
     cmd.add_option("--seed", args.seed, "Random seed (default 1)");
+    cmd.add_flag("--no-fusion", args.noFusion,
+                 "Offer no fusion groups: every operator runs on its own");
 }
 
 void runSearch(const SearchArguments& args) {
@@ -156,8 +159,8 @@ void runSearch(const SearchArguments& args) {
                 shownCount < result.front.size()
                     ? (", " + std::to_string(shownCount) + " shown (--max-plans)").c_str()
                     : "");
-    std::printf("%5s  %-10s %12s %12s %10s %12s  %s\n", "Plan", "Baseline", "Latency ms",
-                "Energy mJ", "Power W", "Memory MiB", "Status");
+    std::printf("%5s  %-10s %12s %12s %10s %12s %6s  %s\n", "Plan", "Baseline", "Latency ms",
+                "Energy mJ", "Power W", "Memory MiB", "Fused", "Status");
     for (std::size_t id = 0; id < rows.size(); ++id) {
         const Solution& s = rows[id].solution;
         std::string status;
@@ -170,10 +173,11 @@ void runSearch(const SearchArguments& args) {
         } else {
             status = "not dominated";
         }
-        std::printf("%5zu  %-10s %12.3f %12.3f %10.2f %12.1f  %s\n", id,
+        std::printf("%5zu  %-10s %12.3f %12.3f %10.2f %12.1f %6zu  %s\n", id,
                     s.baseline.empty() ? "-" : s.baseline.c_str(), s.objectives.latencyUs / 1e3,
                     s.objectives.energyMj, s.objectives.averagePowerW,
-                    s.objectives.peakMemoryBytes / kMiB, status.c_str());
+                    s.objectives.peakMemoryBytes / kMiB, sim.takenGroups(s.genome).size(),
+                    status.c_str());
     }
     if (!args.out.empty()) {
         std::printf("\nWrote %zu plans to %s\n", rows.size(), args.out.c_str());

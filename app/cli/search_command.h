@@ -26,6 +26,7 @@ struct SearchArguments {
     std::string out;
     bool json = false;
     bool coarseToFine = false; ///< search chains of nodes first, then single nodes
+    bool noFusion = false;     ///< offer no fusion groups
 };
 
 /// The options `search` and `tune` share: --objectives, --population, --generations, --seed.

@@ -36,6 +36,7 @@ struct ValidateArguments {
     int repeats = 20;
     int warmup = 2;
     bool json = false;
+    bool withoutFusion = false;
 };
 
 std::string fixed(double value) {
@@ -89,7 +90,30 @@ void runValidate(const ValidateArguments& args) {
     options.repeats = args.repeats;
     options.warmup = args.warmup;
     options.catalog = catalog ? &*catalog : nullptr;
-    const PlanValidation report = validatePlan(g, toValidate, library, options);
+    std::vector<PlanToValidate> toRun{toValidate};
+    if (args.withoutFusion) {
+        if (toValidate.fusionGroups.empty()) {
+            throw InputError(planLabel + " takes no fusion group: --without-fusion has nothing "
+                                         "to compare");
+        }
+        PlanToValidate unfused = toValidate;
+        unfused.label = planLabel + " without its fusion groups";
+        unfused.fusionGroups.clear();
+        unfused.plannedLatencyUs.reset();
+        unfused.plannedEnergyMj.reset();
+        unfused.plannedMemoryMb.reset();
+        toRun.push_back(std::move(unfused));
+    }
+    const std::vector<PlanValidation> reports = validatePlans(g, toRun, library, options);
+    const PlanValidation& report = reports.front();
+    nlohmann::json withoutFusion = nullptr;
+    if (reports.size() > 1) {
+        const PlanValidation& unfused = reports[1];
+        withoutFusion = {{"fusion_groups", toValidate.fusionGroups.size()},
+                         {"objectives", unfused.objectivesJson()},
+                         {"speedup", *unfused.latencyUs.measured / *report.latencyUs.measured},
+                         {"source", "measured, interleaved A/B"}};
+    }
 
     nlohmann::json deviceSet = nlohmann::json::array();
     for (const ValidatedDevice& d : report.devices) {
@@ -101,9 +125,15 @@ void runValidate(const ValidateArguments& args) {
     }
     nlohmann::json nodes = nlohmann::json::array();
     for (const ValidatedNode& n : report.nodes) {
-        const Node& node = g.nodes[static_cast<std::size_t>(n.node)];
-        nodes.push_back({{"name", node.name},
-                         {"op_type", node.opType},
+        const Node& node =
+            g.nodes[static_cast<std::size_t>(n.fusedMembers.empty() ? n.node : n.fusedMembers[0])];
+        std::string opType = node.opType;
+        for (std::size_t k = 1; k < n.fusedMembers.size(); ++k) {
+            opType += "+" + g.nodes[static_cast<std::size_t>(n.fusedMembers[k])].opType;
+        }
+        nodes.push_back({{"name", node.name + (n.fusedMembers.empty() ? "" : "+fused")},
+                         {"op_type", opType},
+                         {"fused_nodes", n.fusedMembers.size()},
                          {"device", report.devices[static_cast<std::size_t>(n.device)].id},
                          {"measured_us", n.measuredUs},
                          {"predicted_us", optionalJson(n.predictedUs)},
@@ -124,6 +154,8 @@ void runValidate(const ValidateArguments& args) {
                                     {"devices", deviceSet},
                                     {"objectives", report.objectivesJson()},
                                     {"nodes", nodes},
+                                    {"fusion_groups", toValidate.fusionGroups.size()},
+                                    {"without_fusion", withoutFusion},
                                     {"db", library.path().string()},
                                     {"stored_plan_row", report.storedPlanRow},
                                     {"stored_samples", report.storedSamples}};
@@ -185,6 +217,17 @@ void runValidate(const ValidateArguments& args) {
                     fixed(*report.processPeakMb).c_str());
     }
     std::printf("\n");
+    if (reports.size() > 1) {
+        const PlanValidation& unfused = reports[1];
+        std::printf("Without its %zu fusion groups (same devices, interleaved runs): %.3f ms "
+                    "(p10 %.3f, p90 %.3f): fusion is %.2fx faster (both measured)\n\n",
+                    toValidate.fusionGroups.size(), *unfused.latencyUs.measured / 1e3,
+                    unfused.latencyP10Us / 1e3, unfused.latencyP90Us / 1e3,
+                    *unfused.latencyUs.measured / *report.latencyUs.measured);
+    } else if (!toValidate.fusionGroups.empty()) {
+        std::printf("Fusion     %zu groups, each run as one fused node\n\n",
+                    toValidate.fusionGroups.size());
+    }
     if (!report.note.empty()) {
         std::printf("Note: %s\n\n", report.note.c_str());
     }
@@ -243,6 +286,8 @@ void addValidateCommand(CLI::App& app) {
     cmd->add_option("--repeats", args->repeats, "Timed runs of the whole plan (default 20)");
     cmd->add_option("--warmup", args->warmup, "Untimed runs first (default 2)");
     cmd->add_flag("--json", args->json, "Machine-readable output");
+    cmd->add_flag("--without-fusion", args->withoutFusion,
+                  "Also run the plan without its fusion groups, interleaved with it, and compare");
     cmd->callback([args] { runValidate(*args); });
 }
 

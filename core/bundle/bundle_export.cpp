@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <optional>
 #include <tuple>
 
@@ -242,7 +243,9 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         options.catalog ? *options.catalog : loadDeviceCatalog(plansFile.catalog);
     const std::string& catalogPath = catalog.origin;
     const std::vector<std::string>& deviceIds = plansFile.devices;
-    CostTable table = buildCostTable(g, catalog, deviceIds);
+    CostTableOptions tableOptions;
+    tableOptions.fusion = plansFile.fusion;
+    CostTable table = buildCostTable(g, catalog, deviceIds, tableOptions);
     if (options.fillCosts) {
         options.fillCosts(table, g, catalog); // the search's costs, shared resources included
     } else {
@@ -362,6 +365,35 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         }
         nodes.push_back(std::move(entry));
     }
+    // The fusion groups the plan takes: each group's members run as one fused node, and sit in
+    // one partition as the original operators (a runtime may fuse them again there).
+    Json fusionGroups = Json::array();
+    for (const std::int32_t k : simulated.fusedGroups) {
+        const FusionOption& option = table.fusionOptions()[static_cast<std::size_t>(k)];
+        Json members = Json::array();
+        std::set<std::int32_t> partitions;
+        for (const NodeId m : option.group.members) {
+            members.push_back(g.nodes[static_cast<std::size_t>(m)].name);
+            partitions.insert(partitionOf[static_cast<std::size_t>(m)]);
+        }
+        const std::int32_t d = plan.device[static_cast<std::size_t>(option.group.tail())];
+        const CostCell& cell = option.cells[static_cast<std::size_t>(d)];
+        fusionGroups.push_back(
+            {{"pattern", option.group.pattern},
+             {"kind", std::string(fusionKindName(option.group.kind))},
+             {"nodes", members},
+             {"device", table.device(d).id},
+             {"partition", partitions.size() == 1 ? Json(*partitions.begin()) : Json(nullptr)},
+             {"latency_us", cell.latencyUs},
+             {"source", std::string(costSourceName(cell.source))}});
+        if (partitions.size() != 1) {
+            bundle.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "fusion-group-split",
+                 "fusion group " + option.group.pattern + " at node '" +
+                     g.nodes[static_cast<std::size_t>(option.group.members[0])].name +
+                     "' spans " + std::to_string(partitions.size()) + " partitions"});
+        }
+    }
     const std::string overall = sources.overall();
     const Json planJson = {{"schema", "paretune.plan/1"},
                            {"plan_id", options.planId},
@@ -369,7 +401,8 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                            {"devices", deviceIds},
                            {"times", "simulated (µs) from " + overall + " costs"},
                            {"objectives", objectivesJson(simulated.objectives, overall)},
-                           {"nodes", nodes}};
+                           {"nodes", nodes},
+                           {"fusion_groups", fusionGroups}};
     bundle.files["plan.json"] = dumpJson(planJson, 2) + "\n";
 
     // Candidates: the best-spread plans of the front, the exported plan always among them.

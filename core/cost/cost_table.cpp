@@ -111,6 +111,46 @@ double CostTable::transferUs(std::int32_t src, std::int32_t dst, double bytes) c
     return total;
 }
 
+namespace {
+
+/// The graph's fusion groups, each with the roofline cell of its fused node on modelled devices
+/// that support every member, unsupported cells elsewhere.
+std::vector<FusionOption> modelledFusionOptions(const Graph& graph,
+                                                const std::vector<const DeviceSpec*>& specs,
+                                                const CostTableOptions& options) {
+    const std::vector<FusionGroup> groups = findFusionGroups(graph);
+    if (groups.empty()) {
+        return {};
+    }
+    const FusedGraph fused = fuseGroups(graph, groups);
+    std::vector<FusionOption> result;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const NodeId node = fused.groupNode[g];
+        const Node& n = fused.graph.nodes[static_cast<std::size_t>(node)];
+        const OpMetrics& m = fused.graph.metrics[static_cast<std::size_t>(node)];
+        FusionOption option{groups[g], std::vector<CostCell>(specs.size())};
+        for (std::size_t d = 0; d < specs.size(); ++d) {
+            const DeviceSpec& spec = *specs[d];
+            const bool supported = std::all_of(
+                groups[g].members.begin(), groups[g].members.end(), [&](NodeId member) {
+                    return spec.supports(graph.nodes[static_cast<std::size_t>(member)].opType);
+                });
+            if (supported && (spec.modelled || (options.rooflineForMeasuredDevices &&
+                                                spec.peakGflops > 0 && spec.memBwGbs > 0))) {
+                CostCell& cell = option.cells[d];
+                cell.latencyUs = spec.rooflineLatencyUs(
+                    fusedBaseOp(n.opType), m.flops, static_cast<double>(m.bytesRead + m.bytesWritten));
+                cell.energyUj = cell.latencyUs * spec.activeW;
+                cell.source = CostSource::Modelled;
+            }
+        }
+        result.push_back(std::move(option));
+    }
+    return result;
+}
+
+} // namespace
+
 CostTable buildCostTable(const Graph& graph, const DeviceCatalog& catalog,
                          const std::vector<std::string>& deviceIds,
                          const CostTableOptions& options) {
@@ -218,6 +258,10 @@ CostTable buildCostTable(const Graph& graph, const DeviceCatalog& catalog,
         }
     }
 
+    if (options.fusion) {
+        table.setFusionOptions(modelledFusionOptions(graph, specs, options));
+    }
+
     // Shared resources: devices that list a common resource take turns; the devices of one
     // memory domain slow each other down by the catalog's modelled contention factors.
     for (std::int32_t a = 0; a < deviceCount; ++a) {
@@ -236,6 +280,58 @@ CostTable buildCostTable(const Graph& graph, const DeviceCatalog& catalog,
         }
     }
     return table;
+}
+
+void CostTable::setFusionOptions(std::vector<FusionOption> options) {
+    std::vector<std::uint8_t> member(static_cast<std::size_t>(m_nodeCount), 0);
+    for (const FusionOption& option : options) {
+        if (option.cells.size() != m_devices.size()) {
+            throw InputError("fusion group '" + option.group.pattern + "' has " +
+                             std::to_string(option.cells.size()) + " cost cells, the table " +
+                             std::to_string(m_devices.size()) + " devices");
+        }
+        for (const NodeId n : option.group.members) {
+            if (n < 0 || n >= m_nodeCount || member[static_cast<std::size_t>(n)] != 0) {
+                throw InputError("fusion group '" + option.group.pattern + "': node index " +
+                                 std::to_string(n) + " is outside the table or in two groups");
+            }
+            member[static_cast<std::size_t>(n)] = 1;
+        }
+    }
+    m_fusion = std::move(options);
+}
+
+bool CostTable::fusionTakable(std::size_t g, std::int32_t d) const {
+    const FusionOption& option = m_fusion[g];
+    const CostCell& group = option.cells[static_cast<std::size_t>(d)];
+    if (!group.supported()) {
+        return false;
+    }
+    double membersUs = 0.0;
+    for (const NodeId m : option.group.members) {
+        const CostCell& member = cell(m, d);
+        if (!member.supported()) {
+            return false;
+        }
+        membersUs += member.latencyUs;
+    }
+    return group.latencyUs < membersUs;
+}
+
+std::vector<std::int32_t>
+CostTable::takenFusionGroups(std::span<const std::int32_t> nodeDevice) const {
+    std::vector<std::int32_t> taken;
+    for (std::size_t g = 0; g < m_fusion.size(); ++g) {
+        const auto& members = m_fusion[g].group.members;
+        const std::int32_t d = nodeDevice[static_cast<std::size_t>(members.front())];
+        const bool together = d >= 0 && std::all_of(members.begin(), members.end(), [&](NodeId m) {
+                                  return nodeDevice[static_cast<std::size_t>(m)] == d;
+                              });
+        if (together && fusionTakable(g, d)) {
+            taken.push_back(static_cast<std::int32_t>(g));
+        }
+    }
+    return taken;
 }
 
 } // namespace paretune

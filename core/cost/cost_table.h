@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cost/device_catalog.h"
+#include "graph/fusion.h"
 #include "graph/graph.h"
 
 #include <cstdint>
@@ -27,6 +28,14 @@ struct CostCell {
     double uncertainty = 0.0;
 
     bool supported() const { return source != CostSource::Unsupported; }
+};
+
+/// A fusion group a plan may take, with its cost per device as one node (graph/fusion.h): the
+/// cells of its fused node (measured, predicted or modelled like any node's; unsupported where
+/// it cannot run as one).
+struct FusionOption {
+    FusionGroup group;
+    std::vector<CostCell> cells; ///< per device of the table
 };
 
 /// What the simulator needs to know about a device of the table.
@@ -110,6 +119,19 @@ public:
     /// Whether any pair has an exclusive resource or a contention factor other than 1.
     bool hasSharedResources() const;
 
+    /// The fusion groups plans may take (disjoint; each option's cells one per device). The
+    /// simulator takes a group where a plan puts all its members on one device on which the
+    /// group is supported and costs less than its members (see Simulator). Throws InputError for
+    /// an option whose cells do not match the devices or a member outside the table's nodes.
+    void setFusionOptions(std::vector<FusionOption> options);
+    const std::vector<FusionOption>& fusionOptions() const { return m_fusion; }
+    /// Whether option g is taken where a plan puts all its members on device d: the group and
+    /// its members are supported there, and the group costs less time than its members.
+    bool fusionTakable(std::size_t g, std::int32_t d) const;
+    /// The options a placement takes (a device index per graph node, -1 for none): those whose
+    /// members all sit on one device where they are takable. Ascending.
+    std::vector<std::int32_t> takenFusionGroups(std::span<const std::int32_t> nodeDevice) const;
+
 private:
     std::size_t pairIndex(std::int32_t a, std::int32_t b) const {
         return static_cast<std::size_t>(a) * m_devices.size() + static_cast<std::size_t>(b);
@@ -127,12 +149,17 @@ private:
     std::vector<std::uint8_t> m_exclusive;         ///< a · deviceCount + b
     std::vector<double> m_contention;              ///< d · deviceCount + other
     std::vector<CostSource> m_contentionSource;    ///< d · deviceCount + other
+    std::vector<FusionOption> m_fusion;
 };
 
 struct CostTableOptions {
     /// Fill cells of real ("cost": "measured") devices from the roofline too. Off by default:
     /// their cells stay unsupported until measured or predicted figures are set.
     bool rooflineForMeasuredDevices = false;
+    /// Offer the graph's fusion groups (findFusionGroups) as fusion options, with modelled cells
+    /// on modelled devices (the fused node's roofline: one launch, no traffic between members)
+    /// and unsupported ones elsewhere until measured or predicted (fillCostsFromLibrary).
+    bool fusion = true;
 };
 
 /// Builds the table for `deviceIds` (catalog ids; the host is appended when missing) with

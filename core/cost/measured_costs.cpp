@@ -57,4 +57,36 @@ applyMeasuredSamples(CostTable& table, const Graph& graph, const SampleLibrary& 
     return filled;
 }
 
+FusionCellCount fillFusionCells(CostTable& table, const Graph& graph,
+                                const std::function<void(CostTable&, const Graph&)>& fill) {
+    std::vector<FusionOption> options = table.fusionOptions();
+    FusionCellCount count;
+    if (options.empty()) {
+        return count;
+    }
+    std::vector<FusionGroup> groups;
+    for (const FusionOption& option : options) {
+        groups.push_back(option.group);
+    }
+    const FusedGraph fused = fuseGroups(graph, groups);
+    CostTable fusedTable(static_cast<std::int32_t>(fused.graph.nodes.size()), table.devices(),
+                         table.host());
+    for (std::size_t g = 0; g < options.size(); ++g) {
+        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+            fusedTable.setCell(fused.groupNode[g], d, options[g].cells[static_cast<std::size_t>(d)]);
+        }
+    }
+    fill(fusedTable, fused.graph);
+    for (std::size_t g = 0; g < options.size(); ++g) {
+        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+            const CostCell& cell = fusedTable.cell(fused.groupNode[g], d);
+            count.measured += cell.source == CostSource::Measured ? 1 : 0;
+            count.predicted += cell.source == CostSource::Predicted ? 1 : 0;
+            options[g].cells[static_cast<std::size_t>(d)] = cell;
+        }
+    }
+    table.setFusionOptions(std::move(options));
+    return count;
+}
+
 } // namespace paretune

@@ -3,6 +3,7 @@
 
 #include "cost/cost_table.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,5 +36,16 @@ std::map<std::string, std::string> realDeviceFingerprints(const CostTable& table
 std::vector<MeasuredDevice>
 applyMeasuredSamples(CostTable& table, const Graph& graph, const SampleLibrary& library,
                      const std::map<std::string, std::string>& fingerprints);
+
+/// Fills the cells of the table's fusion options as `fill` fills a graph's cells: the fused
+/// graph of the options' groups gets a table with the same devices, its fused nodes' cells the
+/// options' current ones, then `fill(fusedTable, fusedGraph)`; the fused nodes' cells become
+/// the options' again. Returns the options' cells now measured and predicted (sum over devices).
+struct FusionCellCount {
+    int measured = 0;
+    int predicted = 0;
+};
+FusionCellCount fillFusionCells(CostTable& table, const Graph& graph,
+                                const std::function<void(CostTable&, const Graph&)>& fill);
 
 } // namespace paretune

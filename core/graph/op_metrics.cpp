@@ -91,6 +91,29 @@ std::int64_t productFrom(const std::vector<std::int64_t>& dims, std::size_t firs
     return p;
 }
 
+/// Operations per output element that a fused node (fusion.h) does after its convolution or
+/// matrix product: the bias of a FusedMatMul, the residual and folded normalisation of a
+/// FusedConv (the normalisation is folded into the weights: none), and the activation.
+double fusedPostOps(const Graph& g, NodeId id) {
+    const Node& node = g.nodes[static_cast<std::size_t>(id)];
+    if (node.domain != "ai.paretune") {
+        return 0.0;
+    }
+    const auto ins = g.nodeInputs.row(id);
+    double ops = 0.0;
+    if (node.opType == "FusedMatMul") {
+        ops += 1.0; // the bias
+    } else if (ins.size() > 3 && ins[3] != kNone) {
+        ops += 1.0; // the residual
+    }
+    const std::string activation = node.attrString("activation", "");
+    if (!activation.empty()) {
+        const auto cost = perElementCost().find(activation);
+        ops += cost != perElementCost().end() ? cost->second : 1.0;
+    }
+    return ops;
+}
+
 double flopsOf(const Graph& g, NodeId id) {
     const Node& node = g.nodes[static_cast<std::size_t>(id)];
     const auto ins = g.nodeInputs.row(id);
@@ -101,13 +124,14 @@ double flopsOf(const Graph& g, NodeId id) {
         return 0.0;
     }
     const std::string& op = node.opType;
-    if (op == "Conv") {
+    if (op == "Conv" || op == "FusedConv") {
         const auto* w = dimsOf(g, input(1));
         if (!w || w->size() < 2) {
             return 0.0;
         }
         const double macs = static_cast<double>(out) * static_cast<double>(productFrom(*w, 1));
-        return 2.0 * macs + (input(2) != kNone ? static_cast<double>(out) : 0.0);
+        return 2.0 * macs + (input(2) != kNone ? static_cast<double>(out) : 0.0) +
+               fusedPostOps(g, id) * static_cast<double>(out);
     }
     if (op == "ConvTranspose") {
         const auto* w = dimsOf(g, input(1));
@@ -127,12 +151,13 @@ double flopsOf(const Graph& g, NodeId id) {
         return 2.0 * static_cast<double>(out) * static_cast<double>(k) +
                (input(2) != kNone ? static_cast<double>(out) : 0.0);
     }
-    if (op == "MatMul") {
+    if (op == "MatMul" || op == "FusedMatMul") {
         const auto* a = dimsOf(g, input(0));
         if (!a || a->empty()) {
             return 0.0;
         }
-        return 2.0 * static_cast<double>(out) * static_cast<double>(a->back());
+        return 2.0 * static_cast<double>(out) * static_cast<double>(a->back()) +
+               fusedPostOps(g, id) * static_cast<double>(out);
     }
     if (op == "Einsum") {
         std::vector<std::vector<std::int64_t>> shapes;

@@ -116,7 +116,10 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     const StepCell* const stepCells = m_stepCells.data();
     const std::int32_t* const stepInputs = m_stepInputs.data();
     const std::int32_t* const stepOutputs = m_stepOutputs.data();
-    const std::int64_t* const bufferBytes = m_bufferSize.data();
+    // Bytes per buffer: 0 for those between the members of a fusion group the plan takes.
+    const std::int64_t* const bufferBytes = markTakenGroups(genome);
+    const StepCell* const fusedCells = m_stepFusedCells.data();
+    const std::uint8_t* const groupTaken = m_groupTaken.data();
     const std::uint8_t* const relay = m_relay.data();
     const TransferHop* const hops = m_hops.data();
     const std::int32_t* const pathOffsets = m_pathOffsets.data();
@@ -152,8 +155,9 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     for (std::int32_t i = 0; i < C; ++i) {
         const Step& step = stepTable[i];
         const std::int32_t d = genome[step.ci];
-        const StepCell& cell =
-            stepCells[static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(d)];
+        const bool fused = step.group >= 0 && groupTaken[step.group] != 0;
+        const StepCell& cell = (fused ? fusedCells : stepCells)[static_cast<std::size_t>(i) * stride +
+                                                                static_cast<std::size_t>(d)];
         unsupported += cell.unsupported;
         const std::int32_t k = stepCount[d];
         std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
@@ -412,6 +416,25 @@ Objectives Simulator::evaluate(std::span<const std::uint8_t> genome) {
                              : evaluateWith<false>(genome.data());
 }
 
+void Simulator::showGroupsAsOne(SimulationResult& result) const {
+    std::vector<std::uint8_t> hidden(m_graph.nodes.size(), 0);
+    for (const std::int32_t g : result.fusedGroups) {
+        const auto members = m_groupMembers.row(g);
+        const auto tail = static_cast<std::size_t>(m_computeNodes[static_cast<std::size_t>(
+            members.back())]);
+        for (const std::int32_t ci : members) {
+            const auto n = static_cast<std::size_t>(m_computeNodes[static_cast<std::size_t>(ci)]);
+            result.startUs[n] = result.startUs[tail];
+            result.finishUs[n] = result.finishUs[tail];
+            hidden[n] = n != tail ? 1 : 0;
+        }
+    }
+    std::erase_if(result.timeline, [&](const TimelineSegment& segment) {
+        return segment.lane == TimelineSegment::Lane::Device &&
+               hidden[static_cast<std::size_t>(segment.node)] != 0;
+    });
+}
+
 SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
     const std::vector<std::uint8_t> genome = genomeOf(plan);
     std::vector<std::int32_t> order;
@@ -435,6 +458,8 @@ SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
     result.objectives = run<Recording, 0, true>(genome.data(), recording);
     result.peakBytes = m_peak;
     result.busyUs = m_busy;
+    result.fusedGroups = takenGroups(genome);
+    showGroupsAsOne(result);
     m_priority = saved;
     buildSteps();
     return result;

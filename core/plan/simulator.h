@@ -37,6 +37,9 @@ struct SimulationResult {
     std::vector<double> finishUs;  ///< per graph node
     std::int32_t unsupportedCount = 0;
     std::vector<TimelineSegment> timeline; ///< filled when asked for
+    /// The fusion groups the plan takes (indices into the cost table's fusionOptions); their
+    /// members' start and finish are the group's, and the timeline has one segment per group.
+    std::vector<std::int32_t> fusedGroups;
 };
 
 /// Event simulator of a placement plan over a cost table (DESIGN.md "Simulator").
@@ -69,7 +72,13 @@ struct SimulationResult {
 ///   that fits in w, else w + (L − w / f): at 1 / f during the overlap, then at full speed;
 ///   with several such devices, the longest. The node placed second bears the slowdown: one
 ///   already placed is not changed afterwards. Stretched time is busy time (not idle); the
-///   node's energy stays its cell's (the same work, done more slowly).
+///   node's energy stays its cell's (the same work, done more slowly);
+/// * fusion groups (CostTable::fusionOptions): a plan takes a group when it puts all the
+///   group's members on one device d where the group is supported and its latency is below the
+///   sum of its members' there (then it is no worse in any objective: less time, energy and
+///   memory). A taken group runs as one node at its last member's place in the priority order:
+///   the other members take no time, energy or workspace, the last member the group's cell, and
+///   the tensors between members take no memory (they never leave the fused kernel).
 ///
 /// evaluate() is the search's inner loop: O(V + E) over flat arrays built once by the
 /// constructor, no allocation; a table without shared resources costs nothing for them (the
@@ -125,6 +134,9 @@ public:
     /// How evaluateBatch runs on this machine and cost table: "avx512x8" or "scalar".
     const char* batchPath() const;
 
+    /// The cost table's fusion groups a genome takes (indices into fusionOptions, ascending).
+    std::vector<std::int32_t> takenGroups(std::span<const std::uint8_t> genome) const;
+
     /// Full simulation of a plan, with per-device figures and optionally the timeline.
     /// Throws InputError when the plan does not fit the graph (sizes, device indices, an order
     /// that is not topological or misses a compute node).
@@ -144,6 +156,10 @@ private:
     template <class Recorder, int FixedDevices, bool Shared>
     Objectives run(const std::uint8_t* genome, Recorder& recorder);
     template <bool Shared> Objectives evaluateWith(const std::uint8_t* genome);
+    /// Whether fusion group g is taken by a genome (see the class comment).
+    bool takes(std::int32_t g, const std::uint8_t* genome) const;
+    /// m_groupTaken and m_liveBytes for a genome; the bytes of every buffer that counts.
+    const std::int64_t* markTakenGroups(const std::uint8_t* genome);
     /// What one schedule ends with, per device, before the objectives are formed.
     struct ScheduleTotals {
         const std::int64_t* mostLive; ///< most bytes of activations and workspace at a step
@@ -163,6 +179,10 @@ private:
     bool lanesApply() const;
     void prepareLanes(); // m_lanes' tables and scratch for the current steps
     void buildSteps();   // m_steps, m_stepInputs, m_stepOutputs and m_stepCells from m_priority
+    void buildFusionTables(); // the fusion group tables from the cost table, then buildSteps()
+    /// A simulated plan's taken groups as one node each: the members' times are the group's,
+    /// their segments leave the timeline but the last member's.
+    void showGroupsAsOne(SimulationResult& result) const;
     std::size_t cell(std::int32_t ci, std::int32_t d) const {
         return static_cast<std::size_t>(ci) * static_cast<std::size_t>(m_deviceCount) +
                static_cast<std::size_t>(d);
@@ -205,6 +225,7 @@ private:
         std::int32_t outBegin, outEnd;       // m_stepOutputs range
         std::int32_t staticBegin, staticEnd; // m_statics.values range
         double exclusiveWeight;
+        std::int32_t group; // fusion group of the node, or -1
     };
     struct StepCell { // step i · D + d
         double latencyUs;
@@ -216,6 +237,17 @@ private:
     std::vector<std::int32_t> m_stepInputs;  // buffers read, step after step
     std::vector<std::int32_t> m_stepOutputs; // buffers written, step after step
     std::vector<StepCell> m_stepCells;
+    // Fusion groups, from the cost table.
+    bool m_hasGroups = false;
+    Csr m_groupMembers;                       // per group: compact compute indices, in order
+    Csr m_groupInternal;                      // per group: buffers between members
+    std::vector<std::uint8_t> m_groupTakable; // g · D + d: supported there and cheaper
+    std::vector<std::int32_t> m_groupOf;      // per compute node: its group, or -1
+    std::vector<std::int32_t> m_bufferGroup;  // per buffer: the group it is internal to, or -1
+    std::vector<StepCell> m_fusedCells;       // ci · D + d: the node's cell in a taken group
+    std::vector<StepCell> m_stepFusedCells;   // step i · D + d
+    std::vector<std::uint8_t> m_groupTaken;   // scratch: per group, of the last evaluation
+    std::vector<std::int64_t> m_liveBytes;    // scratch: m_bufferSize, 0 where fused away
     std::vector<TransferHop> m_hops;         // all paths, flat
     std::vector<std::int32_t> m_pathOffsets; // (src · D + dst) → m_hops range
     std::int32_t m_hopCount = 0;
@@ -279,6 +311,10 @@ private:
         // Per step i and device d at i · D + d.
         LaneVector<double> latencyUs, energyUj;
         LaneVector<std::int64_t> workspaceBytes, unsupported;
+        // The same for a step whose fusion group is taken (Simulator::m_stepFusedCells).
+        LaneVector<double> fusedLatencyUs, fusedEnergyUj;
+        LaneVector<std::int64_t> fusedWorkspaceBytes, fusedUnsupported;
+        std::vector<std::uint8_t> groupLanes; // per group: the lanes that take it
         // Per device pair (src · D + dst, up to 16): first hop and hop count; per hop (up to 16).
         std::int64_t pathFirst[16], pathLength[16];
         std::int64_t hopTo[16], hopFrom[16], hopQueue[16];

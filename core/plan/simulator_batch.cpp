@@ -21,103 +21,6 @@ namespace paretune {
 
 using namespace lanes;
 
-namespace {
-
-constexpr std::int64_t kPad = 4; // sentinel steps on each side of a row of step starts
-constexpr std::int64_t kMaxQueues = 16;
-
-bool cpuHasAvx512() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
-}
-
-template <class Vector> void fitTo(Vector& v, std::size_t size) {
-    if (v.size() < size) {
-        v.resize(size);
-    }
-}
-
-} // namespace
-
-bool Simulator::lanesApply() const {
-    static const bool avx512 = cpuHasAvx512();
-    return avx512 && m_deviceCount >= 2 && m_deviceCount <= 4 && m_hopCount <= 16 &&
-           m_queueFree.size() <= static_cast<std::size_t>(kMaxQueues);
-}
-
-const char* Simulator::batchPath() const {
-    return lanesApply() ? "avx512x8" : "scalar";
-}
-
-void Simulator::prepareLanes() {
-    Lanes& l = m_lanes;
-    if (l.stepsVersion == m_stepsVersion) {
-        return;
-    }
-    l.stepsVersion = m_stepsVersion;
-    const auto D = static_cast<std::size_t>(m_deviceCount);
-    const std::size_t C = m_steps.size();
-    const std::size_t B = m_bufferBytes.size();
-    l.latencyUs.resize(C * D);
-    l.energyUj.resize(C * D);
-    l.workspaceBytes.resize(C * D);
-    l.unsupported.resize(C * D);
-    for (std::size_t k = 0; k < C * D; ++k) {
-        l.latencyUs[k] = m_stepCells[k].latencyUs;
-        l.energyUj[k] = m_stepCells[k].energyUj;
-        l.workspaceBytes[k] = m_stepCells[k].workspaceBytes;
-        l.unsupported[k] = m_stepCells[k].unsupported;
-    }
-    std::fill(std::begin(l.pathFirst), std::end(l.pathFirst), 0);
-    std::fill(std::begin(l.pathLength), std::end(l.pathLength), 0);
-    l.maxHops = 0;
-    for (std::size_t p = 0; p < D * D; ++p) {
-        l.pathFirst[p] = m_pathOffsets[p];
-        l.pathLength[p] = m_pathOffsets[p + 1] - m_pathOffsets[p];
-        l.maxHops = std::max(l.maxHops, static_cast<std::int32_t>(l.pathLength[p]));
-    }
-    for (std::size_t h = 0; h < 16; ++h) {
-        const TransferHop hop = h < m_hops.size() ? m_hops[h] : TransferHop{};
-        l.hopTo[h] = hop.to;
-        l.hopFrom[h] = hop.from;
-        l.hopQueue[h] = hop.queue;
-        l.hopLatencyUs[h] = hop.latencyUs;
-    }
-    std::fill(std::begin(l.exclusiveWith), std::end(l.exclusiveWith), 0);
-    std::fill(std::begin(l.slowedBy), std::end(l.slowedBy), 1.0);
-    for (std::size_t d = 0; d < D; ++d) {
-        l.exclusiveWith[d] = m_exclusiveWith[d];
-        for (std::size_t e = 0; e < D; ++e) {
-            l.slowedBy[e * D + d] = m_contention[d * D + e];
-        }
-    }
-    l.transferUs.assign(B * 16, 0.0);
-    for (std::size_t b = 0; b < B; ++b) {
-        std::copy_n(m_transferUs.begin() + static_cast<std::ptrdiff_t>(b * m_hops.size()),
-                    m_hops.size(), l.transferUs.begin() + static_cast<std::ptrdiff_t>(b * 16));
-    }
-    constexpr auto L = static_cast<std::size_t>(kLanes);
-    fitTo(l.genomes, C * L);
-    fitTo(l.times, B * 2 * D * L);
-    fitTo(l.marks, B * (D + 2) * L);
-    const std::size_t startRow = C + 2 * static_cast<std::size_t>(kPad);
-    l.stepStart.assign(D * startRow * L, -std::numeric_limits<double>::infinity());
-    fitTo(l.stepWorkspace, D * std::max<std::size_t>(C, 1) * L);
-    fitTo(l.diff, D * (C + 1) * L);
-    fitTo(l.queueFree, m_queueFree.size() * L);
-    fitTo(l.staticMask, m_staticMask.size() * L);
-    // At most one row of each list per input of a step and hop.
-    const std::size_t rows = m_stepInputs.size() * static_cast<std::size_t>(l.maxHops);
-    for (auto* list : {&l.sentDevice, &l.relayedDevice, &l.relayedLo}) {
-        fitTo(*list, rows * L);
-    }
-    fitTo(l.relayedBegin, rows * L);
-    fitTo(l.sentBuffer, rows);
-    fitTo(l.relayedBuffer, rows);
-    fitTo(l.sentLanes, rows);
-    fitTo(l.relayedLanes, rows);
-}
-
 // The vector core: everything from here on is compiled for AVX-512 and only called where the CPU
 // has it (lanesApply()).
 #include "avx512_begin.h" // IWYU pragma: keep
@@ -153,6 +56,16 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             genomeOfStep[i * kLanes + g] = genomes[g][ci];
         }
     }
+
+    // The lanes that take each fusion group.
+    for (std::size_t g = 0; g < l.groupLanes.size(); ++g) {
+        std::uint8_t lanes = 0;
+        for (std::int64_t lane = 0; lane < kLanes; ++lane) {
+            lanes |= sim.takes(static_cast<std::int32_t>(g), genomes[lane]) ? 1u << lane : 0u;
+        }
+        l.groupLanes[g] = lanes;
+    }
+    const std::int32_t* const bufferGroup = sim.m_bufferGroup.data();
 
     // Where row 0 of each device's tables is, per lane.
     std::int64_t diffBase[D], startBase[D], workspaceBase[D], relayOf[D];
@@ -221,8 +134,25 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             _mm_loadl_epi64(reinterpret_cast<const __m128i*>(genomeOfStep + i * kLanes)));
         const DeviceMasks<D> on = masksOf<D>(d);
         const __m512i bitD = _mm512_sllv_epi64(one, d);
-        const __m512d latency = lookup8(l.latencyUs.data() + i * D, D, d);
-        unsupported = _mm512_add_epi64(unsupported, lookup8(l.unsupported.data() + i * D, D, d));
+        // Lanes that take the step's fusion group use its fused cells.
+        const __mmask8 fused = step.group >= 0 ? l.groupLanes[static_cast<std::size_t>(step.group)]
+                                               : __mmask8{0};
+        __m512d latency = lookup8(l.latencyUs.data() + i * D, D, d);
+        __m512i unsupportedHere = lookup8(l.unsupported.data() + i * D, D, d);
+        __m512d energyHere = lookup8(l.energyUj.data() + i * D, D, d);
+        __m512i workspaceHere = hasWorkspace ? lookup8(l.workspaceBytes.data() + i * D, D, d)
+                                             : zero;
+        if (fused != 0) {
+            latency = _mm512_mask_mov_pd(latency, fused,
+                                         lookup8(l.fusedLatencyUs.data() + i * D, D, d));
+            unsupportedHere = _mm512_mask_mov_epi64(
+                unsupportedHere, fused, lookup8(l.fusedUnsupported.data() + i * D, D, d));
+            energyHere = _mm512_mask_mov_pd(energyHere, fused,
+                                            lookup8(l.fusedEnergyUj.data() + i * D, D, d));
+            workspaceHere = _mm512_mask_mov_epi64(
+                workspaceHere, fused, lookup8(l.fusedWorkspaceBytes.data() + i * D, D, d));
+        }
+        unsupported = _mm512_add_epi64(unsupported, unsupportedHere);
         const __m512i k = pick<D>(stepCount, on);
         const __m512i diffRowD = _mm512_add_epi64(lookup8(diffBase, D, d), lane);
         __m512d ready = pick<D>(deviceFree, on);
@@ -332,7 +262,10 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                 _mm512_storeu_si512(where + b * marksRow, whereB);
             }
             // Held here up to this step.
-            const __m512i bytes = splat(bufferBytes[b]);
+            __m512i bytes = splat(bufferBytes[b]);
+            if (fused != 0 && bufferGroup[b] == step.group) { // between members: not in memory
+                bytes = _mm512_maskz_mov_epi64(static_cast<__mmask8>(~fused), bytes);
+            }
             const __mmask8 atK = _mm512_mask_cmpeq_epi64_mask(reached, from, k);
             ownDiff = _mm512_mask_add_epi64(ownDiff, atK, ownDiff, bytes);
             if (const __mmask8 before = reached & static_cast<__mmask8>(~atK); before != 0) {
@@ -387,12 +320,13 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         if (hasWorkspace) {
             scatter(l.stepWorkspace.data(), 0xFF,
                     entry(_mm512_add_epi64(lookup8(workspaceBase, D, d), lane), k),
-                    lookup8(l.workspaceBytes.data() + i * D, D, d));
+                    workspaceHere);
         }
-        energyUj = _mm512_add_pd(energyUj, lookup8(l.energyUj.data() + i * D, D, d));
+        energyUj = _mm512_add_pd(energyUj, energyHere);
         makespan = _mm512_max_pd(makespan, finish);
         // Its outputs are on d from its finish, held from its own start.
         std::int64_t produced = 0;
+        std::int64_t producedInside = 0; // by a member of a fusion group, for the next member
         for (std::int32_t o = step.outBegin; o != step.outEnd; ++o) {
             const std::int64_t b = stepOutputs[o];
             put<D>(arrival + b * timesRow, on, finish);
@@ -400,10 +334,16 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             put<D>(held + b * marksRow, on, k);
             _mm512_storeu_si512(home + b * marksRow, d);
             _mm512_storeu_si512(where + b * marksRow, bitD);
-            produced += bufferBytes[b];
+            (fused != 0 && bufferGroup[b] == step.group ? producedInside : produced) +=
+                bufferBytes[b];
         }
-        scatter(diffs, 0xFF, entry(diffRowD, k), _mm512_add_epi64(ownDiff, splat(produced)));
-        const __m512i next = _mm512_sub_epi64(zero, _mm512_add_epi64(splat(produced), released));
+        __m512i producedBytes = splat(produced);
+        if (producedInside != 0) {
+            producedBytes = _mm512_mask_add_epi64(producedBytes, static_cast<__mmask8>(~fused),
+                                                  producedBytes, splat(producedInside));
+        }
+        scatter(diffs, 0xFF, entry(diffRowD, k), _mm512_add_epi64(ownDiff, producedBytes));
+        const __m512i next = _mm512_sub_epi64(zero, _mm512_add_epi64(producedBytes, released));
         for (int dd = 0; dd < D; ++dd) {
             nextDiff[dd] = _mm512_mask_mov_epi64(nextDiff[dd], on.on[dd], next);
         }

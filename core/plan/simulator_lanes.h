@@ -11,6 +11,8 @@
 namespace paretune::lanes {
 
 constexpr std::int64_t kLanes = 8;
+constexpr std::int64_t kPad = 4; // sentinel steps on each side of a row of step starts
+constexpr std::int64_t kMaxQueues = 16;
 
 } // namespace paretune::lanes
 

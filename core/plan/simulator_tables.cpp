@@ -319,6 +319,103 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
         }
     }
     m_peak.resize(D);
+    buildFusionTables();
+}
+
+void Simulator::buildFusionTables() {
+    const auto D = static_cast<std::size_t>(m_deviceCount);
+    const std::size_t C = m_computeNodes.size();
+    const auto& options = m_costs.fusionOptions();
+    m_groupOf.assign(C, -1);
+    m_bufferGroup.assign(m_bufferBytes.size(), -1);
+    m_fusedCells.assign(C * D, StepCell{0.0, 0.0, 0, 0});
+    m_groupTakable.assign(options.size() * D, 0);
+    m_groupMembers = {};
+    m_groupInternal = {};
+    m_liveBytes = m_bufferSize;
+    for (std::size_t g = 0; g < options.size(); ++g) {
+        const FusionOption& option = options[g];
+        std::vector<std::int32_t> members;
+        for (const NodeId n : option.group.members) {
+            const std::int32_t ci = at(m_computeIndex, n);
+            if (ci < 0 || at(m_groupOf, ci) >= 0) {
+                throw InputError("fusion group '" + option.group.pattern + "': node '" +
+                                 at(m_graph.nodes, n).name +
+                                 "' is not a compute node or in two groups");
+            }
+            at(m_groupOf, ci) = static_cast<std::int32_t>(g);
+            members.push_back(ci);
+        }
+        std::vector<std::int32_t> internal;
+        for (std::size_t k = 0; k + 1 < members.size(); ++k) {
+            for (const std::int32_t b : m_produced.row(members[k])) {
+                at(m_bufferGroup, b) = static_cast<std::int32_t>(g);
+                internal.push_back(b);
+            }
+        }
+        for (std::size_t d = 0; d < D; ++d) {
+            const CostCell& cell = option.cells[d];
+            m_groupTakable[g * D + d] =
+                m_costs.fusionTakable(g, static_cast<std::int32_t>(d)) ? 1 : 0;
+            m_fusedCells[static_cast<std::size_t>(members.back()) * D + d] = {
+                cell.latencyUs, cell.energyUj, cell.workspaceBytes, 0};
+        }
+        m_groupMembers.appendRow(members);
+        m_groupInternal.appendRow(internal);
+    }
+    m_groupTaken.assign(options.size(), 0);
+    m_hasGroups = !options.empty();
+    m_hasWorkspace = m_hasWorkspace || std::any_of(m_fusedCells.begin(), m_fusedCells.end(),
+                                                   [](const StepCell& c) {
+                                                       return c.workspaceBytes != 0;
+                                                   });
+    buildSteps();
+}
+
+bool Simulator::takes(std::int32_t g, const std::uint8_t* genome) const {
+    const auto members = m_groupMembers.row(g);
+    const std::uint8_t d = genome[members[0]];
+    if (m_groupTakable[static_cast<std::size_t>(g) * static_cast<std::size_t>(m_deviceCount) +
+                       d] == 0) {
+        return false;
+    }
+    for (const std::int32_t ci : members) {
+        if (genome[ci] != d) {
+            return false;
+        }
+    }
+    return true;
+}
+
+const std::int64_t* Simulator::markTakenGroups(const std::uint8_t* genome) {
+    if (!m_hasGroups) {
+        return m_bufferSize.data();
+    }
+    const auto groups = static_cast<std::int32_t>(m_groupTaken.size());
+    for (std::int32_t g = 0; g < groups; ++g) {
+        const bool taken = takes(g, genome);
+        m_groupTaken[static_cast<std::size_t>(g)] = taken ? 1 : 0;
+        for (const std::int32_t b : m_groupInternal.row(g)) {
+            m_liveBytes[static_cast<std::size_t>(b)] =
+                taken ? 0 : m_bufferSize[static_cast<std::size_t>(b)];
+        }
+    }
+    return m_liveBytes.data();
+}
+
+std::vector<std::int32_t> Simulator::takenGroups(std::span<const std::uint8_t> genome) const {
+    if (genome.size() != m_computeNodes.size()) {
+        throw InputError("genome has " + std::to_string(genome.size()) +
+                         " genes, expected one per compute node (" +
+                         std::to_string(m_computeNodes.size()) + ")");
+    }
+    std::vector<std::int32_t> taken;
+    for (std::int32_t g = 0; g < static_cast<std::int32_t>(m_groupTaken.size()); ++g) {
+        if (takes(g, genome.data())) {
+            taken.push_back(g);
+        }
+    }
+    return taken;
 }
 
 void Simulator::setPriority(std::span<const std::int32_t> order) {
@@ -357,6 +454,7 @@ void Simulator::buildSteps() {
     const auto D = static_cast<std::size_t>(m_deviceCount);
     m_steps.resize(C);
     m_stepCells.resize(C * D);
+    m_stepFusedCells.resize(m_hasGroups ? C * D : 0);
     m_stepInputs.clear();
     m_stepOutputs.clear();
     for (std::size_t i = 0; i < C; ++i) {
@@ -374,11 +472,15 @@ void Simulator::buildSteps() {
         s.staticBegin = at(m_statics.offsets, ci);
         s.staticEnd = at(m_statics.offsets, ci + 1);
         s.exclusiveWeight = at(m_exclusiveWeight, ci);
+        s.group = m_hasGroups ? at(m_groupOf, ci) : -1;
         for (std::size_t d = 0; d < D; ++d) {
             const std::size_t k = static_cast<std::size_t>(ci) * D + d;
             m_stepCells[i * D + d] = {m_latency[k], m_energyUj[k],
                                       static_cast<std::int64_t>(m_workspace[k]),
                                       m_supported[k] == 0 ? 1 : 0};
+            if (m_hasGroups) {
+                m_stepFusedCells[i * D + d] = m_fusedCells[k];
+            }
         }
     }
 }

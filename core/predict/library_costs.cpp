@@ -15,8 +15,10 @@
 
 namespace paretune {
 
-LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
-                                  const DeviceCatalog& catalog, SampleLibrary& library) {
+namespace {
+
+LibraryCosts fillNodeCosts(CostTable& table, const Graph& graph, const DeviceCatalog& catalog,
+                           SampleLibrary& library) {
     LibraryCosts result;
     const DeviceInventory inventory = discoverDevices();
     std::map<std::string, std::string> fingerprints; // the catalog's measured CPU devices here
@@ -77,6 +79,26 @@ LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
             table.setCell(node, d, cell);
             ++result.predictedCells;
         }
+    }
+    return result;
+}
+
+} // namespace
+
+LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
+                                  const DeviceCatalog& catalog, SampleLibrary& library) {
+    LibraryCosts result = fillNodeCosts(table, graph, catalog, library);
+    // The fusion groups' cells: their fused nodes' own samples, else predictions.
+    const FusionCellCount fused =
+        fillFusionCells(table, graph, [&](CostTable& fusedTable, const Graph& fusedGraph) {
+            fillNodeCosts(fusedTable, fusedGraph, catalog, library);
+        });
+    if (!table.fusionOptions().empty()) {
+        result.diagnostics.push_back(
+            {Diagnostic::Severity::Info, "fusion-cells",
+             std::to_string(table.fusionOptions().size()) + " fusion groups: " +
+                 std::to_string(fused.measured) + " measured and " +
+                 std::to_string(fused.predicted) + " predicted cells"});
     }
     return result;
 }

@@ -45,8 +45,11 @@ inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
     return fillCostsFromLibrary(table, graph, catalog, library);
 #else
     LibraryCosts costs;
-    costs.devices = applyMeasuredSamples(table, graph, library,
-                                         realDeviceFingerprints(table, discoverDevices(&catalog)));
+    const auto fingerprints = realDeviceFingerprints(table, discoverDevices(&catalog));
+    costs.devices = applyMeasuredSamples(table, graph, library, fingerprints);
+    fillFusionCells(table, graph, [&](CostTable& fusedTable, const Graph& fusedGraph) {
+        applyMeasuredSamples(fusedTable, fusedGraph, library, fingerprints);
+    });
     for (const MeasuredDevice& m : costs.devices) {
         costs.measuredCells += m.measured;
     }

@@ -55,7 +55,7 @@ bool convTakesNativePath(const Graph& graph, NodeId node) {
     const auto inputs = graph.nodeInputs.row(node);
     const Tensor* input = tensorAt(graph, inputs, 0);
     const Tensor* weight = tensorAt(graph, inputs, 1);
-    if (n.opType != "Conv" || input == nullptr || weight == nullptr || input->dims.size() != 4 ||
+    if ((n.opType != "Conv" && n.opType != "FusedConv") || input == nullptr || weight == nullptr || input->dims.size() != 4 ||
         weight->dims.size() != 4) {
         return false;
     }
@@ -117,7 +117,7 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
     const std::vector<std::int64_t> kernelShape = n.attrInts("kernel_shape");
     if (!kernelShape.empty()) {
         kernel = product(kernelShape);
-    } else if (n.opType == "Conv" || n.opType == "ConvTranspose") {
+    } else if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "ConvTranspose") {
         // kernel_shape is optional for Conv: it is the weight's spatial dimensions
         if (in1 != nullptr && in1->dims.size() > 2) {
             kernel = product(std::span(in1->dims).subspan(2));
@@ -126,7 +126,8 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
     for (const std::int64_t s : n.attrInts("strides")) {
         stride = std::max(stride, static_cast<double>(s));
     }
-    const bool matrix = n.opType == "MatMul" || n.opType == "Gemm" || n.opType == "MatMulInteger";
+    const bool matrix = n.opType == "MatMul" || n.opType == "FusedMatMul" || n.opType == "Gemm" ||
+                        n.opType == "MatMulInteger";
     if (matrix) {
         // [..., M, K] × [..., K, N]: channels are K → N, spatial is M, batch the leading dims.
         inChannels = dimAt(in0, -1);
@@ -151,7 +152,7 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
         outChannels = dimAt(out0, -1);
         inChannels = dimAt(in0, -1);
     }
-    if (n.opType == "Conv" || n.opType == "ConvTranspose") {
+    if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "ConvTranspose") {
         groups = static_cast<double>(n.attrInt("group", 1));
     }
     const bool depthwise = groups > 1.0 && groups == inChannels;
@@ -183,8 +184,9 @@ std::string_view opFamily(std::string_view opType) {
     static const std::map<std::string_view, std::string_view, std::less<>> families = [] {
         std::map<std::string_view, std::string_view, std::less<>> table;
         const std::pair<std::string_view, std::vector<std::string_view>> groups[] = {
-            {"conv", {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv"}},
-            {"matmul", {"MatMul", "Gemm", "MatMulInteger", "QLinearMatMul", "Einsum"}},
+            {"conv", {"Conv", "FusedConv", "ConvTranspose", "ConvInteger", "QLinearConv"}},
+            {"matmul",
+             {"MatMul", "FusedMatMul", "Gemm", "MatMulInteger", "QLinearMatMul", "Einsum"}},
             {"pool",
              {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool",
               "MaxRoiPool"}},

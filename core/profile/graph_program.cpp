@@ -139,10 +139,32 @@ GraphProgram::GraphProgram(const Graph& g, const NamedTensors& given, std::uint6
                 "graph output '" + g.tensors[ti].name + "' is neither computed nor given", false);
         }
     }
+    m_folded.resize(m_steps.size());
+    for (std::size_t step = 0; step < m_steps.size(); ++step) {
+        std::vector<at::Tensor> fixedInputs;
+        for (const TensorId t : g.nodeInputs.row(m_steps[step])) {
+            fixedInputs.push_back(t == kNone || m_computed[static_cast<std::size_t>(t)]
+                                      ? at::Tensor()
+                                      : m_fixed[static_cast<std::size_t>(t)]);
+        }
+        try {
+            m_folded[step] = foldedInputs(g, m_steps[step], fixedInputs);
+        } catch (const c10::Error& e) {
+            throw ExecutionError(nodeLabel(g, m_steps[step]) + ": " + torchMessage(e), false);
+        }
+    }
     m_release.resize(m_steps.size());
     for (std::size_t t = 0; t < tensorCount; ++t) {
         if (lastUse[t] >= 0 && m_computed[t] && !g.tensors[t].graphOutput) {
             m_release[static_cast<std::size_t>(lastUse[t])].push_back(static_cast<TensorId>(t));
+        }
+    }
+}
+
+void GraphProgram::applyFolded(int step, std::vector<at::Tensor>& inputs) const {
+    for (const auto& [index, value] : m_folded[static_cast<std::size_t>(step)]) {
+        if (static_cast<std::size_t>(index) < inputs.size()) {
+            inputs[static_cast<std::size_t>(index)] = value;
         }
     }
 }
@@ -156,6 +178,7 @@ std::vector<at::Tensor> GraphProgram::runSequential() const {
         for (TensorId t : m_graph.nodeInputs.row(id)) {
             inputs.push_back(t == kNone ? at::Tensor() : live[static_cast<std::size_t>(t)]);
         }
+        applyFolded(static_cast<int>(step), inputs);
         std::vector<at::Tensor> outs = runStep(m_graph, id, inputs);
         const auto ids = m_graph.nodeOutputs.row(id);
         for (std::size_t i = 0; i < ids.size() && i < outs.size(); ++i) {

@@ -35,6 +35,10 @@ public:
     /// Per step, how many distinct computed tensors it reads.
     const std::vector<int>& computedInputs() const { return m_computedInputs; }
 
+    /// Replaces the inputs of a step that were computed once before the runs (foldedInputs: a
+    /// FusedConv's folded weights); `inputs` are the step's node inputs, in order.
+    void applyFolded(int step, std::vector<at::Tensor>& inputs) const;
+
     /// One run in the calling thread, in step order; intermediates are freed after their last
     /// reader. Returns the values of graph.outputs (in that order).
     std::vector<at::Tensor> runSequential() const;
@@ -50,6 +54,7 @@ private:
     std::vector<std::vector<int>> m_consumers;
     std::vector<int> m_computedInputs;
     std::vector<std::vector<TensorId>> m_release; ///< per step, tensors dead after it
+    std::vector<std::vector<std::pair<int, at::Tensor>>> m_folded; ///< per step
 };
 
 /// Intra-op threads and pinning of the calling thread for the scope's lifetime, and the system

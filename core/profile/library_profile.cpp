@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "library_profile.h"
 
+#include "common/progress.h"
+#include "graph/fusion.h"
+
 #include "common/input_error.h"
 #include "common/openmp_wait.h"
 #include "device/device.h"
@@ -34,6 +37,11 @@ int LibraryProfileRun::reusedCount() const {
         n += row.reused ? 1 : 0;
     }
     return n;
+}
+
+int LibraryProfileRun::fusedMeasuredCount() const {
+    return static_cast<int>(std::count_if(fusedRows.begin(), fusedRows.end(),
+                                          [](const auto& row) { return row.ok() && !row.reused; }));
 }
 
 std::string_view LibraryProfileRow::statusName() const {
@@ -83,6 +91,30 @@ void compareSpeed(SpeedCheck& speed) {
         }
     }
     speed.drifted = !speed.why.empty();
+}
+
+} // namespace
+
+namespace {
+
+/// The fusion groups of a graph measured as the nodes of its fused graph (profileIntoLibrary).
+std::vector<LibraryProfileRow> profileFusionGroups(const Graph& graph, const Device& device,
+                                                   SampleLibrary& library,
+                                                   const LibraryProfileOptions& options,
+                                                   Progress* progress) {
+    const std::vector<FusionGroup> groups = findFusionGroups(graph);
+    if (groups.empty()) {
+        return {};
+    }
+    FusedGraph fused = fuseGroups(graph, groups);
+    fused.graph.name = (graph.name.empty() ? std::string("model") : graph.name) + " (fused)";
+    LibraryProfileOptions inner = options;
+    inner.nodes = fused.groupNode;
+    inner.wholeModel = false;
+    inner.checkSpeed = false;
+    inner.measureContention = false;
+    inner.fusionGroups = false;
+    return profileIntoLibrary(fused.graph, device, library, inner, progress).rows;
 }
 
 } // namespace
@@ -251,6 +283,10 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
         }
         row.sample = bySignature.at(graph.signatures[static_cast<std::size_t>(row.node)]);
         row.reused = row.node != measured; // same signature measured once in this model
+    }
+    if (options.fusionGroups && options.nodes.empty() && !run.result.cancelled &&
+        !(progress != nullptr && progress->cancelled())) {
+        run.fusedRows = profileFusionGroups(graph, device, library, options, progress);
     }
     return run;
 }

@@ -33,6 +33,10 @@ struct LibraryProfileOptions {
     /// run beside it (disjoint CPUs: cpu:1 beside cpu:0) when the library has none for the pair
     /// yet (measureMissingContention, quick: under a second per pair, once per pair).
     bool measureContention = true;
+    /// Also measure the graph's fusion groups (findFusionGroups), each as its fused node: a
+    /// sample of its own (the fused graph is recorded beside the model, named "<model> (fused)").
+    /// Not when profiling is cancelled or `nodes` restricts the run.
+    bool fusionGroups = true;
 };
 
 /// The machine's speed around a profiling run: the device's quick micro-benchmark (GEMM
@@ -65,6 +69,9 @@ struct LibraryProfileRow {
 struct LibraryProfileRun {
     std::string deviceFingerprint;
     std::vector<LibraryProfileRow> rows; ///< every compute node, in graph order
+    /// One per fusion group (options.fusionGroups), in findFusionGroups' order; `node` is the
+    /// group's node in the fused graph.
+    std::vector<LibraryProfileRow> fusedRows;
     ProfileResult result;                ///< what profileModel measured now
     MeasureOptions measure;
     /// When something was measured with options.checkSpeed (not when cancelled).
@@ -73,6 +80,8 @@ struct LibraryProfileRun {
     std::vector<ContentionMeasurement> contention;
 
     int reusedCount() const;
+    /// Fusion groups whose fused node was measured now (a sample stored by this run).
+    int fusedMeasuredCount() const;
     int failedCount() const;    ///< rows unsupported or failed
     int cancelledCount() const; ///< rows left unmeasured by a cancel
     /// Sum of the per-op medians of the rows that are ok (µs).

@@ -161,7 +161,8 @@ at::Tensor makeInput(const Graph& graph, NodeId id, int index, at::Generator& ge
     const bool positive = ((op == "Sqrt" || op == "Log" || op == "Reciprocal") && index == 0) ||
                           (op == "Pow" && index == 0) ||
                           ((op == "Div" || op == "Mod") && index == 1) ||
-                          (op == "BatchNormalization" && index == 4);
+                          (op == "BatchNormalization" && index == 4) ||
+                          (op == "FusedConv" && index == 7); // its normalisation's variance
     if (at::isIntegralType(type, false)) {
         // Non-zero, so that integer divisors are valid.
         return randomTensor(dims, type, 1, 8, generator);

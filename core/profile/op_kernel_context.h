@@ -82,5 +82,10 @@ void addMatmulKernels(KernelTable& t);
 void addReductionKernels(KernelTable& t);
 void addShapeKernels(KernelTable& t);
 void addSpatialKernels(KernelTable& t);
+void addFusedKernels(KernelTable& t); ///< table keys "ai.paretune::FusedConv", …
+
+/// Conv's ONNX semantics on the context's inputs 0 (X), 1 (W) and 2 (B, optional), with the
+/// node's Conv attributes (op_kernels_spatial.cpp; FusedConv runs it too).
+at::Tensor convolution(const Context& c);
 
 } // namespace paretune::detail

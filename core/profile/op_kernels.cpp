@@ -16,12 +16,18 @@ const KernelTable& kernels() {
         addReductionKernels(t);
         addShapeKernels(t);
         addSpatialKernels(t);
+        addFusedKernels(t);
         return t;
     }();
     return table;
 }
 
 } // namespace
+
+std::string kernelKey(const Node& node) {
+    return node.domain.empty() || node.domain == "ai.onnx" ? node.opType
+                                                            : node.domain + "::" + node.opType;
+}
 
 bool isSupportedOp(std::string_view opType) {
     return kernels().count(std::string(opType)) != 0;
@@ -30,7 +36,9 @@ bool isSupportedOp(std::string_view opType) {
 std::vector<std::string> supportedOpList() {
     std::vector<std::string> ops;
     for (const auto& entry : kernels()) {
-        ops.push_back(entry.first);
+        if (entry.first.find("::") == std::string::npos) { // ONNX operators, not fused nodes
+            ops.push_back(entry.first);
+        }
     }
     std::sort(ops.begin(), ops.end());
     return ops;
@@ -39,13 +47,10 @@ std::vector<std::string> supportedOpList() {
 std::vector<at::Tensor> executeNode(const Graph& graph, NodeId id,
                                     const std::vector<at::Tensor>& inputs) {
     const Node& node = graph.nodes[static_cast<std::size_t>(id)];
-    if (!node.domain.empty() && node.domain != "ai.onnx") {
-        throw UnsupportedOp("operator '" + node.domain + "::" + node.opType + "'");
-    }
     const auto& table = kernels();
-    const auto it = table.find(node.opType);
+    const auto it = table.find(kernelKey(node));
     if (it == table.end()) {
-        throw UnsupportedOp("operator '" + node.opType + "'");
+        throw UnsupportedOp("operator '" + kernelKey(node) + "'");
     }
     const Context c{graph, id, node, inputs};
     std::vector<at::Tensor> outs = it->second(c);

@@ -27,7 +27,18 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// Whether a kernel exists for an op type of the default domain, or for a "domain::OpType" key
+/// (the fused nodes of graph/fusion.h: "ai.paretune::FusedConv").
 bool isSupportedOp(std::string_view opType);
+/// The kernel table's key of a node: its op type, prefixed by "domain::" outside the default
+/// domain.
+std::string kernelKey(const Node& node);
+
+/// Inputs of a node to use instead of the graph's, computed once before its runs from its fixed
+/// inputs (index, value; an undefined value: leave that input out): a FusedConv's batch
+/// normalisation folded into its weight and bias. Empty for every other node.
+std::vector<std::pair<int, at::Tensor>> foldedInputs(const Graph& graph, NodeId node,
+                                                     const std::vector<at::Tensor>& inputs);
 std::vector<std::string> supportedOpList();
 
 at::ScalarType scalarTypeOf(DType dtype); ///< throws UnsupportedOp for string/complex types

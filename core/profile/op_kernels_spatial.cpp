@@ -67,7 +67,9 @@ Ints attrIntsOr(const Node& node, std::string_view name, std::size_t k, std::int
     return v;
 }
 
-at::Tensor conv(const Context& c) {
+} // namespace
+
+at::Tensor convolution(const Context& c) {
     const at::Tensor& x = c.input(0);
     const at::Tensor& w = c.input(1);
     const std::size_t k = static_cast<std::size_t>(x.dim() - 2);
@@ -89,6 +91,8 @@ at::Tensor conv(const Context& c) {
     return at::convolution(input, w, bias, strides, padding, dilations, false, Ints(k, 0),
                            c.node.attrInt("group", 1));
 }
+
+namespace {
 
 enum class PoolKind { Max, Average };
 
@@ -371,7 +375,7 @@ at::Tensor resize(const Context& c) {
 } // namespace
 
 void addSpatialKernels(KernelTable& t) {
-    t["Conv"] = [](const Context& c) { return Tensors{conv(c)}; };
+    t["Conv"] = [](const Context& c) { return Tensors{convolution(c)}; };
     t["MaxPool"] = [](const Context& c) { return pool(c, PoolKind::Max); };
     t["AveragePool"] = [](const Context& c) { return pool(c, PoolKind::Average); };
     t["GlobalAveragePool"] = [](const Context& c) {

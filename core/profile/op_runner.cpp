@@ -151,19 +151,17 @@ OpRunner::OpRunner(const Graph& graph, NodeId node, std::uint64_t seed)
     d->graph = &graph;
     d->node = node;
     const Node& n = graph.nodes[static_cast<std::size_t>(node)];
-    if (!n.domain.empty() && n.domain != "ai.onnx") {
-        d->fail(ProfileStatus::Unsupported, "operator '" + n.domain + "::" + n.opType +
+    if (!detail::isSupportedOp(detail::kernelKey(n))) {
+        d->fail(ProfileStatus::Unsupported, "operator '" + detail::kernelKey(n) +
                                                 "' is not supported by the LibTorch runner");
-        return;
-    }
-    if (!detail::isSupportedOp(n.opType)) {
-        d->fail(ProfileStatus::Unsupported,
-                "operator '" + n.opType + "' is not supported by the LibTorch runner");
         return;
     }
     try {
         at::Generator generator = at::detail::createCPUGenerator(seed);
         d->inputs = detail::makeInputs(graph, node, generator);
+        for (auto& [index, value] : detail::foldedInputs(graph, node, d->inputs)) {
+            d->inputs[static_cast<std::size_t>(index)] = value;
+        }
     } catch (const detail::UnsupportedOp& e) {
         d->fail(ProfileStatus::Unsupported, std::string(e.what()) + " is not supported");
     } catch (const detail::OpFailure& e) {

@@ -132,6 +132,12 @@ struct PlanState {
                 for (TensorId t : graph.nodeInputs.row(id)) {
                     inputs.push_back(t == kNone ? at::Tensor() : valueOn(t, device, target));
                 }
+                program->applyFolded(static_cast<int>(step), inputs);
+                for (at::Tensor& value : inputs) { // folded weights are made on the host
+                    if (value.defined() && value.device() != target) {
+                        value = value.to(target);
+                    }
+                }
                 const auto begin = Clock::now();
                 std::vector<at::Tensor> outs = detail::runStep(graph, id, inputs);
                 if (devices[dv].isCuda()) {

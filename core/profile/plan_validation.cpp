@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan_validation.h"
 
+#include "plan_prediction.h"
+
 #include "common/data_folders.h"
 #include "common/input_error.h"
 #include "common/json_values.h"
@@ -28,6 +30,10 @@
 
 namespace paretune {
 
+using detail::NodePrediction;
+using detail::Prediction;
+using detail::simulateAgain;
+
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -39,81 +45,6 @@ std::optional<double> relativeError(const std::optional<double>& predicted,
         return std::nullopt;
     }
     return (*predicted - *measured) / *measured;
-}
-
-/// What the plan says for one node when a cost table could be rebuilt.
-struct NodePrediction {
-    std::optional<double> latencyUs;
-    std::string source = "none";
-    std::optional<double> startUs;
-    std::optional<double> finishUs;
-};
-
-struct Prediction {
-    std::vector<NodePrediction> nodes;
-    std::vector<NodeId> order;
-    Objectives objectives;
-    std::map<std::string, double> devicePeakBytes; ///< by device id
-};
-
-/// The plan simulated again over the cost table the search used, with the search's priority.
-Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
-                         const std::vector<std::string>& planDevices, const DeviceCatalog& catalog,
-                         const DeviceInventory& inventory, SampleLibrary& library,
-                         const ValidationOptions& options) {
-    const std::vector<std::string>& tableIds =
-        plan.costDevices.empty() ? planDevices : plan.costDevices;
-    CostTable table = buildCostTable(g, catalog, tableIds);
-    if (options.fillCosts) {
-        options.fillCosts(table, g, catalog);
-    } else {
-        applyMeasuredSamples(table, g, library, realDeviceFingerprints(table, inventory));
-    }
-    if (!options.fillCosts) {
-        // As the search did (runSearch; it reported what it applied). A fillCosts does it all.
-        applyDeviceResources(table, inventory.devices, &library);
-    }
-    Simulator sim(g, table);
-    if (SearchOptions{}.upwardRankPriority) {
-        sim.setPriority(upwardRankOrder(sim));
-    }
-    Plan p;
-    p.device.assign(g.nodes.size(), -1);
-    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-        if (!plan.assignment[n].empty()) {
-            p.device[n] = table.findDevice(plan.assignment[n]);
-            if (p.device[n] < 0) {
-                throw InputError(plan.label + ": device " + plan.assignment[n] +
-                                 " is not among the plans' devices");
-            }
-        }
-    }
-    const Plan full = sim.planOf(sim.genomeOf(p));
-    const SimulationResult result = sim.simulate(full);
-    Prediction prediction;
-    prediction.nodes.resize(g.nodes.size());
-    prediction.order = full.order;
-    prediction.objectives = result.objectives;
-    for (const std::string& id : planDevices) {
-        const std::int32_t d = table.findDevice(id);
-        if (d >= 0 && static_cast<std::size_t>(d) < result.peakBytes.size()) {
-            prediction.devicePeakBytes[id] = result.peakBytes[static_cast<std::size_t>(d)];
-        }
-    }
-    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-        if (g.nodes[n].kind != NodeKind::Compute || full.device[n] < 0) {
-            continue;
-        }
-        const CostCell& cell = table.cell(static_cast<NodeId>(n), full.device[n]);
-        NodePrediction& np = prediction.nodes[n];
-        np.source = std::string(costSourceName(cell.source));
-        if (cell.supported()) {
-            np.latencyUs = cell.latencyUs;
-        }
-        np.startUs = result.startUs[n];
-        np.finishUs = result.finishUs[n];
-    }
-    return prediction;
 }
 
 struct NodeTimes {
@@ -176,6 +107,8 @@ PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::i
     toValidate.plannedLatencyUs = plan.latencyUs;
     toValidate.plannedEnergyMj = plan.energyMj;
     toValidate.plannedMemoryMb = plan.peakMemoryMb;
+    toValidate.fusionGroups = fusionGroupsByName(graph, plan.fusionGroups, label);
+    toValidate.fusion = plans.fusion;
     return toValidate;
 }
 
@@ -190,6 +123,8 @@ struct PreparedPlan {
     std::vector<ExecutionDevice> execDevices;
     std::vector<const Device*> realDevices;
     std::vector<std::int32_t> nodeDevice;
+    /// The graph that runs: the model's, or (when the plan takes fusion groups) its fused graph.
+    std::unique_ptr<FusedGraph> fused;
     std::optional<Prediction> prediction;
     std::unique_ptr<PlanExecutor> executor;
     std::vector<PlanRun> runs;
@@ -293,8 +228,55 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
                       "objectives are compared";
     }
     prepared.deviceIds = std::move(deviceIds);
-    prepared.executor = std::make_unique<PlanExecutor>(
-        g, execDevices, nodeDevice, prediction ? prediction->order : std::vector<NodeId>{});
+    if (prediction) {
+        std::vector<std::vector<NodeId>> planned;
+        for (const FusionGroup& group : plan.fusionGroups) {
+            planned.push_back(group.members);
+        }
+        std::sort(planned.begin(), planned.end());
+        std::vector<std::vector<NodeId>> simulated = prediction->fusedGroups;
+        std::sort(simulated.begin(), simulated.end());
+        if (planned != simulated) {
+            report.note = "the plan takes " + std::to_string(planned.size()) +
+                          " fusion groups; over today's costs the simulation takes " +
+                          std::to_string(simulated.size()) + " (the prediction is for those)";
+        }
+    }
+    const std::vector<NodeId> order = prediction ? prediction->order : std::vector<NodeId>{};
+    if (plan.fusionGroups.empty()) {
+        prepared.executor = std::make_unique<PlanExecutor>(g, execDevices, nodeDevice, order);
+        return prepared;
+    }
+    // Each group as one fused node on its members' device, at its last member's place.
+    prepared.fused = std::make_unique<FusedGraph>(fuseGroups(g, plan.fusionGroups));
+    const FusedGraph& fused = *prepared.fused;
+    std::vector<std::int32_t> fusedDevice(fused.graph.nodes.size(), -1);
+    std::vector<std::uint8_t> hidden(g.nodes.size(), 0);
+    for (const FusionGroup& group : plan.fusionGroups) {
+        for (const NodeId m : group.members) {
+            if (nodeDevice[static_cast<std::size_t>(m)] !=
+                nodeDevice[static_cast<std::size_t>(group.tail())]) {
+                throw InputError(plan.label + ": fusion group " + group.pattern + " at node '" +
+                                 g.nodes[static_cast<std::size_t>(group.members[0])].name +
+                                 "' has members on two devices; a group runs on one device");
+            }
+            hidden[static_cast<std::size_t>(m)] = m != group.tail() ? 1 : 0;
+        }
+    }
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        const NodeId f = fused.nodeOf[n];
+        if (f != kNone && !hidden[n]) {
+            fusedDevice[static_cast<std::size_t>(f)] = nodeDevice[n];
+        }
+    }
+    std::vector<NodeId> fusedOrder;
+    for (const NodeId n : order) {
+        if (!hidden[static_cast<std::size_t>(n)]) {
+            fusedOrder.push_back(fused.nodeOf[static_cast<std::size_t>(n)]);
+        }
+    }
+    prepared.executor =
+        std::make_unique<PlanExecutor>(fused.graph, execDevices, fusedDevice, fusedOrder);
     return prepared;
 }
 
@@ -366,7 +348,22 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
             medianRun = i;
         }
     }
-    std::vector<NodeTimes> measured(g.nodes.size());
+    // The graph that ran, and per node of it the model's node it reports as (a fused node: its
+    // group's last member) and the group's members.
+    const Graph& ran = prepared.fused ? prepared.fused->graph : g;
+    std::vector<NodeId> reportedAs(ran.nodes.size(), kNone);
+    std::vector<std::vector<NodeId>> membersOf(ran.nodes.size());
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        const NodeId r = prepared.fused ? prepared.fused->nodeOf[n] : static_cast<NodeId>(n);
+        if (r != kNone) {
+            reportedAs[static_cast<std::size_t>(r)] = static_cast<NodeId>(n); // the last wins
+        }
+    }
+    for (const FusionGroup& group : plan.fusionGroups) {
+        membersOf[static_cast<std::size_t>(prepared.fused->nodeOf[static_cast<std::size_t>(
+            group.tail())])] = group.members;
+    }
+    std::vector<NodeTimes> measured(ran.nodes.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
         for (const NodeRun& r : runs[i].nodes) {
             NodeTimes& m = measured[static_cast<std::size_t>(r.node)];
@@ -414,6 +411,11 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
 
     // Store the measurement and the per-operator samples measured inside the plan.
     library.upsertGraph(g);
+    if (prepared.fused) { // the fused nodes' samples belong to it
+        Graph named = ran;
+        named.name = (g.name.empty() ? std::string("model") : g.name) + " (fused)";
+        library.upsertGraph(named);
+    }
     nlohmann::json deviceSet = nlohmann::json::array();
     for (std::size_t i = 0; i < realDevices.size(); ++i) {
         library.upsertDevice(deviceRecordOf(*realDevices[i]));
@@ -438,17 +440,19 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
     report.storedPlanRow = library.addPlan(record);
 
     std::vector<Sample> samples;
-    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-        const NodeTimes& m = measured[n];
-        if (g.nodes[n].kind != NodeKind::Compute || m.durationsUs.empty()) {
+    for (std::size_t r = 0; r < ran.nodes.size(); ++r) {
+        const NodeTimes& m = measured[r];
+        if (ran.nodes[r].kind != NodeKind::Compute || m.durationsUs.empty() ||
+            reportedAs[r] == kNone) {
             continue;
         }
+        const auto n = static_cast<std::size_t>(reportedAs[r]);
         const NodePrediction np = prediction ? prediction->nodes[n] : NodePrediction{};
         const double medianNodeUs = medianOf(m.durationsUs);
         const std::optional<double> residual =
             np.latencyUs ? std::optional<double>(medianNodeUs - *np.latencyUs) : std::nullopt;
         const auto dv = static_cast<std::size_t>(nodeDevice[n]);
-        Sample s = sampleFor(g, static_cast<std::int32_t>(n));
+        Sample s = sampleFor(ran, static_cast<std::int32_t>(r));
         s.deviceFingerprint = report.devices[dv].fingerprint;
         s.latencyUs = medianNodeUs;
         s.latencyP10Us = percentileOf(m.durationsUs, 0.1);
@@ -467,6 +471,7 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
         samples.push_back(s);
         ValidatedNode node;
         node.node = static_cast<NodeId>(n);
+        node.fusedMembers = membersOf[r];
         node.device = static_cast<std::int32_t>(dv);
         node.measuredUs = medianNodeUs;
         node.measuredBeginUs = m.beginUs;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "graph/fusion.h"
 #include "graph/graph.h"
 
 #include <cstdint>
@@ -31,6 +32,10 @@ struct PlanToValidate {
     std::optional<double> plannedLatencyUs;
     std::optional<double> plannedEnergyMj;
     std::optional<double> plannedMemoryMb;
+    /// The fusion groups the plan takes: each runs as one fused node on its members' device.
+    std::vector<FusionGroup> fusionGroups;
+    /// Whether the search offered fusion groups (the prediction offers them too when so).
+    bool fusion = true;
 };
 
 /// Plan `planId` of a plans document, to validate on `graph`: its assignment by node name, the
@@ -81,7 +86,9 @@ struct ValidatedDevice {
 
 /// One compute node of the plan, measured in place.
 struct ValidatedNode {
-    NodeId node = kNone;
+    NodeId node = kNone; ///< the graph's node (a fused group's: its last member)
+    /// A fused group's members (graph node ids, in order); empty for a node that ran alone.
+    std::vector<NodeId> fusedMembers;
     std::int32_t device = 0;      ///< index into PlanValidation::devices
     double measuredUs = 0.0;      ///< median over the timed runs
     double measuredBeginUs = 0.0; ///< in the run of median wall time, from its start

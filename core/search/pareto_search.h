@@ -17,6 +17,9 @@ struct SearchOptions {
     std::int32_t population = 200;
     std::int32_t generations = 300;
     std::uint64_t seed = 1;
+    /// Offer the graph's fusion groups to the plans (CostTableOptions::fusion); off: every
+    /// operator runs on its own.
+    bool fusion = true;
     double crossoverRate = 0.9;
     /// Share of crossovers that swap a segment of neighbouring nodes (in priority order) rather
     /// than choosing each gene independently.

@@ -65,8 +65,24 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
                     table.cell(static_cast<NodeId>(n), plan.device[n]).source)];
             }
         }
+        nlohmann::json groups = nlohmann::json::array();
+        for (const std::int32_t k : sim.takenGroups(s.genome)) {
+            const FusionOption& option = table.fusionOptions()[static_cast<std::size_t>(k)];
+            nlohmann::json nodes = nlohmann::json::array();
+            for (const NodeId m : option.group.members) {
+                nodes.push_back(g.nodes[static_cast<std::size_t>(m)].name);
+            }
+            const std::int32_t d = plan.device[static_cast<std::size_t>(option.group.tail())];
+            const CostCell& cell = option.cells[static_cast<std::size_t>(d)];
+            groups.push_back({{"pattern", option.group.pattern},
+                              {"nodes", nodes},
+                              {"device", table.device(d).id},
+                              {"latency_us", cell.latencyUs},
+                              {"source", std::string(costSourceName(cell.source))}});
+        }
         entries.push_back({{"id", id},
                            {"assignment", assignment},
+                           {"fusion_groups", groups},
                            {"latency_us", s.objectives.latencyUs},
                            {"energy_mj", s.objectives.energyMj},
                            {"average_power_w", s.objectives.averagePowerW},
@@ -103,6 +119,8 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
             {"evaluations", result.evaluations},
             {"front_size", result.front.size()},
             {"hypervolume_reference", result.reference},
+            {"fusion", options.fusion},
+            {"fusion_groups_offered", table.fusionOptions().size()},
             {"plans", entries},
             {"library", source.library},
             {"hypervolume_by_generation", result.hypervolumeByGeneration}};

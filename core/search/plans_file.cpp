@@ -73,6 +73,7 @@ template <class Json> PlansFile parsePlans(const Json& doc, const std::string& o
     } catch (const InputError& e) {
         fields.fail("objectives", e.what());
     }
+    file.fusion = fields.optionalBoolean(doc, "", "fusion", true);
     const Json& plans = fields.array(doc, "", "plans");
     std::set<std::int64_t> ids;
     for (std::size_t i = 0; i < plans.size(); ++i) {
@@ -97,6 +98,19 @@ template <class Json> PlansFile parsePlans(const Json& doc, const std::string& o
         p.onFront = fields.optionalBoolean(plan, where, "on_front", false);
         if (const Json* b = fields.find(plan, where, "baseline"); b && !b->is_null()) {
             p.baseline = fields.asString(*b, JsonFields<Json>::join(where, "baseline"));
+        }
+        const Json& groups = fields.optionalArray(plan, where, "fusion_groups");
+        for (std::size_t k = 0; k < groups.size(); ++k) {
+            const std::string at = JsonFields<Json>::at(where + ".fusion_groups", k);
+            const Json& nodes = fields.array(groups[k], at, "nodes");
+            std::vector<std::string> names;
+            for (std::size_t m = 0; m < nodes.size(); ++m) {
+                names.push_back(fields.asString(nodes[m], JsonFields<Json>::at(at + ".nodes", m)));
+            }
+            if (names.size() < 2) {
+                fields.fail(at + ".nodes", "a fusion group has at least two nodes");
+            }
+            p.fusionGroups.push_back(std::move(names));
         }
         if (!ids.insert(p.id).second) {
             fields.fail(where + ".id", "plan id " + std::to_string(p.id) + " appears twice");

@@ -23,6 +23,8 @@ struct PlansFilePlan {
     std::optional<double> latencyUs, energyMj, peakMemoryMb; ///< as the search planned them
     bool onFront = false;
     std::optional<std::string> baseline; ///< the baseline's name when the plan is one
+    /// The fusion groups the plan takes, each as its members' node names in order.
+    std::vector<std::vector<std::string>> fusionGroups;
 };
 
 /// A checked plans document.
@@ -33,6 +35,7 @@ struct PlansFile {
     std::vector<std::string> devices;
     std::vector<Objective> objectives; ///< searched objectives (latency, energy, memory if none)
     std::vector<PlansFilePlan> plans;  ///< in the document's order, ids unique
+    bool fusion = true; ///< whether the search offered fusion groups ("fusion", default true)
 
     /// The plan with `id`, or null.
     const PlansFilePlan* find(std::int64_t id) const;

@@ -105,7 +105,10 @@ LibraryCosts searchCostsFromLibrary(CostTable& table, const Graph& graph,
 SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const SearchRequest& request,
                     Progress* progress) {
     SearchRun run;
-    run.costs = std::make_unique<CostTable>(buildCostTable(graph, catalog, request.deviceIds));
+    CostTableOptions tableOptions;
+    tableOptions.fusion = request.options.fusion;
+    run.costs =
+        std::make_unique<CostTable>(buildCostTable(graph, catalog, request.deviceIds, tableOptions));
     CostTable& table = *run.costs;
     run.source.catalog = request.catalogOrigin;
     run.source.host = catalog.host;

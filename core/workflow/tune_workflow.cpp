@@ -460,7 +460,12 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             }
             PlanObservation observation;
             for (const ValidatedNode& n : v.nodes) {
-                observation.nodes.push_back({graph.nodes[static_cast<std::size_t>(n.node)].name,
+                // A fused group is observed under its fused node's name, which no node of the
+                // graph has: its time does not become its last member's cost.
+                const std::size_t named = static_cast<std::size_t>(
+                    n.fusedMembers.empty() ? n.node : n.fusedMembers.front());
+                observation.nodes.push_back({graph.nodes[named].name +
+                                                 (n.fusedMembers.empty() ? "" : "+fused"),
                                              v.devices[static_cast<std::size_t>(n.device)].id,
                                              n.measuredUs, n.measuredBeginUs, n.measuredEndUs});
             }

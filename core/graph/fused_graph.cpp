@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The fused graph: chosen fusion groups replaced by one node each (FusedConv, FusedMatMul,
+// LayerNormalization).
+#include "common/input_error.h"
+#include "fusion.h"
+#include "fusion_detail.h"
+#include "graph_links.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace paretune {
+
+using namespace fusion_detail;
+
+namespace {
+
+std::string floatText(double v) {
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, v);
+    return std::string(buffer, result.ptr);
+}
+
+Attribute stringAttribute(std::string name, std::string value) {
+    Attribute a;
+    a.kind = Attribute::Kind::String;
+    a.canonical = name + "=\"" + value + '"';
+    a.name = std::move(name);
+    a.s = std::move(value);
+    return a;
+}
+
+Attribute floatAttribute(std::string name, double value) {
+    Attribute a;
+    a.kind = Attribute::Kind::Float;
+    a.canonical = name + '=' + floatText(value);
+    a.name = std::move(name);
+    a.f = value;
+    return a;
+}
+
+Attribute intAttribute(std::string name, std::int64_t value) {
+    Attribute a;
+    a.kind = Attribute::Kind::Int;
+    a.canonical = name + '=' + std::to_string(value);
+    a.name = std::move(name);
+    a.i = value;
+    return a;
+}
+
+Attribute floatsAttribute(std::string name, std::vector<double> values) {
+    Attribute a;
+    a.kind = Attribute::Kind::Floats;
+    a.canonical = name + "=[";
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        a.canonical += (k ? "," : "") + floatText(values[k]);
+    }
+    a.canonical += ']';
+    a.name = std::move(name);
+    a.floats = std::move(values);
+    return a;
+}
+
+/// The fused node of a group: op, domain, attributes and inputs (its output is the tail's).
+struct FusedNode {
+    Node node;
+    std::vector<TensorId> inputs;
+};
+
+void addActivation(const Graph& g, NodeId act, FusedNode& fused) {
+    const Node& n = nodeAt(g, act);
+    fused.node.attributes.push_back(stringAttribute("activation", n.opType));
+    if (n.opType == "Clip") {
+        double lo = -INFINITY;
+        double hi = INFINITY;
+        if (g.opset < 11) {
+            lo = n.attrFloat("min", lo);
+            hi = n.attrFloat("max", hi);
+        } else {
+            lo = scalarValue(g, input(g, act, 1)).value_or(lo);
+            hi = scalarValue(g, input(g, act, 2)).value_or(hi);
+        }
+        fused.node.attributes.push_back(floatsAttribute("activation_params", {lo, hi}));
+    }
+}
+
+FusedNode fusedConv(const Graph& g, const FusionGroup& group) {
+    FusedNode fused;
+    const NodeId conv = group.members[0];
+    fused.node.opType = "FusedConv";
+    fused.node.domain = std::string(kFusionDomain);
+    fused.node.attributes = nodeAt(g, conv).attributes;
+    TensorId residual = kNone;
+    std::vector<TensorId> norm;
+    TensorId current = soleOutput(g, conv);
+    for (std::size_t k = 1; k < group.members.size(); ++k) {
+        const NodeId m = group.members[k];
+        const Node& n = nodeAt(g, m);
+        if (n.opType == "BatchNormalization") {
+            fused.node.attributes.push_back(floatAttribute("epsilon", n.attrFloat("epsilon", 1e-5)));
+            for (std::size_t i = 1; i < 5; ++i) {
+                norm.push_back(input(g, m, i));
+            }
+        } else if (n.opType == "Add") {
+            residual = otherInput(g, m, current);
+        } else {
+            addActivation(g, m, fused);
+        }
+        current = soleOutput(g, m);
+    }
+    fused.inputs = {input(g, conv, 0), input(g, conv, 1), input(g, conv, 2), residual};
+    fused.inputs.insert(fused.inputs.end(), norm.begin(), norm.end());
+    return fused;
+}
+
+FusedNode fusedMatMul(const Graph& g, const FusionGroup& group) {
+    FusedNode fused;
+    const NodeId matmul = group.members[0];
+    fused.node.opType = "FusedMatMul";
+    fused.node.domain = std::string(kFusionDomain);
+    const NodeId add = group.members[1];
+    fused.inputs = {input(g, matmul, 0), input(g, matmul, 1),
+                    otherInput(g, add, soleOutput(g, matmul))};
+    if (group.members.size() == 3) {
+        addActivation(g, group.members[2], fused);
+    } else if (group.members.size() > 3) {
+        fused.node.attributes.push_back(stringAttribute("activation", "Gelu"));
+    }
+    return fused;
+}
+
+FusedNode fusedLayerNorm(const Graph& g, const FusionGroup& group) {
+    FusedNode fused;
+    fused.node.opType = "LayerNormalization";
+    const NodeId addEps = group.members[4];
+    const NodeId div = group.members[6];
+    const NodeId scale = group.members[7];
+    const NodeId shift = group.members[8];
+    const double epsilon =
+        scalarValue(g, otherInput(g, addEps, soleOutput(g, group.members[3]))).value_or(1e-5);
+    fused.node.attributes = {intAttribute("axis", -1), floatAttribute("epsilon", epsilon)};
+    fused.inputs = {input(g, group.members[0], 0),
+                    otherInput(g, scale, soleOutput(g, div)),
+                    otherInput(g, shift, soleOutput(g, scale))};
+    return fused;
+}
+
+} // namespace
+
+FusedGraph fuseGroups(const Graph& graph, std::span<const FusionGroup> groups) {
+    const std::size_t nodeCount = graph.nodes.size();
+    std::vector<std::int32_t> groupOf(nodeCount, -1);
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+        checkFusionGroup(graph, groups[k]);
+        for (const NodeId m : groups[k].members) {
+            if (groupOf[static_cast<std::size_t>(m)] >= 0) {
+                throw InputError(groupLabel(graph, groups[k]) + ": node '" +
+                                 nodeAt(graph, m).name + "' is in two groups");
+            }
+            groupOf[static_cast<std::size_t>(m)] = static_cast<std::int32_t>(k);
+        }
+    }
+    FusedGraph out;
+    Graph& g = out.graph;
+    g.name = graph.name;
+    g.sourcePath = graph.sourcePath;
+    g.producer = graph.producer;
+    g.opset = graph.opset;
+    g.irVersion = graph.irVersion;
+    g.tensors = graph.tensors;
+    for (Tensor& t : g.tensors) {
+        t.producer = kNone;
+    }
+    g.inputs = graph.inputs;
+    g.outputs = graph.outputs;
+    out.nodeOf.assign(nodeCount, kNone);
+    out.groupNode.assign(groups.size(), kNone);
+    auto emit = [&](Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
+                    std::span<const TensorId> captured) {
+        const auto id = static_cast<NodeId>(g.nodes.size());
+        std::sort(node.attributes.begin(), node.attributes.end(),
+                  [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
+        g.nodes.push_back(std::move(node));
+        g.nodeInputs.appendRow(ins);
+        g.nodeOutputs.appendRow(outs);
+        g.capturedInputs.appendRow(captured);
+        for (const TensorId t : outs) {
+            if (t != kNone) {
+                g.tensors[static_cast<std::size_t>(t)].producer = id;
+            }
+        }
+        g.topologicalOrder.push_back(id);
+        return id;
+    };
+    for (const NodeId n : graph.topologicalOrder) {
+        const std::int32_t k = groupOf[static_cast<std::size_t>(n)];
+        if (k < 0) {
+            out.nodeOf[static_cast<std::size_t>(n)] =
+                emit(graph.nodes[static_cast<std::size_t>(n)], graph.nodeInputs.row(n),
+                     graph.nodeOutputs.row(n), graph.capturedInputs.row(n));
+            continue;
+        }
+        const FusionGroup& group = groups[static_cast<std::size_t>(k)];
+        if (n != group.tail()) {
+            continue;
+        }
+        FusedNode fused = group.kind == FusionKind::Conv     ? fusedConv(graph, group)
+                          : group.kind == FusionKind::MatMul ? fusedMatMul(graph, group)
+                                                             : fusedLayerNorm(graph, group);
+        fused.node.name = nodeAt(graph, group.members[0]).name + "+fused";
+        fused.node.kind = NodeKind::Compute;
+        const TensorId output = soleOutput(graph, group.tail());
+        const NodeId id = emit(std::move(fused.node), fused.inputs, std::span(&output, 1), {});
+        out.groupNode[static_cast<std::size_t>(k)] = id;
+        for (const NodeId m : group.members) {
+            out.nodeOf[static_cast<std::size_t>(m)] = id;
+        }
+    }
+    linkGraph(g);
+    return out;
+}
+
+} // namespace paretune

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "graph_links.h"
+
+#include "model_fingerprint.h"
+#include "op_metrics.h"
+
+#include <algorithm>
+
+namespace paretune {
+
+void linkGraph(Graph& g) {
+    g.tensorConsumers = {};
+    g.predecessors = {};
+    g.successors = {};
+    std::vector<std::vector<std::int32_t>> consumers(g.tensors.size());
+    std::vector<std::vector<std::int32_t>> successors(g.nodes.size());
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        std::vector<std::int32_t> preds;
+        std::vector<TensorId> reads(g.nodeInputs.row(static_cast<std::int32_t>(i)).begin(),
+                                    g.nodeInputs.row(static_cast<std::int32_t>(i)).end());
+        const auto captured = g.capturedInputs.row(static_cast<std::int32_t>(i));
+        reads.insert(reads.end(), captured.begin(), captured.end());
+        for (const TensorId t : reads) {
+            if (t == kNone) {
+                continue;
+            }
+            auto& list = consumers[static_cast<std::size_t>(t)];
+            if (list.empty() || list.back() != static_cast<std::int32_t>(i)) {
+                list.push_back(static_cast<std::int32_t>(i));
+            }
+            const NodeId p = g.tensors[static_cast<std::size_t>(t)].producer;
+            if (p != kNone && std::find(preds.begin(), preds.end(), p) == preds.end()) {
+                preds.push_back(p);
+                successors[static_cast<std::size_t>(p)].push_back(static_cast<std::int32_t>(i));
+            }
+        }
+        g.predecessors.appendRow(preds);
+    }
+    for (const auto& list : consumers) {
+        g.tensorConsumers.appendRow(list);
+    }
+    for (const auto& list : successors) {
+        g.successors.appendRow(list);
+    }
+    g.metrics.clear();
+    g.signatures.clear();
+    g.metrics.reserve(g.nodes.size());
+    g.signatures.reserve(g.nodes.size());
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        g.metrics.push_back(computeOpMetrics(g, static_cast<NodeId>(i)));
+        g.signatures.push_back(opSignature(g, static_cast<NodeId>(i)));
+    }
+    g.fingerprint = modelFingerprint(g);
+}
+
+} // namespace paretune

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "graph.h"
+
+namespace paretune {
+
+/// Completes a graph whose nodes, tensors (with their producers), nodeInputs, nodeOutputs,
+/// capturedInputs, inputs, outputs and topologicalOrder are set: fills tensorConsumers,
+/// predecessors, successors (captured inputs count as inputs), the metrics and signatures of
+/// every node and the fingerprint. The importer ends with it; so does a fused graph
+/// (fuseGroups). Any previous adjacency is replaced.
+void linkGraph(Graph& g);
+
+} // namespace paretune

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A plan simulated again over the costs its search used (plan_prediction.h).
+#include "plan_prediction.h"
+
+#include "common/input_error.h"
+#include "cost/device_catalog.h"
+#include "cost/measured_costs.h"
+#include "device/device.h"
+#include "plan/simulator.h"
+#include "predict/device_resources.h"
+#include "search/baselines.h"
+#include "search/pareto_search.h"
+#include "store/sample_library.h"
+
+namespace paretune::detail {
+
+/// The plan simulated again over the cost table the search used, with the search's priority.
+Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
+                         const std::vector<std::string>& planDevices, const DeviceCatalog& catalog,
+                         const DeviceInventory& inventory, SampleLibrary& library,
+                         const ValidationOptions& options) {
+    const std::vector<std::string>& tableIds =
+        plan.costDevices.empty() ? planDevices : plan.costDevices;
+    CostTableOptions tableOptions;
+    tableOptions.fusion = plan.fusion;
+    CostTable table = buildCostTable(g, catalog, tableIds, tableOptions);
+    if (options.fillCosts) {
+        options.fillCosts(table, g, catalog);
+    } else {
+        const auto fingerprints = realDeviceFingerprints(table, inventory);
+        applyMeasuredSamples(table, g, library, fingerprints);
+        fillFusionCells(table, g, [&](CostTable& fusedTable, const Graph& fusedGraph) {
+            applyMeasuredSamples(fusedTable, fusedGraph, library, fingerprints);
+        });
+    }
+    if (!options.fillCosts) {
+        // As the search did (runSearch; it reported what it applied). A fillCosts does it all.
+        applyDeviceResources(table, inventory.devices, &library);
+    }
+    Simulator sim(g, table);
+    if (SearchOptions{}.upwardRankPriority) {
+        sim.setPriority(upwardRankOrder(sim));
+    }
+    Plan p;
+    p.device.assign(g.nodes.size(), -1);
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (!plan.assignment[n].empty()) {
+            p.device[n] = table.findDevice(plan.assignment[n]);
+            if (p.device[n] < 0) {
+                throw InputError(plan.label + ": device " + plan.assignment[n] +
+                                 " is not among the plans' devices");
+            }
+        }
+    }
+    const Plan full = sim.planOf(sim.genomeOf(p));
+    const SimulationResult result = sim.simulate(full);
+    Prediction prediction;
+    prediction.nodes.resize(g.nodes.size());
+    prediction.order = full.order;
+    prediction.objectives = result.objectives;
+    for (const std::string& id : planDevices) {
+        const std::int32_t d = table.findDevice(id);
+        if (d >= 0 && static_cast<std::size_t>(d) < result.peakBytes.size()) {
+            prediction.devicePeakBytes[id] = result.peakBytes[static_cast<std::size_t>(d)];
+        }
+    }
+    std::vector<const CostCell*> groupCell(g.nodes.size(), nullptr);
+    for (const std::int32_t k : result.fusedGroups) {
+        const FusionOption& option = table.fusionOptions()[static_cast<std::size_t>(k)];
+        prediction.fusedGroups.push_back(option.group.members);
+        groupCell[static_cast<std::size_t>(option.group.tail())] =
+            &option.cells[static_cast<std::size_t>(full.device[static_cast<std::size_t>(
+                option.group.tail())])];
+    }
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+        if (g.nodes[n].kind != NodeKind::Compute || full.device[n] < 0) {
+            continue;
+        }
+        const CostCell& cell = groupCell[n] != nullptr
+                                   ? *groupCell[n]
+                                   : table.cell(static_cast<NodeId>(n), full.device[n]);
+        NodePrediction& np = prediction.nodes[n];
+        np.source = std::string(costSourceName(cell.source));
+        if (cell.supported()) {
+            np.latencyUs = cell.latencyUs;
+        }
+        np.startUs = result.startUs[n];
+        np.finishUs = result.finishUs[n];
+    }
+    return prediction;
+}
+
+} // namespace paretune::detail

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Private to plan validation (plan_validation.cpp): a plan simulated again over the costs its
+// search used, to compare the hardware with.
+#include "cost/cost_table.h"
+#include "graph/graph.h"
+#include "plan/plan.h"
+#include "plan_validation.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct DeviceCatalog;
+struct DeviceInventory;
+class SampleLibrary;
+
+namespace detail {
+
+/// What the plan says for one node when a cost table could be rebuilt.
+struct NodePrediction {
+    std::optional<double> latencyUs;
+    std::string source = "none";
+    std::optional<double> startUs;
+    std::optional<double> finishUs;
+};
+
+struct Prediction {
+    std::vector<NodePrediction> nodes; ///< a taken fusion group's under its last member
+    std::vector<std::vector<NodeId>> fusedGroups; ///< the groups the simulation took
+    std::vector<NodeId> order;
+    Objectives objectives;
+    std::map<std::string, double> devicePeakBytes; ///< by device id
+};
+
+/// The plan simulated again over the cost table the search used, with the search's priority.
+Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
+                         const std::vector<std::string>& planDevices, const DeviceCatalog& catalog,
+                         const DeviceInventory& inventory, SampleLibrary& library,
+                         const ValidationOptions& options);
+
+} // namespace detail
+} // namespace paretune
