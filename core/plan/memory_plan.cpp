@@ -416,4 +416,13 @@ MemoryPlan buildMemoryPlan(const Graph& g, const CostTable& costs, const Plan& p
     return mp;
 }
 
+MemoryPlan memoryPlanOf(const Simulator& sim, std::span<const std::uint8_t> genome,
+                        std::span<const std::uint8_t> notMaterialised) {
+    Simulator again(sim.graph(), sim.costs());
+    again.setPriority(sim.priority());
+    const Plan plan = sim.planOf(genome);
+    const SimulationResult result = again.simulate(plan, true);
+    return buildMemoryPlan(sim.graph(), sim.costs(), plan, result, notMaterialised);
+}
+
 } // namespace paretune

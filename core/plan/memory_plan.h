@@ -16,6 +16,7 @@
 namespace paretune {
 
 class CostTable;
+class Simulator;
 struct SimulationResult;
 
 /// Offsets in an arena are multiples of this (a cache line; what oneDNN and most allocators
@@ -131,5 +132,11 @@ struct MemoryPlan {
 MemoryPlan buildMemoryPlan(const Graph& graph, const CostTable& costs, const Plan& plan,
                            const SimulationResult& result,
                            std::span<const std::uint8_t> notMaterialised = {});
+
+/// buildMemoryPlan of a genome as `sim` evaluates it (its graph, cost table and current
+/// priority): simulated once more, with the timeline, on a simulator of its own (`sim` is not
+/// touched, so a const one of a finished search will do). O(V + E) plus the arenas' O(n²).
+MemoryPlan memoryPlanOf(const Simulator& sim, std::span<const std::uint8_t> genome,
+                        std::span<const std::uint8_t> notMaterialised = {});
 
 } // namespace paretune

@@ -4,6 +4,8 @@
 #include "cost/cost_table.h"
 #include "graph/graph.h"
 #include "paretune/config.h"
+#include "plan/memory_plan.h"
+#include "plan/memory_plan_json.h"
 
 namespace paretune {
 
@@ -53,6 +55,8 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
     for (std::size_t id = 0; id < plans.size(); ++id) {
         const Solution& s = plans[id].solution;
         const Plan plan = sim.planOf(s.genome);
+        // The arena of each device, planned once per listed plan (not during the search).
+        const MemoryPlan memory = memoryPlanOf(sim, s.genome);
         nlohmann::json assignment = nlohmann::json::object();
         int sources[4] = {0, 0, 0, 0};
         for (std::size_t n = 0; n < g.nodes.size(); ++n) {
@@ -65,20 +69,23 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
                     table.cell(static_cast<NodeId>(n), plan.device[n]).source)];
             }
         }
-        entries.push_back({{"id", id},
-                           {"assignment", assignment},
-                           {"latency_us", s.objectives.latencyUs},
-                           {"energy_mj", s.objectives.energyMj},
-                           {"average_power_w", s.objectives.averagePowerW},
-                           {"peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
-                           {"feasible", s.objectives.feasible()},
-                           {"baseline", s.baseline.empty() ? nlohmann::json(nullptr)
-                                                           : nlohmann::json(s.baseline)},
-                           {"on_front", plans[id].onFront},
-                           {"sources",
-                            {{"measured", sources[static_cast<int>(CostSource::Measured)]},
-                             {"predicted", sources[static_cast<int>(CostSource::Predicted)]},
-                             {"modelled", sources[static_cast<int>(CostSource::Modelled)]}}}});
+        entries.push_back(
+            {{"id", id},
+             {"assignment", assignment},
+             {"latency_us", s.objectives.latencyUs},
+             {"energy_mj", s.objectives.energyMj},
+             {"average_power_w", s.objectives.averagePowerW},
+             {"peak_memory_mb", static_cast<double>(memory.plannedPeakBytes()) / kMiB},
+             {"simulated_peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
+             {"memory", nlohmann::json(memoryFiguresJson(memory, table))},
+             {"feasible", s.objectives.feasible()},
+             {"baseline",
+              s.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.baseline)},
+             {"on_front", plans[id].onFront},
+             {"sources",
+              {{"measured", sources[static_cast<int>(CostSource::Measured)]},
+               {"predicted", sources[static_cast<int>(CostSource::Predicted)]},
+               {"modelled", sources[static_cast<int>(CostSource::Modelled)]}}}});
     }
     nlohmann::json devices = nlohmann::json::array();
     for (const CostDevice& d : table.devices()) {
@@ -96,6 +103,11 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
             {"devices", devices},
             {"host", source.host},
             {"objectives", objectives},
+            {"memory_objective",
+             "peak_memory_mb is the planned memory: the largest device's arena (greedy by size, "
+             "planned once per listed plan after the search) plus its weights; the search ranked "
+             "plans by simulated_peak_memory_mb, the live-sum figure of the simulator, and "
+             "on_front and dominated_by come from it"},
             {"population", options.population},
             {"generations", result.generationsRun},
             {"seed", options.seed},
