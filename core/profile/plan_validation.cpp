@@ -12,6 +12,7 @@
 #include "device/device_fingerprint.h"
 #include "graph_executor.h"
 #include "measurement.h"
+#include "plan/memory_plan.h"
 #include "plan/simulator.h"
 #include "predict/device_resources.h"
 #include "rapl_energy.h"
@@ -53,7 +54,11 @@ struct Prediction {
     std::vector<NodePrediction> nodes;
     std::vector<NodeId> order;
     Objectives objectives;
-    std::map<std::string, double> devicePeakBytes; ///< by device id
+    std::map<std::string, double> devicePeakBytes; ///< by device id: the simulator's
+    /// By device id: the memory plan's arena + weights (memoryPlanOf), and its arena alone.
+    std::map<std::string, double> devicePlannedBytes;
+    std::map<std::string, double> deviceArenaBytes;
+    double plannedPeakBytes = 0.0; ///< the largest device's planned figure
 };
 
 /// The plan simulated again over the cost table the search used, with the search's priority.
@@ -89,8 +94,10 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         }
     }
     const Plan full = sim.planOf(sim.genomeOf(p));
-    const SimulationResult result = sim.simulate(full);
+    const SimulationResult result = sim.simulate(full, true);
+    const MemoryPlan memory = buildMemoryPlan(g, table, full, result);
     Prediction prediction;
+    prediction.plannedPeakBytes = static_cast<double>(memory.plannedPeakBytes());
     prediction.nodes.resize(g.nodes.size());
     prediction.order = full.order;
     prediction.objectives = result.objectives;
@@ -98,6 +105,9 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         const std::int32_t d = table.findDevice(id);
         if (d >= 0 && static_cast<std::size_t>(d) < result.peakBytes.size()) {
             prediction.devicePeakBytes[id] = result.peakBytes[static_cast<std::size_t>(d)];
+            const DeviceMemoryPlan& m = memory.devices[static_cast<std::size_t>(d)];
+            prediction.devicePlannedBytes[id] = static_cast<double>(m.plannedBytes());
+            prediction.deviceArenaBytes[id] = static_cast<double>(m.arenaBytes);
         }
     }
     for (std::size_t n = 0; n < g.nodes.size(); ++n) {
@@ -127,8 +137,12 @@ struct NodeTimes {
 nlohmann::json ValidatedDevice::memoryJson() const {
     return {{"measured_peak_mb", optionalJson(measuredPeakMb)},
             {"weights_mb", optionalJson(measuredWeightsMb)},
+            {"planned_peak_mb", optionalJson(plannedPeakMb)},
+            {"arena_mb", optionalJson(arenaMb)},
             {"predicted_peak_mb", optionalJson(predictedPeakMb)},
-            {"error", optionalJson(relativeError(predictedPeakMb, measuredPeakMb))}};
+            {"error", optionalJson(relativeError(plannedPeakMb ? plannedPeakMb : predictedPeakMb,
+                                                 measuredPeakMb))},
+            {"simulated_error", optionalJson(relativeError(predictedPeakMb, measuredPeakMb))}};
 }
 
 nlohmann::json PlanValidation::objectivesJson() const {
@@ -151,6 +165,8 @@ nlohmann::json PlanValidation::objectivesJson() const {
              {{"measured", optionalJson(peakMemoryMb.measured)},
               {"measured_source", peakMemoryMb.measuredSource},
               {"predicted", optionalJson(peakMemoryMb.predicted)},
+              {"predicted_source", peakMemoryMb.predictedSource},
+              {"simulated", optionalJson(simulatedPeakMemoryMb)},
               {"plan_file", optionalJson(peakMemoryMb.planned)},
               {"error", optionalJson(peakMemoryMb.error)},
               {"process_peak_mb", optionalJson(processPeakMb)}}},
@@ -302,7 +318,9 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
 /// the weights) and the objective's (the largest device's), beside the simulator's per-device
 /// peaks when there is a prediction.
 void measurePeakMemory(PlanValidation& report, const std::vector<PlanRun>& runs,
-                       const std::map<std::string, double>* predictedPeaks) {
+                       const Prediction* prediction) {
+    const std::map<std::string, double>* predictedPeaks =
+        prediction ? &prediction->devicePeakBytes : nullptr;
     const std::size_t D = report.devices.size();
     std::vector<double> peak(D, -1.0);
     std::vector<double> weights(D, 0.0);
@@ -319,6 +337,11 @@ void measurePeakMemory(PlanValidation& report, const std::vector<PlanRun>& runs,
             const auto found = predictedPeaks->find(dev.id);
             if (found != predictedPeaks->end()) {
                 dev.predictedPeakMb = found->second / kMiB;
+            }
+            if (const auto p = prediction->devicePlannedBytes.find(dev.id);
+                p != prediction->devicePlannedBytes.end()) {
+                dev.plannedPeakMb = p->second / kMiB;
+                dev.arenaMb = prediction->deviceArenaBytes.at(dev.id) / kMiB;
             }
         }
         if (peak[d] < 0) {
@@ -382,11 +405,16 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
     report.latencyUs.planned = plan.plannedLatencyUs;
     report.energyMj.planned = plan.plannedEnergyMj;
     report.peakMemoryMb.planned = plan.plannedMemoryMb;
-    measurePeakMemory(report, runs, prediction ? &prediction->devicePeakBytes : nullptr);
+    measurePeakMemory(report, runs, prediction ? &*prediction : nullptr);
     if (prediction) {
         report.latencyUs.predicted = prediction->objectives.latencyUs;
         report.energyMj.predicted = prediction->objectives.energyMj;
-        report.peakMemoryMb.predicted = prediction->objectives.peakMemoryBytes / kMiB;
+        // Memory: the plan's memory plan (arena + weights of the largest device), the
+        // simulator's live-sum figure beside it.
+        report.peakMemoryMb.predicted = prediction->plannedPeakBytes / kMiB;
+        report.peakMemoryMb.predictedSource =
+            "memory plan: largest device's arena (greedy by size) + weights";
+        report.simulatedPeakMemoryMb = prediction->objectives.peakMemoryBytes / kMiB;
     } else {
         report.latencyUs.predicted = plan.plannedLatencyUs;
         report.energyMj.predicted = plan.plannedEnergyMj;
