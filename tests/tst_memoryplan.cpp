@@ -6,7 +6,10 @@
 #include "cost/device_catalog.h"
 #include "graph_fixture.h"
 #include "plan/memory_plan.h"
+#include "plan/memory_plan_json.h"
 #include "plan/simulator.h"
+#include "search/plans_document.h"
+#include "search/plans_file.h"
 
 #include <QtTest>
 
@@ -98,6 +101,8 @@ private Q_SLOTS:
     void notMaterialisedTakesNoSpace();
     void livePeakIsTheSimulatorsCount_data();
     void livePeakIsTheSimulatorsCount();
+    void plansFileKeepsTheMemoryPlan();
+    void documentProblemsAreFound();
 };
 
 void TestMemoryPlan::handComputedOffsets() {
@@ -290,6 +295,103 @@ void TestMemoryPlan::livePeakIsTheSimulatorsCount() {
             }
         }
     }
+}
+
+namespace {
+
+/// The hand-computed graph of handComputedGraph, all on the host.
+struct HandGraph {
+    Graph g;
+    DeviceCatalog catalog;
+    CostTable table;
+    HandGraph()
+        : g(fixtureGraph(
+              "a->b->c; a->d; c,d->e",
+              [] {
+                  FixtureOptions o;
+                  o.outputBytes = {{"a", 4096}, {"b", 2048}, {"c", 2048}, {"d", 1024}, {"e", 512}};
+                  o.opTypes = {{"c", "Relu"}};
+                  o.weightBytes = {{"a", 300}, {"d", 200}};
+                  return o;
+              }())),
+          catalog(parseDeviceCatalogText(kCatalog, "test")), table(uniformTable(g, catalog)) {}
+};
+
+} // namespace
+
+void TestMemoryPlan::plansFileKeepsTheMemoryPlan() {
+    const HandGraph hand;
+    Simulator sim(hand.g, hand.table);
+    const std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+    SearchResult result;
+    result.front.push_back({genome, sim.evaluate(genome), {}});
+    SearchOptions options;
+    const nlohmann::json doc = plansDocument(
+        sim, options, result, listPlans(result, options.objectives, 0), PlansDocumentSource{});
+    const PlansFile file = parsePlansFile(nlohmann::json::parse(doc.dump()), "plans.json");
+    QCOMPARE(file.plans.size(), std::size_t{1});
+    const PlansFilePlan& p = file.plans[0];
+    QCOMPARE(p.memory.size(), std::size_t{1});
+    const PlansFileMemory& m = p.memory[0];
+    QCOMPARE(m.device, std::string("cpu"));
+    QCOMPARE(m.arenaBytes, std::int64_t{7168});
+    QCOMPARE(m.naiveBytes, std::int64_t{10728});
+    QCOMPARE(m.livePeakBytes, std::int64_t{8192});
+    QCOMPARE(m.weightsBytes, std::int64_t{500});
+    QCOMPARE(m.workspaceBytes, std::int64_t{0});
+    QCOMPARE(m.inPlace, std::int64_t{1});
+    // The objective is the planned figure; the search's is kept beside it.
+    QCOMPARE(*p.peakMemoryMb, 7668.0 / (1024.0 * 1024.0));
+    QCOMPARE(*p.simulatedPeakMemoryMb, 8692.0 / (1024.0 * 1024.0));
+    // An older file (no memory plan, no simulated figure) still reads.
+    nlohmann::json old = doc;
+    old["plans"][0].erase("memory");
+    old["plans"][0].erase("simulated_peak_memory_mb");
+    const PlansFile older = parsePlansFile(old, "old.json");
+    QVERIFY(older.plans[0].memory.empty());
+    QVERIFY(!older.plans[0].simulatedPeakMemoryMb);
+    // A negative size is refused, naming the field.
+    nlohmann::json bad = doc;
+    bad["plans"][0]["memory"]["cpu"]["arena_bytes"] = -1;
+    try {
+        parsePlansFile(bad, "bad.json");
+        QFAIL("a negative arena was accepted");
+    } catch (const std::exception& e) {
+        QVERIFY2(std::string(e.what()).find("plans[0].memory.cpu.arena_bytes") != std::string::npos,
+                 e.what());
+    }
+}
+
+void TestMemoryPlan::documentProblemsAreFound() {
+    const HandGraph hand;
+    Simulator sim(hand.g, hand.table);
+    const std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+    const nlohmann::ordered_json good =
+        memoryPlanJson(memoryPlanOf(sim, genome), hand.g, hand.table);
+    QVERIFY(memoryPlanProblems(good).empty());
+    QCOMPARE(good["devices"][0]["tensors"].size(), std::size_t{6});
+    auto problemsAfter = [&](auto change) {
+        nlohmann::ordered_json doc = good;
+        change(doc["devices"][0]);
+        const std::vector<std::string> problems = memoryPlanProblems(doc);
+        return problems.empty() ? std::string() : problems.front();
+    };
+    // d (index 4, 6144-7168, steps 3-4) moved onto a (0-4096, steps 0-3).
+    QVERIFY(problemsAfter([](auto& d) { d["tensors"][4]["offset"] = 0; })
+                .find("tensors 'a' (bytes 0-4096, steps 0-3) and 'd' (bytes 0-1024, steps 3-4) "
+                      "are live at the same step and overlap") != std::string::npos);
+    // c no longer in place of b: the two overlap at step 2.
+    QVERIFY(problemsAfter([](auto& d) { d["tensors"][3]["in_place_of"] = nullptr; }).find("'b'") !=
+            std::string::npos);
+    QVERIFY(problemsAfter([](auto& d) { d["arena_bytes"] = 7000; }).find("does not fit") !=
+            std::string::npos);
+    QVERIFY(problemsAfter([](auto& d) { d["tensors"][4]["offset"] = 6100; }).find("aligned") !=
+            std::string::npos);
+    QVERIFY(problemsAfter([](auto& d) { d["tensors"][5]["last_step"] = 5; }).find("5 steps") !=
+            std::string::npos);
+    nlohmann::ordered_json wrong = good;
+    wrong["schema"] = "something else";
+    QCOMPARE(memoryPlanProblems(wrong).size(), std::size_t{1});
 }
 
 QTEST_GUILESS_MAIN(TestMemoryPlan)
