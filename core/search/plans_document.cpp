@@ -6,6 +6,7 @@
 #include "paretune/config.h"
 #include "plan/memory_plan.h"
 #include "plan/memory_plan_json.h"
+#include "plan/simulator.h"
 
 namespace paretune {
 
@@ -52,11 +53,15 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
     const Graph& g = sim.graph();
     const CostTable& table = sim.costs();
     nlohmann::json entries = nlohmann::json::array();
+    // The memory plans: each listed plan simulated once more, with its transfers, on a simulator
+    // of its own (`sim` is const and keeps its state).
+    Simulator again(g, table);
+    again.setPriority(sim.priority());
     for (std::size_t id = 0; id < plans.size(); ++id) {
         const Solution& s = plans[id].solution;
         const Plan plan = sim.planOf(s.genome);
         // The arena of each device, planned once per listed plan (not during the search).
-        const MemoryPlan memory = memoryPlanOf(sim, s.genome);
+        const MemoryPlan memory = buildMemoryPlan(g, table, plan, again.simulate(plan, true));
         nlohmann::json assignment = nlohmann::json::object();
         int sources[4] = {0, 0, 0, 0};
         for (std::size_t n = 0; n < g.nodes.size(); ++n) {
