@@ -29,11 +29,6 @@
 
 namespace paretune {
 
-namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
-
-/// (predicted − measured) / measured; nothing when either is missing or measured is 0.
 std::optional<double> relativeError(const std::optional<double>& predicted,
                                     const std::optional<double>& measured) {
     if (!predicted || !measured || *measured <= 0) {
@@ -41,6 +36,10 @@ std::optional<double> relativeError(const std::optional<double>& predicted,
     }
     return (*predicted - *measured) / *measured;
 }
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
 
 /// What the plan says for one node when a cost table could be rebuilt.
 struct NodePrediction {
@@ -133,46 +132,6 @@ struct NodeTimes {
 };
 
 } // namespace
-
-nlohmann::json ValidatedDevice::memoryJson() const {
-    return {{"measured_peak_mb", optionalJson(measuredPeakMb)},
-            {"weights_mb", optionalJson(measuredWeightsMb)},
-            {"planned_peak_mb", optionalJson(plannedPeakMb)},
-            {"arena_mb", optionalJson(arenaMb)},
-            {"predicted_peak_mb", optionalJson(predictedPeakMb)},
-            {"error", optionalJson(relativeError(plannedPeakMb ? plannedPeakMb : predictedPeakMb,
-                                                 measuredPeakMb))},
-            {"simulated_error", optionalJson(relativeError(predictedPeakMb, measuredPeakMb))}};
-}
-
-nlohmann::json PlanValidation::objectivesJson() const {
-    return {{"latency_us",
-             {{"measured",
-               {{"median", optionalJson(latencyUs.measured)},
-                {"p10", latencyP10Us},
-                {"p90", latencyP90Us}}},
-              {"predicted", optionalJson(latencyUs.predicted)},
-              {"predicted_source", predictionSource},
-              {"plan_file", optionalJson(latencyUs.planned)},
-              {"error", optionalJson(latencyUs.error)}}},
-            {"energy_mj",
-             {{"measured", optionalJson(energyMj.measured)},
-              {"measured_source", energyMj.measuredSource},
-              {"predicted", optionalJson(energyMj.predicted)},
-              {"plan_file", optionalJson(energyMj.planned)},
-              {"error", optionalJson(energyMj.error)}}},
-            {"peak_memory_mb",
-             {{"measured", optionalJson(peakMemoryMb.measured)},
-              {"measured_source", peakMemoryMb.measuredSource},
-              {"predicted", optionalJson(peakMemoryMb.predicted)},
-              {"predicted_source", peakMemoryMb.predictedSource},
-              {"simulated", optionalJson(simulatedPeakMemoryMb)},
-              {"plan_file", optionalJson(peakMemoryMb.planned)},
-              {"error", optionalJson(peakMemoryMb.error)},
-              {"process_peak_mb", optionalJson(processPeakMb)}}},
-            {"repeats", repeats},
-            {"warmup_runs", warmup}};
-}
 
 PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::int64_t planId,
                               const std::string& label) {

@@ -19,6 +19,10 @@ struct DeviceCatalog;
 struct PlansFile;
 struct Progress;
 
+/// (predicted − measured) / measured; nothing when either is missing or measured is 0.
+std::optional<double> relativeError(const std::optional<double>& predicted,
+                                    const std::optional<double>& measured);
+
 /// A searched plan to run on this machine's devices.
 struct PlanToValidate {
     std::string label; ///< names the plan in messages, e.g. "plan 3 of plans.json"
