@@ -83,6 +83,7 @@ private Q_SLOTS:
     void resnet18BundleIsVerified();
     void verifyCatchesModifiedFile();
     void verifyCatchesAddedFile();
+    void verifyRefusesOverlappingMemoryPlan();
     void verifyCatchesBrokenPartition();
     void verifyRefusesZipSlip_data();
     void verifyRefusesZipSlip();
@@ -195,7 +196,7 @@ void TestBundle::exportWritesEveryPart() {
                  Sha256::hex(readFile(QString::fromStdString(entry.path().string()))));
     }
     QCOMPARE(onDisk, manifest["files"].size());
-    for (const char* file : {"plan.json", "profile.csv", "README.md"}) {
+    for (const char* file : {"plan.json", "memory_plan.json", "profile.csv", "README.md"}) {
         QVERIFY2(manifest["files"].contains(file), file);
     }
 
@@ -459,6 +460,50 @@ void TestBundle::verifyCatchesModifiedFile() {
                  select.err.contains("profile.csv: SHA-256"),
              select.err.constData());
     QVERIFY(select.out.isEmpty());
+}
+
+void TestBundle::verifyRefusesOverlappingMemoryPlan() {
+    const QString out = copyOfBundle(QStringLiteral("overlapping"));
+    QVERIFY(!out.isEmpty());
+    const QString file = out + QStringLiteral("/memory_plan.json");
+    nlohmann::ordered_json plan = nlohmann::ordered_json::parse(readFile(file));
+    QCOMPARE(plan["schema"].get<std::string>(), std::string("paretune.memory_plan/1"));
+    // Two tensors of one device live at the same step, in different places: put the second at
+    // the first's offset (the file re-hashed in the manifest, so that only the plan is wrong).
+    bool moved = false;
+    for (auto& device : plan["devices"]) {
+        auto& tensors = device["tensors"];
+        for (std::size_t a = 0; a < tensors.size() && !moved; ++a) {
+            for (std::size_t b = a + 1; b < tensors.size() && !moved; ++b) {
+                auto& x = tensors[a];
+                auto& y = tensors[b];
+                if (x["bytes"] > 0 && y["bytes"] > 0 && x["offset"] != y["offset"] &&
+                    x["first_step"] <= y["last_step"] && y["first_step"] <= x["last_step"] &&
+                    x["offset"].get<std::int64_t>() + y["bytes"].get<std::int64_t>() <=
+                        device["arena_bytes"].get<std::int64_t>()) {
+                    y["offset"] = x["offset"];
+                    y["in_place_of"] = nullptr;
+                    moved = true;
+                }
+            }
+        }
+    }
+    QVERIFY(moved);
+    const std::string text = plan.dump(2) + "\n";
+    writeFile(file, text);
+    const QString manifestFile = out + QStringLiteral("/manifest.json");
+    nlohmann::ordered_json manifest = nlohmann::ordered_json::parse(readFile(manifestFile));
+    manifest["files"]["memory_plan.json"] = {{"sha256", Sha256::hex(text)}, {"bytes", text.size()}};
+    writeFile(manifestFile, manifest.dump(2) + "\n");
+    const CliRun run = runParetune({QStringLiteral("bundle"), QStringLiteral("verify"), out});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.out.contains("are live at the same step and overlap in the arena"),
+             run.out.constData());
+    QVERIFY2(run.err.contains("verification failed (1 problem)"), run.err.constData());
+    // The bundle as exported passes the same check.
+    const CliRun good = runParetune({QStringLiteral("bundle"), QStringLiteral("verify"), m_bundle});
+    QCOMPARE(good.exitCode, 0);
+    QVERIFY2(good.out.contains("memory_plan.json: every tensor fits"), good.out.constData());
 }
 
 void TestBundle::verifyCatchesAddedFile() {

@@ -590,7 +590,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+37"/>
+        <location filename="../widgets/mainwindow.cpp" line="+38"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
@@ -600,7 +600,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+26"/>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>
@@ -620,12 +620,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-28"/>
+        <location line="-33"/>
         <source>Pareto front</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+37"/>
         <source>&amp;Search</source>
         <translation type="unfinished"></translation>
     </message>
@@ -650,12 +650,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-48"/>
+        <location line="-53"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+9"/>
         <source>Devices</source>
         <translation type="unfinished"></translation>
     </message>
@@ -665,7 +665,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-2"/>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Predictor</source>
         <translation type="unfinished"></translation>
     </message>
@@ -725,6 +730,42 @@ Double-click to expand</source>
     <message>
         <location line="+5"/>
         <source>peak memory %1 MiB, predicted %2 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>paretune::MemoryView</name>
+    <message>
+        <location filename="../widgets/memoryview.cpp" line="+58"/>
+        <source>workspace of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+109"/>
+        <source>%1 (%2): %3 at offset %4, steps %5 to %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>, written in place of its input</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1: arena %2 (naive %3, live peak %4), weights %5, largest workspace %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>, %n written in place</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>No plan selected: pick a plan on the Pareto front to see its memory plan.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1727,7 +1768,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::SearchController</name>
     <message>
-        <location filename="../widgets/searchcontroller.cpp" line="+49"/>
+        <location filename="../widgets/searchcontroller.cpp" line="+51"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1753,13 +1794,13 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <location line="+253"/>
+        <location line="+256"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-253"/>
+        <location line="-256"/>
         <location line="+2"/>
         <source>Searching placements...</source>
         <translation type="unfinished"></translation>
@@ -1776,13 +1817,13 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <location line="+71"/>
+        <location line="+72"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-71"/>
-        <location line="+71"/>
+        <location line="-72"/>
+        <location line="+72"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1802,12 +1843,12 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>Validating...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2290,7 +2331,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WindowLayout</name>
     <message>
-        <location filename="../widgets/windowlayout.cpp" line="+103"/>
+        <location filename="../widgets/windowlayout.cpp" line="+104"/>
         <source>&amp;Default layout</source>
         <translation type="unfinished"></translation>
     </message>

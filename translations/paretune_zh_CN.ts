@@ -586,12 +586,12 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+37"/>
+        <location filename="../widgets/mainwindow.cpp" line="+38"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+46"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -611,12 +611,12 @@ Double-click to expand</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="-28"/>
+        <location line="-33"/>
         <source>Pareto front</source>
         <translation>帕累托前沿</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+37"/>
         <source>&amp;Search</source>
         <translation>搜索(&amp;S)</translation>
     </message>
@@ -641,12 +641,12 @@ Double-click to expand</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="-48"/>
+        <location line="-53"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+9"/>
         <source>Devices</source>
         <translation>设备</translation>
     </message>
@@ -656,7 +656,12 @@ Double-click to expand</source>
         <translation>日志 / 问题</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-2"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Predictor</source>
         <translation>预测器</translation>
     </message>
@@ -701,7 +706,7 @@ Double-click to expand</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
     <message>
-        <location line="-92"/>
+        <location line="-97"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
     </message>
@@ -722,6 +727,41 @@ Double-click to expand</source>
         <location line="+5"/>
         <source>peak memory %1 MiB, predicted %2 MiB</source>
         <translation>峰值内存 %1 MiB，预测 %2 MiB</translation>
+    </message>
+</context>
+<context>
+    <name>paretune::MemoryView</name>
+    <message>
+        <location filename="../widgets/memoryview.cpp" line="+58"/>
+        <source>workspace of %1</source>
+        <translation>%1 的工作区</translation>
+    </message>
+    <message>
+        <location line="+109"/>
+        <source>%1 (%2): %3 at offset %4, steps %5 to %6</source>
+        <translation>%1（%2）：%3，偏移 %4，步骤 %5 至 %6</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>, written in place of its input</source>
+        <translation>，原地写入其输入</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1: arena %2 (naive %3, live peak %4), weights %5, largest workspace %6</source>
+        <translation>%1：内存池 %2（朴素合计 %3，存活峰值 %4），权重 %5，最大工作区 %6</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>, %n written in place</source>
+        <translation>
+            <numerusform>，%n 个原地写入</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>No plan selected: pick a plan on the Pareto front to see its memory plan.</source>
+        <translation>未选择方案：在帕累托前沿上选择一个方案以查看其内存计划。</translation>
     </message>
 </context>
 <context>
@@ -1720,7 +1760,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::SearchController</name>
     <message>
-        <location filename="../widgets/searchcontroller.cpp" line="+49"/>
+        <location filename="../widgets/searchcontroller.cpp" line="+51"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
     </message>
@@ -1746,13 +1786,13 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <location line="+253"/>
+        <location line="+256"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <location line="-253"/>
+        <location line="-256"/>
         <location line="+2"/>
         <source>Searching placements...</source>
         <translation>正在搜索放置方案...</translation>
@@ -1769,13 +1809,13 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <location line="+71"/>
+        <location line="+72"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="-71"/>
-        <location line="+71"/>
+        <location line="-72"/>
+        <location line="+72"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
@@ -1795,12 +1835,12 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>模拟；开销%1</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB</source>
         <translation>方案 %1（开销%2）：延迟 %3 ms，能耗 %4 mJ，峰值内存 %5 MiB</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>Validating...</source>
         <translation>正在验证...</translation>
     </message>
@@ -2279,7 +2319,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WindowLayout</name>
     <message>
-        <location filename="../widgets/windowlayout.cpp" line="+103"/>
+        <location filename="../widgets/windowlayout.cpp" line="+104"/>
         <source>&amp;Default layout</source>
         <translation>默认布局(&amp;D)</translation>
     </message>

@@ -5,10 +5,11 @@
 #include "documentcontroller.h"
 #include "graphdock.h"
 #include "jobstatusbar.h"
+#include "memoryview.h"
 #include "paretoplot.h"
 #include "predictorpanel.h"
-#include "queuepanel.h"
 #include "profilingcontroller.h"
+#include "queuepanel.h"
 #include "searchcontroller.h"
 #include "timelineview.h"
 #include "tunecontroller.h"
@@ -64,6 +65,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     addDock(tr("Timeline"), QStringLiteral("timelineDock"), scroll, Qt::BottomDockWidgetArea);
+    auto* memoryScroll = new QScrollArea(this);
+    memoryScroll->setWidget(m_search->memoryView());
+    memoryScroll->setWidgetResizable(true);
+    memoryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    addDock(tr("Memory"), QStringLiteral("memoryDock"), memoryScroll, Qt::BottomDockWidgetArea);
     addDock(tr("Tune"), QStringLiteral("tuneDock"), m_tune->panel(), Qt::BottomDockWidgetArea);
     addDock(tr("Log / Issues"), QStringLiteral("diagnosticsDock"), m_log->view(),
             Qt::BottomDockWidgetArea);

@@ -29,6 +29,8 @@ PlanSchedule simulateFrontPlan(const SearchOutcome& outcome, int index) {
     schedule.index = index;
     schedule.plan = simulator.planOf(chosen.genome);
     schedule.simulation = simulator.simulate(schedule.plan, true);
+    schedule.memory =
+        buildMemoryPlan(outcome.model->graph, outcome.costs, schedule.plan, schedule.simulation);
     return schedule;
 }
 

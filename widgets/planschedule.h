@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "plan/memory_plan.h"
 #include "plan/plan.h"
 #include "plan/simulator.h"
 #include "search/solution.h"
@@ -13,11 +14,12 @@ struct SearchOutcome;
 
 /// One plan of a search's front, simulated again in full (per-node start and finish, per-device
 /// figures, the timeline) with the priority order the search used, so its objectives are the
-/// ones the front shows.
+/// ones the front shows, and its memory plan per device (buildMemoryPlan of that simulation).
 struct PlanSchedule {
     int index = -1; ///< in SearchResult::front
     Plan plan;
     SimulationResult simulation;
+    MemoryPlan memory;
 };
 
 /// Plan `index` of the search's front; throws InputError when there is no such plan.

@@ -8,6 +8,7 @@
 #include "graph/onnx_importer.h"
 #include "graphpalette.h"
 #include "jobstatusbar.h"
+#include "memoryview.h"
 #include "nodetablemodel.h"
 #include "paretoplot.h"
 #include "placementsearch.h"
@@ -44,8 +45,9 @@ SearchController::SearchController(QMainWindow* window, WorkbenchLog& log,
                                    ProfilingController& profiling, JobStatusBar& jobs)
     : QObject(window), m_window(window), m_log(log), m_document(document), m_devices(devices),
       m_profiling(profiling), m_jobs(jobs), m_pareto(new ParetoPlot(window)),
-      m_timeline(new TimelineView(window)), m_searcher(new PlacementSearch(this)),
-      m_validateJob(new ValidateJob(this)), m_exportJob(new BundleExportJob(this)) {
+      m_timeline(new TimelineView(window)), m_memory(new MemoryView(window)),
+      m_searcher(new PlacementSearch(this)), m_validateJob(new ValidateJob(this)),
+      m_exportJob(new BundleExportJob(this)) {
     m_searchAction = new QAction(tr("Search &placements on the catalog's modelled devices"), this);
     m_searchAction->setObjectName(QStringLiteral("searchAction"));
     m_searchAction->setEnabled(false);
@@ -93,6 +95,7 @@ SearchController::SearchController(QMainWindow* window, WorkbenchLog& log,
     });
     connect(m_pareto, &ParetoPlot::planSelected, this, &SearchController::showPlan);
     connect(m_timeline, &TimelineView::nodeClicked, &m_document, &DocumentController::selectNode);
+    connect(m_memory, &MemoryView::nodeClicked, &m_document, &DocumentController::selectNode);
     connect(&m_document, &DocumentController::nodeSelected, m_timeline,
             &TimelineView::setSelectedNode);
     connect(&m_document, &DocumentController::modelReplaced, this, [this] {
@@ -177,6 +180,7 @@ void SearchController::showPlan(int index) {
     m_timeline->setData(timelineData(m_document.model()->graph, m_search->costs,
                                      schedule->simulation,
                                      tr("simulated; costs %1").arg(m_search->costSource)));
+    m_memory->setData(memoryViewData(m_document.model()->graph, m_search->costs, schedule->memory));
     const Objectives& o = chosen.objectives;
     m_window->statusBar()->showMessage(
         tr("Plan %1 (costs %2): latency %3 ms, energy %4 mJ, peak memory %5 MiB")
@@ -194,6 +198,7 @@ void SearchController::clearPlan() {
     m_validateAction->setEnabled(false);
     m_exportAction->setEnabled(false);
     m_timeline->clear();
+    m_memory->clear();
     m_document.nodeTableModel()->setPlan(nullptr, nullptr);
 }
 

@@ -24,13 +24,15 @@ class PlacementSearch;
 struct PlanSchedule;
 class ProfilingController;
 struct SearchOutcome;
+class MemoryView;
 class TimelineView;
 class ValidateJob;
 class WorkbenchLog;
 
 /// Placement search and the plans it finds: the Search, Validate and Export bundle actions and
 /// their jobs (each with its indicator in the status bar), the Pareto front, the chosen plan
-/// (its simulated schedule in the timeline and the node table, its measured times once
+/// (its simulated schedule in the timeline and the node table, its memory plan in the memory
+/// view, its measured times once
 /// validated) and its export as a deployment bundle.
 class SearchController : public QObject {
     Q_OBJECT
@@ -40,6 +42,8 @@ public:
 
     ParetoPlot* paretoPlot() const { return m_pareto; }
     TimelineView* timelineView() const { return m_timeline; }
+    /// The memory plan of the plan shown, per device (arena occupancy over its steps).
+    MemoryView* memoryView() const { return m_memory; }
     QAction* searchAction() const { return m_searchAction; }
     QAction* validateAction() const { return m_validateAction; }
     QAction* exportAction() const { return m_exportAction; }
@@ -92,6 +96,7 @@ private:
     JobStatusBar& m_jobs;
     ParetoPlot* m_pareto;
     TimelineView* m_timeline;
+    MemoryView* m_memory;
     PlacementSearch* m_searcher;
     ValidateJob* m_validateJob;
     BundleExportJob* m_exportJob;

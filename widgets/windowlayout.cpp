@@ -16,9 +16,9 @@ namespace paretune {
 namespace {
 
 /// The docks in the View menu's order: left column, right column, bottom row.
-constexpr std::array kDocks = {"propertiesDock", "paretoDock", "profileDock",
-                               "timelineDock",   "tuneDock",   "devicesDock",
-                               "predictorDock",  "queueDock",  "diagnosticsDock"};
+constexpr std::array kDocks = {"propertiesDock", "paretoDock",     "profileDock", "timelineDock",
+                               "memoryDock",     "tuneDock",       "devicesDock", "predictorDock",
+                               "queueDock",      "diagnosticsDock"};
 
 QDockWidget* dock(QMainWindow& window, const char* name) {
     return window.findChild<QDockWidget*>(QLatin1String(name));
@@ -64,8 +64,9 @@ void arrangeDefaultLayout(QMainWindow& window) {
     window.addDockWidget(Qt::LeftDockWidgetArea, properties);
     window.addDockWidget(Qt::RightDockWidgetArea, pareto);
     window.addDockWidget(Qt::BottomDockWidgetArea, profile);
-    for (QDockWidget* d : {dock(window, "timelineDock"), dock(window, "tuneDock"), devices,
-                           predictor, dock(window, "queueDock"), dock(window, "diagnosticsDock")}) {
+    for (QDockWidget* d :
+         {dock(window, "timelineDock"), dock(window, "memoryDock"), dock(window, "tuneDock"),
+          devices, predictor, dock(window, "queueDock"), dock(window, "diagnosticsDock")}) {
         if (d) {
             window.tabifyDockWidget(profile, d);
         }

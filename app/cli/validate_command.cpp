@@ -200,13 +200,20 @@ void runValidate(const ValidateArguments& args) {
     printObjective(
         "Memory",
         figureText(report.peakMemoryMb.measured, "MiB (allocator + weights)", "not measured"),
-        figureText(report.peakMemoryMb.predicted, "MiB (simulated)", "-"),
+        figureText(report.peakMemoryMb.predicted,
+                   report.simulatedPeakMemoryMb ? "MiB (planned: arena + weights)"
+                                                : "MiB (plan file)",
+                   "-"),
         report.peakMemoryMb.error);
     for (const ValidatedDevice& d : report.devices) {
         if (d.measuredPeakMb) {
-            std::printf("  %-8s %s MiB measured (%s MiB of it weights and inputs), %s\n",
+            const std::string planned = d.plannedPeakMb
+                                            ? fixed(*d.plannedPeakMb) + " MiB planned (arena " +
+                                                  fixed(*d.arenaMb) + " MiB + weights), "
+                                            : std::string();
+            std::printf("  %-8s %s MiB measured (%s MiB of it weights and inputs), %s%s\n",
                         d.id.c_str(), fixed(*d.measuredPeakMb).c_str(),
-                        fixed(*d.measuredWeightsMb).c_str(),
+                        fixed(*d.measuredWeightsMb).c_str(), planned.c_str(),
                         d.predictedPeakMb ? (fixed(*d.predictedPeakMb) + " MiB simulated").c_str()
                                           : "not simulated");
         }

@@ -10,6 +10,8 @@
 #include "cost/device_catalog.h"
 #include "device/device.h"
 #include "paretune/config.h"
+#include "plan/memory_plan.h"
+#include "plan/memory_plan_json.h"
 #include "plan/simulator.h"
 #include "predict/device_resources.h"
 #include "search/baselines.h"
@@ -266,7 +268,8 @@ BundleContents buildBundle(const BundleExportOptions& options) {
 
     const std::vector<std::uint8_t> genome = genomeOf(chosen, sim, plansOrigin);
     const Plan plan = sim.planOf(genome);
-    const SimulationResult simulated = sim.simulate(plan);
+    const SimulationResult simulated = sim.simulate(plan, true); // the memory plan reads transfers
+    const MemoryPlan memoryPlan = buildMemoryPlan(g, table, plan, simulated);
     const SourceCounts sources = sourcesOf(sim, genome);
     // The same plan, simulator and cost table give the search's figures; a difference means the
     // search had other costs (measured ones from a sample library, another catalog).
@@ -404,6 +407,9 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                            {"nodes", nodes},
                            {"fusion_groups", fusionGroups}};
     bundle.files["plan.json"] = dumpJson(planJson, 2) + "\n";
+    // The arena of each device: every tensor's offset, size and lifetime (bundle verify checks
+    // that no two live ones overlap).
+    bundle.files["memory_plan.json"] = dumpJson(memoryPlanJson(memoryPlan, g, table), 2) + "\n";
 
     // Candidates: the best-spread plans of the front, the exported plan always among them.
     const std::vector<Objective>& objectives = plansFile.objectives;
@@ -518,6 +524,10 @@ BundleContents buildBundle(const BundleExportOptions& options) {
           {"baseline", baselineJson(chosen)},
           {"feasible", simulated.objectives.feasible()},
           {"objectives", objectivesJson(simulated.objectives, overall)},
+          {"memory_plan",
+           {{"file", "memory_plan.json"},
+            {"planned_peak_mb", static_cast<double>(memoryPlan.plannedPeakBytes()) / kMiB},
+            {"devices", memoryFiguresJson(memoryPlan, table)}}},
           {"cost_sources", sources.json()}}},
         {"devices", devices},
         {"profile",

@@ -8,6 +8,7 @@
 #include "common/sha256.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
+#include "plan/memory_plan_json.h"
 
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
@@ -130,7 +131,30 @@ private:
             }
         }
         checkDevices();
+        checkMemoryPlan();
         checkFeasible();
+    }
+
+    /// memory_plan.json (bundles of older versions have none): sizes that add up, and no two
+    /// tensors live at the same step overlapping in their device's arena.
+    void checkMemoryPlan() {
+        const auto it = m_files.find("memory_plan.json");
+        if (it == m_files.end()) {
+            pass("no memory_plan.json (a bundle of an older paretune)");
+            return;
+        }
+        const std::vector<std::string> problems = memoryPlanProblems(
+            parseJsonDocument<nlohmann::ordered_json>(it->second, "memory_plan.json"));
+        for (std::size_t i = 0; i < problems.size() && i < 5; ++i) {
+            fail(problems[i]);
+        }
+        if (problems.size() > 5) {
+            fail("memory_plan.json: " + std::to_string(problems.size() - 5) + " more problems");
+        }
+        if (problems.empty()) {
+            pass("memory_plan.json: every tensor fits its device's arena, no two live ones "
+                 "overlap");
+        }
     }
 
     /// An infeasible plan (exported with --force) deploys, but not as its figures say.

@@ -36,9 +36,11 @@ struct BundleVerification {
 /// the ONNX checker and holds exactly the nodes, inputs and outputs the manifest gives; the
 /// partitions cover every node of plan.json exactly once, on the device plan.json gives; each
 /// partition's inputs are model inputs or outputs of earlier partitions, and the model's
-/// outputs come out of some partition; each real device of the manifest exists on `machine`
-/// with the same fingerprint (else a warning naming the identity fields that differ).
-/// Never throws for a damaged bundle: every problem is a failure line naming the file.
+/// outputs come out of some partition; memory_plan.json (when present) has every tensor within
+/// its device's arena and no two tensors live at one step overlapping; each real device of the
+/// manifest exists on `machine` with the same fingerprint (else a warning naming the identity
+/// fields that differ). Never throws for a damaged bundle: every problem is a failure line naming
+/// the file.
 BundleVerification verifyBundle(const BundleFileMap& files, const DeviceInventory& machine);
 
 /// One Pareto candidate of a bundle (manifest.json "candidates"). Figures carry their source.

@@ -6,6 +6,7 @@
 #include "cost/device_catalog.h"
 #include "cost/measured_costs.h"
 #include "device/device.h"
+#include "plan/memory_plan.h"
 #include "plan/simulator.h"
 #include "predict/device_resources.h"
 #include "search/baselines.h"
@@ -53,8 +54,10 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         }
     }
     const Plan full = sim.planOf(sim.genomeOf(p));
-    const SimulationResult result = sim.simulate(full);
+    const SimulationResult result = sim.simulate(full, true);
+    const MemoryPlan memory = buildMemoryPlan(g, table, full, result);
     Prediction prediction;
+    prediction.plannedPeakBytes = static_cast<double>(memory.plannedPeakBytes());
     prediction.nodes.resize(g.nodes.size());
     prediction.order = full.order;
     prediction.objectives = result.objectives;
@@ -62,6 +65,9 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         const std::int32_t d = table.findDevice(id);
         if (d >= 0 && static_cast<std::size_t>(d) < result.peakBytes.size()) {
             prediction.devicePeakBytes[id] = result.peakBytes[static_cast<std::size_t>(d)];
+            const DeviceMemoryPlan& m = memory.devices[static_cast<std::size_t>(d)];
+            prediction.devicePlannedBytes[id] = static_cast<double>(m.plannedBytes());
+            prediction.deviceArenaBytes[id] = static_cast<double>(m.arenaBytes);
         }
     }
     std::vector<const CostCell*> groupCell(g.nodes.size(), nullptr);

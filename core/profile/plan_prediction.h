@@ -33,7 +33,11 @@ struct Prediction {
     std::vector<std::vector<NodeId>> fusedGroups; ///< the groups the simulation took
     std::vector<NodeId> order;
     Objectives objectives;
-    std::map<std::string, double> devicePeakBytes; ///< by device id
+    std::map<std::string, double> devicePeakBytes; ///< by device id: the simulator's
+    /// By device id: the memory plan's arena + weights (buildMemoryPlan), and its arena alone.
+    std::map<std::string, double> devicePlannedBytes;
+    std::map<std::string, double> deviceArenaBytes;
+    double plannedPeakBytes = 0.0; ///< the largest device's planned figure
 };
 
 /// The plan simulated again over the cost table the search used, with the search's priority.

@@ -14,6 +14,7 @@
 #include "device/device_fingerprint.h"
 #include "graph_executor.h"
 #include "measurement.h"
+#include "plan/memory_plan.h"
 #include "plan/simulator.h"
 #include "predict/device_resources.h"
 #include "rapl_energy.h"
@@ -34,11 +35,6 @@ using detail::NodePrediction;
 using detail::Prediction;
 using detail::simulateAgain;
 
-namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
-
-/// (predicted − measured) / measured; nothing when either is missing or measured is 0.
 std::optional<double> relativeError(const std::optional<double>& predicted,
                                     const std::optional<double>& measured) {
     if (!predicted || !measured || *measured <= 0) {
@@ -47,6 +43,10 @@ std::optional<double> relativeError(const std::optional<double>& predicted,
     return (*predicted - *measured) / *measured;
 }
 
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
 struct NodeTimes {
     std::vector<double> durationsUs;
     double beginUs = 0; ///< in the run of median wall time
@@ -54,40 +54,6 @@ struct NodeTimes {
 };
 
 } // namespace
-
-nlohmann::json ValidatedDevice::memoryJson() const {
-    return {{"measured_peak_mb", optionalJson(measuredPeakMb)},
-            {"weights_mb", optionalJson(measuredWeightsMb)},
-            {"predicted_peak_mb", optionalJson(predictedPeakMb)},
-            {"error", optionalJson(relativeError(predictedPeakMb, measuredPeakMb))}};
-}
-
-nlohmann::json PlanValidation::objectivesJson() const {
-    return {{"latency_us",
-             {{"measured",
-               {{"median", optionalJson(latencyUs.measured)},
-                {"p10", latencyP10Us},
-                {"p90", latencyP90Us}}},
-              {"predicted", optionalJson(latencyUs.predicted)},
-              {"predicted_source", predictionSource},
-              {"plan_file", optionalJson(latencyUs.planned)},
-              {"error", optionalJson(latencyUs.error)}}},
-            {"energy_mj",
-             {{"measured", optionalJson(energyMj.measured)},
-              {"measured_source", energyMj.measuredSource},
-              {"predicted", optionalJson(energyMj.predicted)},
-              {"plan_file", optionalJson(energyMj.planned)},
-              {"error", optionalJson(energyMj.error)}}},
-            {"peak_memory_mb",
-             {{"measured", optionalJson(peakMemoryMb.measured)},
-              {"measured_source", peakMemoryMb.measuredSource},
-              {"predicted", optionalJson(peakMemoryMb.predicted)},
-              {"plan_file", optionalJson(peakMemoryMb.planned)},
-              {"error", optionalJson(peakMemoryMb.error)},
-              {"process_peak_mb", optionalJson(processPeakMb)}}},
-            {"repeats", repeats},
-            {"warmup_runs", warmup}};
-}
 
 PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::int64_t planId,
                               const std::string& label) {
@@ -284,7 +250,9 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
 /// the weights) and the objective's (the largest device's), beside the simulator's per-device
 /// peaks when there is a prediction.
 void measurePeakMemory(PlanValidation& report, const std::vector<PlanRun>& runs,
-                       const std::map<std::string, double>* predictedPeaks) {
+                       const Prediction* prediction) {
+    const std::map<std::string, double>* predictedPeaks =
+        prediction ? &prediction->devicePeakBytes : nullptr;
     const std::size_t D = report.devices.size();
     std::vector<double> peak(D, -1.0);
     std::vector<double> weights(D, 0.0);
@@ -301,6 +269,11 @@ void measurePeakMemory(PlanValidation& report, const std::vector<PlanRun>& runs,
             const auto found = predictedPeaks->find(dev.id);
             if (found != predictedPeaks->end()) {
                 dev.predictedPeakMb = found->second / kMiB;
+            }
+            if (const auto p = prediction->devicePlannedBytes.find(dev.id);
+                p != prediction->devicePlannedBytes.end()) {
+                dev.plannedPeakMb = p->second / kMiB;
+                dev.arenaMb = prediction->deviceArenaBytes.at(dev.id) / kMiB;
             }
         }
         if (peak[d] < 0) {
@@ -379,11 +352,16 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
     report.latencyUs.planned = plan.plannedLatencyUs;
     report.energyMj.planned = plan.plannedEnergyMj;
     report.peakMemoryMb.planned = plan.plannedMemoryMb;
-    measurePeakMemory(report, runs, prediction ? &prediction->devicePeakBytes : nullptr);
+    measurePeakMemory(report, runs, prediction ? &*prediction : nullptr);
     if (prediction) {
         report.latencyUs.predicted = prediction->objectives.latencyUs;
         report.energyMj.predicted = prediction->objectives.energyMj;
-        report.peakMemoryMb.predicted = prediction->objectives.peakMemoryBytes / kMiB;
+        // Memory: the plan's memory plan (arena + weights of the largest device), the
+        // simulator's live-sum figure beside it.
+        report.peakMemoryMb.predicted = prediction->plannedPeakBytes / kMiB;
+        report.peakMemoryMb.predictedSource =
+            "memory plan: largest device's arena (greedy by size) + weights";
+        report.simulatedPeakMemoryMb = prediction->objectives.peakMemoryBytes / kMiB;
     } else {
         report.latencyUs.predicted = plan.plannedLatencyUs;
         report.energyMj.predicted = plan.plannedEnergyMj;

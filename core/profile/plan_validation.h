@@ -20,6 +20,10 @@ struct DeviceCatalog;
 struct PlansFile;
 struct Progress;
 
+/// (predicted − measured) / measured; nothing when either is missing or measured is 0.
+std::optional<double> relativeError(const std::optional<double>& predicted,
+                                    const std::optional<double>& measured);
+
 /// A searched plan to run on this machine's devices.
 struct PlanToValidate {
     std::string label; ///< names the plan in messages, e.g. "plan 3 of plans.json"
@@ -64,6 +68,8 @@ struct ValidatedObjective {
     std::optional<double> predicted; ///< simulated again here, else the plan's figure
     std::optional<double> planned;   ///< the plan file's / search's figure
     std::optional<double> error;     ///< (predicted − measured) / measured
+    /// What "predicted" is, where it is not the simulation (memory: the memory plan).
+    std::string predictedSource;
 };
 
 struct ValidatedDevice {
@@ -75,12 +81,16 @@ struct ValidatedDevice {
     /// Peak memory there, MiB. Measured: the most LibTorch's CPU allocator held for the device
     /// at once in any timed run (PlanRun::peakBytes) plus the fixed tensors its nodes read:
     /// weights, constants, graph inputs (PlanRun::weightBytes); predicted: the simulator's peak
-    /// for the device.
+    /// for the device; planned: the memory plan's arena + weights for the device (memory_plan.h).
     std::optional<double> measuredPeakMb;
     std::optional<double> measuredWeightsMb;
     std::optional<double> predictedPeakMb;
+    std::optional<double> plannedPeakMb;
+    std::optional<double> arenaMb;
 
-    /// {"measured_peak_mb", "weights_mb", "predicted_peak_mb", "error"}: null where unknown.
+    /// {"measured_peak_mb", "weights_mb", "planned_peak_mb", "arena_mb", "predicted_peak_mb",
+    /// "error" (planned against measured; the simulated figure where there is no plan),
+    /// "simulated_error"}: null where unknown.
     nlohmann::json memoryJson() const;
 };
 
@@ -108,8 +118,11 @@ struct PlanValidation {
     double latencyP90Us = 0.0;
     ValidatedObjective energyMj;
     /// Measured: the largest of the devices' measured peaks (ValidatedDevice), as the objective
-    /// is the largest device peak.
+    /// is the largest device peak; predicted: the memory plan's (the largest device's arena +
+    /// weights) where the plan was simulated again, else the plan file's.
     ValidatedObjective peakMemoryMb;
+    /// The simulator's live-sum figure (what the search ranked by), where simulated again.
+    std::optional<double> simulatedPeakMemoryMb;
     /// The process's peak resident memory during the timed runs (VmHWM, reset before them), MiB:
     /// a cross-check of the allocator's figures (it also holds the program, the libraries, the
     /// weights and everything else). Unset where the kernel does not offer the reset.

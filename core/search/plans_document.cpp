@@ -4,6 +4,9 @@
 #include "cost/cost_table.h"
 #include "graph/graph.h"
 #include "paretune/config.h"
+#include "plan/memory_plan.h"
+#include "plan/memory_plan_json.h"
+#include "plan/simulator.h"
 
 namespace paretune {
 
@@ -50,9 +53,15 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
     const Graph& g = sim.graph();
     const CostTable& table = sim.costs();
     nlohmann::json entries = nlohmann::json::array();
+    // The memory plans: each listed plan simulated once more, with its transfers, on a simulator
+    // of its own (`sim` is const and keeps its state).
+    Simulator again(g, table);
+    again.setPriority(sim.priority());
     for (std::size_t id = 0; id < plans.size(); ++id) {
         const Solution& s = plans[id].solution;
         const Plan plan = sim.planOf(s.genome);
+        // The arena of each device, planned once per listed plan (not during the search).
+        const MemoryPlan memory = buildMemoryPlan(g, table, plan, again.simulate(plan, true));
         nlohmann::json assignment = nlohmann::json::object();
         int sources[4] = {0, 0, 0, 0};
         for (std::size_t n = 0; n < g.nodes.size(); ++n) {
@@ -80,21 +89,23 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
                               {"latency_us", cell.latencyUs},
                               {"source", std::string(costSourceName(cell.source))}});
         }
-        entries.push_back({{"id", id},
-                           {"assignment", assignment},
-                           {"fusion_groups", groups},
-                           {"latency_us", s.objectives.latencyUs},
-                           {"energy_mj", s.objectives.energyMj},
-                           {"average_power_w", s.objectives.averagePowerW},
-                           {"peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
-                           {"feasible", s.objectives.feasible()},
-                           {"baseline", s.baseline.empty() ? nlohmann::json(nullptr)
-                                                           : nlohmann::json(s.baseline)},
-                           {"on_front", plans[id].onFront},
-                           {"sources",
-                            {{"measured", sources[static_cast<int>(CostSource::Measured)]},
-                             {"predicted", sources[static_cast<int>(CostSource::Predicted)]},
-                             {"modelled", sources[static_cast<int>(CostSource::Modelled)]}}}});
+        entries.push_back(
+            {{"id", id},
+             {"assignment", assignment},
+             {"latency_us", s.objectives.latencyUs},
+             {"energy_mj", s.objectives.energyMj},
+             {"average_power_w", s.objectives.averagePowerW},
+             {"peak_memory_mb", static_cast<double>(memory.plannedPeakBytes()) / kMiB},
+             {"simulated_peak_memory_mb", s.objectives.peakMemoryBytes / kMiB},
+             {"memory", nlohmann::json(memoryFiguresJson(memory, table))},
+             {"feasible", s.objectives.feasible()},
+             {"baseline",
+              s.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.baseline)},
+             {"on_front", plans[id].onFront},
+             {"sources",
+              {{"measured", sources[static_cast<int>(CostSource::Measured)]},
+               {"predicted", sources[static_cast<int>(CostSource::Predicted)]},
+               {"modelled", sources[static_cast<int>(CostSource::Modelled)]}}}});
     }
     nlohmann::json devices = nlohmann::json::array();
     for (const CostDevice& d : table.devices()) {
@@ -112,6 +123,11 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
             {"devices", devices},
             {"host", source.host},
             {"objectives", objectives},
+            {"memory_objective",
+             "peak_memory_mb is the planned memory: the largest device's arena (greedy by size, "
+             "planned once per listed plan after the search) plus its weights; the search ranked "
+             "plans by simulated_peak_memory_mb, the live-sum figure of the simulator, and "
+             "on_front and dominated_by come from it"},
             {"population", options.population},
             {"generations", result.generationsRun},
             {"seed", options.seed},

@@ -88,12 +88,31 @@ template <class Json> PlansFile parsePlans(const Json& doc, const std::string& o
         }
         for (const auto& [key, value] :
              {std::pair{"latency_us", &p.latencyUs}, std::pair{"energy_mj", &p.energyMj},
-              std::pair{"peak_memory_mb", &p.peakMemoryMb}}) {
+              std::pair{"peak_memory_mb", &p.peakMemoryMb},
+              std::pair{"simulated_peak_memory_mb", &p.simulatedPeakMemoryMb}}) {
             const Json* m = fields.find(plan, where, key);
             // An infeasible plan's memory may be null; its latency and energy are numbers.
-            if (m && !(m->is_null() && value == &p.peakMemoryMb)) {
+            if (m && !(m->is_null() && value != &p.latencyUs && value != &p.energyMj)) {
                 *value = fields.asNumber(*m, JsonFields<Json>::join(where, key));
             }
+        }
+        const Json& memory = fields.optionalObject(plan, where, "memory");
+        for (auto it = memory.begin(); it != memory.end(); ++it) {
+            const std::string at = where + ".memory." + it.key();
+            PlansFileMemory m;
+            m.device = it.key();
+            for (const auto& [key, value] :
+                 {std::pair{"arena_bytes", &m.arenaBytes}, std::pair{"naive_bytes", &m.naiveBytes},
+                  std::pair{"live_peak_bytes", &m.livePeakBytes},
+                  std::pair{"weights_bytes", &m.weightsBytes},
+                  std::pair{"workspace_bytes", &m.workspaceBytes},
+                  std::pair{"in_place", &m.inPlace}}) {
+                *value = fields.optionalInteger(it.value(), at, key, 0);
+                if (*value < 0) {
+                    fields.fail(JsonFields<Json>::join(at, key), "expected a count of bytes >= 0");
+                }
+            }
+            p.memory.push_back(std::move(m));
         }
         p.onFront = fields.optionalBoolean(plan, where, "on_front", false);
         if (const Json* b = fields.find(plan, where, "baseline"); b && !b->is_null()) {

@@ -15,12 +15,30 @@
 
 namespace paretune {
 
+/// The memory plan of one device of a listed plan (plans document "memory"), bytes.
+struct PlansFileMemory {
+    std::string device;
+    std::int64_t arenaBytes = 0;    ///< the planned arena (greedy by size)
+    std::int64_t naiveBytes = 0;    ///< every buffer in its own block
+    std::int64_t livePeakBytes = 0; ///< the most live at once, as the simulator counts
+    std::int64_t weightsBytes = 0;
+    std::int64_t workspaceBytes = 0; ///< the largest node workspace (a block of the arena)
+    std::int64_t inPlace = 0;        ///< outputs written into their input's block
+    std::int64_t plannedBytes() const { return arenaBytes + weightsBytes; }
+};
+
 /// One plan of a plans document.
 struct PlansFilePlan {
     std::int64_t id = 0;
     /// Node name → device id, in the document's order.
     std::vector<std::pair<std::string, std::string>> assignment;
-    std::optional<double> latencyUs, energyMj, peakMemoryMb; ///< as the search planned them
+    /// As the search planned them; the memory is the planned arena + weights of the largest
+    /// device where the document has a memory plan (else the simulator's figure).
+    std::optional<double> latencyUs, energyMj, peakMemoryMb;
+    /// The simulator's live-sum figure the search ranked by ("simulated_peak_memory_mb"; files
+    /// of older versions: unset, their peak_memory_mb is that figure).
+    std::optional<double> simulatedPeakMemoryMb;
+    std::vector<PlansFileMemory> memory; ///< per device ("memory"); empty in older files
     bool onFront = false;
     std::optional<std::string> baseline; ///< the baseline's name when the plan is one
     /// The fusion groups the plan takes, each as its members' node names in order.
@@ -48,8 +66,11 @@ struct PlansFile {
 
 /// Checks and reads a parsed plans document: "tool": "paretune", "devices" (device ids),
 /// "plans" (each an integer "id", unique, an "assignment" of node name → device id, finite
-/// objectives, optional "on_front" and "baseline"), optional "model_fingerprint", "catalog"
-/// and "objectives". InputError "ORIGIN: plans[2].assignment.conv1: expected a string, got …".
+/// objectives, optional "on_front" and "baseline", optional "simulated_peak_memory_mb" and
+/// "memory": {device id: {"arena_bytes", "naive_bytes", "live_peak_bytes", "weights_bytes",
+/// "workspace_bytes", "in_place"}} with non-negative integers), optional "model_fingerprint",
+/// "catalog" and "objectives". InputError "ORIGIN: plans[2].assignment.conv1: expected a string,
+/// got …".
 PlansFile parsePlansFile(const nlohmann::ordered_json& document, const std::string& origin);
 /// The same for a document held as plansDocument writes it (the workbench's search).
 PlansFile parsePlansFile(const nlohmann::json& document, const std::string& origin);

@@ -11,6 +11,7 @@
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "graph/graph.h"
+#include "plan/memory_plan.h"
 #include "plan/simulator.h"
 #include "profile/measurement.h"
 #include "profile/plan_validation.h"
@@ -166,7 +167,9 @@ PlanToValidate validationOf(const Simulator& sim, const TunedPlan& plan) {
     }
     v.plannedLatencyUs = plan.simulated.latencyUs;
     v.plannedEnergyMj = plan.simulated.energyMj;
-    v.plannedMemoryMb = plan.simulated.peakMemoryBytes / kMiB;
+    // The memory plan's figure (arena + weights), as the plans file gives it.
+    v.plannedMemoryMb =
+        static_cast<double>(memoryPlanOf(sim, plan.genome).plannedPeakBytes()) / kMiB;
     return v;
 }
 
@@ -196,9 +199,19 @@ void requireSamples(const SearchRun& search, const std::string& dbPath) {
 }
 
 /// What the measurement of the last round says about a front plan's claims over the baselines.
-std::vector<DominanceClaim> claimsOf(const Solution& plan, const SearchResult& result,
+/// A solution's objectives with its memory as planned (memoryPlanOf: the largest device's arena
+/// + weights) instead of the search's live-sum figure.
+Objectives withPlannedMemory(const Simulator& sim, const Solution& s) {
+    Objectives o = s.objectives;
+    o.peakMemoryBytes = static_cast<double>(memoryPlanOf(sim, s.genome).plannedPeakBytes());
+    return o;
+}
+
+std::vector<DominanceClaim> claimsOf(const Simulator& sim, const Solution& plan,
+                                     const SearchResult& result,
                                      const std::vector<Objective>& objectives,
                                      const TuneRound& round) {
+    const Objectives planned = withPlannedMemory(sim, plan);
     const auto measuredOf = [&](const std::vector<std::uint8_t>& genome) -> const TunedPlan* {
         for (const TunedPlan& p : round.plans) {
             if (p.genome == genome) {
@@ -240,12 +253,13 @@ std::vector<DominanceClaim> claimsOf(const Solution& plan, const SearchResult& r
         const TunedPlan* m = measuredOf(b.genome);
         DominanceClaim claim;
         claim.baseline = b.baseline;
-        claim.dominates = weaklyDominates(plan.objectives, b.objectives, objectives);
+        const Objectives baseline = withPlannedMemory(sim, b);
+        claim.dominates = weaklyDominates(planned, baseline, objectives);
         bool contradicted = false;
         bool confirmed = false;
         for (const Objective o : objectives) {
-            const double mine = objectiveValue(plan.objectives, o);
-            const double theirs = objectiveValue(b.objectives, o);
+            const double mine = objectiveValue(planned, o);
+            const double theirs = objectiveValue(baseline, o);
             if (!(mine < theirs)) {
                 continue;
             }
@@ -315,7 +329,7 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
             }
         }
         entry["claims"] = rows[id].onFront && s.baseline.empty()
-                              ? claimsJson(claimsOf(s, result, objectives, last))
+                              ? claimsJson(claimsOf(*search.simulator, s, result, objectives, last))
                               : nlohmann::json::array();
     }
     nlohmann::json rounds = nlohmann::json::array();
