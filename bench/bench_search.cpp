@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Simulator and NSGA-II speed on real models with the example three-device catalog.
-// Usage: bench_search MODEL_DIR [CATALOG] [--reference] [--simulator-only]
+// Usage: bench_search MODEL_DIR [CATALOG] [--reference] [--simulator-only] [--no-fusion]
 // (one thread; prints one JSON object)
 // Figures: simulator ns per compute node and per graph node (random support-feasible plans,
 // and single-device plans; one plan at a time with evaluate() and in one batch with
@@ -250,11 +250,13 @@ nlohmann::json benchSharedResources(const paretune::Graph& g, double& sink) {
 }
 
 nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog& catalog,
-                          bool reference, bool simulatorOnly) {
+                          bool reference, bool simulatorOnly, bool fusion) {
     using namespace paretune;
     const ImportResult imported = importOnnxFile(path);
     const Graph& g = imported.graph;
-    const CostTable table = buildCostTable(g, catalog, {"cpu", "gpu", "npu"});
+    CostTableOptions tableOptions;
+    tableOptions.fusion = fusion;
+    const CostTable table = buildCostTable(g, catalog, {"cpu", "gpu", "npu"}, tableOptions);
     Simulator sim(g, table);
     sim.setPriority(upwardRankOrder(sim));
     const auto C = static_cast<std::size_t>(sim.computeCount());
@@ -283,6 +285,7 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
     nlohmann::json simulator = {
         {"nodes", g.nodes.size()},
         {"compute_nodes", C},
+        {"fusion_groups", table.fusionOptions().size()},
         {"simulator_ns_per_evaluation", nsPerPlan},
         {"simulator_ns_per_compute_node", nsPerPlan / static_cast<double>(C)},
         {"simulator_ns_per_graph_node", nsPerPlan / static_cast<double>(g.nodes.size())},
@@ -399,8 +402,10 @@ int benchMain(int argc, char** argv) {
     };
     const bool reference = takeFlag("--reference");
     const bool simulatorOnly = takeFlag("--simulator-only");
+    const bool fusion = !takeFlag("--no-fusion");
     if (args.empty() || args.size() > 2) {
-        std::cerr << "usage: bench_search MODEL_DIR [CATALOG] [--reference] [--simulator-only]\n";
+        std::cerr << "usage: bench_search MODEL_DIR [CATALOG] [--reference] [--simulator-only] "
+                     "[--no-fusion]\n";
         return 2;
     }
     const std::filesystem::path folder = args[0];
@@ -408,6 +413,7 @@ int benchMain(int argc, char** argv) {
     nlohmann::json out = {{"benchmark", "search"},
                           {"catalog", catalogPath},
                           {"objectives", {"latency", "energy", "memory"}},
+                          {"fusion_groups_offered", fusion},
                           {"threads", 1}};
     try {
         const paretune::DeviceCatalog catalog = paretune::loadDeviceCatalog(catalogPath);
@@ -422,7 +428,8 @@ int benchMain(int argc, char** argv) {
             }
             out["models"][name] = benchModel(
                 path.string(), catalog,
-                reference && !simulatorOnly && std::string(name) != "swin_t", simulatorOnly);
+                reference && !simulatorOnly && std::string(name) != "swin_t", simulatorOnly,
+                fusion);
         }
     } catch (const std::exception& e) {
         out["error"] = e.what();
@@ -437,12 +444,13 @@ int main(int argc, char** argv) {
     return paretune::bench::run(
         argc, argv,
         {"bench_search",
-         "MODEL_DIR [CATALOG] [--reference] [--simulator-only]",
+         "MODEL_DIR [CATALOG] [--reference] [--simulator-only] [--no-fusion]",
          "  Simulator and NSGA-II speed on real models (one thread), also with shared resources\n"
          "  (cores, memory bandwidth); --reference also runs the Python reference search,\n"
-         "  --simulator-only leaves out the searches. Prints JSON.\n",
+         "  --simulator-only leaves out the searches, --no-fusion offers no fusion groups.\n"
+         "  Prints JSON.\n",
          1,
          2,
-         {"--reference", "--simulator-only"}},
+         {"--reference", "--simulator-only", "--no-fusion"}},
         benchMain);
 }

@@ -51,7 +51,7 @@ def main():
     os.makedirs(args.work_dir, exist_ok=True)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     catalog = args.catalog or os.path.join(root, "resources", "catalogs", "cpu_cores.json")
-    db = os.path.join(args.work_dir, "fusion.db")
+    db = os.path.join(args.work_dir, "library.db")  # shared with bench/memory_plans.py
     report = {"bench": "fusion_ab", "device": args.device, "repeats": args.repeats,
               "models": {}}
     for model in args.models.split(","):

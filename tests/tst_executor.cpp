@@ -81,6 +81,7 @@ private Q_SLOTS:
     void splitPlanEqualsSingleDevice();
     void timingsRespectDependenciesAndDevices();
     void memoryIsCountedPerDevice();
+    void measuredPeakIsTheHandComputedOne();
     void planMustFitTheGraph();
     void cudaAndModelledDevicesAreRefused();
 };
@@ -279,6 +280,24 @@ void TestExecutor::memoryIsCountedPerDevice() {
                                     .arg(r.peakBytes[static_cast<std::size_t>(d)])
                                     .arg(largestOutput)));
             QCOMPARE(r.weightBytes[static_cast<std::size_t>(d)], weights);
+        }
+    }
+}
+
+// x (1024 floats, a graph input) -> Relu -> h -> Neg -> y on one device: the allocator holds
+// h (4 KiB) while Neg writes y (4 KiB): a peak of 8 KiB; x is resident (weights and inputs).
+// Both on a second device instead: the first device's peak is 0.
+void TestExecutor::measuredPeakIsTheHandComputedOne() {
+    const Graph g =
+        onnxFixture("(float[1,1024] x) => (float[1,1024] y) { h = Relu(x)  y = Neg(h) }");
+    for (const std::int32_t d : {0, 1}) {
+        PlanExecutor executor(g, twoDevices(), {d, d});
+        for (int run = 0; run < 3; ++run) {
+            const PlanRun r = executor.run();
+            QCOMPARE(r.peakBytes.size(), std::size_t{2});
+            QCOMPARE(r.peakBytes[static_cast<std::size_t>(d)], 8192.0);
+            QCOMPARE(r.weightBytes[static_cast<std::size_t>(d)], 4096.0);
+            QCOMPARE(r.peakBytes[static_cast<std::size_t>(1 - d)], 0.0);
         }
     }
 }

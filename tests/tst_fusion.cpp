@@ -7,7 +7,10 @@
 #include "graph/fusion.h"
 #include "onnx_fixture.h"
 #include "plan/simulator.h"
+#include "device/device.h"
 #include "profile/graph_executor.h"
+#include "profile/plan_validation.h"
+#include "store/sample_library.h"
 
 #include <QtTest>
 
@@ -53,8 +56,9 @@ Graph convFixture() {
         "}");
 }
 
-/// MatMul + bias + the Gelu exporters spell out, then a layer normalisation spelled out.
-Graph matmulFixture() {
+/// MatMul + bias + the Gelu exporters spell out, then a layer normalisation spelled out (with
+/// the Cast to float before the square that some exporters write when `cast`).
+Graph matmulFixture(bool cast = false) {
     return onnxFixture(
         "(float[1,4,8] x) => (float[1,4,16] out) <float[8,16] w = {" + values(128, 0.8) +
         "}, float[16] bias = {" + values(16) +
@@ -71,7 +75,8 @@ Graph matmulFixture() {
         "  h = Mul (m1, half)\n"
         "  mean = ReduceMean <axes = [-1]> (h)\n"
         "  sub = Sub (h, mean)\n"
-        "  pw = Pow (sub, two)\n"
+        + std::string(cast ? "  sc = Cast <to = 1> (sub)\n  pw = Pow (sc, two)\n"
+                           : "  pw = Pow (sub, two)\n") +
         "  var = ReduceMean <axes = [-1]> (pw)\n"
         "  ae = Add (var, eps)\n"
         "  sq = Sqrt (ae)\n"
@@ -128,6 +133,7 @@ private Q_SLOTS:
     void fusedGraphComputesTheModel_data();
     void fusedGraphComputesTheModel();
     void simulatorRunsTakenGroupAsOneNode();
+    void validationRefusesGroupOverTwoDevices();
 };
 
 void TestFusion::findsConvolutionGroups() {
@@ -162,6 +168,15 @@ void TestFusion::findsMatMulGeluAndLayerNorm() {
     const Node& mm = fused.graph.nodes[static_cast<std::size_t>(fused.groupNode[0])];
     QCOMPARE(mm.opType, std::string("FusedMatMul"));
     QCOMPARE(mm.attrString("activation", ""), std::string("Gelu"));
+    // Beside the model's nodes (profiling measures a group with its members): the same fused
+    // nodes, under the same signatures.
+    const FusedGraph paired = appendFusedNodes(g, groups);
+    QCOMPARE(paired.graph.computeNodeCount(), g.computeNodeCount() + 2);
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+        QCOMPARE(paired.graph.signatures[static_cast<std::size_t>(paired.groupNode[k])],
+                 fused.graph.signatures[static_cast<std::size_t>(fused.groupNode[k])]);
+    }
+    QCOMPARE(executeGraph(paired.graph).size(), executeGraph(g).size());
     // The fused nodes' signatures are their own: a sample of theirs is not a member's.
     for (const NodeId m : groups[0].members) {
         QVERIFY(fused.graph.signatures[static_cast<std::size_t>(fused.groupNode[0])] !=
@@ -178,6 +193,12 @@ void TestFusion::findsGroupsInTestModels_data() {
                                   << "Conv+Clip=35 Conv+Add=10";
     QTest::newRow("tiny_cnn") << "tiny_cnn"
                               << "Conv+Relu=3 Conv+Add=1";
+    QTest::newRow("tiny_mlp") << "tiny_mlp"
+                              << "Gemm+Relu=1";
+    // The exporter writes a Cast (float to float) before each layer normalisation's square.
+    QTest::newRow("bert_base") << "bert_base"
+                               << "MatMul+Add=60 MatMul+Add+Div+Erf+Add+Mul+Mul=12 "
+                                  "ReduceMean+Sub+Cast+Pow+ReduceMean+Add+Sqrt+Div+Mul+Add=25";
 }
 
 void TestFusion::findsGroupsInTestModels() {
@@ -238,7 +259,9 @@ void TestFusion::fusedGraphComputesTheModel_data() {
     QTest::addColumn<QString>("fixture");
     QTest::newRow("conv, folded batch norm, residual, clip") << "conv";
     QTest::newRow("matmul with gelu, layer norm") << "matmul";
+    QTest::newRow("layer norm with a cast") << "cast";
     QTest::newRow("tiny_cnn") << "tiny_cnn";
+    QTest::newRow("tiny_mlp") << "tiny_mlp";
 }
 
 // The fused graph (every group one node: batch normalisation folded into the weights, post-ops
@@ -250,8 +273,10 @@ void TestFusion::fusedGraphComputesTheModel() {
         g = convFixture();
     } else if (fixture == QLatin1String("matmul")) {
         g = matmulFixture();
+    } else if (fixture == QLatin1String("cast")) {
+        g = matmulFixture(true);
     } else {
-        const QString path = testModelsDir() + QStringLiteral("/tiny_cnn.onnx");
+        const QString path = testModelsDir() + QLatin1Char('/') + fixture + QStringLiteral(".onnx");
         if (!std::filesystem::exists(path.toStdString())) {
             QSKIP(qPrintable(QStringLiteral("model not exported: ") + path));
         }
@@ -335,6 +360,36 @@ void TestFusion::simulatorRunsTakenGroupAsOneNode() {
     // Split: the Relu on the gpu after the copy: 10 + (3 + 2048 B / 1 GB/s) + 5.
     QVERIFY(split.fusedGroups.empty());
     QCOMPARE(split.objectives.latencyUs, 10.0 + 3.0 + 2048.0 / 1e3 + 5.0);
+}
+
+// A plan that splits a group's members over two devices cannot run the group as one node.
+void TestFusion::validationRefusesGroupOverTwoDevices() {
+    const DeviceInventory inventory = discoverDevices();
+    if (!inventory.find("cpu:0") || !inventory.find("cpu:1")) {
+        QSKIP("this machine has fewer than two CPU cores");
+    }
+    const Graph g = onnxFixture("(float[1,3,8,8] x) => (float[1,8,8,8] y) <float[8,3,3,3] w = {" +
+                                values(216) +
+                                "}> {\n  c = Conv <pads = [1, 1, 1, 1]> (x, w)\n"
+                                "  y = Relu (c)\n}");
+    const std::vector<FusionGroup> groups = findFusionGroups(g);
+    QCOMPARE(groups.size(), std::size_t{1});
+    PlanToValidate plan;
+    plan.label = "plan 0";
+    plan.assignment.assign(g.nodes.size(), std::string());
+    plan.assignment[static_cast<std::size_t>(groups[0].members[0])] = "cpu:0";
+    plan.assignment[static_cast<std::size_t>(groups[0].tail())] = "cpu:1";
+    plan.fusionGroups = groups;
+    QTemporaryDir dir;
+    SampleLibrary library = SampleLibrary::open((dir.path() + QStringLiteral("/s.db")).toStdString());
+    ValidationOptions options;
+    options.repeats = 1;
+    try {
+        validatePlan(g, plan, library, options);
+        QFAIL("a group over two devices was run");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("two devices") != std::string::npos, e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestFusion)

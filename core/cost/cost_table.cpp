@@ -2,6 +2,7 @@
 #include "cost_table.h"
 
 #include "common/input_error.h"
+#include "graph/fusion.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "cost/device_catalog.h"
-#include "graph/fusion.h"
+#include "graph/fusion_group.h"
 #include "graph/graph.h"
 
 #include <cstdint>

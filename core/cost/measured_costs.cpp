@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "measured_costs.h"
 
+#include "graph/fusion.h"
+
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "store/sample_library.h"
@@ -18,6 +20,23 @@ std::map<std::string, std::string> realDeviceFingerprints(const CostTable& table
     }
     return fingerprints;
 }
+
+namespace {
+
+/// What a node's kernel allocated beyond its outputs, from its sample: the sample's peak is its
+/// inputs (weights included) + the larger of the allocator's high-water mark and its outputs
+/// (MemoryEstimate), so the workspace is what is left of it over the inputs and outputs.
+std::int64_t workspaceOf(const Sample& s, const OpMetrics& m) {
+    if (!s.peakMemoryMb) {
+        return 0;
+    }
+    const double peak = *s.peakMemoryMb * 1024.0 * 1024.0;
+    const double beyond = peak - static_cast<double>(m.bytesRead + m.bytesWritten);
+    // Below a page the difference is the MiB figure's rounding, not a buffer.
+    return beyond > 4096.0 ? static_cast<std::int64_t>(beyond) : 0;
+}
+
+} // namespace
 
 std::vector<MeasuredDevice>
 applyMeasuredSamples(CostTable& table, const Graph& graph, const SampleLibrary& library,
@@ -48,6 +67,7 @@ applyMeasuredSamples(CostTable& table, const Graph& graph, const SampleLibrary& 
             CostCell cell;
             cell.latencyUs = s.latencyUs;
             cell.energyUj = s.energyUj ? *s.energyUj : s.latencyUs * table.device(d).activeW;
+            cell.workspaceBytes = workspaceOf(s, graph.metrics[n]);
             cell.source = CostSource::Measured;
             table.setCell(static_cast<NodeId>(n), d, cell);
             ++report.measured;

@@ -30,9 +30,10 @@ std::map<std::string, std::string> realDeviceFingerprints(const CostTable& table
 /// (device id → device fingerprint) and each compute node, the newest sample that is not stale
 /// of the node's operator signature on that fingerprint (from any model) becomes a Measured
 /// cell: latency = the sample's median, energy = the sample's energy (measured, or modelled at
-/// profiling time) or latency × the device's active power when it has none. Samples record
-/// peak memory, not workspace: the workspace stays 0. Other cells are left as they are (a real
-/// device's cell without a sample stays unsupported). Returns one entry per device filled.
+/// profiling time) or latency × the device's active power when it has none, workspace = what
+/// the sample's peak memory holds beyond the node's inputs and outputs (the kernel's own
+/// buffers: im2col, reorders). Other cells are left as they are (a real device's cell without a
+/// sample stays unsupported). Returns one entry per device filled.
 std::vector<MeasuredDevice>
 applyMeasuredSamples(CostTable& table, const Graph& graph, const SampleLibrary& library,
                      const std::map<std::string, std::string>& fingerprints);

@@ -130,20 +130,47 @@ FusedNode fusedMatMul(const Graph& g, const FusionGroup& group) {
     return fused;
 }
 
+FusedNode fusedGemm(const Graph& g, const FusionGroup& group) {
+    FusedNode fused;
+    const NodeId gemm = group.members[0];
+    fused.node.opType = "FusedGemm";
+    fused.node.domain = std::string(kFusionDomain);
+    fused.node.attributes = nodeAt(g, gemm).attributes;
+    const auto ins = g.nodeInputs.row(gemm);
+    fused.inputs.assign(ins.begin(), ins.end());
+    if (group.members.size() == 2) {
+        addActivation(g, group.members[1], fused);
+    } else {
+        fused.node.attributes.push_back(stringAttribute("activation", "Gelu"));
+    }
+    return fused;
+}
+
 FusedNode fusedLayerNorm(const Graph& g, const FusionGroup& group) {
     FusedNode fused;
     fused.node.opType = "LayerNormalization";
-    const NodeId addEps = group.members[4];
-    const NodeId div = group.members[6];
-    const NodeId scale = group.members[7];
-    const NodeId shift = group.members[8];
+    // From the end: … variance, + ε, √, ÷, × scale, + shift (a Cast may come before the square).
+    const std::size_t last = group.members.size() - 1;
+    const NodeId variance = group.members[last - 5];
+    const NodeId addEps = group.members[last - 4];
+    const NodeId div = group.members[last - 2];
+    const NodeId scale = group.members[last - 1];
+    const NodeId shift = group.members[last];
     const double epsilon =
-        scalarValue(g, otherInput(g, addEps, soleOutput(g, group.members[3]))).value_or(1e-5);
+        scalarValue(g, otherInput(g, addEps, soleOutput(g, variance))).value_or(1e-5);
     fused.node.attributes = {intAttribute("axis", -1), floatAttribute("epsilon", epsilon)};
     fused.inputs = {input(g, group.members[0], 0),
                     otherInput(g, scale, soleOutput(g, div)),
                     otherInput(g, shift, soleOutput(g, scale))};
     return fused;
+}
+
+FusedNode fusedNodeOf(const Graph& g, const FusionGroup& group) {
+    const bool gemm = nodeAt(g, group.members[0]).opType == "Gemm";
+    return group.kind == FusionKind::Conv ? fusedConv(g, group)
+           : group.kind == FusionKind::MatMul
+               ? (gemm ? fusedGemm(g, group) : fusedMatMul(g, group))
+               : fusedLayerNorm(g, group);
 }
 
 } // namespace
@@ -205,9 +232,7 @@ FusedGraph fuseGroups(const Graph& graph, std::span<const FusionGroup> groups) {
         if (n != group.tail()) {
             continue;
         }
-        FusedNode fused = group.kind == FusionKind::Conv     ? fusedConv(graph, group)
-                          : group.kind == FusionKind::MatMul ? fusedMatMul(graph, group)
-                                                             : fusedLayerNorm(graph, group);
+        FusedNode fused = fusedNodeOf(graph, group);
         fused.node.name = nodeAt(graph, group.members[0]).name + "+fused";
         fused.node.kind = NodeKind::Compute;
         const TensorId output = soleOutput(graph, group.tail());
@@ -219,6 +244,73 @@ FusedGraph fuseGroups(const Graph& graph, std::span<const FusionGroup> groups) {
     }
     linkGraph(g);
     return out;
+}
+
+FusedGraph appendFusedNodes(const Graph& graph, std::span<const FusionGroup> groups) {
+    std::vector<std::int32_t> groupOfTail(graph.nodes.size(), -1);
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+        checkFusionGroup(graph, groups[k]);
+        groupOfTail[static_cast<std::size_t>(groups[k].tail())] = static_cast<std::int32_t>(k);
+    }
+    FusedGraph out;
+    Graph& g = out.graph;
+    g = graph;
+    g.nodes.clear();
+    g.nodeInputs = {};
+    g.nodeOutputs = {};
+    g.capturedInputs = {};
+    g.topologicalOrder.clear();
+    out.nodeOf.assign(graph.nodes.size(), kNone);
+    out.groupNode.assign(groups.size(), kNone);
+    const auto emit = [&](Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
+                          std::span<const TensorId> captured) {
+        const auto id = static_cast<NodeId>(g.nodes.size());
+        std::sort(node.attributes.begin(), node.attributes.end(),
+                  [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
+        g.nodes.push_back(std::move(node));
+        g.nodeInputs.appendRow(ins);
+        g.nodeOutputs.appendRow(outs);
+        g.capturedInputs.appendRow(captured);
+        for (const TensorId t : outs) {
+            if (t != kNone) {
+                g.tensors[static_cast<std::size_t>(t)].producer = id;
+            }
+        }
+        g.topologicalOrder.push_back(id);
+        return id;
+    };
+    for (const NodeId n : graph.topologicalOrder) {
+        out.nodeOf[static_cast<std::size_t>(n)] =
+            emit(graph.nodes[static_cast<std::size_t>(n)], graph.nodeInputs.row(n),
+                 graph.nodeOutputs.row(n), graph.capturedInputs.row(n));
+        const std::int32_t k = groupOfTail[static_cast<std::size_t>(n)];
+        if (k < 0) {
+            continue;
+        }
+        const FusionGroup& group = groups[static_cast<std::size_t>(k)];
+        FusedNode fused = fusedNodeOf(graph, group);
+        fused.node.name = nodeAt(graph, group.members[0]).name + "+fused";
+        fused.node.kind = NodeKind::Compute;
+        Tensor output = tensorAt(graph, soleOutput(graph, group.tail()));
+        output.name += "+fused";
+        output.graphOutput = false;
+        const auto id = static_cast<TensorId>(g.tensors.size());
+        g.tensors.push_back(std::move(output));
+        out.groupNode[static_cast<std::size_t>(k)] =
+            emit(std::move(fused.node), fused.inputs, std::span(&id, 1), {});
+    }
+    linkGraph(g);
+    return out;
+}
+
+std::string fusedGraphName(const Graph& original) {
+    return (original.name.empty() ? std::string("model") : original.name) + " (fused " +
+           original.fingerprint.substr(0, 12) + ")";
+}
+
+bool isFusedGraphName(std::string_view name, std::string_view fingerprint) {
+    const std::string tag = " (fused " + std::string(fingerprint.substr(0, 12)) + ")";
+    return name.size() > tag.size() && name.ends_with(tag);
 }
 
 } // namespace paretune

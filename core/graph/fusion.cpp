@@ -274,6 +274,22 @@ std::vector<NodeId> matchMatMul(const Graph& g, NodeId matmul) {
     return m.members;
 }
 
+/// Gemm (its bias included) + Relu or the spelled-out Gelu.
+std::vector<NodeId> matchGemm(const Graph& g, NodeId gemm) {
+    if (!isOp(g, gemm, "Gemm") || soleOutput(g, gemm) == kNone) {
+        return {};
+    }
+    Match m;
+    m.take(g, gemm);
+    if (const NodeId relu = soleReader(g, m.current); relu != kNone && isOp(g, relu, "Relu") &&
+                                                      soleOutput(g, relu) != kNone) {
+        m.take(g, relu);
+    } else if (const std::vector<NodeId> gelu = matchGelu(g, m.current); !gelu.empty()) {
+        m.members.insert(m.members.end(), gelu.begin(), gelu.end());
+    }
+    return m.members.size() >= 2 ? m.members : std::vector<NodeId>{};
+}
+
 std::vector<NodeId> matchLayerNorm(const Graph& g, NodeId mean) {
     if (!isOp(g, mean, "ReduceMean") || !reducesLastAxis(g, mean)) {
         return {};
@@ -292,9 +308,25 @@ std::vector<NodeId> matchLayerNorm(const Graph& g, NodeId mean) {
     if (readers.size() != 2) {
         return {};
     }
-    const NodeId pow = isOp(g, readers[0], "Pow") ? readers[0] : readers[1];
-    const NodeId div = pow == readers[0] ? readers[1] : readers[0];
-    if (!isOp(g, pow, "Pow") || !isOp(g, div, "Div") || input(g, pow, 0) != centred ||
+    // The square, or a Cast to the same type and then the square (exporters write one).
+    const bool first = isOp(g, readers[0], "Pow") || isOp(g, readers[0], "Cast");
+    NodeId pow = first ? readers[0] : readers[1];
+    const NodeId div = first ? readers[1] : readers[0];
+    NodeId cast = kNone;
+    if (isOp(g, pow, "Cast")) {
+        const TensorId cast0 = soleOutput(g, pow);
+        if (cast0 == kNone || tensorAt(g, cast0).dtype != tensorAt(g, centred).dtype) {
+            return {};
+        }
+        cast = pow;
+        pow = soleReader(g, cast0);
+        if (pow == kNone || input(g, pow, 0) != cast0) {
+            return {};
+        }
+    } else if (input(g, pow, 0) != centred) {
+        return {};
+    }
+    if (!isOp(g, pow, "Pow") || !isOp(g, div, "Div") ||
         !near(scalarValue(g, input(g, pow, 1)), 2.0) || input(g, div, 0) != centred) {
         return {};
     }
@@ -323,14 +355,19 @@ std::vector<NodeId> matchLayerNorm(const Graph& g, NodeId mean) {
         soleOutput(g, shift) == kNone) {
         return {};
     }
+    if (cast != kNone) {
+        return {mean, sub, cast, pow, variance, addEps, sqrt, div, scale, shift};
+    }
     return {mean, sub, pow, variance, addEps, sqrt, div, scale, shift};
 }
 
 std::vector<NodeId> matchAt(const Graph& g, NodeId head, FusionKind& kind) {
     for (const FusionKind k : {FusionKind::Conv, FusionKind::MatMul, FusionKind::LayerNorm}) {
-        std::vector<NodeId> members = k == FusionKind::Conv     ? matchConv(g, head)
-                                      : k == FusionKind::MatMul ? matchMatMul(g, head)
-                                                                : matchLayerNorm(g, head);
+        std::vector<NodeId> members = k == FusionKind::Conv ? matchConv(g, head)
+                                      : k == FusionKind::MatMul
+                                          ? (isOp(g, head, "Gemm") ? matchGemm(g, head)
+                                                                   : matchMatMul(g, head))
+                                          : matchLayerNorm(g, head);
         if (!members.empty()) {
             kind = k;
             return members;
@@ -363,7 +400,10 @@ std::string_view fusionKindName(FusionKind kind) {
 }
 
 std::string_view fusedBaseOp(std::string_view opType) {
-    return opType == "FusedConv" ? "Conv" : opType == "FusedMatMul" ? "MatMul" : opType;
+    return opType == "FusedConv"     ? "Conv"
+           : opType == "FusedMatMul" ? "MatMul"
+           : opType == "FusedGemm"   ? "Gemm"
+                                     : opType;
 }
 
 std::vector<FusionGroup> findFusionGroups(const Graph& graph) {

@@ -3,6 +3,7 @@
 // Fusion groups (DESIGN.md "The plan, second generation": with whom): chains of operators that
 // can run as one, found in a graph, and the graph in which chosen groups are one node each.
 
+#include "fusion_group.h"
 #include "graph.h"
 
 #include <cstdint>
@@ -14,38 +15,9 @@
 
 namespace paretune {
 
-/// The operator domain of fused nodes ("ai.paretune"): FusedConv, FusedMatMul.
-inline constexpr std::string_view kFusionDomain = "ai.paretune";
-
-enum class FusionKind : std::uint8_t {
-    /// Conv [+ BatchNormalization (folded into the weights)] [+ Add of a residual] [+ Relu or
-    /// Clip]: one FusedConv node, the post-operations done in place on the convolution's output.
-    Conv,
-    /// MatMul + Add of a constant bias along the last axis [+ Relu or the Gelu that exporters
-    /// spell Div / Erf / Add / Mul / Mul]: one FusedMatMul node (one GEMM with the bias, the
-    /// activation in place).
-    MatMul,
-    /// ReduceMean / Sub / Pow / ReduceMean / Add / Sqrt / Div / Mul / Add over the last axis:
-    /// one LayerNormalization node.
-    LayerNorm,
-};
-
-std::string_view fusionKindName(FusionKind kind);
-
 /// The ONNX operator a fused node's cost resembles: Conv for FusedConv, MatMul for FusedMatMul,
-/// the op type itself otherwise.
+/// Gemm for FusedGemm, the op type itself otherwise.
 std::string_view fusedBaseOp(std::string_view opType);
-
-/// A group of compute nodes that run as one node. Every tensor a member produces is read only
-/// by members, except the last member's output (the group's output); the members are in a
-/// topological order.
-struct FusionGroup {
-    FusionKind kind = FusionKind::Conv;
-    std::vector<NodeId> members;
-    std::string pattern; ///< member op types joined by '+': "Conv+Add+Relu"
-
-    NodeId tail() const { return members.back(); }
-};
 
 /// The fusion groups of a graph, disjoint, in the topological order of their last members.
 /// Pure: depends on the graph's structure, shapes and small constants only.
@@ -66,6 +38,13 @@ std::vector<FusionGroup> fusionGroupsByName(const Graph& graph,
 /// a tensor read outside the group, members out of order).
 void checkFusionGroup(const Graph& graph, const FusionGroup& group);
 
+
+/// The name a fused graph of `original` is recorded under in a sample library:
+/// "NAME (fused FINGERPRINT12)", the model's name and its fingerprint's first 12 digits.
+std::string fusedGraphName(const Graph& original);
+/// Whether a recorded model name is that of a fused graph of the model with `fingerprint`.
+bool isFusedGraphName(std::string_view name, std::string_view fingerprint);
+
 /// A graph in which some groups are one node each.
 struct FusedGraph {
     Graph graph;
@@ -78,5 +57,12 @@ struct FusedGraph {
 /// appended. Tensor ids are kept (a group's inner tensors remain, produced by nothing and read
 /// by nothing); metrics, signatures and fingerprint are those of the new graph (linkGraph).
 FusedGraph fuseGroups(const Graph& graph, std::span<const FusionGroup> groups);
+
+/// The graph with, beside every node it has, each of `groups` as one more node: the fused node
+/// reads the group's inputs and writes a tensor of its own (the group's output tensor's name
+/// with "+fused" appended, read by nothing). Profiling measures a group and its members in one
+/// run from it, round after round, so that the machine's speed is the same for both.
+/// `groupNode` gives the fused nodes; `nodeOf` maps each original node to itself.
+FusedGraph appendFusedNodes(const Graph& graph, std::span<const FusionGroup> groups);
 
 } // namespace paretune

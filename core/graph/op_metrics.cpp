@@ -103,7 +103,7 @@ double fusedPostOps(const Graph& g, NodeId id) {
     double ops = 0.0;
     if (node.opType == "FusedMatMul") {
         ops += 1.0; // the bias
-    } else if (ins.size() > 3 && ins[3] != kNone) {
+    } else if (node.opType == "FusedConv" && ins.size() > 3 && ins[3] != kNone) {
         ops += 1.0; // the residual
     }
     const std::string activation = node.attrString("activation", "");
@@ -142,14 +142,15 @@ double flopsOf(const Graph& g, NodeId id) {
         const double macs = static_cast<double>(in) * static_cast<double>(productFrom(*w, 1));
         return 2.0 * macs + (input(2) != kNone ? static_cast<double>(out) : 0.0);
     }
-    if (op == "Gemm") {
+    if (op == "Gemm" || op == "FusedGemm") {
         const auto* a = dimsOf(g, input(0));
         if (!a || a->size() != 2) {
             return 0.0;
         }
         const std::int64_t k = node.attrInt("transA", 0) ? (*a)[0] : (*a)[1];
         return 2.0 * static_cast<double>(out) * static_cast<double>(k) +
-               (input(2) != kNone ? static_cast<double>(out) : 0.0);
+               (input(2) != kNone ? static_cast<double>(out) : 0.0) +
+               fusedPostOps(g, id) * static_cast<double>(out);
     }
     if (op == "MatMul" || op == "FusedMatMul") {
         const auto* a = dimsOf(g, input(0));

@@ -127,7 +127,7 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
         stride = std::max(stride, static_cast<double>(s));
     }
     const bool matrix = n.opType == "MatMul" || n.opType == "FusedMatMul" || n.opType == "Gemm" ||
-                        n.opType == "MatMulInteger";
+                        n.opType == "FusedGemm" || n.opType == "MatMulInteger";
     if (matrix) {
         // [..., M, K] × [..., K, N]: channels are K → N, spatial is M, batch the leading dims.
         inChannels = dimAt(in0, -1);
@@ -186,7 +186,8 @@ std::string_view opFamily(std::string_view opType) {
         const std::pair<std::string_view, std::vector<std::string_view>> groups[] = {
             {"conv", {"Conv", "FusedConv", "ConvTranspose", "ConvInteger", "QLinearConv"}},
             {"matmul",
-             {"MatMul", "FusedMatMul", "Gemm", "MatMulInteger", "QLinearMatMul", "Einsum"}},
+             {"MatMul", "FusedMatMul", "Gemm", "FusedGemm", "MatMulInteger", "QLinearMatMul",
+              "Einsum"}},
             {"pool",
              {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool",
               "MaxRoiPool"}},

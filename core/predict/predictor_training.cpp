@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "predictor_training.h"
 
+#include "graph/fusion.h"
+
 #include "accuracy_metrics.h"
 #include "common/input_error.h"
 #include "store/sample_library.h"
@@ -191,6 +193,14 @@ TrainingReport trainPredictorInLibrary(SampleLibrary& library, const TrainingSet
     if (!settings.holdoutModel.empty()) {
         try {
             heldModels.push_back(resolveModel(dataset, settings.holdoutModel));
+            // Its fused graphs (the fusion groups profiled as fused nodes) are the same model:
+            // held out with it, or their samples would tell the predictor about it.
+            const std::string held = heldModels.back();
+            for (const auto& [fingerprint, name] : dataset.modelNames) {
+                if (isFusedGraphName(name, held)) {
+                    heldModels.push_back(fingerprint);
+                }
+            }
         } catch (const InputError& e) {
             if (!settings.holdoutModelIfPossible) {
                 throw;

@@ -40,8 +40,10 @@ int LibraryProfileRun::reusedCount() const {
 }
 
 int LibraryProfileRun::fusedMeasuredCount() const {
-    return static_cast<int>(std::count_if(fusedRows.begin(), fusedRows.end(),
-                                          [](const auto& row) { return row.ok() && !row.reused; }));
+    return pairedMembers +
+           static_cast<int>(std::count_if(fusedRows.begin(), fusedRows.end(), [](const auto& row) {
+               return row.ok() && !row.reused;
+           }));
 }
 
 std::string_view LibraryProfileRow::statusName() const {
@@ -97,24 +99,73 @@ void compareSpeed(SpeedCheck& speed) {
 
 namespace {
 
-/// The fusion groups of a graph measured as the nodes of its fused graph (profileIntoLibrary).
+/// The fusion groups of a graph measured as fused nodes (profileIntoLibrary): the groups whose
+/// fused node the library lacks on this device (all with options.force), each measured in one
+/// run together with its members again, round after round (appendFusedNodes), so that the
+/// comparison the search makes (a group against its members) is between times taken at one
+/// machine speed: on a shared machine isolated times taken a minute apart can differ twofold.
+/// Returns the fused nodes' rows; `pairedMembers` counts the member samples measured again.
 std::vector<LibraryProfileRow> profileFusionGroups(const Graph& graph, const Device& device,
                                                    SampleLibrary& library,
                                                    const LibraryProfileOptions& options,
-                                                   Progress* progress) {
+                                                   Progress* progress, int& pairedMembers) {
     const std::vector<FusionGroup> groups = findFusionGroups(graph);
     if (groups.empty()) {
         return {};
     }
-    FusedGraph fused = fuseGroups(graph, groups);
-    fused.graph.name = (graph.name.empty() ? std::string("model") : graph.name) + " (fused)";
+    FusedGraph paired = appendFusedNodes(graph, groups);
+    paired.graph.name = fusedGraphName(graph);
+    const std::string fingerprint = deviceFingerprint(device);
     LibraryProfileOptions inner = options;
-    inner.nodes = fused.groupNode;
+    inner.force = true; // the members again, beside their group
     inner.wholeModel = false;
     inner.checkSpeed = false;
     inner.measureContention = false;
     inner.fusionGroups = false;
-    return profileIntoLibrary(fused.graph, device, library, inner, progress).rows;
+    inner.nodes.clear();
+    std::vector<std::uint8_t> isFused(paired.graph.nodes.size(), 0);
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+        const NodeId node = paired.groupNode[k];
+        isFused[static_cast<std::size_t>(node)] = 1;
+        if (!options.force &&
+            library.findSample(paired.graph.signatures[static_cast<std::size_t>(node)],
+                               fingerprint)) {
+            continue; // measured before (with its members then)
+        }
+        inner.nodes.push_back(node);
+        for (const NodeId m : groups[k].members) {
+            inner.nodes.push_back(paired.nodeOf[static_cast<std::size_t>(m)]);
+        }
+    }
+    std::vector<LibraryProfileRow> rows;
+    if (!inner.nodes.empty()) {
+        const LibraryProfileRun run =
+            profileIntoLibrary(paired.graph, device, library, inner, progress);
+        for (const LibraryProfileRow& row : run.rows) {
+            if (isFused[static_cast<std::size_t>(row.node)]) {
+                rows.push_back(row);
+            } else {
+                pairedMembers += row.ok() && !row.reused ? 1 : 0;
+            }
+        }
+    }
+    // The groups measured before: their stored samples, reused.
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+        const NodeId node = paired.groupNode[k];
+        if (std::any_of(rows.begin(), rows.end(),
+                        [&](const LibraryProfileRow& r) { return r.node == node; })) {
+            continue;
+        }
+        if (const auto stored = library.findSample(
+                paired.graph.signatures[static_cast<std::size_t>(node)], fingerprint)) {
+            LibraryProfileRow row;
+            row.node = node;
+            row.reused = true;
+            row.sample = *stored;
+            rows.push_back(row);
+        }
+    }
+    return rows;
 }
 
 } // namespace
@@ -286,7 +337,8 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     }
     if (options.fusionGroups && options.nodes.empty() && !run.result.cancelled &&
         !(progress != nullptr && progress->cancelled())) {
-        run.fusedRows = profileFusionGroups(graph, device, library, options, progress);
+        run.fusedRows =
+            profileFusionGroups(graph, device, library, options, progress, run.pairedMembers);
     }
     return run;
 }

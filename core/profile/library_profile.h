@@ -34,7 +34,9 @@ struct LibraryProfileOptions {
     /// yet (measureMissingContention, quick: under a second per pair, once per pair).
     bool measureContention = true;
     /// Also measure the graph's fusion groups (findFusionGroups), each as its fused node: a
-    /// sample of its own (the fused graph is recorded beside the model, named "<model> (fused)").
+    /// sample of its own, measured in one run with its members again (their newer samples), so
+    /// that a group and its members are timed at one machine speed; the graph they are measured
+    /// in is recorded beside the model (fusedGraphName). Groups the library holds are reused.
     /// Not when profiling is cancelled or `nodes` restricts the run.
     bool fusionGroups = true;
 };
@@ -69,9 +71,11 @@ struct LibraryProfileRow {
 struct LibraryProfileRun {
     std::string deviceFingerprint;
     std::vector<LibraryProfileRow> rows; ///< every compute node, in graph order
-    /// One per fusion group (options.fusionGroups), in findFusionGroups' order; `node` is the
-    /// group's node in the fused graph.
+    /// One per fusion group measured or reused (options.fusionGroups); `node` is the group's
+    /// node in the graph it was measured in (appendFusedNodes).
     std::vector<LibraryProfileRow> fusedRows;
+    /// Member samples measured again beside their groups (see fusionGroups).
+    int pairedMembers = 0;
     ProfileResult result;                ///< what profileModel measured now
     MeasureOptions measure;
     /// When something was measured with options.checkSpeed (not when cancelled).
@@ -80,7 +84,7 @@ struct LibraryProfileRun {
     std::vector<ContentionMeasurement> contention;
 
     int reusedCount() const;
-    /// Fusion groups whose fused node was measured now (a sample stored by this run).
+    /// Samples stored by the fusion stage: fused nodes measured now and their members again.
     int fusedMeasuredCount() const;
     int failedCount() const;    ///< rows unsupported or failed
     int cancelledCount() const; ///< rows left unmeasured by a cancel

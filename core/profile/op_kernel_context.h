@@ -87,5 +87,7 @@ void addFusedKernels(KernelTable& t); ///< table keys "ai.paretune::FusedConv", 
 /// Conv's ONNX semantics on the context's inputs 0 (X), 1 (W) and 2 (B, optional), with the
 /// node's Conv attributes (op_kernels_spatial.cpp; FusedConv runs it too).
 at::Tensor convolution(const Context& c);
+/// Gemm's ONNX semantics (op_kernels_matmul.cpp; FusedGemm runs it too).
+at::Tensor gemm(const Context& c);
 
 } // namespace paretune::detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Kernels of the fused nodes (graph/fusion.h): FusedConv and FusedMatMul of the ai.paretune
+// Kernels of the fused nodes (graph/fusion.h): FusedConv, FusedMatMul and FusedGemm of the ai.paretune
 // domain, and the batch normalisation folded into a FusedConv's weights once, before its runs.
 #include "graph/fusion.h"
 #include "op_kernel_context.h"
@@ -88,6 +88,12 @@ Tensors fusedMatMul(const Context& c) {
     return {y};
 }
 
+Tensors fusedGemm(const Context& c) {
+    at::Tensor y = gemm(c);
+    activateInPlace(c, y);
+    return {y};
+}
+
 } // namespace
 
 std::vector<std::pair<int, at::Tensor>> foldedInputs(const Graph& graph, NodeId node,
@@ -110,6 +116,7 @@ void addFusedKernels(KernelTable& t) {
     const std::string domain(kFusionDomain);
     t[domain + "::FusedConv"] = fusedConv;
     t[domain + "::FusedMatMul"] = fusedMatMul;
+    t[domain + "::FusedGemm"] = fusedGemm;
 }
 
 } // namespace paretune::detail

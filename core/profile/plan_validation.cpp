@@ -391,7 +391,7 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
     library.upsertGraph(g);
     if (prepared.fused) { // the fused nodes' samples belong to it
         Graph named = ran;
-        named.name = (g.name.empty() ? std::string("model") : g.name) + " (fused)";
+        named.name = fusedGraphName(g);
         library.upsertGraph(named);
     }
     nlohmann::json deviceSet = nlohmann::json::array();

@@ -92,6 +92,7 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
         entries.push_back(
             {{"id", id},
              {"assignment", assignment},
+             {"fusion_groups", groups},
              {"latency_us", s.objectives.latencyUs},
              {"energy_mj", s.objectives.energyMj},
              {"average_power_w", s.objectives.averagePowerW},
