@@ -426,10 +426,10 @@ int benchMain(int argc, char** argv) {
                 out["models"][name] = {{"error", "missing: " + path.string()}};
                 continue;
             }
-            out["models"][name] = benchModel(
-                path.string(), catalog,
-                reference && !simulatorOnly && std::string(name) != "swin_t", simulatorOnly,
-                fusion);
+            out["models"][name] =
+                benchModel(path.string(), catalog,
+                           reference && !simulatorOnly && std::string(name) != "swin_t",
+                           simulatorOnly, fusion);
         }
     } catch (const std::exception& e) {
         out["error"] = e.what();

@@ -4,10 +4,10 @@
 #include "common/input_error.h"
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
+#include "device/device.h"
 #include "graph/fusion.h"
 #include "onnx_fixture.h"
 #include "plan/simulator.h"
-#include "device/device.h"
 #include "profile/graph_executor.h"
 #include "profile/plan_validation.h"
 #include "store/sample_library.h"
@@ -40,9 +40,8 @@ Graph convFixture() {
         "float[1,8,8,8] p, float[1,8,8,8] q) <float[8,3,3,3] w1 = {" +
         values(216, 0.6) + "}, float[8] b1 = {" + values(8) + "}, float[8] s = {" +
         values(8, 0.5, 1.0) + "}, float[8] bb = {" + values(8) + "}, float[8] m = {" +
-        values(8, 0.2) + "}, float[8] v = {" + values(8, 0.5, 1.0) +
-        "}, float[8,3,3,3] w2 = {" + values(216, 0.5) + "}, float[8,3,3,3] w3 = {" +
-        values(216, 0.4) +
+        values(8, 0.2) + "}, float[8] v = {" + values(8, 0.5, 1.0) + "}, float[8,3,3,3] w2 = {" +
+        values(216, 0.5) + "}, float[8,3,3,3] w3 = {" + values(216, 0.4) +
         "}, float lo = {0.0}, float hi = {0.5}> {\n"
         "  c1 = Conv <pads = [1, 1, 1, 1]> (x, w1, b1)\n"
         "  n1 = BatchNormalization <epsilon = 0.001> (c1, s, bb, m, v)\n"
@@ -59,31 +58,30 @@ Graph convFixture() {
 /// MatMul + bias + the Gelu exporters spell out, then a layer normalisation spelled out (with
 /// the Cast to float before the square that some exporters write when `cast`).
 Graph matmulFixture(bool cast = false) {
-    return onnxFixture(
-        "(float[1,4,8] x) => (float[1,4,16] out) <float[8,16] w = {" + values(128, 0.8) +
-        "}, float[16] bias = {" + values(16) +
-        "}, float root2 = {1.4142135}, float one = {1.0}, float half = {0.5}, "
-        "float two = {2.0}, float eps = {0.00001}, float[16] gamma = {" +
-        values(16, 0.5, 1.0) + "}, float[16] beta = {" + values(16) +
-        "}> {\n"
-        "  mm = MatMul (x, w)\n"
-        "  ab = Add (mm, bias)\n"
-        "  d = Div (ab, root2)\n"
-        "  e = Erf (d)\n"
-        "  p1 = Add (e, one)\n"
-        "  m1 = Mul (ab, p1)\n"
-        "  h = Mul (m1, half)\n"
-        "  mean = ReduceMean <axes = [-1]> (h)\n"
-        "  sub = Sub (h, mean)\n"
-        + std::string(cast ? "  sc = Cast <to = 1> (sub)\n  pw = Pow (sc, two)\n"
-                           : "  pw = Pow (sub, two)\n") +
-        "  var = ReduceMean <axes = [-1]> (pw)\n"
-        "  ae = Add (var, eps)\n"
-        "  sq = Sqrt (ae)\n"
-        "  dv = Div (sub, sq)\n"
-        "  ml = Mul (dv, gamma)\n"
-        "  out = Add (ml, beta)\n"
-        "}");
+    return onnxFixture("(float[1,4,8] x) => (float[1,4,16] out) <float[8,16] w = {" +
+                       values(128, 0.8) + "}, float[16] bias = {" + values(16) +
+                       "}, float root2 = {1.4142135}, float one = {1.0}, float half = {0.5}, "
+                       "float two = {2.0}, float eps = {0.00001}, float[16] gamma = {" +
+                       values(16, 0.5, 1.0) + "}, float[16] beta = {" + values(16) +
+                       "}> {\n"
+                       "  mm = MatMul (x, w)\n"
+                       "  ab = Add (mm, bias)\n"
+                       "  d = Div (ab, root2)\n"
+                       "  e = Erf (d)\n"
+                       "  p1 = Add (e, one)\n"
+                       "  m1 = Mul (ab, p1)\n"
+                       "  h = Mul (m1, half)\n"
+                       "  mean = ReduceMean <axes = [-1]> (h)\n"
+                       "  sub = Sub (h, mean)\n" +
+                       std::string(cast ? "  sc = Cast <to = 1> (sub)\n  pw = Pow (sc, two)\n"
+                                        : "  pw = Pow (sub, two)\n") +
+                       "  var = ReduceMean <axes = [-1]> (pw)\n"
+                       "  ae = Add (var, eps)\n"
+                       "  sq = Sqrt (ae)\n"
+                       "  dv = Div (sub, sq)\n"
+                       "  ml = Mul (dv, gamma)\n"
+                       "  out = Add (ml, beta)\n"
+                       "}");
 }
 
 std::vector<std::string> memberNames(const Graph& g, const FusionGroup& group) {
@@ -249,8 +247,8 @@ void TestFusion::refusesGroupsTheGraphDoesNotAllow() {
     FusionGroup overlapping = groups[0];
     QVERIFY_THROWS_EXCEPTION(InputError, fuseGroups(g, std::vector{groups[0], overlapping}));
     // The names as a plans file writes them come back as the same groups.
-    const std::vector<FusionGroup> named = fusionGroupsByName(
-        g, {memberNames(g, groups[0]), memberNames(g, groups[1])}, "plans.json");
+    const std::vector<FusionGroup> named =
+        fusionGroupsByName(g, {memberNames(g, groups[0]), memberNames(g, groups[1])}, "plans.json");
     QCOMPARE(named.size(), std::size_t{2});
     QCOMPARE(named[1].members, groups[1].members);
 }
@@ -300,17 +298,16 @@ void TestFusion::fusedGraphComputesTheModel() {
 // Conv (10 µs) then Relu (5 µs) on one device, the group 12 µs there: taken, one node of 12 µs,
 // the Conv's output never in memory. Split over two devices, or dearer than its members: not.
 void TestFusion::simulatorRunsTakenGroupAsOneNode() {
-    const Graph g = onnxFixture("(float[1,3,8,8] x) => (float[1,8,8,8] y) <float[8,3,3,3] w = {" +
-                                values(216) +
-                                "}> {\n  c = Conv <pads = [1, 1, 1, 1]> (x, w)\n"
-                                "  y = Relu (c)\n}");
+    const Graph g =
+        onnxFixture("(float[1,3,8,8] x) => (float[1,8,8,8] y) <float[8,3,3,3] w = {" + values(216) +
+                    "}> {\n  c = Conv <pads = [1, 1, 1, 1]> (x, w)\n"
+                    "  y = Relu (c)\n}");
     const DeviceCatalog catalog = parseDeviceCatalogText(kTwoDevices, "two devices");
     const auto simulate = [&](double groupUs, std::int32_t reluDevice, SimulationResult& r) {
         CostTable table = buildCostTable(g, catalog, {"cpu", "gpu"});
         QCOMPARE(table.fusionOptions().size(), std::size_t{1});
-        const NodeId conv = g.findNode(g.nodes[static_cast<std::size_t>(
-                                                   table.fusionOptions()[0].group.members[0])]
-                                           .name);
+        const NodeId conv = g.findNode(
+            g.nodes[static_cast<std::size_t>(table.fusionOptions()[0].group.members[0])].name);
         const NodeId relu = table.fusionOptions()[0].group.tail();
         for (std::int32_t d = 0; d < 2; ++d) {
             table.setCell(conv, d, {10.0, 100.0, 0, CostSource::Measured, 0.0});
@@ -368,10 +365,10 @@ void TestFusion::validationRefusesGroupOverTwoDevices() {
     if (!inventory.find("cpu:0") || !inventory.find("cpu:1")) {
         QSKIP("this machine has fewer than two CPU cores");
     }
-    const Graph g = onnxFixture("(float[1,3,8,8] x) => (float[1,8,8,8] y) <float[8,3,3,3] w = {" +
-                                values(216) +
-                                "}> {\n  c = Conv <pads = [1, 1, 1, 1]> (x, w)\n"
-                                "  y = Relu (c)\n}");
+    const Graph g =
+        onnxFixture("(float[1,3,8,8] x) => (float[1,8,8,8] y) <float[8,3,3,3] w = {" + values(216) +
+                    "}> {\n  c = Conv <pads = [1, 1, 1, 1]> (x, w)\n"
+                    "  y = Relu (c)\n}");
     const std::vector<FusionGroup> groups = findFusionGroups(g);
     QCOMPARE(groups.size(), std::size_t{1});
     PlanToValidate plan;
@@ -381,7 +378,8 @@ void TestFusion::validationRefusesGroupOverTwoDevices() {
     plan.assignment[static_cast<std::size_t>(groups[0].tail())] = "cpu:1";
     plan.fusionGroups = groups;
     QTemporaryDir dir;
-    SampleLibrary library = SampleLibrary::open((dir.path() + QStringLiteral("/s.db")).toStdString());
+    const QString db = dir.path() + QStringLiteral("/s.db");
+    SampleLibrary library = SampleLibrary::open(db.toStdString());
     ValidationOptions options;
     options.repeats = 1;
     try {

@@ -125,7 +125,8 @@ void TestProfileCli::everyComputeNodeIsMeasuredThenReused() {
     QCOMPARE(samples.exitCode, 0);
     const QJsonArray stored =
         QJsonDocument::fromJson(samples.out)[QStringLiteral("samples")].toArray();
-    QCOMPARE(stored.size(), first[QStringLiteral("measured_nodes")].toInt());
+    QCOMPARE(stored.size(), first[QStringLiteral("measured_nodes")].toInt() +
+                                first[QStringLiteral("measured_fusion_groups")].toInt());
 }
 
 void TestProfileCli::reuseAcrossModelsSharingSignatures() {

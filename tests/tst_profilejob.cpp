@@ -60,7 +60,7 @@ void TestProfileJob::profilesIntoLibraryThenReuses() {
     QVERIFY(!first.cancelled);
     QCOMPARE(first.dbPath, db);
     const std::int64_t stored = SampleLibrary::open(db.toStdString()).sampleCount();
-    QCOMPARE(stored, static_cast<std::int64_t>(first.measured));
+    QCOMPARE(stored, static_cast<std::int64_t>(first.measured + first.fusedMeasured));
     // The node table shows the measured latencies, marked measured.
     const NodeTableModel* table = window.nodeTableModel();
     const int column = table->measuredColumn();
@@ -178,7 +178,7 @@ void TestProfileJob::cancelKeepsWhatWasMeasured() {
         QVERIFY(outcome.notRun > 0);
     }
     QCOMPARE(SampleLibrary::open(db.toStdString()).sampleCount(),
-             static_cast<std::int64_t>(outcome.measured));
+             static_cast<std::int64_t>(outcome.measured + outcome.fusedMeasured));
 }
 
 void TestProfileJob::modelledDeviceIsRefused() {

@@ -699,10 +699,11 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels() {
                 for (const std::int32_t k : full.fusedGroups) {
                     const FusionOption& option = table.fusionOptions()[static_cast<std::size_t>(k)];
                     const NodeId tail = option.group.tail();
-                    groupUs[tail] = option.cells[static_cast<std::size_t>(
-                                                     sim.planOf(genomes[i]).device[static_cast<
-                                                         std::size_t>(tail)])]
-                                        .latencyUs;
+                    groupUs[tail] =
+                        option
+                            .cells[static_cast<std::size_t>(
+                                sim.planOf(genomes[i]).device[static_cast<std::size_t>(tail)])]
+                            .latencyUs;
                     hidden += option.group.members.size() - 1;
                 }
                 std::vector<const TimelineSegment*> runs;
@@ -713,10 +714,9 @@ void TestSimulator::evaluateMatchesSimulateOnRealModels() {
                         QCOMPARE(s.endUs, full.finishUs[static_cast<std::size_t>(s.node)]);
                         // Never shorter than its cell (up to the rounding of begin + L).
                         const double slack = 1e-12 * s.endUs;
-                        const double cell =
-                            groupUs.count(s.node) != 0
-                                ? groupUs.at(s.node)
-                                : sim.latencyUs(sim.computeIndex(s.node), s.index);
+                        const double cell = groupUs.count(s.node) != 0
+                                                ? groupUs.at(s.node)
+                                                : sim.latencyUs(sim.computeIndex(s.node), s.index);
                         QVERIFY(s.endUs - s.beginUs >= cell - slack);
                         stretched += s.endUs - s.beginUs > cell + slack ? 1 : 0;
                     } else {

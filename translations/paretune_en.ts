@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+155"/>
+        <location filename="../widgets/planjobs.cpp" line="+165"/>
         <source>exporting the bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -355,17 +355,17 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+79"/>
+        <location line="+80"/>
         <source>No model open.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-62"/>
+        <location line="-63"/>
         <source>Find node</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+70"/>
         <source>Laying out the graph...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -400,7 +400,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location line="+18"/>
+        <location line="+19"/>
         <source>%n ops</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -414,7 +414,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+96"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+86"/>
+        <source>Fusion group %1: runs as one node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; fusion group, run as one node (%2 in this plan)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -780,7 +790,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="+31"/>
+        <location filename="../widgets/nodeproperties.cpp" line="+33"/>
         <source>weight</source>
         <translation type="unfinished"></translation>
     </message>
@@ -800,7 +810,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Op type</source>
         <translation type="unfinished"></translation>
     </message>
@@ -871,11 +881,12 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+3"/>
+        <location line="+54"/>
         <source>Device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-54"/>
         <source>Latency</source>
         <translation type="unfinished"></translation>
     </message>
@@ -891,17 +902,54 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+0"/>
+        <location line="+54"/>
         <source>Source</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="-48"/>
         <source> (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+5"/>
         <source>not supported on this device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>Fusion group</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1: %2 run as one node%3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> (the plan takes it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> (the plan does not take it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>As one node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Members apart</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <location line="+1"/>
+        <source>not supported</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1958,7 +2006,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+56"/>
+        <location filename="../widgets/timelineview.cpp" line="+69"/>
         <location line="+38"/>
         <source>transfer</source>
         <translation type="unfinished"></translation>
@@ -2318,7 +2366,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-64"/>
+        <location filename="../widgets/planjobs.cpp" line="-74"/>
         <source>validating the plan</source>
         <translation type="unfinished"></translation>
     </message>

@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+155"/>
+        <location filename="../widgets/planjobs.cpp" line="+165"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -352,17 +352,17 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+79"/>
+        <location line="+80"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
     <message>
-        <location line="-62"/>
+        <location line="-63"/>
         <source>Find node</source>
         <translation>查找节点</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+70"/>
         <source>Laying out the graph...</source>
         <translation>正在布局计算图...</translation>
     </message>
@@ -397,7 +397,7 @@
         <translation>%1FLOPs（由形状计算）</translation>
     </message>
     <message numerus="yes">
-        <location line="+18"/>
+        <location line="+19"/>
         <source>%n ops</source>
         <translation>
             <numerusform>%n 个算子</numerusform>
@@ -411,7 +411,17 @@ Double-click to expand</source>
 双击展开</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+96"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+86"/>
+        <source>Fusion group %1: runs as one node</source>
+        <translation>融合组 %1：作为一个节点运行</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; fusion group, run as one node (%2 in this plan)</source>
+        <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; 融合组，作为一个节点运行（本方案中 %2 个）</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1 计算 &amp;nbsp; %2 无运行时开销 &amp;nbsp; %3 折叠的分组&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案，即可按设备着色。&lt;/i&gt;</translation>
     </message>
@@ -775,7 +785,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::NodeProperties</name>
     <message>
-        <location filename="../widgets/nodeproperties.cpp" line="+31"/>
+        <location filename="../widgets/nodeproperties.cpp" line="+33"/>
         <source>weight</source>
         <translation>权重</translation>
     </message>
@@ -795,7 +805,7 @@ Double-click to expand</source>
         <translation>&lt;i&gt;在计算图或逐层性能分析中选择一个节点以查看其属性。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Op type</source>
         <translation>算子类型</translation>
     </message>
@@ -866,11 +876,12 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+3"/>
+        <location line="+54"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-54"/>
         <source>Latency</source>
         <translation>延迟</translation>
     </message>
@@ -886,11 +897,12 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+0"/>
+        <location line="+54"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="-48"/>
         <source> (plan)</source>
         <translation>（方案）</translation>
     </message>
@@ -898,6 +910,42 @@ Double-click to expand</source>
         <location line="+5"/>
         <source>not supported on this device</source>
         <translation>此设备不支持</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>Fusion group</source>
+        <translation>融合组</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1: %2 run as one node%3.</source>
+        <translation>%1：%2 作为一个节点运行%3。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> (the plan takes it)</source>
+        <translation>（本方案采用）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> (the plan does not take it)</source>
+        <translation>（本方案未采用）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>As one node</source>
+        <translation>作为一个节点</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Members apart</source>
+        <translation>成员分开运行</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <location line="+1"/>
+        <source>not supported</source>
+        <translation>不支持</translation>
     </message>
     <message>
         <location filename="../widgets/graphdock.cpp" line="+17"/>
@@ -1950,7 +1998,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+56"/>
+        <location filename="../widgets/timelineview.cpp" line="+69"/>
         <location line="+38"/>
         <source>transfer</source>
         <translation>传输</translation>
@@ -2306,7 +2354,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-64"/>
+        <location filename="../widgets/planjobs.cpp" line="-74"/>
         <source>validating the plan</source>
         <translation>验证方案</translation>
     </message>

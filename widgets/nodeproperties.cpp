@@ -162,8 +162,7 @@ QString NodeProperties::fusionGroupSection(const Graph& g, int nodeId, const Sea
     const auto& options = search.costs.fusionOptions();
     for (std::size_t k = 0; k < options.size(); ++k) {
         const FusionGroup& group = options[k].group;
-        if (std::find(group.members.begin(), group.members.end(), nodeId) ==
-            group.members.end()) {
+        if (std::find(group.members.begin(), group.members.end(), nodeId) == group.members.end()) {
             continue;
         }
         QStringList names;
@@ -180,7 +179,7 @@ QString NodeProperties::fusionGroupSection(const Graph& g, int nodeId, const Sea
         page += tr("%1: %2 run as one node%3.")
                     .arg(html(group.pattern), names.join(QStringLiteral(", ")),
                          planDevices == nullptr || planDevices->empty() ? QString()
-                         : taken ? tr(" (the plan takes it)")
+                         : taken                                        ? tr(" (the plan takes it)")
                                  : tr(" (the plan does not take it)"));
         page += QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"2\"><tr>"
                                "<th>%1</th><th>%2</th><th>%3</th><th>%4</th></tr>")

@@ -136,7 +136,8 @@ TimelineData withMeasuredLanes(TimelineData simulated, const ImportResult& model
         if (!n.fusedMembers.empty()) { // a fusion group, run as one node: one bar
             QStringList ops;
             for (const NodeId m : n.fusedMembers) {
-                ops << QString::fromStdString(model.graph.nodes[static_cast<std::size_t>(m)].opType);
+                ops << QString::fromStdString(
+                    model.graph.nodes[static_cast<std::size_t>(m)].opType);
             }
             bar.label = QString::fromStdString(
                             model.graph.nodes[static_cast<std::size_t>(n.fusedMembers[0])].name) +

@@ -49,7 +49,8 @@ void ProfileJob::start(std::shared_ptr<const ImportResult> model, const Device& 
             }
             r.outcome.notRun = run.cancelledCount();
             r.outcome.failed = run.failedCount();
-            r.outcome.measured = run.result.count(ProfileStatus::Ok) + run.fusedMeasuredCount();
+            r.outcome.measured = run.result.count(ProfileStatus::Ok);
+            r.outcome.fusedMeasured = run.fusedMeasuredCount();
             r.outcome.reused = run.reusedCount();
             r.outcome.cancelled = run.result.cancelled;
             r.outcome.sumOfOpsUs = run.sumOfOpsUs();

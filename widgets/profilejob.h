@@ -19,10 +19,11 @@ struct ImportResult;
 struct ProfileOutcome {
     QString deviceId;
     QString dbPath;
-    int measured = 0; ///< operators measured now (one per new signature)
-    int reused = 0;   ///< compute nodes whose sample the library already held (or shared)
-    int failed = 0;   ///< unsupported or failed operators
-    int notRun = 0;   ///< left unmeasured by Cancel
+    int measured = 0;      ///< operators measured now (one per new signature)
+    int fusedMeasured = 0; ///< fusion groups measured now as fused nodes (one sample each)
+    int reused = 0;        ///< compute nodes whose sample the library already held (or shared)
+    int failed = 0;        ///< unsupported or failed operators
+    int notRun = 0;        ///< left unmeasured by Cancel
     bool cancelled = false;
     double sumOfOpsUs = 0.0;
     double endToEndUs = 0.0; ///< 0 when the whole-model run did not happen

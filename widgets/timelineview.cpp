@@ -54,10 +54,10 @@ TimelineData timelineData(const Graph& graph, const CostTable& costs,
             bar.label = QString::fromStdString(node.name);
             bar.kind = QString::fromStdString(node.opType);
             if (const auto group = groupOfTail.find(s.node); group != groupOfTail.end()) {
-                bar.label = QString::fromStdString(
-                                graph.nodes[static_cast<std::size_t>(group->second->members[0])]
-                                    .name) +
-                            QStringLiteral("+fused");
+                bar.label =
+                    QString::fromStdString(
+                        graph.nodes[static_cast<std::size_t>(group->second->members[0])].name) +
+                    QStringLiteral("+fused");
                 bar.kind = QString::fromStdString(group->second->pattern);
             }
         } else {

@@ -30,8 +30,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <tuple>
 
 namespace paretune {
@@ -393,8 +393,8 @@ BundleContents buildBundle(const BundleExportOptions& options) {
             bundle.diagnostics.push_back(
                 {Diagnostic::Severity::Warning, "fusion-group-split",
                  "fusion group " + option.group.pattern + " at node '" +
-                     g.nodes[static_cast<std::size_t>(option.group.members[0])].name +
-                     "' spans " + std::to_string(partitions.size()) + " partitions"});
+                     g.nodes[static_cast<std::size_t>(option.group.members[0])].name + "' spans " +
+                     std::to_string(partitions.size()) + " partitions"});
         }
     }
     const std::string overall = sources.overall();

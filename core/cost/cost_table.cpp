@@ -132,15 +132,16 @@ std::vector<FusionOption> modelledFusionOptions(const Graph& graph,
         FusionOption option{groups[g], std::vector<CostCell>(specs.size())};
         for (std::size_t d = 0; d < specs.size(); ++d) {
             const DeviceSpec& spec = *specs[d];
-            const bool supported = std::all_of(
-                groups[g].members.begin(), groups[g].members.end(), [&](NodeId member) {
+            const bool supported =
+                std::all_of(groups[g].members.begin(), groups[g].members.end(), [&](NodeId member) {
                     return spec.supports(graph.nodes[static_cast<std::size_t>(member)].opType);
                 });
             if (supported && (spec.modelled || (options.rooflineForMeasuredDevices &&
                                                 spec.peakGflops > 0 && spec.memBwGbs > 0))) {
                 CostCell& cell = option.cells[d];
-                cell.latencyUs = spec.rooflineLatencyUs(
-                    fusedBaseOp(n.opType), m.flops, static_cast<double>(m.bytesRead + m.bytesWritten));
+                cell.latencyUs =
+                    spec.rooflineLatencyUs(fusedBaseOp(n.opType), m.flops,
+                                           static_cast<double>(m.bytesRead + m.bytesWritten));
                 cell.energyUj = cell.latencyUs * spec.activeW;
                 cell.source = CostSource::Modelled;
             }

@@ -93,7 +93,8 @@ FusionCellCount fillFusionCells(CostTable& table, const Graph& graph,
                          table.host());
     for (std::size_t g = 0; g < options.size(); ++g) {
         for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-            fusedTable.setCell(fused.groupNode[g], d, options[g].cells[static_cast<std::size_t>(d)]);
+            fusedTable.setCell(fused.groupNode[g], d,
+                               options[g].cells[static_cast<std::size_t>(d)]);
         }
     }
     fill(fusedTable, fused.graph);

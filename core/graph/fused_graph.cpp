@@ -98,7 +98,8 @@ FusedNode fusedConv(const Graph& g, const FusionGroup& group) {
         const NodeId m = group.members[k];
         const Node& n = nodeAt(g, m);
         if (n.opType == "BatchNormalization") {
-            fused.node.attributes.push_back(floatAttribute("epsilon", n.attrFloat("epsilon", 1e-5)));
+            fused.node.attributes.push_back(
+                floatAttribute("epsilon", n.attrFloat("epsilon", 1e-5)));
             for (std::size_t i = 1; i < 5; ++i) {
                 norm.push_back(input(g, m, i));
             }
@@ -159,18 +160,36 @@ FusedNode fusedLayerNorm(const Graph& g, const FusionGroup& group) {
     const double epsilon =
         scalarValue(g, otherInput(g, addEps, soleOutput(g, variance))).value_or(1e-5);
     fused.node.attributes = {intAttribute("axis", -1), floatAttribute("epsilon", epsilon)};
-    fused.inputs = {input(g, group.members[0], 0),
-                    otherInput(g, scale, soleOutput(g, div)),
+    fused.inputs = {input(g, group.members[0], 0), otherInput(g, scale, soleOutput(g, div)),
                     otherInput(g, shift, soleOutput(g, scale))};
     return fused;
 }
 
+/// Appends a node to a graph being built in topological order: its attributes sorted by name,
+/// its rows of inputs, outputs and captured inputs, its outputs' producer.
+NodeId appendNode(Graph& g, Node node, std::span<const TensorId> ins,
+                  std::span<const TensorId> outs, std::span<const TensorId> captured) {
+    const auto id = static_cast<NodeId>(g.nodes.size());
+    std::sort(node.attributes.begin(), node.attributes.end(),
+              [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
+    g.nodes.push_back(std::move(node));
+    g.nodeInputs.appendRow(ins);
+    g.nodeOutputs.appendRow(outs);
+    g.capturedInputs.appendRow(captured);
+    for (const TensorId t : outs) {
+        if (t != kNone) {
+            g.tensors[static_cast<std::size_t>(t)].producer = id;
+        }
+    }
+    g.topologicalOrder.push_back(id);
+    return id;
+}
+
 FusedNode fusedNodeOf(const Graph& g, const FusionGroup& group) {
     const bool gemm = nodeAt(g, group.members[0]).opType == "Gemm";
-    return group.kind == FusionKind::Conv ? fusedConv(g, group)
-           : group.kind == FusionKind::MatMul
-               ? (gemm ? fusedGemm(g, group) : fusedMatMul(g, group))
-               : fusedLayerNorm(g, group);
+    return group.kind == FusionKind::Conv     ? fusedConv(g, group)
+           : group.kind == FusionKind::MatMul ? (gemm ? fusedGemm(g, group) : fusedMatMul(g, group))
+                                              : fusedLayerNorm(g, group);
 }
 
 } // namespace
@@ -182,8 +201,8 @@ FusedGraph fuseGroups(const Graph& graph, std::span<const FusionGroup> groups) {
         checkFusionGroup(graph, groups[k]);
         for (const NodeId m : groups[k].members) {
             if (groupOf[static_cast<std::size_t>(m)] >= 0) {
-                throw InputError(groupLabel(graph, groups[k]) + ": node '" +
-                                 nodeAt(graph, m).name + "' is in two groups");
+                throw InputError(groupLabel(graph, groups[k]) + ": node '" + nodeAt(graph, m).name +
+                                 "' is in two groups");
             }
             groupOf[static_cast<std::size_t>(m)] = static_cast<std::int32_t>(k);
         }
@@ -203,22 +222,9 @@ FusedGraph fuseGroups(const Graph& graph, std::span<const FusionGroup> groups) {
     g.outputs = graph.outputs;
     out.nodeOf.assign(nodeCount, kNone);
     out.groupNode.assign(groups.size(), kNone);
-    auto emit = [&](Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
-                    std::span<const TensorId> captured) {
-        const auto id = static_cast<NodeId>(g.nodes.size());
-        std::sort(node.attributes.begin(), node.attributes.end(),
-                  [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
-        g.nodes.push_back(std::move(node));
-        g.nodeInputs.appendRow(ins);
-        g.nodeOutputs.appendRow(outs);
-        g.capturedInputs.appendRow(captured);
-        for (const TensorId t : outs) {
-            if (t != kNone) {
-                g.tensors[static_cast<std::size_t>(t)].producer = id;
-            }
-        }
-        g.topologicalOrder.push_back(id);
-        return id;
+    const auto emit = [&](Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
+                          std::span<const TensorId> captured) {
+        return appendNode(g, std::move(node), ins, outs, captured);
     };
     for (const NodeId n : graph.topologicalOrder) {
         const std::int32_t k = groupOf[static_cast<std::size_t>(n)];
@@ -264,20 +270,7 @@ FusedGraph appendFusedNodes(const Graph& graph, std::span<const FusionGroup> gro
     out.groupNode.assign(groups.size(), kNone);
     const auto emit = [&](Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
                           std::span<const TensorId> captured) {
-        const auto id = static_cast<NodeId>(g.nodes.size());
-        std::sort(node.attributes.begin(), node.attributes.end(),
-                  [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
-        g.nodes.push_back(std::move(node));
-        g.nodeInputs.appendRow(ins);
-        g.nodeOutputs.appendRow(outs);
-        g.capturedInputs.appendRow(captured);
-        for (const TensorId t : outs) {
-            if (t != kNone) {
-                g.tensors[static_cast<std::size_t>(t)].producer = id;
-            }
-        }
-        g.topologicalOrder.push_back(id);
-        return id;
+        return appendNode(g, std::move(node), ins, outs, captured);
     };
     for (const NodeId n : graph.topologicalOrder) {
         out.nodeOf[static_cast<std::size_t>(n)] =

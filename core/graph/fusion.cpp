@@ -65,8 +65,8 @@ TensorId otherInput(const Graph& g, NodeId id, TensorId one) {
 
 std::string groupLabel(const Graph& g, const FusionGroup& group) {
     return "fusion group '" +
-           (group.members.empty() ? std::string("?") : nodeAt(g, group.members[0]).name) +
-           "' (" + group.pattern + ")";
+           (group.members.empty() ? std::string("?") : nodeAt(g, group.members[0]).name) + "' (" +
+           group.pattern + ")";
 }
 
 } // namespace fusion_detail
@@ -74,10 +74,6 @@ std::string groupLabel(const Graph& g, const FusionGroup& group) {
 using namespace fusion_detail;
 
 namespace {
-
-
-
-
 
 bool isOp(const Graph& g, NodeId id, std::string_view op) {
     const Node& n = nodeAt(g, id);
@@ -110,11 +106,9 @@ bool fixedTensor(const Graph& g, TensorId t) {
            nodeAt(g, tensor.producer).kind != NodeKind::PassThrough;
 }
 
-
 bool near(std::optional<double> v, double expected) {
     return v && std::abs(*v - expected) <= 1e-4 * std::max(1.0, std::abs(expected));
 }
-
 
 std::int64_t rankOf(const Graph& g, TensorId t) {
     const Tensor& tensor = tensorAt(g, t);
@@ -281,8 +275,8 @@ std::vector<NodeId> matchGemm(const Graph& g, NodeId gemm) {
     }
     Match m;
     m.take(g, gemm);
-    if (const NodeId relu = soleReader(g, m.current); relu != kNone && isOp(g, relu, "Relu") &&
-                                                      soleOutput(g, relu) != kNone) {
+    if (const NodeId relu = soleReader(g, m.current);
+        relu != kNone && isOp(g, relu, "Relu") && soleOutput(g, relu) != kNone) {
         m.take(g, relu);
     } else if (const std::vector<NodeId> gelu = matchGelu(g, m.current); !gelu.empty()) {
         m.members.insert(m.members.end(), gelu.begin(), gelu.end());
@@ -363,11 +357,11 @@ std::vector<NodeId> matchLayerNorm(const Graph& g, NodeId mean) {
 
 std::vector<NodeId> matchAt(const Graph& g, NodeId head, FusionKind& kind) {
     for (const FusionKind k : {FusionKind::Conv, FusionKind::MatMul, FusionKind::LayerNorm}) {
-        std::vector<NodeId> members = k == FusionKind::Conv ? matchConv(g, head)
-                                      : k == FusionKind::MatMul
-                                          ? (isOp(g, head, "Gemm") ? matchGemm(g, head)
-                                                                   : matchMatMul(g, head))
-                                          : matchLayerNorm(g, head);
+        std::vector<NodeId> members =
+            k == FusionKind::Conv ? matchConv(g, head)
+            : k == FusionKind::MatMul
+                ? (isOp(g, head, "Gemm") ? matchGemm(g, head) : matchMatMul(g, head))
+                : matchLayerNorm(g, head);
         if (!members.empty()) {
             kind = k;
             return members;
@@ -383,7 +377,6 @@ std::string patternOf(const Graph& g, const std::vector<NodeId>& members) {
     }
     return text;
 }
-
 
 } // namespace
 

@@ -38,7 +38,6 @@ std::vector<FusionGroup> fusionGroupsByName(const Graph& graph,
 /// a tensor read outside the group, members out of order).
 void checkFusionGroup(const Graph& graph, const FusionGroup& group);
 
-
 /// The name a fused graph of `original` is recorded under in a sample library:
 /// "NAME (fused FINGERPRINT12)", the model's name and its fingerprint's first 12 digits.
 std::string fusedGraphName(const Graph& original);

@@ -156,8 +156,9 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         const Step& step = stepTable[i];
         const std::int32_t d = genome[step.ci];
         const bool fused = step.group >= 0 && groupTaken[step.group] != 0;
-        const StepCell& cell = (fused ? fusedCells : stepCells)[static_cast<std::size_t>(i) * stride +
-                                                                static_cast<std::size_t>(d)];
+        const StepCell& cell =
+            (fused ? fusedCells
+                   : stepCells)[static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(d)];
         unsupported += cell.unsupported;
         const std::int32_t k = stepCount[d];
         std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
@@ -420,8 +421,8 @@ void Simulator::showGroupsAsOne(SimulationResult& result) const {
     std::vector<std::uint8_t> hidden(m_graph.nodes.size(), 0);
     for (const std::int32_t g : result.fusedGroups) {
         const auto members = m_groupMembers.row(g);
-        const auto tail = static_cast<std::size_t>(m_computeNodes[static_cast<std::size_t>(
-            members.back())]);
+        const auto tail =
+            static_cast<std::size_t>(m_computeNodes[static_cast<std::size_t>(members.back())]);
         for (const std::int32_t ci : members) {
             const auto n = static_cast<std::size_t>(m_computeNodes[static_cast<std::size_t>(ci)]);
             result.startUs[n] = result.startUs[tail];

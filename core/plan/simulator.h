@@ -248,8 +248,8 @@ private:
     std::vector<StepCell> m_stepFusedCells;   // step i · D + d
     std::vector<std::uint8_t> m_groupTaken;   // scratch: per group, of the last evaluation
     std::vector<std::int64_t> m_liveBytes;    // scratch: m_bufferSize, 0 where fused away
-    std::vector<TransferHop> m_hops;         // all paths, flat
-    std::vector<std::int32_t> m_pathOffsets; // (src · D + dst) → m_hops range
+    std::vector<TransferHop> m_hops;          // all paths, flat
+    std::vector<std::int32_t> m_pathOffsets;  // (src · D + dst) → m_hops range
     std::int32_t m_hopCount = 0;
     std::vector<double> m_transferUs; // b · hops + h: bytes of buffer b / bandwidth of hop h
     std::vector<std::int32_t> m_graphInputBuffers;

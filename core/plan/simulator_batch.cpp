@@ -135,16 +135,16 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const DeviceMasks<D> on = masksOf<D>(d);
         const __m512i bitD = _mm512_sllv_epi64(one, d);
         // Lanes that take the step's fusion group use its fused cells.
-        const __mmask8 fused = step.group >= 0 ? l.groupLanes[static_cast<std::size_t>(step.group)]
-                                               : __mmask8{0};
+        const __mmask8 fused =
+            step.group >= 0 ? l.groupLanes[static_cast<std::size_t>(step.group)] : __mmask8{0};
         __m512d latency = lookup8(l.latencyUs.data() + i * D, D, d);
         __m512i unsupportedHere = lookup8(l.unsupported.data() + i * D, D, d);
         __m512d energyHere = lookup8(l.energyUj.data() + i * D, D, d);
-        __m512i workspaceHere = hasWorkspace ? lookup8(l.workspaceBytes.data() + i * D, D, d)
-                                             : zero;
+        __m512i workspaceHere =
+            hasWorkspace ? lookup8(l.workspaceBytes.data() + i * D, D, d) : zero;
         if (fused != 0) {
-            latency = _mm512_mask_mov_pd(latency, fused,
-                                         lookup8(l.fusedLatencyUs.data() + i * D, D, d));
+            latency =
+                _mm512_mask_mov_pd(latency, fused, lookup8(l.fusedLatencyUs.data() + i * D, D, d));
             unsupportedHere = _mm512_mask_mov_epi64(
                 unsupportedHere, fused, lookup8(l.fusedUnsupported.data() + i * D, D, d));
             energyHere = _mm512_mask_mov_pd(energyHere, fused,
@@ -319,8 +319,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         scatter(stepStart, 0xFF, entry(_mm512_add_epi64(lookup8(startBase, D, d), lane), k), ready);
         if (hasWorkspace) {
             scatter(l.stepWorkspace.data(), 0xFF,
-                    entry(_mm512_add_epi64(lookup8(workspaceBase, D, d), lane), k),
-                    workspaceHere);
+                    entry(_mm512_add_epi64(lookup8(workspaceBase, D, d), lane), k), workspaceHere);
         }
         energyUj = _mm512_add_pd(energyUj, energyHere);
         makespan = _mm512_max_pd(makespan, finish);

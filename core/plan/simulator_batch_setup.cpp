@@ -119,5 +119,4 @@ void Simulator::prepareLanes() {
     fitTo(l.relayedLanes, rows);
 }
 
-
 } // namespace paretune

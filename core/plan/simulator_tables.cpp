@@ -365,18 +365,17 @@ void Simulator::buildFusionTables() {
     }
     m_groupTaken.assign(options.size(), 0);
     m_hasGroups = !options.empty();
-    m_hasWorkspace = m_hasWorkspace || std::any_of(m_fusedCells.begin(), m_fusedCells.end(),
-                                                   [](const StepCell& c) {
-                                                       return c.workspaceBytes != 0;
-                                                   });
+    m_hasWorkspace =
+        m_hasWorkspace || std::any_of(m_fusedCells.begin(), m_fusedCells.end(),
+                                      [](const StepCell& c) { return c.workspaceBytes != 0; });
     buildSteps();
 }
 
 bool Simulator::takes(std::int32_t g, const std::uint8_t* genome) const {
     const auto members = m_groupMembers.row(g);
     const std::uint8_t d = genome[members[0]];
-    if (m_groupTakable[static_cast<std::size_t>(g) * static_cast<std::size_t>(m_deviceCount) +
-                       d] == 0) {
+    if (m_groupTakable[static_cast<std::size_t>(g) * static_cast<std::size_t>(m_deviceCount) + d] ==
+        0) {
         return false;
     }
     for (const std::int32_t ci : members) {

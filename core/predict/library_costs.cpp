@@ -94,11 +94,11 @@ LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
             fillNodeCosts(fusedTable, fusedGraph, catalog, library);
         });
     if (!table.fusionOptions().empty()) {
-        result.diagnostics.push_back(
-            {Diagnostic::Severity::Info, "fusion-cells",
-             std::to_string(table.fusionOptions().size()) + " fusion groups: " +
-                 std::to_string(fused.measured) + " measured and " +
-                 std::to_string(fused.predicted) + " predicted cells"});
+        result.diagnostics.push_back({Diagnostic::Severity::Info, "fusion-cells",
+                                      std::to_string(table.fusionOptions().size()) +
+                                          " fusion groups: " + std::to_string(fused.measured) +
+                                          " measured and " + std::to_string(fused.predicted) +
+                                          " predicted cells"});
     }
     return result;
 }

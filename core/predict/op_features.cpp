@@ -55,8 +55,8 @@ bool convTakesNativePath(const Graph& graph, NodeId node) {
     const auto inputs = graph.nodeInputs.row(node);
     const Tensor* input = tensorAt(graph, inputs, 0);
     const Tensor* weight = tensorAt(graph, inputs, 1);
-    if ((n.opType != "Conv" && n.opType != "FusedConv") || input == nullptr || weight == nullptr || input->dims.size() != 4 ||
-        weight->dims.size() != 4) {
+    if ((n.opType != "Conv" && n.opType != "FusedConv") || input == nullptr || weight == nullptr ||
+        input->dims.size() != 4 || weight->dims.size() != 4) {
         return false;
     }
     const std::int64_t batch = input->dims[0];

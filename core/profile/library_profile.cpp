@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 namespace paretune {
 
@@ -40,10 +41,8 @@ int LibraryProfileRun::reusedCount() const {
 }
 
 int LibraryProfileRun::fusedMeasuredCount() const {
-    return pairedMembers +
-           static_cast<int>(std::count_if(fusedRows.begin(), fusedRows.end(), [](const auto& row) {
-               return row.ok() && !row.reused;
-           }));
+    return static_cast<int>(std::count_if(fusedRows.begin(), fusedRows.end(),
+                                          [](const auto& row) { return row.ok() && !row.reused; }));
 }
 
 std::string_view LibraryProfileRow::statusName() const {
@@ -101,14 +100,16 @@ namespace {
 
 /// The fusion groups of a graph measured as fused nodes (profileIntoLibrary): the groups whose
 /// fused node the library lacks on this device (all with options.force), each measured in one
-/// run together with its members again, round after round (appendFusedNodes), so that the
-/// comparison the search makes (a group against its members) is between times taken at one
-/// machine speed: on a shared machine isolated times taken a minute apart can differ twofold.
-/// Returns the fused nodes' rows; `pairedMembers` counts the member samples measured again.
+/// run together with its members again, round after round (appendFusedNodes), so that a group
+/// and its members are timed at one machine speed (on a shared machine isolated times taken a
+/// minute apart can differ twofold). The members' times of that run are not stored: the fused
+/// sample is put on the stored members' time base, its times scaled by (stored members' sum /
+/// their sum beside it), so that it compares with them as it did beside them; the config says
+/// so ("fusion_pair"). Returns the fused nodes' rows, measured or reused.
 std::vector<LibraryProfileRow> profileFusionGroups(const Graph& graph, const Device& device,
                                                    SampleLibrary& library,
                                                    const LibraryProfileOptions& options,
-                                                   Progress* progress, int& pairedMembers) {
+                                                   Progress* progress) {
     const std::vector<FusionGroup> groups = findFusionGroups(graph);
     if (groups.empty()) {
         return {};
@@ -116,52 +117,89 @@ std::vector<LibraryProfileRow> profileFusionGroups(const Graph& graph, const Dev
     FusedGraph paired = appendFusedNodes(graph, groups);
     paired.graph.name = fusedGraphName(graph);
     const std::string fingerprint = deviceFingerprint(device);
+    const auto signatureOf = [&](NodeId node) -> const std::string& {
+        return paired.graph.signatures[static_cast<std::size_t>(node)];
+    };
     LibraryProfileOptions inner = options;
     inner.force = true; // the members again, beside their group
+    inner.store = false;
     inner.wholeModel = false;
     inner.checkSpeed = false;
     inner.measureContention = false;
     inner.fusionGroups = false;
     inner.nodes.clear();
-    std::vector<std::uint8_t> isFused(paired.graph.nodes.size(), 0);
+    std::vector<std::size_t> toMeasure;
     for (std::size_t k = 0; k < groups.size(); ++k) {
-        const NodeId node = paired.groupNode[k];
-        isFused[static_cast<std::size_t>(node)] = 1;
-        if (!options.force &&
-            library.findSample(paired.graph.signatures[static_cast<std::size_t>(node)],
-                               fingerprint)) {
-            continue; // measured before (with its members then)
+        if (!options.force && library.findSample(signatureOf(paired.groupNode[k]), fingerprint)) {
+            continue; // measured before
         }
-        inner.nodes.push_back(node);
-        for (const NodeId m : groups[k].members) {
+        toMeasure.push_back(k);
+        for (const NodeId m : groups[k].members) { // members first: they finish first
             inner.nodes.push_back(paired.nodeOf[static_cast<std::size_t>(m)]);
+        }
+        inner.nodes.push_back(paired.groupNode[k]);
+    }
+    std::map<NodeId, LibraryProfileRow> measured;
+    if (!toMeasure.empty()) {
+        for (LibraryProfileRow& row :
+             profileIntoLibrary(paired.graph, device, library, inner, progress).rows) {
+            measured[row.node] = std::move(row);
         }
     }
     std::vector<LibraryProfileRow> rows;
-    if (!inner.nodes.empty()) {
-        const LibraryProfileRun run =
-            profileIntoLibrary(paired.graph, device, library, inner, progress);
-        for (const LibraryProfileRow& row : run.rows) {
-            if (isFused[static_cast<std::size_t>(row.node)]) {
-                rows.push_back(row);
-            } else {
-                pairedMembers += row.ok() && !row.reused ? 1 : 0;
+    std::vector<Sample> samples;
+    std::set<std::string> stored; // one sample per signature
+    for (const std::size_t k : toMeasure) {
+        LibraryProfileRow row = measured[paired.groupNode[k]];
+        row.node = paired.groupNode[k];
+        if (row.ok()) {
+            double beside = 0.0;
+            double apart = 0.0;
+            bool complete = true;
+            for (const NodeId m : groups[k].members) {
+                const NodeId p = paired.nodeOf[static_cast<std::size_t>(m)];
+                const auto found = measured.find(p);
+                const auto sample = library.findSample(signatureOf(p), fingerprint);
+                complete = complete && found != measured.end() && found->second.ok() && sample;
+                if (complete) {
+                    beside += found->second.sample.latencyUs;
+                    apart += sample->latencyUs;
+                }
+            }
+            Sample& s = row.sample;
+            if (complete && beside > 0.0) {
+                const double scale = apart / beside;
+                s.latencyUs *= scale;
+                for (std::optional<double>* v : {&s.latencyP10Us, &s.latencyP90Us, &s.energyUj}) {
+                    if (*v) {
+                        **v *= scale;
+                    }
+                }
+                nlohmann::json config = nlohmann::json::parse(s.configJson);
+                config["fusion_pair"] = {
+                    {"members_beside_us", beside}, {"members_stored_us", apart}, {"scale", scale}};
+                s.configJson = config.dump();
+            }
+            if (!row.reused && stored.insert(s.opSignature).second) {
+                samples.push_back(s);
             }
         }
+        rows.push_back(std::move(row));
+    }
+    if (!samples.empty()) {
+        library.upsertGraph(paired.graph);
+        library.addSamples(samples);
     }
     // The groups measured before: their stored samples, reused.
     for (std::size_t k = 0; k < groups.size(); ++k) {
-        const NodeId node = paired.groupNode[k];
-        if (std::any_of(rows.begin(), rows.end(),
-                        [&](const LibraryProfileRow& r) { return r.node == node; })) {
+        if (std::find(toMeasure.begin(), toMeasure.end(), k) != toMeasure.end()) {
             continue;
         }
-        if (const auto stored = library.findSample(
-                paired.graph.signatures[static_cast<std::size_t>(node)], fingerprint)) {
+        if (const auto sample = library.findSample(signatureOf(paired.groupNode[k]), fingerprint)) {
             LibraryProfileRow row;
-            row.node = node;
+            row.node = paired.groupNode[k];
             row.reused = true;
-            row.sample = *stored;
+            row.sample = *sample;
             rows.push_back(row);
         }
     }
@@ -191,7 +229,9 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     const std::string& fingerprint = run.deviceFingerprint;
 
     library.upsertDevice(deviceRecordOf(device));
-    library.upsertGraph(graph);
+    if (options.store) {
+        library.upsertGraph(graph);
+    }
 
     // Reuse: a signature already measured on this device fingerprint is not measured again.
     std::map<std::string, NodeId> measuredSignature; // first node of each signature to measure
@@ -292,6 +332,9 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
         }
         Sample s = toSample(node, profile);
         bySignature[s.opSignature] = s;
+        if (!options.store) {
+            return; // measured for the caller only
+        }
         pending.push_back(std::move(s));
         if (pending.size() >= kSamplesPerBatch ||
             std::chrono::steady_clock::now() - lastCommit >= kBatchInterval) {
@@ -337,8 +380,7 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     }
     if (options.fusionGroups && options.nodes.empty() && !run.result.cancelled &&
         !(progress != nullptr && progress->cancelled())) {
-        run.fusedRows =
-            profileFusionGroups(graph, device, library, options, progress, run.pairedMembers);
+        run.fusedRows = profileFusionGroups(graph, device, library, options, progress);
     }
     return run;
 }

@@ -34,11 +34,15 @@ struct LibraryProfileOptions {
     /// yet (measureMissingContention, quick: under a second per pair, once per pair).
     bool measureContention = true;
     /// Also measure the graph's fusion groups (findFusionGroups), each as its fused node: a
-    /// sample of its own, measured in one run with its members again (their newer samples), so
-    /// that a group and its members are timed at one machine speed; the graph they are measured
-    /// in is recorded beside the model (fusedGraphName). Groups the library holds are reused.
-    /// Not when profiling is cancelled or `nodes` restricts the run.
+    /// sample of its own, timed in one run with its members again so that both see one machine
+    /// speed, and put on the stored members' time base (the members' second times are not
+    /// stored); the graph it is measured in is recorded beside the model (fusedGraphName).
+    /// Groups the library holds are reused. Not when profiling is cancelled or `nodes`
+    /// restricts the run.
     bool fusionGroups = true;
+    /// Store what is measured (false: measure for the caller only: the rows' samples, the
+    /// graph not recorded).
+    bool store = true;
 };
 
 /// The machine's speed around a profiling run: the device's quick micro-benchmark (GEMM
@@ -74,9 +78,7 @@ struct LibraryProfileRun {
     /// One per fusion group measured or reused (options.fusionGroups); `node` is the group's
     /// node in the graph it was measured in (appendFusedNodes).
     std::vector<LibraryProfileRow> fusedRows;
-    /// Member samples measured again beside their groups (see fusionGroups).
-    int pairedMembers = 0;
-    ProfileResult result;                ///< what profileModel measured now
+    ProfileResult result; ///< what profileModel measured now
     MeasureOptions measure;
     /// When something was measured with options.checkSpeed (not when cancelled).
     std::optional<SpeedCheck> speed;
@@ -84,7 +86,7 @@ struct LibraryProfileRun {
     std::vector<ContentionMeasurement> contention;
 
     int reusedCount() const;
-    /// Samples stored by the fusion stage: fused nodes measured now and their members again.
+    /// Fusion groups whose fused node was measured now (a sample stored by this run).
     int fusedMeasuredCount() const;
     int failedCount() const;    ///< rows unsupported or failed
     int cancelledCount() const; ///< rows left unmeasured by a cancel

@@ -26,7 +26,7 @@ const KernelTable& kernels() {
 
 std::string kernelKey(const Node& node) {
     return node.domain.empty() || node.domain == "ai.onnx" ? node.opType
-                                                            : node.domain + "::" + node.opType;
+                                                           : node.domain + "::" + node.opType;
 }
 
 bool isSupportedOp(std::string_view opType) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Kernels of the fused nodes (graph/fusion.h): FusedConv, FusedMatMul and FusedGemm of the ai.paretune
-// domain, and the batch normalisation folded into a FusedConv's weights once, before its runs.
+// Kernels of the fused nodes (graph/fusion.h): FusedConv, FusedMatMul and FusedGemm of the
+// ai.paretune domain, and the batch normalisation folded into a FusedConv's weights once, before
+// its runs.
 #include "graph/fusion.h"
 #include "op_kernel_context.h"
 

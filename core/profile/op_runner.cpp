@@ -152,8 +152,8 @@ OpRunner::OpRunner(const Graph& graph, NodeId node, std::uint64_t seed)
     d->node = node;
     const Node& n = graph.nodes[static_cast<std::size_t>(node)];
     if (!detail::isSupportedOp(detail::kernelKey(n))) {
-        d->fail(ProfileStatus::Unsupported, "operator '" + detail::kernelKey(n) +
-                                                "' is not supported by the LibTorch runner");
+        d->fail(ProfileStatus::Unsupported,
+                "operator '" + detail::kernelKey(n) + "' is not supported by the LibTorch runner");
         return;
     }
     try {

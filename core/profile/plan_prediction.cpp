@@ -75,8 +75,8 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         const FusionOption& option = table.fusionOptions()[static_cast<std::size_t>(k)];
         prediction.fusedGroups.push_back(option.group.members);
         groupCell[static_cast<std::size_t>(option.group.tail())] =
-            &option.cells[static_cast<std::size_t>(full.device[static_cast<std::size_t>(
-                option.group.tail())])];
+            &option.cells[static_cast<std::size_t>(
+                full.device[static_cast<std::size_t>(option.group.tail())])];
     }
     for (std::size_t n = 0; n < g.nodes.size(); ++n) {
         if (g.nodes[n].kind != NodeKind::Compute || full.device[n] < 0) {

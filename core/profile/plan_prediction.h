@@ -29,7 +29,7 @@ struct NodePrediction {
 };
 
 struct Prediction {
-    std::vector<NodePrediction> nodes; ///< a taken fusion group's under its last member
+    std::vector<NodePrediction> nodes;            ///< a taken fusion group's under its last member
     std::vector<std::vector<NodeId>> fusedGroups; ///< the groups the simulation took
     std::vector<NodeId> order;
     Objectives objectives;

@@ -333,8 +333,8 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
         }
     }
     for (const FusionGroup& group : plan.fusionGroups) {
-        membersOf[static_cast<std::size_t>(prepared.fused->nodeOf[static_cast<std::size_t>(
-            group.tail())])] = group.members;
+        membersOf[static_cast<std::size_t>(
+            prepared.fused->nodeOf[static_cast<std::size_t>(group.tail())])] = group.members;
     }
     std::vector<NodeTimes> measured(ran.nodes.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {

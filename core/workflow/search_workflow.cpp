@@ -107,8 +107,8 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
     SearchRun run;
     CostTableOptions tableOptions;
     tableOptions.fusion = request.options.fusion;
-    run.costs =
-        std::make_unique<CostTable>(buildCostTable(graph, catalog, request.deviceIds, tableOptions));
+    run.costs = std::make_unique<CostTable>(
+        buildCostTable(graph, catalog, request.deviceIds, tableOptions));
     CostTable& table = *run.costs;
     run.source.catalog = request.catalogOrigin;
     run.source.host = catalog.host;

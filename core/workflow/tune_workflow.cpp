@@ -478,10 +478,10 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                 // graph has: its time does not become its last member's cost.
                 const std::size_t named = static_cast<std::size_t>(
                     n.fusedMembers.empty() ? n.node : n.fusedMembers.front());
-                observation.nodes.push_back({graph.nodes[named].name +
-                                                 (n.fusedMembers.empty() ? "" : "+fused"),
-                                             v.devices[static_cast<std::size_t>(n.device)].id,
-                                             n.measuredUs, n.measuredBeginUs, n.measuredEndUs});
+                observation.nodes.push_back(
+                    {graph.nodes[named].name + (n.fusedMembers.empty() ? "" : "+fused"),
+                     v.devices[static_cast<std::size_t>(n.device)].id, n.measuredUs,
+                     n.measuredBeginUs, n.measuredEndUs});
             }
             round.observations.push_back(std::move(observation));
         }
