@@ -59,11 +59,11 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
 
     // The lanes that take each fusion group.
     for (std::size_t g = 0; g < l.groupLanes.size(); ++g) {
-        std::uint8_t lanes = 0;
-        for (std::int64_t lane = 0; lane < kLanes; ++lane) {
-            lanes |= sim.takes(static_cast<std::int32_t>(g), genomes[lane]) ? 1u << lane : 0u;
+        std::uint8_t taking = 0;
+        for (std::int64_t plan = 0; plan < kLanes; ++plan) {
+            taking |= sim.takes(static_cast<std::int32_t>(g), genomes[plan]) ? 1u << plan : 0u;
         }
-        l.groupLanes[g] = lanes;
+        l.groupLanes[g] = taking;
     }
     const std::int32_t* const bufferGroup = sim.m_bufferGroup.data();
 
