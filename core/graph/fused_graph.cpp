@@ -115,6 +115,17 @@ FusedNode fusedConv(const Graph& g, const FusionGroup& group) {
     return fused;
 }
 
+/// The activation of a matrix-product group from its member `first` on: one member (Relu) is
+/// that activation, more are the spelled-out Gelu, none is none.
+void addTailActivation(const Graph& g, const FusionGroup& group, std::size_t first,
+                       FusedNode& fused) {
+    if (group.members.size() == first + 1) {
+        addActivation(g, group.members[first], fused);
+    } else if (group.members.size() > first + 1) {
+        fused.node.attributes.push_back(stringAttribute("activation", "Gelu"));
+    }
+}
+
 FusedNode fusedMatMul(const Graph& g, const FusionGroup& group) {
     FusedNode fused;
     const NodeId matmul = group.members[0];
@@ -123,11 +134,7 @@ FusedNode fusedMatMul(const Graph& g, const FusionGroup& group) {
     const NodeId add = group.members[1];
     fused.inputs = {input(g, matmul, 0), input(g, matmul, 1),
                     otherInput(g, add, soleOutput(g, matmul))};
-    if (group.members.size() == 3) {
-        addActivation(g, group.members[2], fused);
-    } else if (group.members.size() > 3) {
-        fused.node.attributes.push_back(stringAttribute("activation", "Gelu"));
-    }
+    addTailActivation(g, group, 2, fused);
     return fused;
 }
 
@@ -139,11 +146,7 @@ FusedNode fusedGemm(const Graph& g, const FusionGroup& group) {
     fused.node.attributes = nodeAt(g, gemm).attributes;
     const auto ins = g.nodeInputs.row(gemm);
     fused.inputs.assign(ins.begin(), ins.end());
-    if (group.members.size() == 2) {
-        addActivation(g, group.members[1], fused);
-    } else {
-        fused.node.attributes.push_back(stringAttribute("activation", "Gelu"));
-    }
+    addTailActivation(g, group, 1, fused);
     return fused;
 }
 
@@ -222,16 +225,12 @@ FusedGraph fuseGroups(const Graph& graph, std::span<const FusionGroup> groups) {
     g.outputs = graph.outputs;
     out.nodeOf.assign(nodeCount, kNone);
     out.groupNode.assign(groups.size(), kNone);
-    const auto emit = [&](Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
-                          std::span<const TensorId> captured) {
-        return appendNode(g, std::move(node), ins, outs, captured);
-    };
     for (const NodeId n : graph.topologicalOrder) {
         const std::int32_t k = groupOf[static_cast<std::size_t>(n)];
         if (k < 0) {
             out.nodeOf[static_cast<std::size_t>(n)] =
-                emit(graph.nodes[static_cast<std::size_t>(n)], graph.nodeInputs.row(n),
-                     graph.nodeOutputs.row(n), graph.capturedInputs.row(n));
+                appendNode(g, graph.nodes[static_cast<std::size_t>(n)], graph.nodeInputs.row(n),
+                           graph.nodeOutputs.row(n), graph.capturedInputs.row(n));
             continue;
         }
         const FusionGroup& group = groups[static_cast<std::size_t>(k)];
@@ -242,7 +241,8 @@ FusedGraph fuseGroups(const Graph& graph, std::span<const FusionGroup> groups) {
         fused.node.name = nodeAt(graph, group.members[0]).name + "+fused";
         fused.node.kind = NodeKind::Compute;
         const TensorId output = soleOutput(graph, group.tail());
-        const NodeId id = emit(std::move(fused.node), fused.inputs, std::span(&output, 1), {});
+        const NodeId id =
+            appendNode(g, std::move(fused.node), fused.inputs, std::span(&output, 1), {});
         out.groupNode[static_cast<std::size_t>(k)] = id;
         for (const NodeId m : group.members) {
             out.nodeOf[static_cast<std::size_t>(m)] = id;
@@ -268,14 +268,10 @@ FusedGraph appendFusedNodes(const Graph& graph, std::span<const FusionGroup> gro
     g.topologicalOrder.clear();
     out.nodeOf.assign(graph.nodes.size(), kNone);
     out.groupNode.assign(groups.size(), kNone);
-    const auto emit = [&](Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
-                          std::span<const TensorId> captured) {
-        return appendNode(g, std::move(node), ins, outs, captured);
-    };
     for (const NodeId n : graph.topologicalOrder) {
         out.nodeOf[static_cast<std::size_t>(n)] =
-            emit(graph.nodes[static_cast<std::size_t>(n)], graph.nodeInputs.row(n),
-                 graph.nodeOutputs.row(n), graph.capturedInputs.row(n));
+            appendNode(g, graph.nodes[static_cast<std::size_t>(n)], graph.nodeInputs.row(n),
+                       graph.nodeOutputs.row(n), graph.capturedInputs.row(n));
         const std::int32_t k = groupOfTail[static_cast<std::size_t>(n)];
         if (k < 0) {
             continue;
@@ -290,7 +286,7 @@ FusedGraph appendFusedNodes(const Graph& graph, std::span<const FusionGroup> gro
         const auto id = static_cast<TensorId>(g.tensors.size());
         g.tensors.push_back(std::move(output));
         out.groupNode[static_cast<std::size_t>(k)] =
-            emit(std::move(fused.node), fused.inputs, std::span(&id, 1), {});
+            appendNode(g, std::move(fused.node), fused.inputs, std::span(&id, 1), {});
     }
     linkGraph(g);
     return out;
