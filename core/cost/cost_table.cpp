@@ -80,6 +80,28 @@ bool CostTable::hasSharedResources() const {
            std::any_of(m_contention.begin(), m_contention.end(), [](double f) { return f != 1.0; });
 }
 
+void CostTable::setVariants(std::vector<Precision> variants) {
+    if (variants.empty() || variants.front() != Precision::Fp32) {
+        throw InputError("a cost table's variants start with fp32");
+    }
+    for (std::size_t i = 1; i < variants.size(); ++i) {
+        if (std::find(variants.begin(), variants.begin() + static_cast<std::ptrdiff_t>(i),
+                      variants[i]) != variants.begin() + static_cast<std::ptrdiff_t>(i)) {
+            throw InputError("precision " + std::string(precisionName(variants[i])) +
+                             " is offered twice");
+        }
+    }
+    const std::size_t perVariant = static_cast<std::size_t>(m_nodeCount) * m_devices.size();
+    m_cells.resize(perVariant);
+    m_cells.resize(perVariant * variants.size());
+    m_variants = std::move(variants);
+}
+
+std::int32_t CostTable::findVariant(Precision precision) const {
+    const auto it = std::find(m_variants.begin(), m_variants.end(), precision);
+    return it == m_variants.end() ? -1 : static_cast<std::int32_t>(it - m_variants.begin());
+}
+
 std::int32_t CostTable::findDevice(std::string_view id) const {
     for (std::size_t i = 0; i < m_devices.size(); ++i) {
         if (m_devices[i].id == id) {

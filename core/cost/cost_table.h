@@ -4,6 +4,7 @@
 #include "cost/device_catalog.h"
 #include "graph/fusion_group.h"
 #include "graph/graph.h"
+#include "graph/precision.h"
 
 #include <cstdint>
 #include <span>
@@ -26,6 +27,10 @@ struct CostCell {
     CostSource source = CostSource::Unsupported;
     /// Predicted cells: the predictor's uncertainty (≈ relative standard deviation); 0 otherwise.
     double uncertainty = 0.0;
+    /// Cells of a lower-precision variant: the deviation of the model's outputs from fp32 that
+    /// running this node alone in it causes (relative L2 error of the outputs, %), measured on
+    /// calibration inputs (the sensitivity table); plans add them up. 0 for fp32.
+    double deviationPct = 0.0;
 
     bool supported() const { return source != CostSource::Unsupported; }
 };
@@ -77,9 +82,29 @@ public:
     const std::vector<CostDevice>& devices() const { return m_devices; }
     std::int32_t findDevice(std::string_view id) const;
 
+    /// The fp32 cell (variant 0).
     const CostCell& cell(NodeId node, std::int32_t d) const { return m_cells[index(node, d)]; }
     void setCell(NodeId node, std::int32_t d, const CostCell& cell) {
         m_cells[index(node, d)] = cell;
+    }
+
+    /// Variants (graph/precision.h): variant 0 is the model as given (fp32) and always there;
+    /// setVariants offers more. A plan gives each compute node a device and a variant; its
+    /// genome holds the column c = v · deviceCount + d. Cells of variants ≥ 1 start unsupported
+    /// (a node that is not lowerable keeps them so). Throws InputError when the list does not
+    /// start with Fp32 or repeats one.
+    void setVariants(std::vector<Precision> variants);
+    std::int32_t variantCount() const { return static_cast<std::int32_t>(m_variants.size()); }
+    Precision variant(std::int32_t v) const { return m_variants[static_cast<std::size_t>(v)]; }
+    const std::vector<Precision>& variants() const { return m_variants; }
+    /// -1 when the table does not offer it.
+    std::int32_t findVariant(Precision precision) const;
+    std::int32_t columnCount() const { return deviceCount() * variantCount(); }
+    const CostCell& cell(NodeId node, std::int32_t d, std::int32_t v) const {
+        return m_cells[index(node, d, v)];
+    }
+    void setCell(NodeId node, std::int32_t d, std::int32_t v, const CostCell& cell) {
+        m_cells[index(node, d, v)] = cell;
     }
 
     /// Adds a serial transfer queue (label like "cpu->gpu") and returns its index.
@@ -139,11 +164,18 @@ private:
     std::size_t index(NodeId node, std::int32_t d) const {
         return static_cast<std::size_t>(node) * m_devices.size() + static_cast<std::size_t>(d);
     }
+    std::size_t index(NodeId node, std::int32_t d, std::int32_t v) const {
+        return (static_cast<std::size_t>(v) * static_cast<std::size_t>(m_nodeCount) +
+                static_cast<std::size_t>(node)) *
+                   m_devices.size() +
+               static_cast<std::size_t>(d);
+    }
 
     std::int32_t m_nodeCount = 0;
     std::int32_t m_host = 0;
     std::vector<CostDevice> m_devices;
-    std::vector<CostCell> m_cells;
+    std::vector<CostCell> m_cells; ///< (v · nodeCount + node) · deviceCount + d
+    std::vector<Precision> m_variants{Precision::Fp32};
     std::vector<std::string> m_queueLabels;
     std::vector<std::vector<TransferHop>> m_paths; ///< src · deviceCount + dst
     std::vector<std::uint8_t> m_exclusive;         ///< a · deviceCount + b
@@ -160,6 +192,10 @@ struct CostTableOptions {
     /// on modelled devices (the fused node's roofline: one launch, no traffic between members)
     /// and unsupported ones elsewhere until measured or predicted (fillCostsFromLibrary).
     bool fusion = true;
+    /// Precisions offered besides fp32 (CostTable::setVariants; empty: fp32 only). Lowerable
+    /// nodes (graph/precision.h) get modelled cells on modelled devices that list a peak for the
+    /// precision; the others stay unsupported until measured or predicted.
+    std::vector<Precision> variants;
 };
 
 /// Builds the table for `deviceIds` (catalog ids; the host is appended when missing) with

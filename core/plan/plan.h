@@ -15,6 +15,9 @@ namespace paretune {
 struct Plan {
     std::vector<std::int32_t> device;
     std::vector<NodeId> order;
+    /// Per graph node, its variant (index into the cost table's variants; 0: fp32). Empty: every
+    /// node in fp32.
+    std::vector<std::int32_t> variant;
 };
 
 /// Figures of one simulated plan. Memory in bytes, time in µs, energy in mJ.
@@ -26,6 +29,10 @@ struct Objectives {
     /// 0 for a feasible plan; else the number of nodes on devices that do not support them plus,
     /// per device over its memory, the relative excess (peak / memory - 1).
     double violation = 0.0;
+    /// Estimated deviation of the outputs from the fp32 model, % (relative L2 error): the sum
+    /// of the deviations of the variant cells the plan takes (CostCell::deviationPct). 0 for an
+    /// all-fp32 plan.
+    double deviationPct = 0.0;
 
     bool feasible() const { return violation == 0.0; }
 };
