@@ -183,7 +183,8 @@ void TestPgStore::createsSchema() {
             "schemaname = 'public'");
     QCOMPARE(tables.at(0), std::string("device_benchmarks,device_contention,devices,models,"
                                        "op_signatures,paretune_library,perf_samples,plans,"
-                                       "predictors,profile_jobs,stale_marks,tune_rounds"));
+                                       "precision_sensitivity,predictors,profile_jobs,"
+                                       "stale_marks,tune_rounds"));
     QCOMPARE(PostgresServer::query(db, "SELECT schema_version FROM paretune_library"),
              std::vector<std::string>{std::to_string(SampleLibrary::kSchemaVersion)});
     // Doubles stay doubles, and keys compare byte by byte whatever the database's locale.

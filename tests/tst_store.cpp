@@ -130,9 +130,11 @@ QStringList rawQuery(const QString& path, const char* sql) {
     return rows;
 }
 
-/// Turns a library back into what version 4 wrote (the samples lose their keys).
+/// Turns a library back into what version 4 wrote (the samples lose their keys, the
+/// sensitivity table of version 6 goes).
 constexpr const char* kWithoutVersionFive =
-    "DROP TABLE profile_jobs; DROP INDEX perf_samples_by_key; ALTER TABLE perf_samples DROP "
+    "DROP TABLE precision_sensitivity; DROP TABLE profile_jobs; DROP INDEX perf_samples_by_key; "
+    "ALTER TABLE perf_samples DROP "
     "COLUMN sample_key; PRAGMA user_version = 4";
 
 /// A library holding `count` samples, closed.
@@ -235,12 +237,13 @@ void TestStore::createsFolderAndSchema() {
              QStringList{QString::number(SampleLibrary::kApplicationId)});
     const QStringList tables =
         rawQuery(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-    QCOMPARE(tables, QStringList({QStringLiteral("device_benchmarks"),
-                                  QStringLiteral("device_contention"), QStringLiteral("devices"),
-                                  QStringLiteral("models"), QStringLiteral("op_signatures"),
-                                  QStringLiteral("perf_samples"), QStringLiteral("plans"),
-                                  QStringLiteral("predictors"), QStringLiteral("profile_jobs"),
-                                  QStringLiteral("stale_marks"), QStringLiteral("tune_rounds")}));
+    QCOMPARE(tables,
+             QStringList({QStringLiteral("device_benchmarks"), QStringLiteral("device_contention"),
+                          QStringLiteral("devices"), QStringLiteral("models"),
+                          QStringLiteral("op_signatures"), QStringLiteral("perf_samples"),
+                          QStringLiteral("plans"), QStringLiteral("precision_sensitivity"),
+                          QStringLiteral("predictors"), QStringLiteral("profile_jobs"),
+                          QStringLiteral("stale_marks"), QStringLiteral("tune_rounds")}));
     const QStringList columns =
         rawQuery(path, "SELECT group_concat(name, ',') FROM pragma_table_info('perf_samples')");
     QCOMPARE(columns.value(0),

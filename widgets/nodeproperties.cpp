@@ -153,8 +153,42 @@ QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome
                          NodeTableModel::sourceText(cell.source));
     }
     page += QStringLiteral("</table>");
+    page += variantSection(nodeId, *search);
     page += fusionGroupSection(g, nodeId, *search, planDevices);
     return page;
+}
+
+QString NodeProperties::variantSection(int nodeId, const SearchOutcome& search) {
+    const CostTable& costs = search.costs;
+    QString rows;
+    for (std::int32_t v = 1; v < costs.variantCount(); ++v) {
+        for (std::int32_t d = 0; d < costs.deviceCount(); ++d) {
+            const CostCell& cell = costs.cell(nodeId, d, v);
+            if (!cell.supported()) {
+                continue;
+            }
+            rows += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>"
+                                   "</tr>")
+                        .arg(html(costs.device(d).id),
+                             html(std::string(precisionName(costs.variant(v)))),
+                             formatMicroseconds(cell.latencyUs),
+                             tr("%1 %").arg(cell.deviationPct, 0, 'g', 3),
+                             NodeTableModel::sourceText(cell.source));
+        }
+    }
+    if (rows.isEmpty()) {
+        return {};
+    }
+    return QStringLiteral("<h4>%1</h4>").arg(tr("Precision variants")) +
+           tr("The node in a lower precision, its conversions included; the deviation is how "
+              "much running it so moves the model's outputs from fp32 (relative L2 error, "
+              "measured one node at a time on random inputs: accuracy on real data may "
+              "differ).") +
+           QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"2\"><tr>"
+                          "<th>%1</th><th>%2</th><th>%3</th><th>%4</th><th>%5</th></tr>")
+               .arg(tr("Device"), tr("Precision"), tr("Latency"), tr("Output deviation"),
+                    tr("Source")) +
+           rows + QStringLiteral("</table>");
 }
 
 QString NodeProperties::fusionGroupSection(const Graph& g, int nodeId, const SearchOutcome& search,

@@ -37,6 +37,8 @@ public:
                             int planDevice, const std::vector<std::int32_t>* planDevices = nullptr);
 
 private:
+    /// The node's cost in each precision variant the search offered (none: an empty string).
+    static QString variantSection(int nodeId, const SearchOutcome& search);
     /// The fusion group the node belongs to, if any: its members, its cost as one node against
     /// its members' apart, and whether the plan takes it.
     static QString fusionGroupSection(const Graph& graph, int nodeId, const SearchOutcome& search,

@@ -85,6 +85,8 @@ struct ProfileArguments {
     int repeats = 0;
     bool force = false;
     bool noFusion = false;
+    std::string variants;
+    std::string inputs;
     bool queue = false;
     bool json = false;
 };
@@ -121,6 +123,10 @@ namespace {
 
 /// `profile --queue`: the model and the options become a job for the workers of the device.
 void runQueue(const ProfileArguments& args) {
+    if (!args.variants.empty()) {
+        throw InputError("--variants with --queue: workers measure the model as given (fp32) in "
+                         "this version; profile the variants on the machine itself");
+    }
     if (args.repeats < 0) {
         throw InputError("--repeats must be positive");
     }
@@ -159,6 +165,24 @@ void runQueue(const ProfileArguments& args) {
                 library.path().string().c_str(), library.path().string().c_str());
 }
 
+/// The variant rows of a profile (each lowered node with its precision), for --json.
+nlohmann::json variantsJson(const Graph& graph, const LibraryProfileRun& run) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const LibraryProfileRun::VariantRow& v : run.variantRows) {
+        nlohmann::json item = {{"name", graph.nodes[static_cast<std::size_t>(v.original)].name},
+                               {"precision", precisionName(v.precision)},
+                               {"status", v.row.statusName()},
+                               {"reused", v.row.reused}};
+        if (v.row.ok()) {
+            item["latency_us"] = v.row.sample.latencyUs;
+        } else {
+            item["message"] = v.row.message;
+        }
+        list.push_back(item);
+    }
+    return list;
+}
+
 /// The fusion groups' rows of a profile (their fused nodes), for --json.
 nlohmann::json fusedJson(const std::vector<LibraryProfileRow>& rows) {
     nlohmann::json list = nlohmann::json::array();
@@ -195,6 +219,21 @@ void runProfile(const ProfileArguments& args) {
     options.force = args.force;
     options.repeats = args.repeats;
     options.fusionGroups = !args.noFusion;
+    if (!args.variants.empty()) {
+        for (const Precision p : parsePrecisions(args.variants)) {
+            if (p != Precision::Fp32) {
+                options.variants.push_back(p);
+            }
+        }
+    }
+    if (!args.inputs.empty()) {
+        if (options.variants.empty()) {
+            throw InputError("--inputs " + args.inputs +
+                             ": calibration inputs are for the sensitivity table; give --variants "
+                             "too");
+        }
+        options.calibration = readCalibrationInputs(graph, args.inputs);
+    }
     // Power for modelled energy, when the catalog describes this device.
     if (catalog) {
         const int index = catalog->findDevice(device->id);
@@ -261,6 +300,9 @@ void runProfile(const ProfileArguments& args) {
             {"reused_nodes", reusedCount},
             {"fusion_groups", fusedJson(run.fusedRows)},
             {"measured_fusion_groups", run.fusedMeasuredCount()},
+            {"variants", variantsJson(graph, run)},
+            {"measured_variants", run.variantMeasuredCount()},
+            {"sensitivity_measured", run.sensitivityMeasured},
             {"sum_of_ops_us", sumOfOps},
             {"end_to_end_us", endToEnd > 0 ? nlohmann::json(endToEnd) : nlohmann::json(nullptr)},
             {"machine_speed", speedJson(run.speed)},
@@ -315,6 +357,18 @@ void runProfile(const ProfileArguments& args) {
         std::printf("%zu fusion groups measured as fused nodes: %d ok (%d reused), %.1f us in "
                     "all\n",
                     run.fusedRows.size(), ok, reused, fusedUs);
+    }
+    if (!run.variantRows.empty()) {
+        int ok = 0;
+        int reused = 0;
+        for (const LibraryProfileRun::VariantRow& v : run.variantRows) {
+            ok += v.row.ok() ? 1 : 0;
+            reused += v.row.ok() && v.row.reused ? 1 : 0;
+        }
+        std::printf("%zu nodes in lower precisions (lowered node, its conversions measured "
+                    "beside it): %d ok (%d reused); sensitivity measured for %d nodes on random "
+                    "inputs (accuracy on real data may differ)\n",
+                    run.variantRows.size(), ok, reused, run.sensitivityMeasured);
     }
     if (endToEnd > 0) {
         std::printf("Sum of per-op medians %.1f us, end-to-end %.1f us, ratio %.2f\n", sumOfOps,
@@ -373,6 +427,13 @@ void addProfileCommand(CLI::App& app) {
     cmd->add_flag("--json", args->json, "Machine-readable output");
     cmd->add_flag("--no-fusion", args->noFusion,
                   "Do not also measure the model's fusion groups as fused nodes");
+    cmd->add_option("--variants", args->variants,
+                    "Also measure the model's lowerable nodes (Conv, MatMul, Gemm) in these "
+                    "precisions, e.g. bf16, and how much each moves the outputs (the "
+                    "sensitivity table the search estimates accuracy from)");
+    cmd->add_option("--inputs", args->inputs,
+                    "Folder of calibration inputs (NAME.npy or NAME.pb per model input) the "
+                    "sensitivity table is measured on (default: seeded random inputs)");
     cmd->callback([args] { runProfile(*args); });
 }
 

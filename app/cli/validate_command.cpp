@@ -37,6 +37,9 @@ struct ValidateArguments {
     int warmup = 2;
     bool json = false;
     bool withoutFusion = false;
+    bool withoutVariants = false;
+    std::string inputs;
+    int accuracySets = 32;
 };
 
 std::string fixed(double value) {
@@ -67,6 +70,30 @@ void printObjective(const char* name, const std::string& measured, const std::st
                 percentText(error).c_str());
 }
 
+/// The accuracy row of the table: the measured deviation beside the search's estimate.
+void printAccuracy(const PlanValidation& report) {
+    if (!report.accuracy) {
+        return;
+    }
+    const ValidatedAccuracy& a = *report.accuracy;
+    char measured[160];
+    std::snprintf(
+        measured, sizeof measured, "%.3f %% rel. L2, cosine >= %.6f%s", a.deviationPct, a.minCosine,
+        a.top1Agreement ? (", top-1 " + fixed(*a.top1Agreement * 100.0) + " %").c_str() : "");
+    const std::string estimated =
+        a.estimatedPct ? fixed(*a.estimatedPct) + " % (sensitivity table, estimated)" : "-";
+    std::printf("%-10s %-42s %-48s %s\n", "Accuracy", measured, estimated.c_str(),
+                a.errorPoints ? (fixed(*a.errorPoints) + " pts").c_str() : "-");
+    std::printf("  on %d %s%s\n", a.sets,
+                a.randomInputs ? "sets of seeded random inputs" : "calibration sets given",
+                a.randomInputs ? ": accuracy on real data may differ" : "");
+    if (a.top1Misses > 0) {
+        std::printf("  %d top-1 misses; the largest fp32 margin between the two classes was %.4g "
+                    "(a miss between nearly tied logits)\n",
+                    a.top1Misses, a.largestMissMargin);
+    }
+}
+
 void runValidate(const ValidateArguments& args) {
     const PlansFile plans = readPlansFile(args.plans);
     plans.plan(args.planId); // a plan id the file lacks fails before the model is read
@@ -90,7 +117,32 @@ void runValidate(const ValidateArguments& args) {
     options.repeats = args.repeats;
     options.warmup = args.warmup;
     options.catalog = catalog ? &*catalog : nullptr;
+    options.accuracySets = args.accuracySets;
+    if (args.accuracySets < 1 || args.accuracySets > 100000) {
+        throw InputError("--accuracy-sets: expected 1 to 100000, got " +
+                         std::to_string(args.accuracySets));
+    }
+    if (!args.inputs.empty()) {
+        options.calibration = readCalibrationInputs(g, args.inputs);
+    }
     std::vector<PlanToValidate> toRun{toValidate};
+    if (args.withoutVariants) {
+        if (!toValidate.hasVariants()) {
+            throw InputError(planLabel + " runs every node in fp32: --without-variants has "
+                                         "nothing to compare");
+        }
+        if (args.withoutFusion) {
+            throw InputError("--without-variants and --without-fusion: compare one at a time");
+        }
+        PlanToValidate fp32 = toValidate;
+        fp32.label = planLabel + " in fp32";
+        fp32.precisions.clear();
+        fp32.plannedDeviationPct.reset();
+        fp32.plannedLatencyUs.reset();
+        fp32.plannedEnergyMj.reset();
+        fp32.plannedMemoryMb.reset();
+        toRun.push_back(std::move(fp32));
+    }
     if (args.withoutFusion) {
         if (toValidate.fusionGroups.empty()) {
             throw InputError(planLabel + " takes no fusion group: --without-fusion has nothing "
@@ -107,7 +159,13 @@ void runValidate(const ValidateArguments& args) {
     const std::vector<PlanValidation> reports = validatePlans(g, toRun, library, options);
     const PlanValidation& report = reports.front();
     nlohmann::json withoutFusion = nullptr;
-    if (reports.size() > 1) {
+    nlohmann::json withoutVariants = nullptr;
+    if (reports.size() > 1 && args.withoutVariants) {
+        const PlanValidation& fp32 = reports[1];
+        withoutVariants = {{"objectives", fp32.objectivesJson()},
+                           {"speedup", *fp32.latencyUs.measured / *report.latencyUs.measured},
+                           {"source", "measured, interleaved A/B"}};
+    } else if (reports.size() > 1) {
         const PlanValidation& unfused = reports[1];
         withoutFusion = {{"fusion_groups", toValidate.fusionGroups.size()},
                          {"objectives", unfused.objectivesJson()},
@@ -134,6 +192,7 @@ void runValidate(const ValidateArguments& args) {
         nodes.push_back({{"name", node.name + (n.fusedMembers.empty() ? "" : "+fused")},
                          {"op_type", opType},
                          {"fused_nodes", n.fusedMembers.size()},
+                         {"precision", precisionName(n.precision)},
                          {"device", report.devices[static_cast<std::size_t>(n.device)].id},
                          {"measured_us", n.measuredUs},
                          {"predicted_us", optionalJson(n.predictedUs)},
@@ -156,6 +215,7 @@ void runValidate(const ValidateArguments& args) {
                                     {"nodes", nodes},
                                     {"fusion_groups", toValidate.fusionGroups.size()},
                                     {"without_fusion", withoutFusion},
+                                    {"without_variants", withoutVariants},
                                     {"db", library.path().string()},
                                     {"stored_plan_row", report.storedPlanRow},
                                     {"stored_samples", report.storedSamples}};
@@ -224,7 +284,14 @@ void runValidate(const ValidateArguments& args) {
                     fixed(*report.processPeakMb).c_str());
     }
     std::printf("\n");
-    if (reports.size() > 1) {
+    printAccuracy(report);
+    if (reports.size() > 1 && args.withoutVariants) {
+        const PlanValidation& fp32 = reports[1];
+        std::printf("\nThe same placement in fp32 (interleaved runs): %.3f ms (p10 %.3f, p90 "
+                    "%.3f): the variants are %.2fx faster (both measured)\n\n",
+                    *fp32.latencyUs.measured / 1e3, fp32.latencyP10Us / 1e3,
+                    fp32.latencyP90Us / 1e3, *fp32.latencyUs.measured / *report.latencyUs.measured);
+    } else if (reports.size() > 1) {
         const PlanValidation& unfused = reports[1];
         std::printf("Without its %zu fusion groups (same devices, interleaved runs): %.3f ms "
                     "(p10 %.3f, p90 %.3f): fusion is %.2fx faster (both measured)\n\n",
@@ -293,6 +360,16 @@ void addValidateCommand(CLI::App& app) {
     cmd->add_option("--repeats", args->repeats, "Timed runs of the whole plan (default 20)");
     cmd->add_option("--warmup", args->warmup, "Untimed runs first (default 2)");
     cmd->add_flag("--json", args->json, "Machine-readable output");
+    cmd->add_flag("--without-variants", args->withoutVariants,
+                  "Also run the same placement with every node in fp32, interleaved, and "
+                  "report both");
+    cmd->add_option("--inputs", args->inputs,
+                    "Folder of calibration inputs (NAME.npy or NAME.pb per model input) the "
+                    "output deviation of a plan with variants is measured on (default: seeded "
+                    "random inputs)");
+    cmd->add_option("--accuracy-sets", args->accuracySets,
+                    "Random input sets the deviation is measured on without --inputs (default "
+                    "32)");
     cmd->add_flag("--without-fusion", args->withoutFusion,
                   "Also run the plan without its fusion groups, interleaved with it, and compare");
     cmd->callback([args] { runValidate(*args); });

@@ -110,4 +110,96 @@ FusionCellCount fillFusionCells(CostTable& table, const Graph& graph,
     return count;
 }
 
+namespace {
+
+/// The weaker of two sources: unsupported < modelled < predicted < measured, as the enum orders
+/// them (a sum is only as good as its weakest part).
+CostSource weaker(CostSource a, CostSource b) {
+    return static_cast<std::uint8_t>(a) < static_cast<std::uint8_t>(b) ? a : b;
+}
+
+} // namespace
+
+VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
+                                  const std::function<void(CostTable&, const Graph&)>& fill) {
+    VariantCellCount count;
+    for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+        const Precision precision = table.variant(v);
+        const std::vector<Precision> precisions = lowerAll(graph, precision);
+        const LoweredGraph lowered = lowerGraph(graph, precisions);
+        CostTable loweredTable(static_cast<std::int32_t>(lowered.graph.nodes.size()),
+                               table.devices(), table.host());
+        fill(loweredTable, lowered.graph);
+        for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+            if (precisions[n] != precision) {
+                continue;
+            }
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                CostCell sum;
+                sum.source = CostSource::Measured;
+                for (const NodeId part : lowered.parts[n]) {
+                    const CostCell& c = loweredTable.cell(part, d);
+                    sum.latencyUs += c.latencyUs;
+                    sum.energyUj += c.energyUj;
+                    sum.workspaceBytes = std::max(sum.workspaceBytes, c.workspaceBytes);
+                    sum.uncertainty = std::max(sum.uncertainty, c.uncertainty);
+                    sum.source = weaker(sum.source, c.source);
+                }
+                if (!sum.supported()) {
+                    continue; // a modelled cell, or none, stays
+                }
+                sum.deviationPct = table.cell(static_cast<NodeId>(n), d, v).deviationPct;
+                table.setCell(static_cast<NodeId>(n), d, v, sum);
+                count.measured += sum.source == CostSource::Measured ? 1 : 0;
+                count.predicted += sum.source == CostSource::Predicted ? 1 : 0;
+            }
+        }
+    }
+    return count;
+}
+
+int applySensitivities(CostTable& table, const Graph& graph, const SampleLibrary& library,
+                       const std::string& inputsKey, std::vector<std::string>* usedKeys) {
+    int missing = 0;
+    for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+        const std::string precision(precisionName(table.variant(v)));
+        std::string key = inputsKey;
+        if (key.empty()) {
+            const std::vector<std::string> keys =
+                library.sensitivityInputs(graph.fingerprint, precision);
+            key = keys.empty() ? std::string() : keys.front();
+        }
+        if (usedKeys != nullptr && !key.empty()) {
+            usedKeys->push_back(precision + " on " + key);
+        }
+        std::map<std::string, double> byNode;
+        for (const SensitivityRecord& r :
+             library.sensitivities(graph.fingerprint, precision, key)) {
+            byNode[r.nodeName] = r.deviationPct;
+        }
+        for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+            const auto node = static_cast<NodeId>(n);
+            bool supported = false;
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                supported = supported || table.cell(node, d, v).supported();
+            }
+            if (!supported) {
+                continue;
+            }
+            const auto it = byNode.find(graph.nodes[n].name);
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                CostCell cell = table.cell(node, d, v);
+                if (it == byNode.end()) {
+                    cell = CostCell{};
+                } else {
+                    cell.deviationPct = it->second;
+                }
+                table.setCell(node, d, v, cell);
+            }
+            missing += it == byNode.end() ? 1 : 0;
+        }
+    }
+    return missing;
+}
+
 } // namespace paretune

@@ -49,4 +49,27 @@ struct FusionCellCount {
 FusionCellCount fillFusionCells(CostTable& table, const Graph& graph,
                                 const std::function<void(CostTable&, const Graph&)>& fill);
 
+/// Fills the cells of the table's variants (v ≥ 1) as `fill` fills a graph's cells: per
+/// variant, the graph with every node lowerable to it lowered (lowerGraph) gets a table with the
+/// same devices, then `fill(loweredTable, loweredGraph)`; each lowered node's variant cell is
+/// the sum of its parts there (the node in the precision and its conversions, which it runs
+/// with): latencies and energies added, the largest workspace, the weakest source (unsupported
+/// when a part is, predicted when one is). Returns the variant cells now measured and predicted.
+struct VariantCellCount {
+    int measured = 0;
+    int predicted = 0;
+};
+VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
+                                  const std::function<void(CostTable&, const Graph&)>& fill);
+
+/// Sets each supported variant cell's deviation from the library's sensitivity table of the
+/// model for `inputsKey` (CalibrationInputs::key; empty: the inputs it was measured on most
+/// recently, per precision). A node without a stored sensitivity in the variant's precision has
+/// its variant cells made unsupported: a plan never lowers a node whose effect on the outputs
+/// was not measured. Returns the nodes so left out (over all variants); `usedKeys` gets the
+/// keys read.
+int applySensitivities(CostTable& table, const Graph& graph, const SampleLibrary& library,
+                       const std::string& inputsKey = {},
+                       std::vector<std::string>* usedKeys = nullptr);
+
 } // namespace paretune

@@ -53,6 +53,7 @@ public:
         g.inputs = graph.inputs;
         g.outputs = graph.outputs;
         m_out.parts.resize(graph.nodes.size());
+        m_out.precisions.assign(graph.nodes.size(), Precision::Fp32);
     }
 
     void keep(NodeId n) {
@@ -61,10 +62,16 @@ public:
         part(n).push_back(id);
     }
 
-    void lower(NodeId n, Precision precision) {
+    /// n in `precision`. A copy (beside n, which stays) is named "NAME@bf16" and writes its
+    /// outputs back into new tensors; else it replaces n, giving back n's own outputs.
+    void lower(NodeId n, Precision precision, bool copy = false) {
+        m_out.precisions[static_cast<std::size_t>(n)] = precision;
         const DType type = precisionDType(precision);
-        const Node& node = m_in.nodes[static_cast<std::size_t>(n)];
         const std::string tag(precisionName(precision));
+        Node node = m_in.nodes[static_cast<std::size_t>(n)];
+        if (copy) {
+            node.name += "@" + tag;
+        }
         std::vector<NodeId> conversions;
         std::vector<TensorId> ins(m_in.nodeInputs.row(n).begin(), m_in.nodeInputs.row(n).end());
         for (std::size_t i = 0; i < ins.size(); ++i) {
@@ -104,18 +111,31 @@ public:
             back.emplace_back(id, t);
             t = id;
         }
-        part(n).push_back(append(node, ins, outs, m_in.capturedInputs.row(n), n));
+        const std::string name = node.name;
+        part(n).push_back(append(std::move(node), ins, outs, m_in.capturedInputs.row(n), n));
         part(n).insert(part(n).end(), conversions.begin(), conversions.end());
         for (std::size_t k = 0; k < back.size(); ++k) {
             Node cast;
-            cast.name = node.name + "/to_fp32_" + std::to_string(k);
+            cast.name = name + "/to_fp32_" + std::to_string(k);
             cast.opType = "Cast";
             cast.attributes = {castTo(DType::Float32)};
             const TensorId from = back[k].first;
-            const TensorId to = back[k].second;
+            TensorId to = back[k].second;
+            if (copy) {
+                Tensor fresh = m_in.tensors[static_cast<std::size_t>(to)];
+                fresh.name += "+" + tag;
+                fresh.graphOutput = false;
+                to = addTensor(std::move(fresh));
+            }
             part(n).push_back(
                 append(std::move(cast), std::span(&from, 1), std::span(&to, 1), {}, n));
         }
+    }
+
+    /// The node n as it is, in the graph being built.
+    NodeId keepOnly(NodeId n) {
+        return append(m_in.nodes[static_cast<std::size_t>(n)], m_in.nodeInputs.row(n),
+                      m_in.nodeOutputs.row(n), m_in.capturedInputs.row(n), n);
     }
 
     LoweredGraph finish() {
@@ -269,6 +289,20 @@ LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precision
     return lowering.finish();
 }
 
+PairedVariants appendLoweredNodes(const Graph& graph, Precision precision) {
+    Lowering lowering(graph);
+    PairedVariants result;
+    result.nodeOf.assign(graph.nodes.size(), kNone);
+    for (const NodeId n : graph.topologicalOrder) {
+        result.nodeOf[static_cast<std::size_t>(n)] = lowering.keepOnly(n);
+        if (precision != Precision::Fp32 && lowerable(graph, n, precision)) {
+            lowering.lower(n, precision, true);
+        }
+    }
+    result.paired = lowering.finish();
+    return result;
+}
+
 std::vector<Precision> lowerAll(const Graph& graph, Precision precision) {
     std::vector<Precision> result(graph.nodes.size(), Precision::Fp32);
     for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -279,9 +313,23 @@ std::vector<Precision> lowerAll(const Graph& graph, Precision precision) {
     return result;
 }
 
-std::string loweredGraphName(const std::string& modelName, Precision precision) {
-    return (modelName.empty() ? std::string("model") : modelName) + " (" +
-           std::string(precisionName(precision)) + ")";
+std::string loweredGraphName(const Graph& original, Precision precision) {
+    return (original.name.empty() ? std::string("model") : original.name) + " (" +
+           std::string(precisionName(precision)) + " " + original.fingerprint.substr(0, 12) + ")";
+}
+
+bool isLoweredGraphName(std::string_view name, std::string_view fingerprint) {
+    for (const Precision p : kPrecisions) {
+        if (p == Precision::Fp32) {
+            continue;
+        }
+        const std::string tag = " (" + std::string(precisionName(p)) + " " +
+                                std::string(fingerprint.substr(0, 12)) + ")";
+        if (name.size() > tag.size() && name.ends_with(tag)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 } // namespace paretune

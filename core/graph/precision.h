@@ -39,6 +39,8 @@ struct LoweredGraph {
     /// Per original node: its nodes in the lowered graph (the node itself first, then the
     /// conversions of its inputs and outputs).
     std::vector<std::vector<NodeId>> parts;
+    /// Per original node, the precision it was lowered to (Fp32: kept as it was).
+    std::vector<Precision> precisions;
 };
 
 /// Lowers each node to its precision (one entry per graph node; Fp32 leaves it as it is): its
@@ -49,10 +51,24 @@ struct LoweredGraph {
 /// graph (opset ≥ 13 for bfloat16 Cast).
 LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions);
 
+/// The graph with, after each node lowerable to `precision`, a lowered copy of it: "NAME@bf16"
+/// with its conversions, its outputs cast back into new float32 tensors ("OUT+bf16") that
+/// nothing reads. Profiling measures a node and its lowered form in one run this way, at one
+/// machine speed. `parts[n]` holds the copy's compute nodes (the lowered node first), `origin`
+/// the original node of every node; `nodeOf[n]` is node n itself in the paired graph.
+struct PairedVariants {
+    LoweredGraph paired;
+    std::vector<NodeId> nodeOf;
+};
+PairedVariants appendLoweredNodes(const Graph& graph, Precision precision);
+
 /// Every node lowerable to `precision` lowered to it: what `profile --variants` measures.
 std::vector<Precision> lowerAll(const Graph& graph, Precision precision);
 
-/// "NAME (bf16)": the name lowered graphs are profiled and stored under.
-std::string loweredGraphName(const std::string& modelName, Precision precision);
+/// "NAME (bf16 0123456789ab)": the name a model's graph of lowered nodes is stored under beside
+/// the model (the first 12 digits of the model's fingerprint), like fusedGraphName.
+std::string loweredGraphName(const Graph& original, Precision precision);
+/// Whether a graph name is that of a lowered graph of the model with this fingerprint.
+bool isLoweredGraphName(std::string_view name, std::string_view fingerprint);
 
 } // namespace paretune

@@ -100,6 +100,34 @@ LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
                                           " measured and " + std::to_string(fused.predicted) +
                                           " predicted cells"});
     }
+    if (table.variantCount() > 1) {
+        // Each variant's cells: its lowered nodes' and conversions' samples, else predictions;
+        // then the deviation each causes, from the model's sensitivity table.
+        const VariantCellCount variants =
+            fillVariantCells(table, graph, [&](CostTable& loweredTable, const Graph& lowered) {
+                fillNodeCosts(loweredTable, lowered, catalog, library);
+            });
+        std::vector<std::string> keys;
+        const int unknown = applySensitivities(table, graph, library, {}, &keys);
+        std::string read;
+        for (const std::string& k : keys) {
+            read += (read.empty() ? "" : ", ") + k;
+        }
+        result.diagnostics.push_back(
+            {Diagnostic::Severity::Info, "variant-cells",
+             std::to_string(table.variantCount() - 1) +
+                 " variants: " + std::to_string(variants.measured) + " measured and " +
+                 std::to_string(variants.predicted) +
+                 " predicted cells; deviations from the sensitivity table measured " +
+                 (read.empty() ? std::string("nowhere") : "in " + read)});
+        if (unknown > 0) {
+            result.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "variant-without-sensitivity",
+                 std::to_string(unknown) +
+                     " nodes have no measured sensitivity in the library and stay in fp32 "
+                     "(paretune profile --variants measures it)"});
+        }
+    }
     return result;
 }
 

@@ -50,6 +50,12 @@ inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
     fillFusionCells(table, graph, [&](CostTable& fusedTable, const Graph& fusedGraph) {
         applyMeasuredSamples(fusedTable, fusedGraph, library, fingerprints);
     });
+    if (table.variantCount() > 1) {
+        fillVariantCells(table, graph, [&](CostTable& loweredTable, const Graph& lowered) {
+            applyMeasuredSamples(loweredTable, lowered, library, fingerprints);
+        });
+        applySensitivities(table, graph, library);
+    }
     for (const MeasuredDevice& m : costs.devices) {
         costs.measuredCells += m.measured;
     }

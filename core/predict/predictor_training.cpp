@@ -2,6 +2,7 @@
 #include "predictor_training.h"
 
 #include "graph/fusion.h"
+#include "graph/precision.h"
 
 #include "accuracy_metrics.h"
 #include "common/input_error.h"
@@ -193,11 +194,12 @@ TrainingReport trainPredictorInLibrary(SampleLibrary& library, const TrainingSet
     if (!settings.holdoutModel.empty()) {
         try {
             heldModels.push_back(resolveModel(dataset, settings.holdoutModel));
-            // Its fused graphs (the fusion groups profiled as fused nodes) are the same model:
-            // held out with it, or their samples would tell the predictor about it.
+            // Its fused graphs (the fusion groups profiled as fused nodes) and lowered graphs
+            // (its nodes in other precisions) are the same model: held out with it, or their
+            // samples would tell the predictor about it.
             const std::string held = heldModels.back();
             for (const auto& [fingerprint, name] : dataset.modelNames) {
-                if (isFusedGraphName(name, held)) {
+                if (isFusedGraphName(name, held) || isLoweredGraphName(name, held)) {
                     heldModels.push_back(fingerprint);
                 }
             }

@@ -115,9 +115,12 @@ GraphProgram::GraphProgram(const Graph& g, const NamedTensors& given, std::uint6
                 // A constant, a graph input or a large weight: made once; the first reader
                 // decides the valid range (indices, divisors).
                 try {
-                    at::Generator generator =
-                        at::detail::createCPUGenerator(seed ^ nameHash(g.tensors[ti].name));
-                    m_fixed[ti] = makeInput(g, id, static_cast<int>(i), generator);
+                    m_fixed[ti] = convertedOnce(t, seed);
+                    if (!m_fixed[ti].defined()) {
+                        at::Generator generator =
+                            at::detail::createCPUGenerator(seed ^ nameHash(g.tensors[ti].name));
+                        m_fixed[ti] = makeInput(g, id, static_cast<int>(i), generator);
+                    }
                 } catch (const UnsupportedOp& e) {
                     throw ExecutionError(nodeLabel(g, id) + ": " + e.what() + " is not supported",
                                          true);
@@ -159,6 +162,42 @@ GraphProgram::GraphProgram(const Graph& g, const NamedTensors& given, std::uint6
             m_release[static_cast<std::size_t>(lastUse[t])].push_back(static_cast<TensorId>(t));
         }
     }
+}
+
+at::Tensor GraphProgram::convertedOnce(TensorId t, std::uint64_t seed) {
+    const Graph& g = m_graph;
+    const NodeId producer = g.tensors[static_cast<std::size_t>(t)].producer;
+    if (producer == kNone || g.tensors[static_cast<std::size_t>(t)].value ||
+        g.nodes[static_cast<std::size_t>(producer)].kind != NodeKind::Constant ||
+        g.nodeInputs.row(producer).empty()) {
+        return {};
+    }
+    std::vector<at::Tensor> inputs;
+    const auto ins = g.nodeInputs.row(producer);
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+        const TensorId in = ins[i];
+        if (in == kNone) {
+            inputs.emplace_back();
+            continue;
+        }
+        at::Tensor& value = m_fixed[static_cast<std::size_t>(in)];
+        if (!value.defined()) {
+            // Seeded by the input's name, as its other readers would make it: a weight converted
+            // for a lowered node holds the same values as in the model.
+            at::Generator generator = at::detail::createCPUGenerator(
+                seed ^ nameHash(g.tensors[static_cast<std::size_t>(in)].name));
+            value = makeInput(g, producer, static_cast<int>(i), generator);
+        }
+        inputs.push_back(value);
+    }
+    std::vector<at::Tensor> outs = runStep(g, producer, inputs);
+    const auto outIds = g.nodeOutputs.row(producer);
+    for (std::size_t k = 0; k < outIds.size() && k < outs.size(); ++k) {
+        if (outIds[k] == t) {
+            return outs[k];
+        }
+    }
+    return {};
 }
 
 void GraphProgram::applyFolded(int step, std::vector<at::Tensor>& inputs) const {

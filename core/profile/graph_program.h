@@ -46,6 +46,11 @@ public:
     NamedTensors outputsByName(const std::vector<at::Tensor>& values) const;
 
 private:
+    /// The value of a tensor made by a Constant-kind node with inputs (the weight conversions of
+    /// a lowered graph, graph/precision.h), computed once from those inputs; undefined for any
+    /// other tensor.
+    at::Tensor convertedOnce(TensorId t, std::uint64_t seed);
+
     const Graph& m_graph;
     std::vector<NodeId> m_steps;
     std::vector<int> m_stepOf;

@@ -45,6 +45,12 @@ int LibraryProfileRun::fusedMeasuredCount() const {
                                           [](const auto& row) { return row.ok() && !row.reused; }));
 }
 
+int LibraryProfileRun::variantMeasuredCount() const {
+    return static_cast<int>(
+        std::count_if(variantRows.begin(), variantRows.end(),
+                      [](const auto& v) { return v.row.ok() && !v.row.reused; }));
+}
+
 std::string_view LibraryProfileRow::statusName() const {
     return cancelled ? "cancelled" : profileStatusName(status);
 }
@@ -381,6 +387,16 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     if (options.fusionGroups && options.nodes.empty() && !run.result.cancelled &&
         !(progress != nullptr && progress->cancelled())) {
         run.fusedRows = profileFusionGroups(graph, device, library, options, progress);
+    }
+    for (const Precision precision : options.variants) {
+        if (!options.nodes.empty() || run.result.cancelled ||
+            (progress != nullptr && progress->cancelled())) {
+            break;
+        }
+        std::vector<LibraryProfileRun::VariantRow> rows = profileVariant(
+            graph, device, library, options, precision, &run.sensitivityMeasured, progress);
+        run.variantRows.insert(run.variantRows.end(), std::make_move_iterator(rows.begin()),
+                               std::make_move_iterator(rows.end()));
     }
     return run;
 }

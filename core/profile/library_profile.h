@@ -3,6 +3,8 @@
 
 #include "contention_profile.h"
 #include "device/micro_benchmark.h"
+#include "graph/precision.h"
+#include "output_deviation.h"
 #include "profile_model.h"
 #include "store/records.h"
 
@@ -43,6 +45,15 @@ struct LibraryProfileOptions {
     /// Store what is measured (false: measure for the caller only: the rows' samples, the
     /// graph not recorded).
     bool store = true;
+    /// Precisions to measure the lowerable nodes in besides fp32 (profileVariants): each node's
+    /// lowered form and its conversions as samples of their own, and the model's sensitivity
+    /// table in each. Not when profiling is cancelled or `nodes` restricts the run.
+    std::vector<Precision> variants;
+    /// Calibration sets for the sensitivity table (seeded random inputs; randomCalibrationInputs).
+    int sensitivitySets = kDefaultSensitivitySets;
+    std::uint64_t sensitivitySeed = kDefaultSensitivitySeed;
+    /// Calibration inputs given (readCalibrationInputs) instead of the random sets.
+    std::optional<CalibrationInputs> calibration;
 };
 
 /// The machine's speed around a profiling run: the device's quick micro-benchmark (GEMM
@@ -78,6 +89,16 @@ struct LibraryProfileRun {
     /// One per fusion group measured or reused (options.fusionGroups); `node` is the group's
     /// node in the graph it was measured in (appendFusedNodes).
     std::vector<LibraryProfileRow> fusedRows;
+    /// One per node lowered to a variant (options.variants), `node` its lowered node in the
+    /// graph it was measured in (appendLoweredNodes), `precision` which.
+    struct VariantRow {
+        Precision precision = Precision::Fp32;
+        NodeId original = kNone;
+        LibraryProfileRow row;
+    };
+    std::vector<VariantRow> variantRows;
+    /// Nodes whose sensitivity was measured now, per precision offered (0: reused or none).
+    int sensitivityMeasured = 0;
     ProfileResult result; ///< what profileModel measured now
     MeasureOptions measure;
     /// When something was measured with options.checkSpeed (not when cancelled).
@@ -88,6 +109,8 @@ struct LibraryProfileRun {
     int reusedCount() const;
     /// Fusion groups whose fused node was measured now (a sample stored by this run).
     int fusedMeasuredCount() const;
+    /// Lowered nodes measured now.
+    int variantMeasuredCount() const;
     int failedCount() const;    ///< rows unsupported or failed
     int cancelledCount() const; ///< rows left unmeasured by a cancel
     /// Sum of the per-op medians of the rows that are ok (µs).
@@ -106,5 +129,17 @@ struct LibraryProfileRun {
 LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
                                      SampleLibrary& library, const LibraryProfileOptions& options,
                                      Progress* progress = nullptr);
+
+/// Measures the nodes of `graph` lowerable to `precision` in it (profileIntoLibrary does this
+/// for options.variants): each lowered node with its conversions in one run beside the node in
+/// fp32 again, round after round (appendLoweredNodes), then put on the stored fp32 sample's
+/// time base like a fusion group ("variant_pair" in the config; the fp32 second times are not
+/// stored); the paired graph is recorded beside the model (loweredGraphName). Nodes whose
+/// lowered form the library holds are reused (all measured again with options.force). Then the
+/// model's sensitivity table in the precision, when the library lacks it for these inputs.
+std::vector<LibraryProfileRun::VariantRow>
+profileVariant(const Graph& graph, const Device& device, SampleLibrary& library,
+               const LibraryProfileOptions& options, Precision precision, int* sensitivityMeasured,
+               Progress* progress);
 
 } // namespace paretune

@@ -2,6 +2,7 @@
 #include "plan_validation.h"
 
 #include "plan_prediction.h"
+#include "plan_variants.h"
 
 #include "common/data_folders.h"
 #include "common/input_error.h"
@@ -31,9 +32,7 @@
 
 namespace paretune {
 
-using detail::NodePrediction;
-using detail::Prediction;
-using detail::simulateAgain;
+using namespace detail; // simulateAgain (plan_prediction.h), lowerPlan (plan_variants.h), …
 
 std::optional<double> relativeError(const std::optional<double>& predicted,
                                     const std::optional<double>& measured) {
@@ -83,6 +82,10 @@ namespace {
 /// A plan ready to run: its devices resolved on this machine, the prediction to compare with,
 /// its executor.
 struct PreparedPlan {
+    /// A plan with variants: the lowered graph it runs and the plan over it (`plan` points
+    /// there), and the plan as given, over the model.
+    LoweredPlan variants;
+    const PlanToValidate* model = nullptr;
     const PlanToValidate* plan = nullptr;
     PlanValidation report;
     std::vector<std::string> deviceIds;
@@ -549,7 +552,17 @@ std::vector<PlanValidation> validatePlans(const Graph& g, std::span<const PlanTo
     std::vector<PreparedPlan> prepared;
     prepared.reserve(plans.size());
     for (const PlanToValidate& plan : plans) {
-        prepared.push_back(preparePlan(g, plan, library, options, inventory));
+        if (!plan.hasVariants()) {
+            prepared.push_back(preparePlan(g, plan, library, options, inventory));
+            prepared.back().model = &plan;
+            continue;
+        }
+        LoweredPlan lowered = lowerPlan(g, plan);
+        PreparedPlan p =
+            preparePlan(lowered.lowered->graph, *lowered.plan, library, options, inventory);
+        p.variants = std::move(lowered);
+        p.model = &plan;
+        prepared.push_back(std::move(p));
     }
     std::vector<PlanValidation> reports;
     if (!runInterleaved(g, prepared, options)) {
@@ -560,7 +573,15 @@ std::vector<PlanValidation> validatePlans(const Graph& g, std::span<const PlanTo
         return reports;
     }
     for (PreparedPlan& p : prepared) {
-        reports.push_back(reportAndStore(g, p, library, options));
+        if (!p.variants.lowered) {
+            reports.push_back(reportAndStore(g, p, library, options));
+            continue;
+        }
+        const LoweredGraph& lowered = *p.variants.lowered;
+        p.report.accuracy = measureAccuracy(g, lowered, *p.model, options);
+        PlanValidation report = reportAndStore(lowered.graph, p, library, options);
+        reportAsModelNodes(report, lowered);
+        reports.push_back(std::move(report));
     }
     return reports;
 }

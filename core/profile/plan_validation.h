@@ -3,6 +3,8 @@
 
 #include "graph/fusion.h"
 #include "graph/graph.h"
+#include "graph/precision.h"
+#include "output_deviation.h"
 
 #include <cstdint>
 #include <functional>
@@ -40,6 +42,15 @@ struct PlanToValidate {
     std::vector<FusionGroup> fusionGroups;
     /// Whether the search offered fusion groups (the prediction offers them too when so).
     bool fusion = true;
+    /// Per graph node, its precision (graph/precision.h); empty: every node in fp32. A plan with
+    /// lower-precision nodes runs its lowered graph (lowerGraph: the nodes with their
+    /// conversions); the report still names the model's nodes (a lowered node's time is its own
+    /// and its conversions'), and the output deviation from the fp32 model is measured.
+    std::vector<Precision> precisions;
+    /// The deviation the search estimated for the plan (%, from the sensitivity table).
+    std::optional<double> plannedDeviationPct;
+
+    bool hasVariants() const;
 };
 
 /// Plan `planId` of a plans document, to validate on `graph`: its assignment by node name, the
@@ -59,6 +70,13 @@ struct ValidationOptions {
     /// library's measured samples (applyMeasuredSamples) and the real devices' shared resources.
     std::function<void(CostTable&, const Graph&, const DeviceCatalog&)> fillCosts;
     Progress* progress = nullptr; ///< one report per run; cancel stops before storing anything
+    /// Calibration sets the output deviation of a plan with variants is measured on (seeded
+    /// random inputs, another seed than the sensitivity table's, so that the estimate is checked
+    /// on inputs it was not made from).
+    int accuracySets = 32;
+    std::uint64_t accuracySeed = 2;
+    /// Calibration inputs given (readCalibrationInputs) instead of the random sets.
+    std::optional<CalibrationInputs> calibration;
 };
 
 /// Measured, predicted and planned values of one objective.
@@ -70,6 +88,23 @@ struct ValidatedObjective {
     std::optional<double> error;     ///< (predicted − measured) / measured
     /// What "predicted" is, where it is not the simulation (memory: the memory plan).
     std::string predictedSource;
+};
+
+/// How far a plan's outputs are from the fp32 model's (plans with variants), measured by running
+/// both on the calibration sets, beside the search's estimate.
+struct ValidatedAccuracy {
+    std::string inputs; ///< CalibrationInputs::key
+    bool randomInputs = true;
+    int sets = 0;
+    double deviationPct = 0.0; ///< relative L2 error, mean over the sets
+    double minCosine = 1.0;
+    double meanCosine = 1.0;
+    std::optional<double> top1Agreement; ///< classifier-shaped outputs only
+    int top1Misses = 0;
+    double largestMissMargin = 0.0;
+    std::optional<double> estimatedPct; ///< the sensitivity table's sum (the plan file's)
+    /// estimated − measured, percentage points.
+    std::optional<double> errorPoints;
 };
 
 struct ValidatedDevice {
@@ -99,6 +134,8 @@ struct ValidatedNode {
     NodeId node = kNone; ///< the graph's node (a fused group's: its last member)
     /// A fused group's members (graph node ids, in order); empty for a node that ran alone.
     std::vector<NodeId> fusedMembers;
+    /// The precision it ran in (a lowered node's row holds its conversions' times too).
+    Precision precision = Precision::Fp32;
     std::int32_t device = 0;      ///< index into PlanValidation::devices
     double measuredUs = 0.0;      ///< median over the timed runs
     double measuredBeginUs = 0.0; ///< in the run of median wall time, from its start
@@ -127,6 +164,8 @@ struct PlanValidation {
     /// a cross-check of the allocator's figures (it also holds the program, the libraries, the
     /// weights and everything else). Unset where the kernel does not offer the reset.
     std::optional<double> processPeakMb;
+    /// Plans with variants: the measured output deviation (none for an all-fp32 plan).
+    std::optional<ValidatedAccuracy> accuracy;
     /// Where the predicted objectives come from ("simulated from measured samples", ...).
     std::string predictionSource;
     std::string note;                 ///< e.g. why there are no per-operator predictions

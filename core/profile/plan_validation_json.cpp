@@ -17,6 +17,34 @@ nlohmann::json ValidatedDevice::memoryJson() const {
             {"simulated_error", optionalJson(relativeError(predictedPeakMb, measuredPeakMb))}};
 }
 
+namespace {
+
+nlohmann::json accuracyJson(const std::optional<ValidatedAccuracy>& a) {
+    if (!a) {
+        return {{"measured", nullptr}, {"note", "every node in fp32: the model's own outputs"}};
+    }
+    nlohmann::json j = {{"deviation_pct",
+                         {{"measured", a->deviationPct},
+                          {"measured_source", "relative L2 error of the "
+                                              "outputs against fp32, mean over " +
+                                                  std::to_string(a->sets) + " input sets"},
+                          {"estimated", optionalJson(a->estimatedPct)},
+                          {"estimated_source", "sum of the sensitivity table"},
+                          {"error_points", optionalJson(a->errorPoints)}}},
+                        {"cosine_min", a->minCosine},
+                        {"cosine_mean", a->meanCosine},
+                        {"top1_agreement", optionalJson(a->top1Agreement)},
+                        {"top1_misses", a->top1Misses},
+                        {"largest_miss_margin", a->largestMissMargin},
+                        {"inputs", a->inputs}};
+    if (a->randomInputs) {
+        j["note"] = "random inputs: accuracy on real data may differ";
+    }
+    return j;
+}
+
+} // namespace
+
 nlohmann::json PlanValidation::objectivesJson() const {
     return {{"latency_us",
              {{"measured",
@@ -42,6 +70,7 @@ nlohmann::json PlanValidation::objectivesJson() const {
               {"plan_file", optionalJson(peakMemoryMb.planned)},
               {"error", optionalJson(peakMemoryMb.error)},
               {"process_peak_mb", optionalJson(processPeakMb)}}},
+            {"accuracy", accuracyJson(accuracy)},
             {"repeats", repeats},
             {"warmup_runs", warmup}};
 }

@@ -113,6 +113,21 @@ struct PlanRecord {
     std::string createdAt;
 };
 
+/// How much running one node of a model in a lower precision moves the model's outputs from
+/// fp32: a row of precision_sensitivity, measured by running the model with only that node
+/// lowered on calibration inputs (`paretune profile --variants`). The figure depends on the
+/// model, the node and the inputs, not on the device.
+struct SensitivityRecord {
+    std::string modelFingerprint;
+    std::string nodeName;
+    std::string precision; ///< "bf16"
+    /// What the deviation was measured on: "random:SEED:COUNT" (seeded random inputs of the
+    /// model's shapes) or "files:SHA256" (the calibration inputs given, hashed).
+    std::string inputs;
+    double deviationPct = 0.0; ///< relative L2 error of the outputs, %, mean over the inputs
+    std::string measuredAt;    ///< set when empty
+};
+
 /// One committed round of a tune run (`paretune tune`): a row of the tune_rounds table.
 struct TuneRoundRecord {
     std::int64_t id = 0; ///< assigned by SampleLibrary::addTuneRound

@@ -57,7 +57,7 @@ public:
     };
 
     /// Schema version this build writes; files at a lower version are migrated on open.
-    static constexpr int kSchemaVersion = 5;
+    static constexpr int kSchemaVersion = 6;
     /// PRAGMA application_id of a Paretune library: "PRTN".
     static constexpr std::int32_t kApplicationId = 0x5052544e;
 
@@ -124,6 +124,10 @@ public:
     /// Stores one round of a tune run (its model must be stored) in one transaction and returns
     /// its id. InputError when the run already has that round.
     std::int64_t addTuneRound(const TuneRoundRecord& round);
+    /// Stores per-node sensitivities (one transaction); a row for the same model, node,
+    /// precision and inputs replaces the stored one. InputError for a model that is not
+    /// stored, a deviation that is not a finite number of at least 0, or an empty field.
+    void addSensitivities(std::span<const SensitivityRecord> rows);
     /// Stores a trained predictor (one transaction) and returns its id. Predictors are never
     /// overwritten: a retrained one is a new row, the newest is the one in use.
     std::int64_t addPredictor(const PredictorRecord& predictor);
@@ -147,6 +151,14 @@ public:
     std::int64_t sampleCount() const;
     /// The plans stored for a model (every model when the fingerprint is empty), oldest first.
     std::vector<PlanRecord> plans(std::string_view modelFingerprint = {}) const;
+    /// The sensitivities stored for a model in a precision, measured on `inputs`, by node name.
+    std::vector<SensitivityRecord> sensitivities(std::string_view modelFingerprint,
+                                                 std::string_view precision,
+                                                 std::string_view inputs) const;
+    /// The inputs keys a model's sensitivity table in a precision was measured on, the most
+    /// recently measured first.
+    std::vector<std::string> sensitivityInputs(std::string_view modelFingerprint,
+                                               std::string_view precision) const;
     /// The rounds stored for a tune run, by round.
     std::vector<TuneRoundRecord> tuneRounds(std::string_view tuneKey) const;
     std::optional<PredictorRecord> predictor(std::int64_t id) const;

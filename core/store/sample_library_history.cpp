@@ -252,6 +252,75 @@ std::vector<TuneRoundRecord> SampleLibrary::tuneRounds(std::string_view tuneKey)
     return result;
 }
 
+void SampleLibrary::addSensitivities(std::span<const SensitivityRecord> rows) {
+    for (const SensitivityRecord& r : rows) {
+        requireKey(r.modelFingerprint, kFingerprintLength, "sensitivity: model fingerprint");
+        if (r.nodeName.empty() || r.precision.empty() || r.inputs.empty()) {
+            throw InputError("sensitivity: needs a node name, a precision and the inputs");
+        }
+        if (!std::isfinite(r.deviationPct) || r.deviationPct < 0.0) {
+            throw InputError("sensitivity of node '" + r.nodeName + "': deviation " +
+                             std::to_string(r.deviationPct) +
+                             " % is not a finite number of at least 0");
+        }
+        if (!model(r.modelFingerprint)) {
+            throw InputError("sensitivity: model " + r.modelFingerprint + " is not stored");
+        }
+    }
+    WriteTransaction transaction(*m_impl);
+    for (const SensitivityRecord& r : rows) {
+        Query q(*m_impl,
+                m_impl->statement(
+                    "INSERT INTO precision_sensitivity(model_fingerprint, node_name, precision, "
+                    "inputs, deviation_pct, measured_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
+                    "ON CONFLICT(model_fingerprint, precision, inputs, node_name) DO UPDATE SET "
+                    "deviation_pct = excluded.deviation_pct, measured_at = excluded.measured_at"),
+                "store a sensitivity");
+        q.bind(1, r.modelFingerprint)
+            .bind(2, r.nodeName)
+            .bind(3, r.precision)
+            .bind(4, r.inputs)
+            .bind(5, r.deviationPct)
+            .bind(6, orNow(r.measuredAt));
+        if (!q.run()) {
+            throw InputError("sensitivity of node '" + r.nodeName + "' was refused by the library");
+        }
+    }
+    transaction.commit();
+}
+
+std::vector<SensitivityRecord> SampleLibrary::sensitivities(std::string_view modelFingerprint,
+                                                            std::string_view precision,
+                                                            std::string_view inputs) const {
+    Query q(*m_impl,
+            m_impl->statement("SELECT model_fingerprint, node_name, precision, inputs, "
+                              "deviation_pct, measured_at FROM precision_sensitivity WHERE "
+                              "model_fingerprint = ?1 AND precision = ?2 AND inputs = ?3 ORDER BY "
+                              "node_name"),
+            "read sensitivities");
+    q.bind(1, modelFingerprint).bind(2, precision).bind(3, inputs);
+    std::vector<SensitivityRecord> result;
+    while (q.step()) {
+        result.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.real(4), q.text(5)});
+    }
+    return result;
+}
+
+std::vector<std::string> SampleLibrary::sensitivityInputs(std::string_view modelFingerprint,
+                                                          std::string_view precision) const {
+    Query q(*m_impl,
+            m_impl->statement("SELECT inputs FROM precision_sensitivity WHERE model_fingerprint = "
+                              "?1 AND precision = ?2 GROUP BY inputs ORDER BY MAX(measured_at) "
+                              "DESC, inputs"),
+            "read sensitivities");
+    q.bind(1, modelFingerprint).bind(2, precision);
+    std::vector<std::string> result;
+    while (q.step()) {
+        result.push_back(q.text(0));
+    }
+    return result;
+}
+
 std::int64_t SampleLibrary::addPredictor(const PredictorRecord& predictor) {
     const std::string trainSet = jsonText(predictor.trainSetJson, "predictor train_set_json");
     const std::string metrics = jsonText(predictor.metricsJson, "predictor metrics_json");

@@ -166,12 +166,27 @@ CREATE TABLE profile_jobs(
 CREATE INDEX profile_jobs_by_state ON profile_jobs(state, device_fingerprint, id);
 )sql";
 
+// Version 6: how much lowering one node of a model to another precision moves the model's
+// outputs (the sensitivity table the search estimates a plan's accuracy from), per inputs.
+constexpr const char* kVersion6 = R"sql(
+CREATE TABLE precision_sensitivity(
+  model_fingerprint TEXT NOT NULL REFERENCES models(fingerprint),
+  node_name         TEXT NOT NULL,
+  precision         TEXT NOT NULL,
+  inputs            TEXT NOT NULL,
+  deviation_pct     REAL NOT NULL CHECK(deviation_pct >= 0),
+  measured_at       TEXT NOT NULL,
+  PRIMARY KEY(model_fingerprint, precision, inputs, node_name)
+);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "devices, models, op_signatures, perf_samples, stale_marks, predictors, plans", kVersion1},
     {2, "device_benchmarks", kVersion2},
     {3, "device_contention", kVersion3},
     {4, "tune_rounds", kVersion4},
     {5, "perf_samples.sample_key, profile_jobs", kVersion5},
+    {6, "precision_sensitivity", kVersion6},
 };
 
 /// PostgreSQL's spelling of a migration's column types. Keys and names compare byte by byte

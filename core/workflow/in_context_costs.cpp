@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <tuple>
 
 namespace paretune {
 
@@ -34,7 +35,9 @@ nlohmann::json InContextFit::toJson() const {
     return {{"nodes_in_context", nodesInContext},
             {"nodes_scaled", nodesScaled},
             {"device_scales", scales},
-            {"contention", pairs}};
+            {"contention", pairs},
+            {"deviation_scale", deviationScale ? nlohmann::json(*deviationScale) : nullptr},
+            {"deviation_observations", deviationObservations}};
 }
 
 std::vector<std::pair<NodeContext, std::string>> nodeContexts(const PlanObservation& plan,
@@ -81,9 +84,38 @@ std::vector<std::pair<NodeContext, std::string>> nodeContexts(const PlanObservat
     return contexts;
 }
 
+namespace {
+
+/// A cell of the table: node, device, variant.
+struct NodeColumn {
+    NodeId node = kNone;
+    std::int32_t device = 0;
+    std::int32_t variant = 0;
+    friend bool operator<(const NodeColumn& a, const NodeColumn& b) {
+        return std::tie(a.node, a.device, a.variant) < std::tie(b.node, b.device, b.variant);
+    }
+};
+
+/// The node and variant an observation names: "NAME" (fp32) or "NAME@bf16" (a variant the
+/// table offers); kNone for a name the graph lacks (a fused node, "NAME+fused").
+std::pair<NodeId, std::int32_t> observedNode(const Graph& graph, const CostTable& table,
+                                             const std::string& name) {
+    const std::size_t at = name.rfind('@');
+    if (at != std::string::npos) {
+        for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+            if (name.compare(at + 1, std::string::npos, precisionName(table.variant(v))) == 0) {
+                return {graph.findNode(std::string_view(name).substr(0, at)), v};
+            }
+        }
+    }
+    return {graph.findNode(name), 0};
+}
+
+} // namespace
+
 InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                                  const std::vector<PlanObservation>& plans) {
-    using Key = std::pair<NodeId, std::int32_t>;
+    using Key = NodeColumn;
     std::map<Key, std::vector<double>> alone;
     struct Contended {
         Key key;
@@ -95,18 +127,18 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
         const auto contexts = nodeContexts(plan, table);
         for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
             const NodeObservation& o = plan.nodes[i];
-            const NodeId node = graph.findNode(o.node);
+            const auto [node, v] = observedNode(graph, table, o.node);
             const std::int32_t d = table.findDevice(o.device);
             if (node == kNone || d < 0 || !(o.us > 0.0) ||
                 graph.nodes[static_cast<std::size_t>(node)].kind != NodeKind::Compute) {
                 continue;
             }
             if (contexts[i].first == NodeContext::Alone) {
-                alone[{node, d}].push_back(o.us);
+                alone[{node, d, v}].push_back(o.us);
             } else if (contexts[i].first == NodeContext::Contended) {
                 const std::int32_t e = table.findDevice(contexts[i].second);
                 if (e >= 0) {
-                    contended.push_back({{node, d}, e, o.us});
+                    contended.push_back({{node, d, v}, e, o.us});
                 }
             }
         }
@@ -117,11 +149,11 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
     std::map<std::int32_t, std::vector<double>> ratios;
     std::map<Key, double> inContext;
     for (const auto& [key, times] : alone) {
-        const CostCell& cell = table.cell(key.first, key.second);
+        const CostCell& cell = table.cell(key.node, key.device, key.variant);
         const double us = medianOf(times);
         inContext[key] = us;
         if (cell.supported() && cell.latencyUs > 0.0) {
-            ratios[key.second].push_back(us / cell.latencyUs);
+            ratios[key.device].push_back(us / cell.latencyUs);
         }
     }
     std::map<std::int32_t, double> scale;
@@ -138,14 +170,15 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
         if (const auto it = inContext.find(key); it != inContext.end()) {
             return it->second;
         }
-        const auto s = scale.find(key.second);
-        return table.cell(key.first, key.second).latencyUs * (s == scale.end() ? 1.0 : s->second);
+        const auto s = scale.find(key.device);
+        return table.cell(key.node, key.device, key.variant).latencyUs *
+               (s == scale.end() ? 1.0 : s->second);
     };
     std::map<std::pair<std::int32_t, std::int32_t>, std::vector<double>> slowdowns;
     for (const Contended& c : contended) {
         const double expected = aloneUs(c.key);
-        if (table.cell(c.key.first, c.key.second).supported() && expected > 0.0) {
-            slowdowns[{c.key.second, c.other}].push_back(c.us / expected);
+        if (table.cell(c.key.node, c.key.device, c.key.variant).supported() && expected > 0.0) {
+            slowdowns[{c.key.device, c.other}].push_back(c.us / expected);
         }
     }
     for (const auto& [pair, values] : slowdowns) {
@@ -163,13 +196,15 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
         if (graph.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
             continue;
         }
-        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-            CostCell cell = table.cell(n, d);
+        for (std::int32_t c = 0; c < table.columnCount(); ++c) {
+            const std::int32_t d = c % table.deviceCount();
+            const std::int32_t v = c / table.deviceCount();
+            CostCell cell = table.cell(n, d, v);
             if (!cell.supported() || !(cell.latencyUs > 0.0)) {
                 continue;
             }
             double us = 0.0;
-            if (const auto it = inContext.find({n, d}); it != inContext.end()) {
+            if (const auto it = inContext.find({n, d, v}); it != inContext.end()) {
                 us = it->second;
                 ++fit.nodesInContext;
                 cell.source = CostSource::Measured;
@@ -182,7 +217,29 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
             }
             cell.energyUj *= us / cell.latencyUs;
             cell.latencyUs = us;
-            table.setCell(n, d, cell);
+            table.setCell(n, d, v, cell);
+        }
+    }
+    std::vector<double> deviationRatios;
+    for (const PlanObservation& plan : plans) {
+        if (plan.measuredDeviationPct && plan.estimatedDeviationPct &&
+            *plan.estimatedDeviationPct > 0.0) {
+            deviationRatios.push_back(*plan.measuredDeviationPct / *plan.estimatedDeviationPct);
+        }
+    }
+    if (!deviationRatios.empty()) {
+        fit.deviationScale = medianOf(deviationRatios);
+        fit.deviationObservations = static_cast<int>(deviationRatios.size());
+        for (NodeId n = 0; n < table.nodeCount(); ++n) {
+            for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+                for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                    CostCell cell = table.cell(n, d, v);
+                    if (cell.supported()) {
+                        cell.deviationPct *= *fit.deviationScale;
+                        table.setCell(n, d, v, cell);
+                    }
+                }
+            }
         }
     }
     return fit;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,10 @@ struct NodeObservation {
 /// A validated plan's nodes, as measured.
 struct PlanObservation {
     std::vector<NodeObservation> nodes;
+    /// A plan with variants: its output deviation from fp32 as measured and as the search
+    /// estimated it (the sum of its cells' deviations), %.
+    std::optional<double> measuredDeviationPct;
+    std::optional<double> estimatedDeviationPct;
 };
 
 /// How a node overlapped work on the other devices of its plan.
@@ -53,6 +58,10 @@ struct InContextFit {
     std::map<std::string, double> deviceScale; ///< in-plan / alone, median over nodes
     std::map<std::string, int> deviceObservations;
     std::vector<FittedContention> contention;
+    /// Measured / estimated output deviation, median over the plans with variants that
+    /// measured one; every variant cell's deviation is scaled by it. None: no such plan.
+    std::optional<double> deviationScale;
+    int deviationObservations = 0;
 
     nlohmann::json toJson() const;
 };
@@ -66,7 +75,11 @@ struct InContextFit {
 /// * for a pair of devices that do not share a core, the median of (measured / expected alone)
 ///   over nodes that ran at least half their time beside the other device is the pair's
 ///   contention factor (at least 3 observations, clamped to [1, 4]; source measured).
-/// Devices or nodes the table lacks are ignored. Deterministic in the observations' order.
+/// * the deviation of every variant cell scales by the median of measured / estimated output
+///   deviation over the plans with variants (the sensitivity table's sum errs alike for plans
+///   not yet run: it misses how deviations combine).
+/// Devices or nodes the table lacks are ignored; a node in a variant ("NAME@bf16") is that
+/// variant's cell. Deterministic in the observations' order.
 InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                                  const std::vector<PlanObservation>& plans);
 

@@ -70,14 +70,18 @@ nlohmann::json roundJson(const TuneRound& round) {
         for (const NodeObservation& o : round.observations[i].nodes) {
             nodes.push_back({o.node, o.device, o.us, o.beginUs, o.endUs});
         }
-        plans.push_back({{"label", p.label},
-                         {"baseline", p.baseline},
-                         {"genome", genomeText(p.genome)},
-                         {"simulated", objectivesJson(p.simulated)},
-                         {"measured", measuredJson(p)},
-                         {"error", p.error},
-                         {"seen_before", p.seenBefore},
-                         {"nodes", nodes}});
+        plans.push_back(
+            {{"label", p.label},
+             {"baseline", p.baseline},
+             {"genome", genomeText(p.genome)},
+             {"simulated", objectivesJson(p.simulated)},
+             {"measured", measuredJson(p)},
+             {"error", p.error},
+             {"seen_before", p.seenBefore},
+             {"deviation_pct",
+              {{"measured", optionalNumber(round.observations[i].measuredDeviationPct)},
+               {"estimated", optionalNumber(round.observations[i].estimatedDeviationPct)}}},
+             {"nodes", nodes}});
     }
     return {{"round", round.index},
             {"plans", plans},
@@ -119,6 +123,10 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
                                         c.at("beside").get<std::string>(), number(c, "factor"),
                                         static_cast<int>(number(c, "observations"))});
     }
+    if (const auto scale = fit.find("deviation_scale"); scale != fit.end() && scale->is_number()) {
+        round.fit.deviationScale = scale->get<double>();
+        round.fit.deviationObservations = static_cast<int>(number(fit, "deviation_observations"));
+    }
     for (const nlohmann::json& p : j.at("plans")) {
         TunedPlan plan;
         plan.label = p.at("label").get<std::string>();
@@ -150,6 +158,15 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
             observation.nodes.push_back({n.at(0).get<std::string>(), n.at(1).get<std::string>(),
                                          n.at(2).get<double>(), n.at(3).get<double>(),
                                          n.at(4).get<double>()});
+        }
+        // Rounds stored before plans had variants have no deviation.
+        if (const auto d = p.find("deviation_pct"); d != p.end()) {
+            for (auto [key, field] : {std::pair{"measured", &observation.measuredDeviationPct},
+                                      std::pair{"estimated", &observation.estimatedDeviationPct}}) {
+                if (d->at(key).is_number()) {
+                    *field = d->at(key).get<double>();
+                }
+            }
         }
         round.plans.push_back(std::move(plan));
         round.observations.push_back(std::move(observation));

@@ -165,6 +165,16 @@ PlanToValidate validationOf(const Simulator& sim, const TunedPlan& plan) {
     for (const CostDevice& d : table.devices()) {
         v.costDevices.push_back(d.id);
     }
+    // Its nodes in other precisions run lowered; the estimate of their deviation is checked.
+    if (std::any_of(p.variant.begin(), p.variant.end(), [](std::int32_t x) { return x > 0; })) {
+        v.precisions.assign(g.nodes.size(), Precision::Fp32);
+        for (std::size_t n = 0; n < g.nodes.size() && n < p.variant.size(); ++n) {
+            if (p.variant[n] > 0) {
+                v.precisions[n] = table.variant(p.variant[n]);
+            }
+        }
+        v.plannedDeviationPct = plan.simulated.deviationPct;
+    }
     v.plannedLatencyUs = plan.simulated.latencyUs;
     v.plannedEnergyMj = plan.simulated.energyMj;
     // The memory plan's figure (arena + weights), as the plans file gives it.
@@ -475,13 +485,21 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             PlanObservation observation;
             for (const ValidatedNode& n : v.nodes) {
                 // A fused group is observed under its fused node's name, which no node of the
-                // graph has: its time does not become its last member's cost.
+                // graph has: its time does not become its last member's cost. A node in another
+                // precision as "NAME@bf16": its time is that variant's cost.
                 const std::size_t named = static_cast<std::size_t>(
                     n.fusedMembers.empty() ? n.node : n.fusedMembers.front());
-                observation.nodes.push_back(
-                    {graph.nodes[named].name + (n.fusedMembers.empty() ? "" : "+fused"),
-                     v.devices[static_cast<std::size_t>(n.device)].id, n.measuredUs,
-                     n.measuredBeginUs, n.measuredEndUs});
+                const std::string suffix = !n.fusedMembers.empty() ? "+fused"
+                                           : n.precision != Precision::Fp32
+                                               ? "@" + std::string(precisionName(n.precision))
+                                               : "";
+                observation.nodes.push_back({graph.nodes[named].name + suffix,
+                                             v.devices[static_cast<std::size_t>(n.device)].id,
+                                             n.measuredUs, n.measuredBeginUs, n.measuredEndUs});
+            }
+            if (v.accuracy) {
+                observation.measuredDeviationPct = v.accuracy->deviationPct;
+                observation.estimatedDeviationPct = v.accuracy->estimatedPct;
             }
             round.observations.push_back(std::move(observation));
         }

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Profiling the variants of a model's nodes (precisions) into the library: each lowered node
+// timed beside its fp32 form, and the model's sensitivity table.
+#include "library_profile.h"
+
+#include "common/progress.h"
+#include "device/device.h"
+#include "device/device_fingerprint.h"
+#include "output_deviation.h"
+#include "store/sample_library.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+
+namespace paretune {
+
+namespace {
+
+void scaleSample(Sample& s, double scale) {
+    s.latencyUs *= scale;
+    for (std::optional<double>* v : {&s.latencyP10Us, &s.latencyP90Us, &s.energyUj}) {
+        if (*v) {
+            **v *= scale;
+        }
+    }
+}
+
+/// The sensitivity table of the model in `precision`, measured and stored when the library
+/// lacks one for these inputs. Returns how many nodes were measured.
+int measureMissingSensitivity(const Graph& graph, const Device& device, SampleLibrary& library,
+                              const LibraryProfileOptions& options, Precision precision,
+                              Progress* progress) {
+    const CalibrationInputs inputs =
+        options.calibration
+            ? *options.calibration
+            : randomCalibrationInputs(graph, options.sensitivitySets, options.sensitivitySeed);
+    const std::vector<Precision> all = lowerAll(graph, precision);
+    const auto lowered = static_cast<std::size_t>(std::count(all.begin(), all.end(), precision));
+    const std::string name(precisionName(precision));
+    if (lowered == 0 ||
+        (!options.force &&
+         library.sensitivities(graph.fingerprint, name, inputs.key).size() >= lowered)) {
+        return 0;
+    }
+    std::vector<SensitivityRecord> rows =
+        measureSensitivity(graph, precision, inputs, executionDeviceFor(device), progress);
+    if (options.store && !rows.empty()) {
+        library.addSensitivities(rows);
+    }
+    return static_cast<int>(rows.size());
+}
+
+} // namespace
+
+std::vector<LibraryProfileRun::VariantRow>
+profileVariant(const Graph& graph, const Device& device, SampleLibrary& library,
+               const LibraryProfileOptions& options, Precision precision, int* sensitivityMeasured,
+               Progress* progress) {
+    if (precision == Precision::Fp32) {
+        return {};
+    }
+    PairedVariants pairs = appendLoweredNodes(graph, precision);
+    const Graph& paired = pairs.paired.graph;
+    pairs.paired.graph.name = loweredGraphName(graph, precision);
+    const std::string fingerprint = deviceFingerprint(device);
+    const auto signatureOf = [&](NodeId node) -> const std::string& {
+        return paired.signatures[static_cast<std::size_t>(node)];
+    };
+    LibraryProfileOptions inner = options;
+    inner.force = true; // the fp32 node again, beside its lowered form
+    inner.store = false;
+    inner.wholeModel = false;
+    inner.checkSpeed = false;
+    inner.measureContention = false;
+    inner.fusionGroups = false;
+    inner.variants.clear();
+    inner.nodes.clear();
+    std::vector<NodeId> lowered; // original nodes with a lowered copy
+    std::vector<NodeId> toMeasure;
+    for (const NodeId n : graph.topologicalOrder) {
+        const auto& parts = pairs.paired.parts[static_cast<std::size_t>(n)];
+        if (parts.empty()) {
+            continue;
+        }
+        lowered.push_back(n);
+        if (!options.force && library.findSample(signatureOf(parts.front()), fingerprint)) {
+            continue;
+        }
+        toMeasure.push_back(n);
+        inner.nodes.push_back(pairs.nodeOf[static_cast<std::size_t>(n)]);
+        inner.nodes.insert(inner.nodes.end(), parts.begin(), parts.end());
+    }
+    std::map<NodeId, LibraryProfileRow> measured;
+    if (!toMeasure.empty()) {
+        for (LibraryProfileRow& row :
+             profileIntoLibrary(paired, device, library, inner, progress).rows) {
+            measured[row.node] = std::move(row);
+        }
+    }
+    std::vector<LibraryProfileRun::VariantRow> rows;
+    std::vector<Sample> samples;
+    std::set<std::string> stored; // one sample per signature
+    const std::string name(precisionName(precision));
+    for (const NodeId n : lowered) {
+        const auto& parts = pairs.paired.parts[static_cast<std::size_t>(n)];
+        LibraryProfileRun::VariantRow variant{precision, n, {}};
+        const bool measuredNow =
+            std::find(toMeasure.begin(), toMeasure.end(), n) != toMeasure.end();
+        if (!measuredNow) {
+            variant.row.node = parts.front();
+            variant.row.reused = true;
+            if (const auto sample = library.findSample(signatureOf(parts.front()), fingerprint)) {
+                variant.row.sample = *sample;
+            }
+            rows.push_back(std::move(variant));
+            continue;
+        }
+        variant.row = measured[parts.front()];
+        variant.row.node = parts.front();
+        const auto fp32 = measured.find(pairs.nodeOf[static_cast<std::size_t>(n)]);
+        const auto stored32 =
+            library.findSample(graph.signatures[static_cast<std::size_t>(n)], fingerprint);
+        bool complete = variant.row.ok() && fp32 != measured.end() && fp32->second.ok() &&
+                        stored32 && fp32->second.sample.latencyUs > 0.0;
+        for (const NodeId p : parts) {
+            const auto it = measured.find(p);
+            complete = complete && it != measured.end() && it->second.ok();
+        }
+        if (complete) {
+            // On the stored fp32 sample's time base: the lowered node and its conversions
+            // compare with it as they did with the fp32 node beside them.
+            const double beside = fp32->second.sample.latencyUs;
+            const double scale = stored32->latencyUs / beside;
+            for (const NodeId p : parts) {
+                Sample s = measured[p].sample;
+                scaleSample(s, scale);
+                nlohmann::json config = nlohmann::json::parse(s.configJson);
+                config["precision"] = name;
+                config["variant_pair"] = {{"node", graph.nodes[static_cast<std::size_t>(n)].name},
+                                          {"fp32_beside_us", beside},
+                                          {"fp32_stored_us", stored32->latencyUs},
+                                          {"scale", scale}};
+                s.configJson = config.dump();
+                if (p == parts.front()) {
+                    variant.row.sample = s;
+                }
+                if (!measured[p].reused && stored.insert(s.opSignature).second) {
+                    samples.push_back(std::move(s));
+                }
+            }
+        } else if (variant.row.ok()) {
+            variant.row.status = ProfileStatus::Failed;
+            variant.row.message = "its fp32 form or a conversion was not measured beside it";
+        }
+        rows.push_back(std::move(variant));
+    }
+    if (options.store && !samples.empty()) {
+        library.upsertGraph(paired);
+        library.addSamples(samples);
+    }
+    if (!(progress != nullptr && progress->cancelled())) {
+        const int count =
+            measureMissingSensitivity(graph, device, library, options, precision, progress);
+        if (sensitivityMeasured != nullptr) {
+            *sensitivityMeasured += count;
+        }
+    }
+    return rows;
+}
+
+} // namespace paretune

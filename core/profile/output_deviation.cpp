@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Output deviation from the fp32 model, calibration inputs, and the per-node sensitivity table.
+#include "output_deviation.h"
+
+#include "common/input_error.h"
+#include "common/progress.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace paretune {
+
+std::string randomInputsKey(std::uint64_t seed, int count) {
+    return "random:" + std::to_string(seed) + ":" + std::to_string(count);
+}
+
+CalibrationInputs randomCalibrationInputs(const Graph& graph, int count, std::uint64_t seed) {
+    if (count < 1) {
+        throw InputError("calibration: " + std::to_string(count) +
+                         " input sets asked for; at least 1 is needed");
+    }
+    CalibrationInputs result;
+    result.key = randomInputsKey(seed, count);
+    result.random = true;
+    std::mt19937_64 generator(seed);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    for (int k = 0; k < count; ++k) {
+        NamedTensors set;
+        for (const TensorId t : graph.inputs) {
+            const Tensor& tensor = graph.tensors[static_cast<std::size_t>(t)];
+            if (!isFloatingPoint(tensor.dtype)) {
+                continue;
+            }
+            if (!tensor.shapeKnown()) {
+                throw InputError("calibration: input '" + tensor.name + "' has shape " +
+                                 tensor.typeString() + "; random inputs need a static shape");
+            }
+            HostTensor value;
+            value.dtype = tensor.dtype;
+            value.dims = tensor.dims;
+            value.values.resize(static_cast<std::size_t>(tensor.elementCount()));
+            for (double& v : value.values) {
+                v = uniform(generator);
+            }
+            set[tensor.name] = std::move(value);
+        }
+        result.sets.push_back(std::move(set));
+    }
+    return result;
+}
+
+namespace {
+
+struct SetDeviation {
+    double relativeL2 = 0.0;
+    double cosine = 1.0;
+};
+
+SetDeviation deviationOf(const NamedTensors& reference, const NamedTensors& outputs) {
+    if (reference.size() != outputs.size()) {
+        throw InputError("outputs: " + std::to_string(outputs.size()) + " outputs against " +
+                         std::to_string(reference.size()) + " in the reference");
+    }
+    double diff = 0.0;
+    double norm = 0.0;
+    double other = 0.0;
+    double dot = 0.0;
+    for (const auto& [name, r] : reference) {
+        const auto it = outputs.find(name);
+        if (it == outputs.end() || it->second.values.size() != r.values.size()) {
+            throw InputError("outputs: '" + name +
+                             "' is missing or differs in size from the "
+                             "reference");
+        }
+        const std::vector<double>& y = it->second.values;
+        for (std::size_t i = 0; i < y.size(); ++i) {
+            const double d = y[i] - r.values[i];
+            diff += d * d;
+            norm += r.values[i] * r.values[i];
+            other += y[i] * y[i];
+            dot += y[i] * r.values[i];
+        }
+    }
+    SetDeviation result;
+    result.relativeL2 = norm > 0.0 ? std::sqrt(diff / norm) : (diff > 0.0 ? 1.0 : 0.0);
+    result.cosine =
+        norm > 0.0 && other > 0.0 ? dot / std::sqrt(norm * other) : (diff == 0.0 ? 1.0 : 0.0);
+    return result;
+}
+
+/// The classifier output of a set: the one output when it has shape [1, K] or [K], K ≥ 2.
+const HostTensor* classifierOutput(const NamedTensors& outputs) {
+    if (outputs.size() != 1) {
+        return nullptr;
+    }
+    const HostTensor& t = outputs.begin()->second;
+    const bool shaped = (t.dims.size() == 2 && t.dims[0] == 1 && t.dims[1] >= 2) ||
+                        (t.dims.size() == 1 && t.dims[0] >= 2);
+    return shaped && isFloatingPoint(t.dtype) ? &t : nullptr;
+}
+
+std::size_t argMax(const std::vector<double>& v) {
+    return static_cast<std::size_t>(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+} // namespace
+
+OutputDeviation compareOutputs(const std::vector<NamedTensors>& reference,
+                               const std::vector<NamedTensors>& outputs) {
+    if (reference.size() != outputs.size() || reference.empty()) {
+        throw InputError("outputs: " + std::to_string(outputs.size()) + " sets against " +
+                         std::to_string(reference.size()) + " reference sets");
+    }
+    OutputDeviation result;
+    result.sets = static_cast<int>(reference.size());
+    double l2 = 0.0;
+    double cosine = 0.0;
+    result.minCosine = 1.0;
+    int agree = 0;
+    bool classifier = true;
+    for (std::size_t k = 0; k < reference.size(); ++k) {
+        const SetDeviation d = deviationOf(reference[k], outputs[k]);
+        l2 += d.relativeL2;
+        cosine += d.cosine;
+        result.minCosine = std::min(result.minCosine, d.cosine);
+        const HostTensor* r = classifierOutput(reference[k]);
+        const HostTensor* y = classifierOutput(outputs[k]);
+        classifier = classifier && r && y;
+        if (classifier) {
+            const std::size_t want = argMax(r->values);
+            const std::size_t got = argMax(y->values);
+            if (want == got) {
+                ++agree;
+            } else {
+                ++result.top1Misses;
+                result.largestMissMargin =
+                    std::max(result.largestMissMargin, r->values[want] - r->values[got]);
+            }
+        }
+    }
+    result.relativeL2Pct = 100.0 * l2 / static_cast<double>(reference.size());
+    result.meanCosine = cosine / static_cast<double>(reference.size());
+    if (classifier) {
+        result.top1Agreement = static_cast<double>(agree) / static_cast<double>(reference.size());
+    }
+    return result;
+}
+
+std::vector<NamedTensors> runOnSets(const Graph& graph, const CalibrationInputs& inputs,
+                                    const ExecutionDevice& device) {
+    std::vector<NamedTensors> outputs;
+    outputs.reserve(inputs.sets.size());
+    for (const NamedTensors& set : inputs.sets) {
+        outputs.push_back(executeGraph(graph, set, device));
+    }
+    return outputs;
+}
+
+std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision precision,
+                                                  const CalibrationInputs& inputs,
+                                                  const ExecutionDevice& device,
+                                                  Progress* progress) {
+    std::vector<NodeId> nodes;
+    for (const NodeId n : graph.topologicalOrder) {
+        if (precision != Precision::Fp32 && lowerable(graph, n, precision)) {
+            nodes.push_back(n);
+        }
+    }
+    std::vector<SensitivityRecord> rows;
+    if (nodes.empty()) {
+        return rows;
+    }
+    const std::vector<NamedTensors> reference = runOnSets(graph, inputs, device);
+    std::vector<Precision> precisions(graph.nodes.size(), Precision::Fp32);
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+        if (progress != nullptr) {
+            if (progress->cancelled()) {
+                break;
+            }
+            progress->report(static_cast<double>(k) / static_cast<double>(nodes.size()),
+                             "sensitivity of " +
+                                 graph.nodes[static_cast<std::size_t>(nodes[k])].name);
+        }
+        precisions[static_cast<std::size_t>(nodes[k])] = precision;
+        const LoweredGraph lowered = lowerGraph(graph, precisions);
+        precisions[static_cast<std::size_t>(nodes[k])] = Precision::Fp32;
+        const OutputDeviation d =
+            compareOutputs(reference, runOnSets(lowered.graph, inputs, device));
+        rows.push_back({graph.fingerprint,
+                        graph.nodes[static_cast<std::size_t>(nodes[k])].name,
+                        std::string(precisionName(precision)),
+                        inputs.key,
+                        d.relativeL2Pct,
+                        {}});
+    }
+    return rows;
+}
+
+} // namespace paretune

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Accuracy as an objective (issue 17): how far a lowered model's outputs are from the fp32
+// model's on calibration inputs, and the per-node sensitivity table the search adds up.
+
+#include "graph/precision.h"
+#include "graph_executor.h"
+#include "store/records.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct Progress;
+
+/// Inputs to compare outputs on: one set of graph inputs per run. `key` names them in the
+/// library ("random:SEED:COUNT"); `random` says they are made up (every report then says that
+/// accuracy on real data may differ).
+struct CalibrationInputs {
+    std::string key;
+    bool random = true;
+    std::vector<NamedTensors> sets;
+};
+
+/// The calibration sets a sensitivity table is measured on unless told otherwise.
+inline constexpr int kDefaultSensitivitySets = 4;
+inline constexpr std::uint64_t kDefaultSensitivitySeed = 1;
+/// "random:SEED:COUNT": the key of seeded random calibration sets.
+std::string randomInputsKey(std::uint64_t seed, int count);
+
+/// `count` sets of seeded random values for the graph's float inputs (uniform in [-1, 1), the
+/// model's static shapes); integer inputs are left to the executor, which makes valid ones.
+/// Throws InputError for count < 1 or a float input whose shape is not static.
+CalibrationInputs randomCalibrationInputs(const Graph& graph, int count, std::uint64_t seed);
+
+/// Calibration inputs from a folder: for each graph input NAME, a file NAME.npy (NumPy's format,
+/// little-endian, C order) or NAME.pb (an ONNX TensorProto) holding either the input's shape
+/// (one set) or [K, …the input's shape] (K sets); every file the same K. The element type must
+/// be the input's (float32 as '<f4', int64 as '<i8', …). The key is "files:" and the first 16
+/// hex digits of the SHA-256 of the files, in input order. Throws InputError naming the file and
+/// the expected type and shape: a missing file, a wrong shape or element type, a malformed or
+/// truncated file, files that disagree on K, a folder that is not there.
+CalibrationInputs readCalibrationInputs(const Graph& graph, const std::string& folder);
+
+/// How a model's outputs differ from reference outputs over the calibration sets.
+struct OutputDeviation {
+    int sets = 0;
+    /// ‖y − r‖ / ‖r‖ over all outputs of a set, %, mean over the sets.
+    double relativeL2Pct = 0.0;
+    /// Cosine similarity of all outputs of a set with the reference's, the lowest over the sets.
+    double minCosine = 1.0;
+    double meanCosine = 1.0;
+    /// Classifier-shaped models (one output of shape [1, K], K ≥ 2): the share of sets whose
+    /// arg-max agrees, and of the sets that disagree, the largest reference margin between the
+    /// two classes (a miss between nearly tied logits).
+    std::optional<double> top1Agreement;
+    double largestMissMargin = 0.0;
+    int top1Misses = 0;
+};
+
+/// Compares outputs set by set (same names and shapes). Throws InputError when they disagree
+/// in count, names or sizes.
+OutputDeviation compareOutputs(const std::vector<NamedTensors>& reference,
+                               const std::vector<NamedTensors>& outputs);
+
+/// Runs `graph` on every set on `device` (executeGraph), in order.
+std::vector<NamedTensors> runOnSets(const Graph& graph, const CalibrationInputs& inputs,
+                                    const ExecutionDevice& device);
+
+/// The sensitivity table of a model in a precision: for each node lowerable to it, the model
+/// run with only that node lowered, its outputs' relative L2 deviation from the fp32 outputs
+/// (%, mean over the sets). Rows come in graph order, keyed for the library (model fingerprint,
+/// node name, precision, inputs key). Cancelling through `progress` returns the rows measured
+/// so far.
+std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision precision,
+                                                  const CalibrationInputs& inputs,
+                                                  const ExecutionDevice& device,
+                                                  Progress* progress = nullptr);
+
+} // namespace paretune

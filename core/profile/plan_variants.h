@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Private to plan validation (plan_validation.cpp): a plan with nodes in lower precisions runs
+// its lowered graph; its report names the model's nodes again, and its outputs are compared with
+// the fp32 model's.
+#include "graph/precision.h"
+#include "plan_validation.h"
+
+#include <memory>
+
+namespace paretune::detail {
+
+/// The graph a plan with variants runs and the plan over it: each of its nodes on its model
+/// node's device, the weight conversions without one (they are computed once), the fusion
+/// groups over the same (fp32) nodes. InputError for a precision list of the wrong size, a node
+/// that cannot be lowered or a fusion group with a lowered member.
+struct LoweredPlan {
+    std::unique_ptr<LoweredGraph> lowered;
+    std::unique_ptr<PlanToValidate> plan;
+};
+LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan);
+
+/// Folds a report over the lowered graph back onto the model's nodes: a lowered node's row
+/// takes its conversions' times (measured and predicted added, its span from the first begin
+/// to the last end), fused members and node ids become the model's.
+void reportAsModelNodes(PlanValidation& report, const LoweredGraph& lowered);
+
+/// Runs the model and the lowered graph on the calibration sets of `options` and compares their
+/// outputs; the estimate is the plan's plannedDeviationPct.
+ValidatedAccuracy measureAccuracy(const Graph& graph, const LoweredGraph& lowered,
+                                  const PlanToValidate& plan, const ValidationOptions& options);
+
+} // namespace paretune::detail
