@@ -3,6 +3,7 @@
 
 #include "graph/fusion.h"
 #include "graph/graph.h"
+#include "graph/precision.h"
 
 #include <cstdint>
 #include <functional>
@@ -40,6 +41,12 @@ struct PlanToValidate {
     std::vector<FusionGroup> fusionGroups;
     /// Whether the search offered fusion groups (the prediction offers them too when so).
     bool fusion = true;
+    /// Precision per graph node (graph order) as the plan runs it; empty: every node in fp32.
+    std::vector<Precision> precisions;
+    /// The precisions the search offered besides fp32 (its cost table's variants).
+    std::vector<Precision> offeredVariants;
+    /// The plan's estimated output deviation from fp32, %, if the plans file gives one.
+    std::optional<double> plannedDeviationPct;
 };
 
 /// Plan `planId` of a plans document, to validate on `graph`: its assignment by node name, the
