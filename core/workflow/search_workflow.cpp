@@ -107,6 +107,8 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
     SearchRun run;
     CostTableOptions tableOptions;
     tableOptions.fusion = request.options.fusion;
+    // Lowerable nodes get modelled variant cells on modelled devices listing the precision.
+    tableOptions.variants = request.options.variants;
     run.costs = std::make_unique<CostTable>(
         buildCostTable(graph, catalog, request.deviceIds, tableOptions));
     CostTable& table = *run.costs;
@@ -115,6 +117,10 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
     std::optional<SampleLibrary> samples = requestedLibrary(catalog, request);
     if (samples) {
         run.library = costsFromLibrary(table, graph, catalog, *samples);
+        // VARIANTS (issue 17, main's side): the measured and predicted variant cells of real
+        // devices and their deviations (the sensitivity table) come from the library here, by
+        // fillVariantCells(table, graph, fill) (shaped as fillFusionCells) once it exists; until
+        // then real devices offer fp32 only (their variant cells stay unsupported).
     }
     if (run.library) {
         const LibraryCosts& costs = *run.library;
@@ -157,6 +163,26 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
         request.refineCosts(table, graph);
     }
     requireRunnableNodes(graph, table, catalog, request, run.library.has_value());
+    for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+        std::int32_t cells = 0;
+        for (NodeId n = 0; n < table.nodeCount(); ++n) {
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                cells += graph.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute &&
+                                 table.cell(n, d, v).supported()
+                             ? 1
+                             : 0;
+            }
+        }
+        const std::string name(precisionName(table.variant(v)));
+        run.diagnostics.push_back(
+            {cells > 0 ? Diagnostic::Severity::Info : Diagnostic::Severity::Warning,
+             "variant-cells",
+             cells > 0 ? name + ": " + std::to_string(cells) + " (node, device) cells offered"
+                       : name +
+                             ": no node can run in it on these devices (a modelled device "
+                             "needs \"precisions\": {\"" +
+                             name + "\": …} in the catalog)"});
+    }
     run.hostAdded = std::find(request.deviceIds.begin(), request.deviceIds.end(), catalog.host) ==
                     request.deviceIds.end();
     if (run.hostAdded) {

@@ -225,6 +225,11 @@ std::vector<DominanceClaim> claimsOf(const Simulator& sim, const Solution& plan,
             return "unmeasured";
         }
         std::optional<double> x, y;
+        if (o == Objective::Accuracy) {
+            // VARIANTS (issue 17, main's side): the measured deviation of validated plans goes
+            // here once validation reports it; until then an accuracy claim stays unmeasured.
+            return "unmeasured";
+        }
         if (o == Objective::PeakMemory) {
             x = a->measuredMemoryMb;
             y = b->measuredMemoryMb;
