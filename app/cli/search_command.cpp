@@ -195,8 +195,9 @@ void runSearch(const SearchArguments& args) {
                     ? (", " + std::to_string(shownCount) + " shown (--max-plans)").c_str()
                     : "");
     const bool variants = table.variantCount() > 1;
-    std::printf("%5s  %-10s %12s %12s %10s %12s %6s", "Plan", "Baseline", "Latency ms", "Energy mJ",
-                "Power W", "Memory MiB", "Fused");
+    const int baselineWidth = variants ? 16 : 10; // "all:cpu:0:bf16"
+    std::printf("%5s  %-*s %12s %12s %10s %12s %6s", "Plan", baselineWidth, "Baseline",
+                "Latency ms", "Energy mJ", "Power W", "Memory MiB", "Fused");
     if (variants) {
         std::printf(" %8s %11s", "Lowered", "Deviation %");
     }
@@ -213,7 +214,7 @@ void runSearch(const SearchArguments& args) {
         } else {
             status = "not dominated";
         }
-        std::printf("%5zu  %-10s %12.3f %12.3f %10.2f %12.1f %6zu", id,
+        std::printf("%5zu  %-*s %12.3f %12.3f %10.2f %12.1f %6zu", id, baselineWidth,
                     s.baseline.empty() ? "-" : s.baseline.c_str(), s.objectives.latencyUs / 1e3,
                     s.objectives.energyMj, s.objectives.averagePowerW,
                     s.objectives.peakMemoryBytes / kMiB, sim.takenGroups(s.genome).size());

@@ -165,12 +165,15 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
     requireRunnableNodes(graph, table, catalog, request, run.library.has_value());
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
         std::int32_t cells = 0;
+        std::int32_t withDeviation = 0; // cells with a measured sensitivity
         for (NodeId n = 0; n < table.nodeCount(); ++n) {
             for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-                cells += graph.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute &&
-                                 table.cell(n, d, v).supported()
-                             ? 1
-                             : 0;
+                const CostCell& cell = table.cell(n, d, v);
+                if (graph.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute &&
+                    cell.supported()) {
+                    ++cells;
+                    withDeviation += cell.deviationPct > 0.0 ? 1 : 0;
+                }
             }
         }
         const std::string name(precisionName(table.variant(v)));
@@ -182,6 +185,14 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
                              ": no node can run in it on these devices (a modelled device "
                              "needs \"precisions\": {\"" +
                              name + "\": …} in the catalog)"});
+        if (cells > 0 && withDeviation < cells) {
+            run.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "no-sensitivity",
+                 name + ": " + std::to_string(cells - withDeviation) + " of " +
+                     std::to_string(cells) +
+                     " cells have no measured deviation (the sensitivity table): their accuracy "
+                     "loss counts as 0, so plans using them look more accurate than they are"});
+        }
     }
     run.hostAdded = std::find(request.deviceIds.begin(), request.deviceIds.end(), catalog.host) ==
                     request.deviceIds.end();
