@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Simulator and NSGA-II speed on real models with the example three-device catalog.
 // Usage: bench_search MODEL_DIR [CATALOG] [--reference] [--simulator-only] [--no-fusion]
+//        [--variants]
 // (one thread; prints one JSON object)
 // Figures: simulator ns per compute node and per graph node (random support-feasible plans,
 // and single-device plans; one plan at a time with evaluate() and in one batch with
@@ -18,6 +19,10 @@
 // the same problem + DEAP's NSGA-II, the seed's approach) on the same cost table, evaluates its
 // final front with this simulator and reports its times, its hypervolume on the same reference
 // point, and the speed-up (minutes per model: the Python search is slow).
+// --variants offers bf16 beside fp32 (modelled cells on the catalog's devices that list a bf16
+// peak: every gene a column of device and precision), searches latency, energy and accuracy,
+// and gives each bf16 cell a synthetic deviation of 0.01 % (timing only: no accuracy figure of
+// this benchmark means anything).
 #include "bench_cli.h"
 #include "common/input_error.h"
 #include "cost/cost_table.h"
@@ -178,7 +183,7 @@ nlohmann::json runReference(paretune::Simulator& sim, const paretune::SearchOpti
     return out;
 }
 
-/// 256 random plans of `sim` whose nodes sit on devices that support them.
+/// 256 random plans of `sim` whose nodes sit in columns (devices, variants) that support them.
 std::vector<std::vector<std::uint8_t>> randomSupportedPlans(const paretune::Simulator& sim) {
     const auto C = static_cast<std::size_t>(sim.computeCount());
     paretune::Random random(7);
@@ -186,10 +191,10 @@ std::vector<std::vector<std::uint8_t>> randomSupportedPlans(const paretune::Simu
     for (auto& genome : genomes) {
         for (std::size_t ci = 0; ci < C; ++ci) {
             std::uint8_t d = 0;
-            do {
+            do { // a column: device (and variant, when the table has variants)
                 d = static_cast<std::uint8_t>(
-                    random.below(static_cast<std::uint32_t>(sim.deviceCount())));
-            } while (!sim.supported(static_cast<std::int32_t>(ci), d));
+                    random.below(static_cast<std::uint32_t>(sim.columnCount())));
+            } while (!sim.columnSupported(static_cast<std::int32_t>(ci), d));
             genome[ci] = d;
         }
     }
@@ -250,13 +255,29 @@ nlohmann::json benchSharedResources(const paretune::Graph& g, double& sink) {
 }
 
 nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog& catalog,
-                          bool reference, bool simulatorOnly, bool fusion) {
+                          bool reference, bool simulatorOnly, bool fusion, bool variants) {
     using namespace paretune;
     const ImportResult imported = importOnnxFile(path);
     const Graph& g = imported.graph;
     CostTableOptions tableOptions;
     tableOptions.fusion = fusion;
-    const CostTable table = buildCostTable(g, catalog, {"cpu", "gpu", "npu"}, tableOptions);
+    if (variants) {
+        tableOptions.variants = {Precision::Bf16};
+    }
+    CostTable table = buildCostTable(g, catalog, {"cpu", "gpu", "npu"}, tableOptions);
+    std::int64_t variantCells = 0;
+    for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+        for (NodeId n = 0; n < table.nodeCount(); ++n) {
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                CostCell cell = table.cell(n, d, v);
+                if (cell.supported()) {
+                    cell.deviationPct = 0.01; // synthetic: timing only
+                    table.setCell(n, d, v, cell);
+                    ++variantCells;
+                }
+            }
+        }
+    }
     Simulator sim(g, table);
     sim.setPriority(upwardRankOrder(sim));
     const auto C = static_cast<std::size_t>(sim.computeCount());
@@ -286,6 +307,9 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
         {"nodes", g.nodes.size()},
         {"compute_nodes", C},
         {"fusion_groups", table.fusionOptions().size()},
+        {"variants", table.variantCount() - 1},
+        {"columns", table.columnCount()},
+        {"variant_cells", variantCells},
         {"simulator_ns_per_evaluation", nsPerPlan},
         {"simulator_ns_per_compute_node", nsPerPlan / static_cast<double>(C)},
         {"simulator_ns_per_graph_node", nsPerPlan / static_cast<double>(g.nodes.size())},
@@ -299,6 +323,10 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
     }
 
     SearchOptions options; // population 200, 300 generations, latency/energy/memory
+    if (variants) {        // accuracy must be seen: latency, energy, accuracy
+        options.variants = {Precision::Bf16};
+        options.objectives = {Objective::Latency, Objective::Energy, Objective::Accuracy};
+    }
     const auto searchStart = Clock::now();
     const double searchCpuStart = threadSeconds();
     const SearchResult result = searchPareto(sim, options);
@@ -403,18 +431,22 @@ int benchMain(int argc, char** argv) {
     const bool reference = takeFlag("--reference");
     const bool simulatorOnly = takeFlag("--simulator-only");
     const bool fusion = !takeFlag("--no-fusion");
+    const bool variants = takeFlag("--variants");
     if (args.empty() || args.size() > 2) {
         std::cerr << "usage: bench_search MODEL_DIR [CATALOG] [--reference] [--simulator-only] "
-                     "[--no-fusion]\n";
+                     "[--no-fusion] [--variants]\n";
         return 2;
     }
     const std::filesystem::path folder = args[0];
     const std::string catalogPath = args.size() > 1 ? args[1] : PARETUNE_EXAMPLE_CATALOG;
-    nlohmann::json out = {{"benchmark", "search"},
-                          {"catalog", catalogPath},
-                          {"objectives", {"latency", "energy", "memory"}},
-                          {"fusion_groups_offered", fusion},
-                          {"threads", 1}};
+    nlohmann::json out = {
+        {"benchmark", "search"},
+        {"catalog", catalogPath},
+        {"objectives", variants ? nlohmann::json{"latency", "energy", "accuracy"}
+                                : nlohmann::json{"latency", "energy", "memory"}},
+        {"fusion_groups_offered", fusion},
+        {"variants_offered", variants ? nlohmann::json{"bf16"} : nlohmann::json::array()},
+        {"threads", 1}};
     try {
         const paretune::DeviceCatalog catalog = paretune::loadDeviceCatalog(catalogPath);
         for (const char* name : {"resnet50", "bert_base", "swin_t"}) {
@@ -429,7 +461,7 @@ int benchMain(int argc, char** argv) {
             out["models"][name] =
                 benchModel(path.string(), catalog,
                            reference && !simulatorOnly && std::string(name) != "swin_t",
-                           simulatorOnly, fusion);
+                           simulatorOnly, fusion, variants);
         }
     } catch (const std::exception& e) {
         out["error"] = e.what();
@@ -444,13 +476,14 @@ int main(int argc, char** argv) {
     return paretune::bench::run(
         argc, argv,
         {"bench_search",
-         "MODEL_DIR [CATALOG] [--reference] [--simulator-only] [--no-fusion]",
+         "MODEL_DIR [CATALOG] [--reference] [--simulator-only] [--no-fusion] [--variants]",
          "  Simulator and NSGA-II speed on real models (one thread), also with shared resources\n"
          "  (cores, memory bandwidth); --reference also runs the Python reference search,\n"
-         "  --simulator-only leaves out the searches, --no-fusion offers no fusion groups.\n"
+         "  --simulator-only leaves out the searches, --no-fusion offers no fusion groups,\n"
+         "  --variants offers bf16 (synthetic deviations) and searches accuracy too.\n"
          "  Prints JSON.\n",
          1,
          2,
-         {"--reference", "--simulator-only", "--no-fusion"}},
+         {"--reference", "--simulator-only", "--no-fusion", "--variants"}},
         benchMain);
 }

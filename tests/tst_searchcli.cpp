@@ -46,6 +46,7 @@ private Q_SLOTS:
     void outWritesOnlyWhatItMay();
     void badInputExitsWithTwo_data();
     void badInputExitsWithTwo();
+    void variantsInTableAndDocument();
 };
 
 void TestSearchCli::jsonDocument() {
@@ -167,6 +168,33 @@ void TestSearchCli::badInputExitsWithTwo_data() {
                        QStringLiteral("--catalog"),    catalog(),
                        QStringLiteral("--population"), QStringLiteral("2")}
         << QStringLiteral("--population");
+    QTest::newRow("unknown precision")
+        << searchArgs({QStringLiteral("--variants"), QStringLiteral("bf17"),
+                       QStringLiteral("--objectives"), QStringLiteral("latency,accuracy")})
+        << QStringLiteral("--variants: unknown precision 'bf17' (expected one of fp32, bf16)");
+    QTest::newRow("precision not offered yet")
+        << searchArgs({QStringLiteral("--variants"), QStringLiteral("int8"),
+                       QStringLiteral("--objectives"), QStringLiteral("latency,accuracy")})
+        << QStringLiteral("--variants: precision 'int8' is not offered by this version yet");
+    QTest::newRow("variants without accuracy")
+        << searchArgs({QStringLiteral("--variants"), QStringLiteral("bf16")})
+        << QStringLiteral("--variants needs accuracy among --objectives or --max-accuracy-loss");
+    QTest::newRow("negative accuracy loss")
+        << searchArgs({QStringLiteral("--variants"), QStringLiteral("bf16"),
+                       QStringLiteral("--max-accuracy-loss"), QStringLiteral("-1")})
+        << QStringLiteral("--max-accuracy-loss: expected a percentage of 0 or more");
+    QTest::newRow("accuracy loss not a number")
+        << searchArgs({QStringLiteral("--variants"), QStringLiteral("bf16"),
+                       QStringLiteral("--max-accuracy-loss"), QStringLiteral("1%")})
+        << QStringLiteral("--max-accuracy-loss: expected a percentage of 0 or more");
+    QTest::newRow("bad catalog precision")
+        << QStringList{QStringLiteral("search"),
+                       model,
+                       QStringLiteral("--devices"),
+                       QStringLiteral("cpu,npu"),
+                       QStringLiteral("--catalog"),
+                       QStringLiteral(PARETUNE_TEST_DATA_DIR "/catalogs/bad_precision_name.json")}
+        << QStringLiteral("bad_precision_name.json: devices[1].precisions.bf17: unknown precision");
 }
 
 void TestSearchCli::badInputExitsWithTwo() {
@@ -175,6 +203,46 @@ void TestSearchCli::badInputExitsWithTwo() {
     const Run run = paretune(args);
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(QString::fromUtf8(run.err).contains(message), run.err.constData());
+}
+
+// --variants bf16 on the example catalog (bf16 peaks on its three devices, modelled cells):
+// the table shows the lowered nodes and the deviation, the document the offered variants and
+// each plan's variants with its deviation and where that comes from (modelled cells carry none).
+void TestSearchCli::variantsInTableAndDocument() {
+    const QStringList variants{QStringLiteral("--variants"), QStringLiteral("bf16"),
+                               QStringLiteral("--objectives"),
+                               QStringLiteral("latency,energy,accuracy")};
+    const Run table = paretune(searchArgs(variants));
+    QCOMPARE(table.exitCode, 0);
+    QVERIFY2(table.out.contains("Deviation %"), table.out.constData());
+    QVERIFY2(table.out.contains("all:npu:bf16"), table.out.constData());
+    const Run json = paretune(searchArgs(variants + QStringList{QStringLiteral("--json")}));
+    QCOMPARE(json.exitCode, 0);
+    const QJsonDocument doc = QJsonDocument::fromJson(json.out);
+    QCOMPARE(doc[QStringLiteral("variants")].toArray(), QJsonArray({QStringLiteral("bf16")}));
+    QCOMPARE(doc[QStringLiteral("objectives")].toArray().last().toString(),
+             QStringLiteral("accuracy"));
+    int lowered = 0;
+    for (const QJsonValue& value : doc[QStringLiteral("plans")].toArray()) {
+        const QJsonObject plan = value.toObject();
+        const QJsonObject nodes = plan[QStringLiteral("variants")].toObject();
+        for (auto it = nodes.begin(); it != nodes.end(); ++it) {
+            QCOMPARE(it.value().toString(), QStringLiteral("bf16"));
+        }
+        lowered += nodes.isEmpty() ? 0 : 1;
+        QCOMPARE(plan[QStringLiteral("deviation_pct")].toDouble(), 0.0); // modelled: none
+        QVERIFY(
+            plan[QStringLiteral("deviation_source")].toString().startsWith(QStringLiteral("none")));
+    }
+    QVERIFY(lowered > 0);
+    // With a limit instead of the objective, the default objectives stay.
+    const Run limited = paretune(searchArgs({QStringLiteral("--variants"), QStringLiteral("bf16"),
+                                             QStringLiteral("--max-accuracy-loss"),
+                                             QStringLiteral("0.5"), QStringLiteral("--json")}));
+    QCOMPARE(limited.exitCode, 0);
+    QCOMPARE(
+        QJsonDocument::fromJson(limited.out)[QStringLiteral("max_accuracy_loss_pct")].toDouble(),
+        0.5);
 }
 
 void TestSearchCli::coarseToFineFlag() {

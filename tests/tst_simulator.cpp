@@ -5,6 +5,7 @@
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
 #include "graph/onnx_importer.h"
+#include "graph/precision.h"
 #include "graph_fixture.h"
 #include "plan/simulator.h"
 #include "search/baselines.h"
@@ -111,7 +112,7 @@ void addSharedResources(CostTable& table, const QString& text) {
 bool identical(const Objectives& a, const Objectives& b) {
     return a.latencyUs == b.latencyUs && a.energyMj == b.energyMj &&
            a.averagePowerW == b.averagePowerW && a.peakMemoryBytes == b.peakMemoryBytes &&
-           a.violation == b.violation;
+           a.violation == b.violation && a.deviationPct == b.deviationPct;
 }
 
 Plan placement(const Graph& g, const CostTable& table, const Simulator& sim, const QString& text) {
@@ -749,37 +750,53 @@ void TestSimulator::evaluateBatchMatchesEvaluate_data() {
     // Shared resources added to the table: its last two devices exclusive, and device d slowed
     // by device d + 1 (mod D) by 1.1 + 0.2 · d.
     QTest::addColumn<bool>("moreShared");
+    // Variants: bf16 cells (faster, with a deviation) for the lowerable nodes wherever their
+    // fp32 cell is supported; plans take random columns (device and precision), some of them
+    // unsupported (a bf16 column of a node that cannot be lowered).
+    QTest::addColumn<bool>("variants");
     QTest::newRow("resnet50, cpu gpu npu") << "resnet50"
                                            << "cpu gpu npu"
-                                           << "example" << false << false << false;
+                                           << "example" << false << false << false << false;
+    QTest::newRow("resnet50, cpu gpu npu, bf16") << "resnet50"
+                                                 << "cpu gpu npu"
+                                                 << "example" << true << true << false << true;
+    QTest::newRow("bert_base, four devices, bf16, shared")
+        << "bert_base"
+        << "cpu gpu npu dsp"
+        << "four" << false << true << true << true;
+    QTest::newRow("resnet50, shared cores, bf16") << "resnet50"
+                                                  << "cpu cpu:0 cpu:1"
+                                                  << "shared" << false << true << false << true;
     QTest::newRow("resnet50, cpu npu, workspace") << "resnet50"
                                                   << "cpu npu"
-                                                  << "example" << true << false << false;
+                                                  << "example" << true << false << false << false;
     QTest::newRow("resnet50, four devices") << "resnet50"
                                             << "cpu gpu npu dsp"
-                                            << "four" << false << true << false;
+                                            << "four" << false << true << false << false;
     QTest::newRow("bert_base, cpu gpu npu") << "bert_base"
                                             << "cpu gpu npu"
-                                            << "example" << false << true << false;
+                                            << "example" << false << true << false << false;
     QTest::newRow("bert_base, four devices, workspace") << "bert_base"
                                                         << "cpu gpu npu dsp"
-                                                        << "four" << true << true << false;
+                                                        << "four" << true << true << false << false;
     // cpu exclusive with cpu:0 and cpu:1, which slow each other by 1.3.
     QTest::newRow("resnet50, shared cores") << "resnet50"
                                             << "cpu cpu:0 cpu:1"
-                                            << "shared" << false << false << false;
-    QTest::newRow("resnet50, cpu cpu:0 (one core shared)") << "resnet50"
-                                                           << "cpu cpu:0"
-                                                           << "shared" << false << false << false;
-    QTest::newRow("bert_base, shared cores, workspace") << "bert_base"
-                                                        << "cpu cpu:0 cpu:1"
-                                                        << "shared" << true << false << false;
+                                            << "shared" << false << false << false << false;
+    QTest::newRow("resnet50, cpu cpu:0 (one core shared)")
+        << "resnet50"
+        << "cpu cpu:0"
+        << "shared" << false << false << false << false;
+    QTest::newRow("bert_base, shared cores, workspace")
+        << "bert_base"
+        << "cpu cpu:0 cpu:1"
+        << "shared" << true << false << false << false;
     QTest::newRow("resnet50, four devices, shared") << "resnet50"
                                                     << "cpu gpu npu dsp"
-                                                    << "four" << false << true << true;
+                                                    << "four" << false << true << true << false;
     QTest::newRow("bert_base, cpu gpu npu, shared") << "bert_base"
                                                     << "cpu gpu npu"
-                                                    << "example" << false << true << true;
+                                                    << "example" << false << true << true << false;
 }
 
 // evaluateBatch (eight plans per SIMD lane group where the CPU has AVX-512) must give exactly
@@ -793,6 +810,7 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
     QFETCH(bool, workspace);
     QFETCH(bool, someInfeasible);
     QFETCH(bool, moreShared);
+    QFETCH(bool, variants);
     const QString path = testModelPath(model);
     if (!std::filesystem::exists(path.toStdString())) {
         QSKIP(qPrintable(QStringLiteral("model not exported: ") + path));
@@ -842,9 +860,28 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
             table.setContention(d, (d + 1) % D, 1.1 + 0.2 * d, CostSource::Measured);
         }
     }
+    if (variants) {
+        table.setVariants({Precision::Fp32, Precision::Bf16});
+        for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+            const auto node = static_cast<NodeId>(n);
+            if (g.nodes[n].kind != NodeKind::Compute || !lowerable(g, node, Precision::Bf16)) {
+                continue;
+            }
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                CostCell cell = table.cell(node, d);
+                if (cell.supported()) {
+                    cell.latencyUs = cell.latencyUs * 0.55 + 1.0;
+                    cell.energyUj *= 0.5;
+                    cell.deviationPct = 0.01 * static_cast<double>(n % 7 + 1);
+                    table.setCell(node, d, 1, cell);
+                }
+            }
+        }
+    }
     Simulator sim(g, table);
     qInfo("batch path: %s", sim.batchPath());
     const auto C = static_cast<std::size_t>(sim.computeCount());
+    const auto columns = static_cast<std::uint32_t>(sim.columnCount());
     Random random(5);
     std::vector<std::vector<std::uint8_t>> genomes;
     for (int r = 0; r < 37; ++r) {
@@ -853,13 +890,11 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
         std::uint8_t block = 0;
         for (std::size_t ci = 0; ci < C; ++ci) {
             if (r % 2 == 0 || ci % 9 == 0) {
-                block = static_cast<std::uint8_t>(
-                    random.below(static_cast<std::uint32_t>(sim.deviceCount())));
+                block = static_cast<std::uint8_t>(random.below(columns));
             }
             std::uint8_t d = block;
-            while (r % 5 != 0 && !sim.supported(static_cast<std::int32_t>(ci), d)) {
-                d = static_cast<std::uint8_t>(
-                    random.below(static_cast<std::uint32_t>(sim.deviceCount())));
+            while (r % 5 != 0 && !sim.columnSupported(static_cast<std::int32_t>(ci), d)) {
+                d = static_cast<std::uint8_t>(random.below(columns));
             }
             genome[ci] = d;
         }
@@ -869,6 +904,9 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
         genomes.push_back(allOnDevice(sim, d));
     }
     genomes.push_back(heftPlacement(sim));
+    for (std::int32_t d = 0; d < sim.deviceCount() && variants; ++d) {
+        genomes.push_back(allOnDeviceIn(sim, d, 1));
+    }
     std::vector<const std::uint8_t*> pointers;
     for (const auto& genome : genomes) {
         pointers.push_back(genome.data());

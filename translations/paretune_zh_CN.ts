@@ -1179,6 +1179,21 @@ Double-click to expand</source>
         <translation>峰值内存（MiB）</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>accuracy loss</source>
+        <translation>精度损失</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Accuracy loss (estimated deviation, %)</source>
+        <translation>精度损失（估计偏差，%）</translation>
+    </message>
+    <message>
         <location filename="../widgets/paretoplot.cpp" line="+61"/>
         <source>X:</source>
         <translation>X：</translation>

@@ -93,6 +93,11 @@ private:
     void markTransfers();
     /// Outlines the fusion groups the chosen plan takes; returns how many.
     int outlineFusionGroups();
+    /// Marks the nodes the plan runs in a lower precision (a dotted frame, the precision in the
+    /// tooltip) and returns how many.
+    int markVariants();
+    /// The plan's variant of a node (0: fp32, or no plan).
+    std::int32_t variantOf(NodeId n) const;
     void planToolTips();
     void clickItem(GraphNodeItem* item);
     void activateItem(GraphNodeItem* item);
@@ -127,6 +132,9 @@ private:
     std::vector<std::int32_t> m_planDevice; ///< per graph node, the plan's device; empty: none
     /// Dashed outlines around the fusion groups the chosen plan takes (owned by the scene).
     std::vector<QGraphicsItem*> m_fusionOutlines;
+    std::vector<QGraphicsItem*> m_variantMarks;
+    /// Per graph node, the plan's variant (index into the cost table's variants); empty: none.
+    std::vector<std::int32_t> m_planVariant;
     int m_selected = -1;
     GraphNodeItem* m_highlighted = nullptr;
     int m_focusAfterLayout = -1; ///< node to centre once the running layout is shown

@@ -32,6 +32,7 @@ const QColor kPassiveFill(0xea, 0xea, 0xea);
 const QColor kGroupFill(0xe4, 0xdd, 0xf0);
 const QColor kNoDataFill(0xe8, 0xe8, 0xe8);
 const QColor kFusionOutline(0x6a, 0x3d, 0x9a);
+const QColor kVariantMark(0xe6, 0x55, 0x0d);
 
 QString swatch(const QColor& colour) {
     return QStringLiteral("<span style=\"color:%1\">&#9632;</span>").arg(colour.name());
@@ -47,10 +48,12 @@ void GraphView::setSearch(std::shared_ptr<const SearchOutcome> search) {
 void GraphView::setPlan(int index) {
     m_plan = -1;
     m_planDevice.clear();
+    m_planVariant.clear();
     if (m_search && m_model && m_search->model == m_model && index >= 0 &&
         index < static_cast<int>(m_search->result.front.size())) {
         m_plan = index;
         m_planDevice = frontPlanDevices(*m_search, index);
+        m_planVariant = frontPlanVariants(*m_search, index);
     }
     recolour();
 }
@@ -65,7 +68,15 @@ int GraphView::outlineFusionGroups() {
         return 0;
     }
     const GraphOutline& outline = *m_layout->outline;
-    const std::vector<std::int32_t> taken = m_search->costs.takenFusionGroups(m_planDevice);
+    std::vector<std::int32_t> taken = m_search->costs.takenFusionGroups(m_planDevice);
+    // A group is taken in fp32 only (Simulator): one with a lowered member runs apart.
+    std::erase_if(taken, [&](std::int32_t k) {
+        const FusionGroup& group =
+            m_search->costs.fusionOptions()[static_cast<std::size_t>(k)].group;
+        return std::any_of(group.members.begin(), group.members.end(), [&](NodeId m) {
+            return !m_planVariant.empty() && m_planVariant[static_cast<std::size_t>(m)] > 0;
+        });
+    });
     QPen pen(kFusionOutline, 2.0, Qt::DashLine);
     pen.setCosmetic(true);
     for (const std::int32_t k : taken) {
@@ -88,6 +99,45 @@ int GraphView::outlineFusionGroups() {
         m_fusionOutlines.push_back(rect);
     }
     return static_cast<int>(taken.size());
+}
+
+std::int32_t GraphView::variantOf(NodeId n) const {
+    return m_planVariant.empty() ? 0 : m_planVariant[static_cast<std::size_t>(n)];
+}
+
+int GraphView::markVariants() {
+    for (QGraphicsItem* item : m_variantMarks) {
+        m_scene->removeItem(item);
+        delete item;
+    }
+    m_variantMarks.clear();
+    if (m_planVariant.empty() || !m_search) {
+        return 0;
+    }
+    const GraphOutline& outline = *m_layout->outline;
+    QPen pen(kVariantMark, 2.5, Qt::DotLine);
+    pen.setCosmetic(true);
+    int count = 0;
+    for (std::size_t n = 0; n < m_planVariant.size(); ++n) {
+        const std::int32_t v = m_planVariant[n];
+        if (v <= 0) {
+            continue;
+        }
+        ++count;
+        const std::int32_t item = outline.itemOfNode[n];
+        if (item < 0) {
+            continue;
+        }
+        const QRectF box = m_nodeItems[static_cast<std::size_t>(item)]->sceneBoundingRect();
+        auto* rect = m_scene->addRect(box.adjusted(-3, -3, 3, 3), pen);
+        rect->setZValue(-0.5);
+        rect->setToolTip(tr("%1 runs in %2 (its inputs converted, its output back to fp32)")
+                             .arg(QString::fromStdString(m_model->graph.nodes[n].name),
+                                  QString::fromStdString(
+                                      std::string(precisionName(m_search->costs.variant(v))))));
+        m_variantMarks.push_back(rect);
+    }
+    return count;
 }
 
 void GraphView::setColouring(Colouring colouring) {
@@ -118,6 +168,12 @@ void GraphView::recolour() {
                      "(%2 in this plan)")
                       .arg(kFusionOutline.name())
                       .arg(groups);
+    }
+    if (const int lowered = markVariants(); lowered > 0) {
+        legend += tr("<br><span style=\"color:%1\">&#8943;</span> node in a lower precision "
+                     "(%2 in this plan)")
+                      .arg(kVariantMark.name())
+                      .arg(lowered);
     }
     planToolTips();
     m_legend->setText(legend);
@@ -180,7 +236,7 @@ void GraphView::colourByLatency(QString& legend) {
                 if (d < 0 || g.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
                     continue;
                 }
-                const CostCell& cell = m_search->costs.cell(n, d);
+                const CostCell& cell = m_search->costs.cell(n, d, variantOf(n));
                 if (cell.supported()) {
                     latency[i] += cell.latencyUs;
                     sources.insert(costSourceName(cell.source));
@@ -275,7 +331,7 @@ void GraphView::planToolTips() {
                 continue;
             }
             ++placed[d];
-            const CostCell& cell = m_search->costs.cell(n, d);
+            const CostCell& cell = m_search->costs.cell(n, d, variantOf(n));
             if (cell.supported() && cell.latencyUs > 0.0) {
                 latencyUs += cell.latencyUs;
                 sources.insert(costSourceName(cell.source));

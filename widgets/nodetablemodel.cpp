@@ -132,13 +132,21 @@ void NodeTableModel::setPlan(std::shared_ptr<const SearchOutcome> outcome,
     std::vector<QString> devices;
     if (m_schedule) {
         const std::vector<std::int32_t>& placed = m_schedule->plan.device;
+        const std::vector<std::int32_t>& variant = m_schedule->plan.variant;
         for (std::size_t n = 0; n < placed.size(); ++n) {
             const std::int32_t d = placed[n];
-            devices.push_back(
+            const std::int32_t v = n < variant.size() ? variant[n] : 0;
+            QString where =
                 d < 0 ? QString()
-                      : QString::fromStdString(m_outcome->deviceIds[static_cast<std::size_t>(d)]));
+                      : QString::fromStdString(m_outcome->deviceIds[static_cast<std::size_t>(d)]);
+            if (d >= 0 && v > 0) { // the node's variant beside its device: "cpu:0 bf16"
+                where +=
+                    QLatin1Char(' ') +
+                    QString::fromStdString(std::string(precisionName(m_outcome->costs.variant(v))));
+            }
+            devices.push_back(where);
             if (d >= 0 && m_model->graph.nodes[n].kind == NodeKind::Compute) {
-                m_planBusyUs += m_outcome->costs.cell(static_cast<NodeId>(n), d).latencyUs;
+                m_planBusyUs += m_outcome->costs.cell(static_cast<NodeId>(n), d, v).latencyUs;
             }
         }
     }

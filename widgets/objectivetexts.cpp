@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 
 #include <cstddef>
+#include <iterator>
 
 namespace paretune {
 
@@ -29,7 +30,12 @@ constexpr ObjectiveTexts kTexts[] = {
     {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "peak memory"),
      QT_TRANSLATE_NOOP("paretune::ParetoPlot", "MiB"),
      QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Peak memory (MiB)")},
+    {QT_TRANSLATE_NOOP("paretune::ParetoPlot", "accuracy loss"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "%"),
+     QT_TRANSLATE_NOOP("paretune::ParetoPlot", "Accuracy loss (estimated deviation, %)")},
 };
+static_assert(std::size(kTexts) == static_cast<std::size_t>(Objective::Accuracy) + 1,
+              "kTexts is indexed by the Objective enum");
 
 const ObjectiveTexts& textsOf(Objective objective) {
     return kTexts[static_cast<std::size_t>(objective)];

@@ -39,6 +39,13 @@ std::vector<std::int32_t> frontPlanDevices(const SearchOutcome& outcome, int ind
     return simulator.planOf(frontPlan(outcome, index).genome).device;
 }
 
+std::vector<std::int32_t> frontPlanVariants(const SearchOutcome& outcome, int index) {
+    const Simulator simulator(outcome.model->graph, outcome.costs);
+    Plan plan = simulator.planOf(frontPlan(outcome, index).genome);
+    plan.variant.resize(plan.device.size(), 0);
+    return plan.variant;
+}
+
 std::vector<NodeId> nodesOnDifferentDevices(const SearchOutcome& outcome, int a, int b) {
     const Solution& first = frontPlan(outcome, a);
     const Solution& second = frontPlan(outcome, b);

@@ -32,6 +32,10 @@ PlanSchedule simulateFrontPlan(const SearchOutcome& outcome, int index);
 /// InputError when `index` is not a plan of the front.
 std::vector<std::int32_t> frontPlanDevices(const SearchOutcome& outcome, int index);
 
+/// Variant (index into the cost table's variants, 0: fp32) per graph node of front plan
+/// `index`; throws InputError when `index` is not a plan of the front.
+std::vector<std::int32_t> frontPlanVariants(const SearchOutcome& outcome, int index);
+
 /// Graph nodes placed on different devices by front plans a and b (compute nodes only), in graph
 /// order. Throws InputError when an index is not a plan of the front.
 std::vector<NodeId> nodesOnDifferentDevices(const SearchOutcome& outcome, int a, int b);

@@ -19,6 +19,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -76,18 +79,50 @@ SearchOptions searchOptionsOf(const SearchArguments& args) {
         throw InputError("--generations: expected 0 to 1000000, got " +
                          std::to_string(options.generations));
     }
+    if (!args.variants.empty()) {
+        try {
+            options.variants = parsePrecisions(args.variants);
+        } catch (const InputError& e) {
+            throw InputError(std::string("--variants: ") + e.what());
+        }
+        std::erase(options.variants, Precision::Fp32); // always offered
+    }
+    if (!args.maxAccuracyLoss.empty()) {
+        const std::string& text = args.maxAccuracyLoss;
+        double pct = 0.0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), pct);
+        if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(pct) ||
+            pct < 0.0) {
+            throw InputError("--max-accuracy-loss: expected a percentage of 0 or more (the "
+                             "estimated output deviation from fp32, %), got \"" +
+                             text + "\"");
+        }
+        options.maxDeviationPct = pct;
+    }
+    const bool accuracyObjective = std::find(options.objectives.begin(), options.objectives.end(),
+                                             Objective::Accuracy) != options.objectives.end();
+    if (!options.variants.empty() && !accuracyObjective && args.maxAccuracyLoss.empty()) {
+        throw InputError("--variants needs accuracy among --objectives or --max-accuracy-loss: "
+                         "lower precisions trade accuracy, which the search must see");
+    }
     return options;
 }
 
 void addSearchSettings(CLI::App& cmd, SearchArguments& args) {
     cmd.add_option("--objectives", args.objectives,
-                   "Two or three of latency, energy, power, memory (default "
+                   "Two or three of latency, energy, power, memory, accuracy (default "
                    "latency,energy,memory)");
     cmd.add_option("--population", args.population, "Population size (default 200)");
     cmd.add_option("--generations", args.generations, "Generations (default 300)");
     cmd.add_option("--seed", args.seed, "Random seed (default 1)");
     cmd.add_flag("--no-fusion", args.noFusion,
                  "Offer no fusion groups: every operator runs on its own");
+    cmd.add_option("--variants", args.variants,
+                   "Precisions to offer besides fp32, e.g. bf16 (Conv, MatMul and Gemm nodes); "
+                   "needs accuracy among --objectives or --max-accuracy-loss");
+    cmd.add_option("--max-accuracy-loss", args.maxAccuracyLoss,
+                   "Largest estimated output deviation from fp32 a plan may have, % (plans "
+                   "above it are infeasible)");
 }
 
 void runSearch(const SearchArguments& args) {
@@ -159,8 +194,14 @@ void runSearch(const SearchArguments& args) {
                 shownCount < result.front.size()
                     ? (", " + std::to_string(shownCount) + " shown (--max-plans)").c_str()
                     : "");
-    std::printf("%5s  %-10s %12s %12s %10s %12s %6s  %s\n", "Plan", "Baseline", "Latency ms",
-                "Energy mJ", "Power W", "Memory MiB", "Fused", "Status");
+    const bool variants = table.variantCount() > 1;
+    const int baselineWidth = variants ? 16 : 10; // "all:cpu:0:bf16"
+    std::printf("%5s  %-*s %12s %12s %10s %12s %6s", "Plan", baselineWidth, "Baseline",
+                "Latency ms", "Energy mJ", "Power W", "Memory MiB", "Fused");
+    if (variants) {
+        std::printf(" %8s %11s", "Lowered", "Deviation %");
+    }
+    std::printf("  %s\n", "Status");
     for (std::size_t id = 0; id < rows.size(); ++id) {
         const Solution& s = rows[id].solution;
         std::string status;
@@ -173,11 +214,21 @@ void runSearch(const SearchArguments& args) {
         } else {
             status = "not dominated";
         }
-        std::printf("%5zu  %-10s %12.3f %12.3f %10.2f %12.1f %6zu  %s\n", id,
+        std::printf("%5zu  %-*s %12.3f %12.3f %10.2f %12.1f %6zu", id, baselineWidth,
                     s.baseline.empty() ? "-" : s.baseline.c_str(), s.objectives.latencyUs / 1e3,
                     s.objectives.energyMj, s.objectives.averagePowerW,
-                    s.objectives.peakMemoryBytes / kMiB, sim.takenGroups(s.genome).size(),
-                    status.c_str());
+                    s.objectives.peakMemoryBytes / kMiB, sim.takenGroups(s.genome).size());
+        if (variants) {
+            const auto lowered = std::count_if(s.genome.begin(), s.genome.end(),
+                                               [&](auto c) { return sim.columnVariant(c) != 0; });
+            std::printf(" %8td %11.3f", lowered, s.objectives.deviationPct);
+        }
+        std::printf("  %s\n", status.c_str());
+    }
+    if (variants) {
+        std::printf("\nDeviation    estimated output deviation from fp32 (relative L2, %%): the "
+                    "sum of the lowered nodes' measured sensitivities; 0 where none is "
+                    "measured\n");
     }
     if (!args.out.empty()) {
         std::printf("\nWrote %zu plans to %s\n", rows.size(), args.out.c_str());

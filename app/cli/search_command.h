@@ -25,11 +25,14 @@ struct SearchArguments {
     std::int32_t maxPlans = 50; ///< plans of the front written out; 0: all
     std::string out;
     bool json = false;
-    bool coarseToFine = false; ///< search chains of nodes first, then single nodes
-    bool noFusion = false;     ///< offer no fusion groups
+    bool coarseToFine = false;   ///< search chains of nodes first, then single nodes
+    bool noFusion = false;       ///< offer no fusion groups
+    std::string variants;        ///< --variants: precisions besides fp32, "bf16"
+    std::string maxAccuracyLoss; ///< --max-accuracy-loss PCT; empty: no limit
 };
 
-/// The options `search` and `tune` share: --objectives, --population, --generations, --seed.
+/// The options `search` and `tune` share: --objectives, --population, --generations, --seed,
+/// --no-fusion, --variants, --max-accuracy-loss.
 void addSearchSettings(CLI::App& cmd, SearchArguments& args);
 /// The search settings of those options, checked (InputError naming the option).
 SearchOptions searchOptionsOf(const SearchArguments& args);

@@ -189,6 +189,9 @@ void runValidate(const ValidateArguments& args) {
         for (std::size_t k = 1; k < n.fusedMembers.size(); ++k) {
             opType += "+" + g.nodes[static_cast<std::size_t>(n.fusedMembers[k])].opType;
         }
+        if (n.precision != Precision::Fp32) { // with its conversions: "Conv bf16"
+            opType += " " + std::string(precisionName(n.precision));
+        }
         nodes.push_back({{"name", node.name + (n.fusedMembers.empty() ? "" : "+fused")},
                          {"op_type", opType},
                          {"fused_nodes", n.fusedMembers.size()},

@@ -106,8 +106,9 @@ struct SourceCounts {
 SourceCounts sourcesOf(const Simulator& sim, std::span<const std::uint8_t> genome) {
     SourceCounts sources;
     for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
-        const CostCell& cell =
-            sim.costs().cell(sim.computeNode(ci), genome[static_cast<std::size_t>(ci)]);
+        const std::uint8_t column = genome[static_cast<std::size_t>(ci)];
+        const CostCell& cell = sim.costs().cell(sim.computeNode(ci), sim.columnDevice(column),
+                                                sim.columnVariant(column));
         ++sources.counts[static_cast<std::size_t>(cell.source)];
     }
     return sources;

@@ -173,6 +173,85 @@ std::vector<FusionOption> modelledFusionOptions(const Graph& graph,
     return result;
 }
 
+bool isWeightTensor(const Tensor& t) {
+    return t.role == TensorRole::Initializer || (t.value && t.role != TensorRole::GraphInput);
+}
+
+/// The roofline cell of node n lowered to `precision` on a modelled device with a peak for it:
+/// the node at that peak with its floating-point traffic in the narrower type, plus its
+/// conversions (graph/precision.h lowerGraph: each float32 activation input cast to the
+/// precision, each float32 output cast back), each one launch and a read of one type and a
+/// write of the other at the device's bandwidth. Weights are converted once, not per run.
+CostCell modelledVariantCell(const Graph& graph, NodeId n, const DeviceSpec& spec,
+                             Precision precision) {
+    const Node& node = graph.nodes[static_cast<std::size_t>(n)];
+    const OpMetrics& m = graph.metrics[static_cast<std::size_t>(n)];
+    const double narrow = static_cast<double>(dtypeSize(precisionDType(precision))) /
+                          static_cast<double>(dtypeSize(DType::Float32));
+    double conversionBytes = 0.0;
+    int conversions = 0;
+    auto convert = [&](TensorId t) {
+        const Tensor& tensor = graph.tensors[static_cast<std::size_t>(t)];
+        if (tensor.dtype == DType::Float32 && !isWeightTensor(tensor) && tensor.byteSize() > 0) {
+            conversionBytes += static_cast<double>(tensor.byteSize()) * (1.0 + narrow);
+            ++conversions;
+        }
+    };
+    for (const TensorId t : graph.nodeInputs.row(n)) {
+        if (t != kNone) {
+            convert(t);
+        }
+    }
+    for (const TensorId t : graph.nodeOutputs.row(n)) {
+        if (t != kNone) {
+            convert(t);
+        }
+    }
+    const double computeUs =
+        m.flops / (spec.peakGflopsFor(precision) * spec.efficiency(node.opType) * 1e3);
+    const double memoryUs =
+        static_cast<double>(m.bytesRead + m.bytesWritten) * narrow / (spec.memBwGbs * 1e3);
+    CostCell cell;
+    cell.latencyUs = spec.launchUs * (1 + conversions) + std::max(computeUs, memoryUs) +
+                     conversionBytes / (spec.memBwGbs * 1e3);
+    cell.energyUj = cell.latencyUs * spec.activeW;
+    cell.source = CostSource::Modelled;
+    return cell; // deviationPct stays 0: a deviation is measured (the sensitivity table)
+}
+
+/// Offers fp32 and `precisions` (fp32 and repeats dropped) and fills the modelled cells of the
+/// lowerable nodes on the modelled devices that list a peak for the precision.
+void addModelledVariants(CostTable& table, const Graph& graph,
+                         const std::vector<const DeviceSpec*>& specs,
+                         const std::vector<Precision>& precisions) {
+    std::vector<Precision> offered{Precision::Fp32};
+    for (const Precision p : precisions) {
+        if (std::find(offered.begin(), offered.end(), p) == offered.end()) {
+            offered.push_back(p);
+        }
+    }
+    if (offered.size() == 1) {
+        return;
+    }
+    table.setVariants(offered);
+    for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+        const Precision precision = table.variant(v);
+        for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+            const auto node = static_cast<NodeId>(n);
+            if (graph.nodes[n].kind != NodeKind::Compute || !lowerable(graph, node, precision)) {
+                continue;
+            }
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                const DeviceSpec& spec = *specs[static_cast<std::size_t>(d)];
+                if (spec.modelled && spec.supports(graph.nodes[n].opType) &&
+                    spec.peakGflopsFor(precision) > 0.0) {
+                    table.setCell(node, d, v, modelledVariantCell(graph, node, spec, precision));
+                }
+            }
+        }
+    }
+}
+
 } // namespace
 
 CostTable buildCostTable(const Graph& graph, const DeviceCatalog& catalog,
@@ -285,6 +364,7 @@ CostTable buildCostTable(const Graph& graph, const DeviceCatalog& catalog,
     if (options.fusion) {
         table.setFusionOptions(modelledFusionOptions(graph, specs, options));
     }
+    addModelledVariants(table, graph, specs, options.variants);
 
     // Shared resources: devices that list a common resource take turns; the devices of one
     // memory domain slow each other down by the catalog's modelled contention factors.

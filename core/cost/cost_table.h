@@ -29,7 +29,8 @@ struct CostCell {
     double uncertainty = 0.0;
     /// Cells of a lower-precision variant: the deviation of the model's outputs from fp32 that
     /// running this node alone in it causes (relative L2 error of the outputs, %), measured on
-    /// calibration inputs (the sensitivity table); plans add them up. 0 for fp32.
+    /// calibration inputs (the sensitivity table); a plan's estimate adds them as variances
+    /// (Objectives::deviationPct). 0 for fp32.
     double deviationPct = 0.0;
 
     bool supported() const { return source != CostSource::Unsupported; }
@@ -150,8 +151,9 @@ public:
     /// an option whose cells do not match the devices or a member outside the table's nodes.
     void setFusionOptions(std::vector<FusionOption> options);
     const std::vector<FusionOption>& fusionOptions() const { return m_fusion; }
-    /// Whether option g is taken where a plan puts all its members on device d: the group and
-    /// its members are supported there, and the group costs less time than its members.
+    /// Whether option g is taken where a plan puts all its members on device d in fp32: the group
+    /// and its members' fp32 cells are supported there, and the group costs less time than its
+    /// members. Groups are fp32 only: a lowered member runs on its own.
     bool fusionTakable(std::size_t g, std::int32_t d) const;
     /// The options a placement takes (a device index per graph node, -1 for none): those whose
     /// members all sit on one device where they are takable. Ascending.
@@ -192,9 +194,13 @@ struct CostTableOptions {
     /// on modelled devices (the fused node's roofline: one launch, no traffic between members)
     /// and unsupported ones elsewhere until measured or predicted (fillCostsFromLibrary).
     bool fusion = true;
-    /// Precisions offered besides fp32 (CostTable::setVariants; empty: fp32 only). Lowerable
-    /// nodes (graph/precision.h) get modelled cells on modelled devices that list a peak for the
-    /// precision; the others stay unsupported until measured or predicted.
+    /// Precisions offered besides fp32 (CostTable::setVariants; empty: fp32 only; fp32 itself and
+    /// repeats are ignored). Lowerable nodes (graph/precision.h) get modelled cells on modelled
+    /// devices that list a peak for the precision (DeviceSpec::precisionPeaks): the roofline at
+    /// that peak with the node's float traffic in the narrower type, plus its conversions (one
+    /// launch each; fp32 read + narrow write per converted activation, and back per output).
+    /// Their deviationPct stays 0: a deviation is measured (the sensitivity table), never
+    /// modelled. The others stay unsupported until measured or predicted.
     std::vector<Precision> variants;
 };
 

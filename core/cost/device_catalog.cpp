@@ -19,6 +19,18 @@ double DeviceSpec::efficiency(std::string_view opType) const {
     return it == opEfficiency.end() ? defaultEfficiency : it->second;
 }
 
+double DeviceSpec::peakGflopsFor(Precision precision) const {
+    if (precision == Precision::Fp32) {
+        return peakGflops;
+    }
+    for (const auto& [p, peak] : precisionPeaks) {
+        if (p == precision) {
+            return peak;
+        }
+    }
+    return 0.0;
+}
+
 bool DeviceSpec::supports(std::string_view opType) const {
     return !std::binary_search(unsupportedOps.begin(), unsupportedOps.end(), opType);
 }
@@ -138,6 +150,42 @@ private:
     std::string m_origin;
 };
 
+/// "precisions": {"bf16": {"peak_gflops": 180}} (optional; modelled devices only).
+void parsePrecisionPeaks(const Validator& v, const nlohmann::json& d, const std::string& where,
+                         DeviceSpec& spec) {
+    const auto it = d.find("precisions");
+    if (it == d.end()) {
+        return;
+    }
+    const std::string pw = Validator::join(where, "precisions");
+    if (!it->is_object()) {
+        v.fail(pw, "expected an object {\"bf16\": {\"peak_gflops\": x}}");
+    }
+    if (!spec.modelled) {
+        v.fail(pw, "a measured device's variants are measured, not modelled: list precisions "
+                   "on modelled devices only");
+    }
+    for (auto p = it->begin(); p != it->end(); ++p) {
+        const std::string field = pw + "." + p.key();
+        Precision precision = Precision::Fp32;
+        try {
+            precision = parsePrecision(p.key());
+        } catch (const InputError& e) {
+            v.fail(field, e.what());
+        }
+        if (precision == Precision::Fp32) {
+            v.fail(field, "fp32's peak is the device's peak_gflops");
+        }
+        if (!p.value().is_object()) {
+            v.fail(field, "expected an object {\"peak_gflops\": x}");
+        }
+        v.onlyKnownKeys(p.value(), field, {"peak_gflops"});
+        spec.precisionPeaks.emplace_back(precision,
+                                         v.number(p.value(), field, "peak_gflops", false));
+    }
+    std::sort(spec.precisionPeaks.begin(), spec.precisionPeaks.end());
+}
+
 DeviceSpec parseDevice(const Validator& v, const nlohmann::json& d, const std::string& where) {
     if (!d.is_object()) {
         v.fail(where, "expected an object");
@@ -145,7 +193,7 @@ DeviceSpec parseDevice(const Validator& v, const nlohmann::json& d, const std::s
     v.onlyKnownKeys(d, where,
                     {"id", "kind", "name", "cost", "peak_gflops", "mem_bw_gbs", "launch_us",
                      "active_w", "idle_w", "memory_mb", "efficiency", "unsupported_ops",
-                     "resources", "memory_domain", "contention"});
+                     "resources", "memory_domain", "contention", "precisions"});
     DeviceSpec spec;
     spec.id = v.string(d, where, "id");
     spec.kind = v.string(d, where, "kind");
@@ -246,6 +294,7 @@ DeviceSpec parseDevice(const Validator& v, const nlohmann::json& d, const std::s
             v.fail(cw, "has no effect without a \"memory_domain\"");
         }
     }
+    parsePrecisionPeaks(v, d, where, spec);
     return spec;
 }
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "graph/precision.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace paretune {
@@ -38,7 +41,13 @@ struct DeviceSpec {
     /// ("contention", >= 1; 1: none; other than 1 only with a memory domain). Measured devices
     /// get the co-run micro-benchmark's figure.
     double contention = 1.0;
+    /// Peak GFLOP/s of lower precisions the device runs ("precisions": {"bf16": {"peak_gflops":
+    /// 180}}), modelled devices only; a precision not listed is not offered there (its cells
+    /// stay unsupported). fp32's peak is peak_gflops. Sorted by precision, unique.
+    std::vector<std::pair<Precision, double>> precisionPeaks;
 
+    /// peak_gflops for Fp32, the "precisions" figure for another, 0 where the device lists none.
+    double peakGflopsFor(Precision precision) const;
     double efficiency(std::string_view opType) const;
     bool supports(std::string_view opType) const;
     /// Roofline latency in µs:

@@ -346,7 +346,9 @@ MemoryPlan buildMemoryPlan(const Graph& g, const CostTable& costs, const Plan& p
         // Workspace: a block during its node's step.
         for (std::int32_t k = 0; k < steps; ++k) {
             const NodeId n = at(dev.steps, k);
-            const std::int64_t ws = costs.cell(n, d).workspaceBytes;
+            const std::int32_t v = // its precision
+                plan.variant.empty() ? 0 : plan.variant[static_cast<std::size_t>(n)];
+            const std::int64_t ws = costs.cell(n, d, v).workspaceBytes;
             if (ws > 0) {
                 counted.push_back({ws, k, k});
                 planned.push_back({ws, k, k});

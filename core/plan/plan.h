@@ -29,9 +29,9 @@ struct Objectives {
     /// 0 for a feasible plan; else the number of nodes on devices that do not support them plus,
     /// per device over its memory, the relative excess (peak / memory - 1).
     double violation = 0.0;
-    /// Estimated deviation of the outputs from the fp32 model, % (relative L2 error): the sum
-    /// of the deviations of the variant cells the plan takes (CostCell::deviationPct). 0 for an
-    /// all-fp32 plan.
+    /// Estimated deviation of the outputs from the fp32 model, % (relative L2 error): the
+    /// deviations of the variant cells the plan takes (CostCell::deviationPct) added as
+    /// variances, √(Σ d²). 0 for an all-fp32 plan.
     double deviationPct = 0.0;
 
     bool feasible() const { return violation == 0.0; }

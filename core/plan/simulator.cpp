@@ -89,6 +89,8 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     const std::int32_t D = FixedDevices > 0 ? FixedDevices : m_deviceCount;
     const auto C = static_cast<std::int32_t>(m_computeNodes.size());
     const std::size_t stride = static_cast<std::size_t>(D);
+    const auto columns = static_cast<std::size_t>(m_columnCount); // stride of the step cells
+    const std::uint8_t* const columnDevice = m_columnDeviceOf.data();
     const std::int32_t host = m_host;
     // Per device, on the stack (at most 32 devices).
     double deviceFree[32];
@@ -154,11 +156,13 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     std::int32_t unreachable = 0;
     for (std::int32_t i = 0; i < C; ++i) {
         const Step& step = stepTable[i];
-        const std::int32_t d = genome[step.ci];
+        const std::uint8_t column = genome[step.ci];
+        const std::int32_t d = columnDevice[column];
         const bool fused = step.group >= 0 && groupTaken[step.group] != 0;
+        // A taken group is in fp32, where the column is the device.
         const StepCell& cell =
-            (fused ? fusedCells
-                   : stepCells)[static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(d)];
+            fused ? fusedCells[static_cast<std::size_t>(i) * stride + static_cast<std::size_t>(d)]
+                  : stepCells[static_cast<std::size_t>(i) * columns + column];
         unsupported += cell.unsupported;
         const std::int32_t k = stepCount[d];
         std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
@@ -361,7 +365,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     }
     recorder.unsupportedNodes(unsupported);
     return objectivesOf(
-        {mostLive, weights, busy, stepCount, makespan, energyUj, unsupported, unreachable},
+        {mostLive, weights, busy, stepCount, genome, makespan, energyUj, unsupported, unreachable},
         m_peak.data());
 }
 
@@ -387,7 +391,13 @@ Objectives Simulator::objectivesOf(const ScheduleTotals& totals, double* peaks) 
             energyUj += (makespan - totals.busy[d]) * m_idleW[static_cast<std::size_t>(d)];
         }
     }
+    const double deviation = deviationOf(totals.genome);
+    if (deviation > m_deviationLimit) { // the search's accuracy constraint
+        violation +=
+            m_deviationLimit > 0.0 ? (deviation - m_deviationLimit) / m_deviationLimit : deviation;
+    }
     Objectives o;
+    o.deviationPct = deviation;
     o.latencyUs = makespan;
     o.energyMj = energyUj * 1e-3;
     o.averagePowerW = makespan > 0.0 ? energyUj / makespan : 0.0;
@@ -460,6 +470,10 @@ SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
     result.peakBytes = m_peak;
     result.busyUs = m_busy;
     result.fusedGroups = takenGroups(genome);
+    result.variant.assign(m_graph.nodes.size(), 0);
+    for (std::size_t ci = 0; ci < m_computeNodes.size(); ++ci) {
+        result.variant[static_cast<std::size_t>(m_computeNodes[ci])] = columnVariant(genome[ci]);
+    }
     showGroupsAsOne(result);
     m_priority = saved;
     buildSteps();

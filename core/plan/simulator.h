@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <new>
 #include <span>
 #include <vector>
@@ -40,6 +41,9 @@ struct SimulationResult {
     /// The fusion groups the plan takes (indices into the cost table's fusionOptions); their
     /// members' start and finish are the group's, and the timeline has one segment per group.
     std::vector<std::int32_t> fusedGroups;
+    /// Per graph node, its variant (index into the cost table's variants; 0 for fp32 and for
+    /// nodes that are not compute nodes).
+    std::vector<std::int32_t> variant;
 };
 
 /// Event simulator of a placement plan over a cost table (DESIGN.md "Simulator").
@@ -79,6 +83,17 @@ struct SimulationResult {
 ///   memory). A taken group runs as one node at its last member's place in the priority order:
 ///   the other members take no time, energy or workspace, the last member the group's cell, and
 ///   the tensors between members take no memory (they never leave the fused kernel).
+///   Groups are taken in fp32 only: every member in the same column c < D (variant 0); a
+///   lowered member runs on its own (its conversions would sit between the members);
+/// * variants (CostTable::variants): a genome byte is a column c = v · D + d (D devices,
+///   v the variant), so a table without variants has columns 0..D-1 and schedules as before.
+///   The node runs on device d = c mod D with its cell (node, d, v); queues, transfers,
+///   exclusive devices, contention, memory and energy stay per device. Weights and activations
+///   keep their fp32 sizes in memory (a lowered node reads its weights converted once and
+///   gives its outputs back in fp32; the converted weights are not counted apart).
+///   Objectives::deviationPct is √(Σ d²) over compute nodes of their cells' deviationPct d (the
+///   per-node sensitivity table's deviations added as variances: independent roundings);
+///   setDeviationLimit makes a plan above the limit infeasible.
 ///
 /// evaluate() is the search's inner loop: O(V + E) over flat arrays built once by the
 /// constructor, no allocation; a table without shared resources costs nothing for them (the
@@ -92,6 +107,13 @@ public:
     const Graph& graph() const { return m_graph; }
     const CostTable& costs() const { return m_costs; }
     std::int32_t deviceCount() const { return m_deviceCount; }
+    /// Genome alphabet: column c = v · deviceCount + d (CostTable::columnCount); equal to
+    /// deviceCount for a table without variants.
+    std::int32_t columnCount() const { return m_columnCount; }
+    std::int32_t variantCount() const { return m_columnCount / m_deviceCount; }
+    std::int32_t columnDevice(std::int32_t c) const { return c % m_deviceCount; }
+    std::int32_t columnVariant(std::int32_t c) const { return c / m_deviceCount; }
+    std::int32_t column(std::int32_t d, std::int32_t v) const { return v * m_deviceCount + d; }
 
     /// Compute nodes, in the order that defines the genome (graph order).
     std::int32_t computeCount() const { return static_cast<std::int32_t>(m_computeNodes.size()); }
@@ -109,8 +131,17 @@ public:
     std::span<const std::int32_t> computePredecessors(std::int32_t ci) const {
         return m_computePredecessors.row(ci);
     }
+    /// Compute node ci in fp32 on device d (column d).
     bool supported(std::int32_t ci, std::int32_t d) const { return m_supported[cell(ci, d)] != 0; }
     double latencyUs(std::int32_t ci, std::int32_t d) const { return m_latency[cell(ci, d)]; }
+    /// Compute node ci in column c (device and variant).
+    bool columnSupported(std::int32_t ci, std::int32_t c) const {
+        return m_supported[cell(ci, c)] != 0;
+    }
+    double columnLatencyUs(std::int32_t ci, std::int32_t c) const { return m_latency[cell(ci, c)]; }
+    double columnDeviationPct(std::int32_t ci, std::int32_t c) const {
+        return m_deviation.empty() ? 0.0 : m_deviation[cell(ci, c)];
+    }
     /// Bytes of the buffers compute node ci produces (for transfer estimates).
     double outputBytes(std::int32_t ci) const {
         return m_outputBytes[static_cast<std::size_t>(ci)];
@@ -121,12 +152,20 @@ public:
     void setPriority(std::span<const std::int32_t> order);
     std::span<const std::int32_t> priority() const { return m_priority; }
 
-    /// Fast evaluation of a genome (device index per compute node, compact order) with the
-    /// current priority. Allocation-free.
+    /// A constraint on Objectives::deviationPct (%): a plan above it is infeasible, its
+    /// violation growing by (deviation − limit) / limit (by the deviation itself for a limit
+    /// of 0), like a device's memory excess. Infinite (the default): no limit. Throws
+    /// InputError for a negative or NaN limit.
+    void setDeviationLimit(double pct);
+    double deviationLimit() const { return m_deviationLimit; }
+
+    /// Fast evaluation of a genome (column per compute node, compact order) with the current
+    /// priority. Allocation-free.
     Objectives evaluate(std::span<const std::uint8_t> genome);
 
     /// Evaluates several genomes at once: out[i] is bit for bit what evaluate(genomes[i]) gives.
-    /// Where the CPU has AVX-512 and the cost table 2 to 4 devices and at most 16 transfer hops,
+    /// Where the CPU has AVX-512 and the cost table 2 to 4 devices, at most 8 columns (devices ×
+    /// variants) and at most 16 transfer hops,
     /// eight plans go through the schedule together, one per SIMD lane (the data-dependent
     /// branches of one plan become lane masks); otherwise they are evaluated one after another.
     /// Allocation-free after the first call. `out` has at least as many entries as `genomes`.
@@ -143,7 +182,10 @@ public:
     SimulationResult simulate(const Plan& plan, bool withTimeline = false);
 
     /// Genome of a plan / plan of a genome (pass-through nodes placed with their input, shape
-    /// computations on the host, Constant nodes -1; order = the current priority).
+    /// computations on the host, Constant nodes -1; order = the current priority). genomeOf
+    /// reads Plan::variant (empty: fp32) and throws InputError for a variant index outside the
+    /// table's; planOf fills Plan::variant (0 outside compute nodes) when the table has
+    /// variants and leaves it empty otherwise.
     std::vector<std::uint8_t> genomeOf(const Plan& plan) const;
     Plan planOf(std::span<const std::uint8_t> genome) const;
 
@@ -166,6 +208,7 @@ private:
         const double* weights;        ///< bytes of the weights placed there
         const double* busy;           ///< µs
         const std::int32_t* steps;    ///< nodes run there
+        const std::uint8_t* genome;   ///< the plan (compact order), for its deviation
         double makespan;
         double energyUj; ///< of the node runs
         std::int32_t unsupported;
@@ -183,23 +226,30 @@ private:
     /// A simulated plan's taken groups as one node each: the members' times are the group's,
     /// their segments leave the timeline but the last member's.
     void showGroupsAsOne(SimulationResult& result) const;
-    std::size_t cell(std::int32_t ci, std::int32_t d) const {
-        return static_cast<std::size_t>(ci) * static_cast<std::size_t>(m_deviceCount) +
-               static_cast<std::size_t>(d);
+    /// √(Σ d²) over compute nodes of their columns' deviation d (compact order, the same sum on
+    /// both evaluation paths).
+    double deviationOf(const std::uint8_t* genome) const;
+    std::size_t cell(std::int32_t ci, std::int32_t c) const {
+        return static_cast<std::size_t>(ci) * static_cast<std::size_t>(m_columnCount) +
+               static_cast<std::size_t>(c);
     }
 
     const Graph& m_graph;
     const CostTable& m_costs;
     std::int32_t m_deviceCount = 0;
+    std::int32_t m_columnCount = 0; // devices × variants
     std::int32_t m_host = 0;
+    double m_deviationLimit = std::numeric_limits<double>::infinity();
 
     // Built once.
     std::vector<NodeId> m_computeNodes;
     std::vector<std::int32_t> m_computeIndex; // per graph node
-    std::vector<double> m_latency;            // ci · D + d
+    std::vector<double> m_latency;            // ci · K + c (K columns)
     std::vector<double> m_energyUj;
     std::vector<double> m_workspace;
     std::vector<std::uint8_t> m_supported;
+    std::vector<double> m_deviation;            // ci · K + c; empty without variants
+    std::vector<std::uint8_t> m_columnDeviceOf; // per column (256 entries): its device
     std::vector<double> m_outputBytes;
     std::vector<double> m_bufferBytes;          // per buffer
     std::vector<std::int64_t> m_bufferSize;     // the same, as an integer
@@ -227,7 +277,7 @@ private:
         double exclusiveWeight;
         std::int32_t group; // fusion group of the node, or -1
     };
-    struct StepCell { // step i · D + d
+    struct StepCell { // step i · K + c
         double latencyUs;
         double energyUj;
         std::int64_t workspaceBytes;
@@ -245,7 +295,7 @@ private:
     std::vector<std::int32_t> m_groupOf;      // per compute node: its group, or -1
     std::vector<std::int32_t> m_bufferGroup;  // per buffer: the group it is internal to, or -1
     std::vector<StepCell> m_fusedCells;       // ci · D + d: the node's cell in a taken group
-    std::vector<StepCell> m_stepFusedCells;   // step i · D + d
+    std::vector<StepCell> m_stepFusedCells;   // step i · D + d (a taken group is in fp32: c = d)
     std::vector<std::uint8_t> m_groupTaken;   // scratch: per group, of the last evaluation
     std::vector<std::int64_t> m_liveBytes;    // scratch: m_bufferSize, 0 where fused away
     std::vector<TransferHop> m_hops;          // all paths, flat
@@ -308,10 +358,12 @@ private:
     /// e of lane l at e · 8 + l), built on the first batch and again after the priority changes.
     struct Lanes {
         std::uint64_t stepsVersion = 0; // m_stepsVersion it was built for; 0: never
-        // Per step i and device d at i · D + d.
+        // Per step i and column c at i · K + c (K ≤ 8 columns).
         LaneVector<double> latencyUs, energyUj;
         LaneVector<std::int64_t> workspaceBytes, unsupported;
-        // The same for a step whose fusion group is taken (Simulator::m_stepFusedCells).
+        std::int64_t columnDevice[8]; // per column, its device
+        // The same for a step whose fusion group is taken (Simulator::m_stepFusedCells), per
+        // step i and device d at i · D + d.
         LaneVector<double> fusedLatencyUs, fusedEnergyUj;
         LaneVector<std::int64_t> fusedWorkspaceBytes, fusedUnsupported;
         std::vector<std::uint8_t> groupLanes; // per group: the lanes that take it

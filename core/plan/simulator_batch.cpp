@@ -47,6 +47,9 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     const __m512d zeroTime = _mm512_setzero_pd();
     const __m512d noTransfer = splat(-1.0);
     const __m512d unit = splat(1.0);
+    // Cells per step: a column per device and variant (at most 8, see lanesApply()).
+    const std::int64_t K = sim.m_columnCount;
+    const bool variants = K > D;
 
     // The genomes in step order, eight bytes (one per lane) per step.
     std::uint8_t* const genomeOfStep = l.genomes.data();
@@ -130,19 +133,21 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     std::size_t relayedRows = 0;
     for (std::int64_t i = 0; i < C; ++i) {
         const Simulator::Step& step = sim.m_steps[static_cast<std::size_t>(i)];
-        const __m512i d = _mm512_cvtepu8_epi64(
+        // Each lane's column (device and variant) and its device.
+        const __m512i column = _mm512_cvtepu8_epi64(
             _mm_loadl_epi64(reinterpret_cast<const __m128i*>(genomeOfStep + i * kLanes)));
+        const __m512i d = variants ? lookup8(l.columnDevice, K, column) : column;
         const DeviceMasks<D> on = masksOf<D>(d);
         const __m512i bitD = _mm512_sllv_epi64(one, d);
         // Lanes that take the step's fusion group use its fused cells.
         const __mmask8 fused =
             step.group >= 0 ? l.groupLanes[static_cast<std::size_t>(step.group)] : __mmask8{0};
-        __m512d latency = lookup8(l.latencyUs.data() + i * D, D, d);
-        __m512i unsupportedHere = lookup8(l.unsupported.data() + i * D, D, d);
-        __m512d energyHere = lookup8(l.energyUj.data() + i * D, D, d);
+        __m512d latency = lookup8(l.latencyUs.data() + i * K, K, column);
+        __m512i unsupportedHere = lookup8(l.unsupported.data() + i * K, K, column);
+        __m512d energyHere = lookup8(l.energyUj.data() + i * K, K, column);
         __m512i workspaceHere =
-            hasWorkspace ? lookup8(l.workspaceBytes.data() + i * D, D, d) : zero;
-        if (fused != 0) {
+            hasWorkspace ? lookup8(l.workspaceBytes.data() + i * K, K, column) : zero;
+        if (fused != 0) { // the lanes that take a group are in fp32: column = device
             latency =
                 _mm512_mask_mov_pd(latency, fused, lookup8(l.fusedLatencyUs.data() + i * D, D, d));
             unsupportedHere = _mm512_mask_mov_epi64(
@@ -485,10 +490,11 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             laneBusy[dd] = busyUs[dd][g];
             laneSteps[dd] = static_cast<std::int32_t>(steps[dd][g]);
         }
-        out[g] = sim.objectivesOf({laneMost, laneWeights, laneBusy, laneSteps, makespanOf[g],
-                                   energyOf[g], static_cast<std::int32_t>(unsupportedOf[g]),
-                                   static_cast<std::int32_t>(unreachableOf[g])},
-                                  nullptr);
+        out[g] =
+            sim.objectivesOf({laneMost, laneWeights, laneBusy, laneSteps, genomes[g], makespanOf[g],
+                              energyOf[g], static_cast<std::int32_t>(unsupportedOf[g]),
+                              static_cast<std::int32_t>(unreachableOf[g])},
+                             nullptr);
     }
 }
 

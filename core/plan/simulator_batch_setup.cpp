@@ -30,8 +30,8 @@ template <class Vector> void fitTo(Vector& v, std::size_t size) {
 
 bool Simulator::lanesApply() const {
     static const bool avx512 = cpuHasAvx512();
-    return avx512 && m_deviceCount >= 2 && m_deviceCount <= 4 && m_hopCount <= 16 &&
-           m_queueFree.size() <= static_cast<std::size_t>(kMaxQueues);
+    return avx512 && m_deviceCount >= 2 && m_deviceCount <= 4 && m_columnCount <= 8 &&
+           m_hopCount <= 16 && m_queueFree.size() <= static_cast<std::size_t>(kMaxQueues);
 }
 
 const char* Simulator::batchPath() const {
@@ -45,13 +45,18 @@ void Simulator::prepareLanes() {
     }
     l.stepsVersion = m_stepsVersion;
     const auto D = static_cast<std::size_t>(m_deviceCount);
+    const auto K = static_cast<std::size_t>(m_columnCount);
     const std::size_t C = m_steps.size();
     const std::size_t B = m_bufferBytes.size();
-    l.latencyUs.resize(C * D);
-    l.energyUj.resize(C * D);
-    l.workspaceBytes.resize(C * D);
-    l.unsupported.resize(C * D);
-    for (std::size_t k = 0; k < C * D; ++k) {
+    std::fill(std::begin(l.columnDevice), std::end(l.columnDevice), 0);
+    for (std::size_t c = 0; c < K && c < 8; ++c) {
+        l.columnDevice[c] = m_columnDeviceOf[c];
+    }
+    l.latencyUs.resize(C * K);
+    l.energyUj.resize(C * K);
+    l.workspaceBytes.resize(C * K);
+    l.unsupported.resize(C * K);
+    for (std::size_t k = 0; k < C * K; ++k) {
         l.latencyUs[k] = m_stepCells[k].latencyUs;
         l.energyUj[k] = m_stepCells[k].energyUj;
         l.workspaceBytes[k] = m_stepCells[k].workspaceBytes;

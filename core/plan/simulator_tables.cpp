@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Simulator's construction: the flat tables built once from the graph and the cost table, the
-// steps laid out in the priority order, and the conversions between plans and genomes.
+// Simulator's construction: the flat tables built once from the graph and the cost table and
+// the steps laid out in the priority order (simulator_genome.cpp: plans and genomes).
 #include "simulator.h"
 
 #include "common/input_error.h"
@@ -49,7 +49,18 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
                          " nodes, the graph '" + graph.name + "' has " +
                          std::to_string(graph.nodes.size()));
     }
+    if (costs.columnCount() > 256) {
+        throw InputError("the simulator handles up to 256 columns (devices × variants), the "
+                         "cost table has " +
+                         std::to_string(costs.columnCount()));
+    }
+    m_columnCount = costs.columnCount();
     const auto D = static_cast<std::size_t>(m_deviceCount);
+    const auto K = static_cast<std::size_t>(m_columnCount);
+    m_columnDeviceOf.assign(256, 0);
+    for (std::int32_t c = 0; c < m_columnCount; ++c) {
+        at(m_columnDeviceOf, c) = static_cast<std::uint8_t>(c % m_deviceCount);
+    }
     m_computeIndex.assign(graph.nodes.size(), -1);
     for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
         if (graph.nodes[n].kind == NodeKind::Compute) {
@@ -58,18 +69,24 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
         }
     }
     const std::size_t C = m_computeNodes.size();
-    m_latency.resize(C * D);
-    m_energyUj.resize(C * D);
-    m_workspace.resize(C * D);
-    m_supported.resize(C * D);
+    m_latency.resize(C * K);
+    m_energyUj.resize(C * K);
+    m_workspace.resize(C * K);
+    m_supported.resize(C * K);
+    m_deviation.assign(m_columnCount > m_deviceCount ? C * K : 0, 0.0);
     for (std::size_t ci = 0; ci < C; ++ci) {
-        for (std::int32_t d = 0; d < m_deviceCount; ++d) {
-            const CostCell& c = costs.cell(m_computeNodes[ci], d);
-            const std::size_t k = ci * D + static_cast<std::size_t>(d);
+        for (std::int32_t col = 0; col < m_columnCount; ++col) {
+            const CostCell& c =
+                costs.cell(m_computeNodes[ci], col % m_deviceCount, col / m_deviceCount);
+            const std::size_t k = ci * K + static_cast<std::size_t>(col);
             m_latency[k] = c.latencyUs;
             m_energyUj[k] = c.energyUj;
             m_workspace[k] = static_cast<double>(c.workspaceBytes);
             m_supported[k] = c.supported() ? 1 : 0;
+            if (!m_deviation.empty()) {
+                // fp32 is the reference: its cells deviate by nothing, whatever they hold.
+                m_deviation[k] = col < m_deviceCount ? 0.0 : c.deviationPct;
+            }
         }
     }
     for (std::int32_t d = 0; d < m_deviceCount; ++d) {
@@ -373,9 +390,10 @@ void Simulator::buildFusionTables() {
 
 bool Simulator::takes(std::int32_t g, const std::uint8_t* genome) const {
     const auto members = m_groupMembers.row(g);
-    const std::uint8_t d = genome[members[0]];
-    if (m_groupTakable[static_cast<std::size_t>(g) * static_cast<std::size_t>(m_deviceCount) + d] ==
-        0) {
+    const std::uint8_t d = genome[members[0]]; // a column: taken in fp32 only (c < D)
+    if (d >= m_deviceCount ||
+        m_groupTakable[static_cast<std::size_t>(g) * static_cast<std::size_t>(m_deviceCount) + d] ==
+            0) {
         return false;
     }
     for (const std::int32_t ci : members) {
@@ -451,8 +469,9 @@ void Simulator::buildSteps() {
     ++m_stepsVersion;
     const std::size_t C = m_priority.size();
     const auto D = static_cast<std::size_t>(m_deviceCount);
+    const auto K = static_cast<std::size_t>(m_columnCount);
     m_steps.resize(C);
-    m_stepCells.resize(C * D);
+    m_stepCells.resize(C * K);
     m_stepFusedCells.resize(m_hasGroups ? C * D : 0);
     m_stepInputs.clear();
     m_stepOutputs.clear();
@@ -472,73 +491,16 @@ void Simulator::buildSteps() {
         s.staticEnd = at(m_statics.offsets, ci + 1);
         s.exclusiveWeight = at(m_exclusiveWeight, ci);
         s.group = m_hasGroups ? at(m_groupOf, ci) : -1;
-        for (std::size_t d = 0; d < D; ++d) {
-            const std::size_t k = static_cast<std::size_t>(ci) * D + d;
-            m_stepCells[i * D + d] = {m_latency[k], m_energyUj[k],
+        for (std::size_t c = 0; c < K; ++c) {
+            const std::size_t k = static_cast<std::size_t>(ci) * K + c;
+            m_stepCells[i * K + c] = {m_latency[k], m_energyUj[k],
                                       static_cast<std::int64_t>(m_workspace[k]),
                                       m_supported[k] == 0 ? 1 : 0};
-            if (m_hasGroups) {
-                m_stepFusedCells[i * D + d] = m_fusedCells[k];
-            }
+        }
+        for (std::size_t d = 0; d < D && m_hasGroups; ++d) {
+            m_stepFusedCells[i * D + d] = m_fusedCells[static_cast<std::size_t>(ci) * D + d];
         }
     }
-}
-
-std::vector<std::uint8_t> Simulator::genomeOf(const Plan& plan) const {
-    if (plan.device.size() != m_graph.nodes.size()) {
-        throw InputError("plan has " + std::to_string(plan.device.size()) +
-                         " device entries, the graph has " + std::to_string(m_graph.nodes.size()) +
-                         " nodes");
-    }
-    std::vector<std::uint8_t> genome(m_computeNodes.size());
-    for (std::size_t ci = 0; ci < m_computeNodes.size(); ++ci) {
-        const NodeId n = m_computeNodes[ci];
-        const std::int32_t d = at(plan.device, n);
-        if (d < 0 || d >= m_deviceCount) {
-            throw InputError("plan: node '" + at(m_graph.nodes, n).name + "' has device index " +
-                             std::to_string(d) + ", expected 0.." +
-                             std::to_string(m_deviceCount - 1));
-        }
-        genome[ci] = static_cast<std::uint8_t>(d);
-    }
-    return genome;
-}
-
-Plan Simulator::planOf(std::span<const std::uint8_t> genome) const {
-    Plan plan;
-    plan.device.assign(m_graph.nodes.size(), -1);
-    for (const NodeId n : m_graph.topologicalOrder) {
-        const Node& node = at(m_graph.nodes, n);
-        std::int32_t& d = at(plan.device, n);
-        switch (node.kind) {
-        case NodeKind::Compute:
-            d = genome[static_cast<std::size_t>(at(m_computeIndex, n))];
-            break;
-        case NodeKind::Constant:
-            d = -1;
-            break;
-        case NodeKind::ShapeComputation:
-            d = m_host;
-            break;
-        case NodeKind::PassThrough: {
-            d = m_host;
-            for (const TensorId t : m_graph.nodeInputs.row(n)) {
-                if (t != kNone) {
-                    const std::int32_t b = at(m_tensorBuffer, t);
-                    if (b >= 0 && at(m_bufferProducer, b) >= 0) {
-                        d = genome[static_cast<std::size_t>(at(m_bufferProducer, b))];
-                    }
-                    break;
-                }
-            }
-            break;
-        }
-        }
-    }
-    for (const std::int32_t ci : m_priority) {
-        plan.order.push_back(at(m_computeNodes, ci));
-    }
-    return plan;
 }
 
 } // namespace paretune

@@ -74,6 +74,23 @@ PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::i
     toValidate.plannedMemoryMb = plan.peakMemoryMb;
     toValidate.fusionGroups = fusionGroupsByName(graph, plan.fusionGroups, label);
     toValidate.fusion = plans.fusion;
+    if (!plan.variants.empty()) {
+        toValidate.precisions.assign(graph.nodes.size(), Precision::Fp32);
+        for (const auto& [name, precision] : plan.variants) {
+            const NodeId node = graph.findNode(name);
+            if (node == kNone) {
+                throw InputError(label + ": variants: node '" + name + "' is not in " +
+                                 (graph.sourcePath.empty() ? graph.name : graph.sourcePath));
+            }
+            if (!lowerable(graph, node, precision)) {
+                throw InputError(label + ": variants: node '" + name + "' cannot run in " +
+                                 std::string(precisionName(precision)));
+            }
+            toValidate.precisions[static_cast<std::size_t>(node)] = precision;
+        }
+    }
+    toValidate.offeredVariants = plans.variants;
+    toValidate.plannedDeviationPct = plan.deviationPct;
     return toValidate;
 }
 

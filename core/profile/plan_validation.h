@@ -47,6 +47,8 @@ struct PlanToValidate {
     /// conversions); the report still names the model's nodes (a lowered node's time is its own
     /// and its conversions'), and the output deviation from the fp32 model is measured.
     std::vector<Precision> precisions;
+    /// The precisions the search offered besides fp32 (its cost table's variants).
+    std::vector<Precision> offeredVariants;
     /// The deviation the search estimated for the plan (%, from the sensitivity table).
     std::optional<double> plannedDeviationPct;
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <string>
 
 namespace paretune {
 
@@ -32,6 +33,19 @@ std::vector<std::uint8_t> allOnDevice(const Simulator& sim, std::int32_t d) {
         genome[static_cast<std::size_t>(ci)] = static_cast<std::uint8_t>(device);
     }
     return genome;
+}
+
+std::vector<std::uint8_t> allOnDeviceIn(const Simulator& sim, std::int32_t d, std::int32_t v) {
+    std::vector<std::uint8_t> genome = allOnDevice(sim, d);
+    const std::int32_t column = sim.column(d, v);
+    bool any = false;
+    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+        if (sim.columnSupported(ci, column)) {
+            genome[static_cast<std::size_t>(ci)] = static_cast<std::uint8_t>(column);
+            any = true;
+        }
+    }
+    return any ? genome : std::vector<std::uint8_t>{};
 }
 
 std::vector<std::uint8_t> greedyFastest(const Simulator& sim) {
@@ -151,6 +165,17 @@ std::vector<Solution> evaluateBaselines(Simulator& sim) {
     }
     baselines.push_back({heftPlacement(sim), {}, "heft"});
     baselines.push_back({greedyFastest(sim), {}, "greedy"});
+    for (std::int32_t v = 1; v < sim.variantCount(); ++v) {
+        for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
+            std::vector<std::uint8_t> genome = allOnDeviceIn(sim, d, v);
+            if (!genome.empty()) {
+                baselines.push_back({std::move(genome),
+                                     {},
+                                     "all:" + sim.costs().device(d).id + ":" +
+                                         std::string(precisionName(sim.costs().variant(v)))});
+            }
+        }
+    }
     for (Solution& s : baselines) {
         s.objectives = sim.evaluate(s.genome);
     }

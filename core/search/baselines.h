@@ -13,7 +13,11 @@ namespace paretune {
 /// host does not support them either, to their fastest supporting device).
 std::vector<std::uint8_t> allOnDevice(const Simulator& sim, std::int32_t d);
 
-/// Each node on the device where it runs fastest, ignoring transfers.
+/// allOnDevice(d) with every node that has a supported cell in variant v on d in that variant
+/// (the others in fp32 as allOnDevice places them). Empty when no node has one.
+std::vector<std::uint8_t> allOnDeviceIn(const Simulator& sim, std::int32_t d, std::int32_t v);
+
+/// Each node on the device where it runs fastest in fp32, ignoring transfers.
 std::vector<std::uint8_t> greedyFastest(const Simulator& sim);
 
 /// HEFT's priority: compute nodes by decreasing upward rank (mean cost over supporting devices
@@ -27,7 +31,9 @@ std::vector<std::int32_t> upwardRankOrder(const Simulator& sim);
 std::vector<std::uint8_t> heftPlacement(const Simulator& sim);
 
 /// The baselines, evaluated with the simulator's current priority: "all:<id>" for each
-/// device that runs at least one operator, then "heft" and "greedy".
+/// device that runs at least one operator, then "heft" and "greedy" (all in fp32), then
+/// "all:<id>:<precision>" for each variant of the table and device where some node has a
+/// supported cell in it (allOnDeviceIn).
 std::vector<Solution> evaluateBaselines(Simulator& sim);
 
 } // namespace paretune

@@ -17,9 +17,9 @@ std::vector<Solution> exhaustiveFront(Simulator& sim, std::span<const Objective>
     }
     std::vector<std::vector<std::uint8_t>> choices(static_cast<std::size_t>(C));
     for (std::int32_t ci = 0; ci < C; ++ci) {
-        for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
-            if (sim.supported(ci, d)) {
-                choices[static_cast<std::size_t>(ci)].push_back(static_cast<std::uint8_t>(d));
+        for (std::int32_t c = 0; c < sim.columnCount(); ++c) { // devices and variants
+            if (sim.columnSupported(ci, c)) {
+                choices[static_cast<std::size_t>(ci)].push_back(static_cast<std::uint8_t>(c));
             }
         }
         if (choices[static_cast<std::size_t>(ci)].empty()) {

@@ -12,9 +12,9 @@ GeneSpace flatSpace(const Simulator& sim) {
     space.genes = static_cast<std::size_t>(sim.computeCount());
     for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
         space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
-        for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
-            if (sim.supported(ci, d)) {
-                space.support.push_back(static_cast<std::uint8_t>(d));
+        for (std::int32_t c = 0; c < sim.columnCount(); ++c) {
+            if (sim.columnSupported(ci, c)) {
+                space.support.push_back(static_cast<std::uint8_t>(c));
             }
         }
         if (space.support.size() == static_cast<std::size_t>(space.supportOffsets.back())) {
@@ -32,6 +32,7 @@ GeneSpace flatSpace(const Simulator& sim) {
 GeneSpace chainSpace(const Simulator& sim, std::int32_t maxLength) {
     const std::int32_t C = sim.computeCount();
     const std::int32_t D = sim.deviceCount();
+    const std::int32_t K = sim.columnCount();
     GeneSpace space;
     space.geneOf.assign(static_cast<std::size_t>(C), -1);
     std::vector<std::int32_t> length;
@@ -54,8 +55,9 @@ GeneSpace chainSpace(const Simulator& sim, std::int32_t maxLength) {
     }
     space.genes = length.size();
     const std::int32_t host = sim.costs().host();
-    space.nodeDevice.resize(static_cast<std::size_t>(C) * static_cast<std::size_t>(D));
-    std::vector<std::uint32_t> geneSupport(space.genes, 0u);
+    space.nodeDevice.resize(static_cast<std::size_t>(C) * static_cast<std::size_t>(K));
+    std::vector<std::vector<std::uint8_t>> geneSupport(space.genes,
+                                                       std::vector<std::uint8_t>(K, 0));
     for (std::int32_t ci = 0; ci < C; ++ci) {
         std::int32_t fallback = sim.supported(ci, host) ? host : -1;
         for (std::int32_t d = 0; d < D && !sim.supported(ci, host); ++d) {
@@ -64,13 +66,16 @@ GeneSpace chainSpace(const Simulator& sim, std::int32_t maxLength) {
                 fallback = d;
             }
         }
-        for (std::int32_t d = 0; d < D; ++d) {
-            const bool ok = sim.supported(ci, d);
-            space.nodeDevice[static_cast<std::size_t>(ci * D + d)] =
-                static_cast<std::uint8_t>(ok || fallback < 0 ? d : fallback);
+        for (std::int32_t c = 0; c < K; ++c) {
+            const bool ok = sim.columnSupported(ci, c);
+            const std::int32_t d = sim.columnDevice(c); // the column's device in fp32
+            const std::int32_t node =
+                ok ? c : (sim.supported(ci, d) || fallback < 0 ? d : fallback);
+            space.nodeDevice[static_cast<std::size_t>(ci * K + c)] =
+                static_cast<std::uint8_t>(node);
             if (ok) {
-                geneSupport[static_cast<std::size_t>(space.geneOf[static_cast<std::size_t>(ci)])] |=
-                    1u << d;
+                geneSupport[static_cast<std::size_t>(space.geneOf[static_cast<std::size_t>(ci)])]
+                           [static_cast<std::size_t>(c)] = 1;
             }
         }
     }
@@ -88,12 +93,12 @@ GeneSpace chainSpace(const Simulator& sim, std::int32_t maxLength) {
     }
     for (std::size_t g = 0; g < space.genes; ++g) {
         space.supportOffsets.push_back(static_cast<std::int32_t>(space.support.size()));
-        for (std::int32_t d = 0; d < D; ++d) {
-            if ((geneSupport[g] >> d) & 1u) {
-                space.support.push_back(static_cast<std::uint8_t>(d));
+        for (std::int32_t c = 0; c < K; ++c) {
+            if (geneSupport[g][static_cast<std::size_t>(c)] != 0) {
+                space.support.push_back(static_cast<std::uint8_t>(c));
             }
         }
-        if (geneSupport[g] == 0) {
+        if (space.support.size() == static_cast<std::size_t>(space.supportOffsets.back())) {
             space.support.push_back(static_cast<std::uint8_t>(host));
         }
         space.successors.appendRow(succ[g]);
@@ -103,17 +108,17 @@ GeneSpace chainSpace(const Simulator& sim, std::int32_t maxLength) {
     return space;
 }
 
-std::vector<std::uint8_t> projectToGroups(const GeneSpace& space, std::int32_t deviceCount,
+std::vector<std::uint8_t> projectToGroups(const GeneSpace& space, std::int32_t columnCount,
                                           std::span<const std::uint8_t> genome) {
-    std::vector<std::int32_t> votes(space.genes * static_cast<std::size_t>(deviceCount), 0);
+    std::vector<std::int32_t> votes(space.genes * static_cast<std::size_t>(columnCount), 0);
     for (std::size_t ci = 0; ci < genome.size(); ++ci) {
-        ++votes[static_cast<std::size_t>(space.geneOf[ci]) * static_cast<std::size_t>(deviceCount) +
+        ++votes[static_cast<std::size_t>(space.geneOf[ci]) * static_cast<std::size_t>(columnCount) +
                 genome[ci]];
     }
     std::vector<std::uint8_t> out(space.genes, 0);
     for (std::size_t g = 0; g < space.genes; ++g) {
-        const auto row = votes.begin() + static_cast<std::ptrdiff_t>(g) * deviceCount;
-        out[g] = static_cast<std::uint8_t>(std::max_element(row, row + deviceCount) - row);
+        const auto row = votes.begin() + static_cast<std::ptrdiff_t>(g) * columnCount;
+        out[g] = static_cast<std::uint8_t>(std::max_element(row, row + columnCount) - row);
     }
     return out;
 }

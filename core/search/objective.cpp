@@ -21,6 +21,8 @@ constexpr ObjectiveDescriptor kDescriptors[] = {
     {Objective::PeakMemory, "memory", "MiB",
      [](const Objectives& o) { return o.peakMemoryBytes / kMiB; },
      [](const Objectives& o) { return o.peakMemoryBytes / kMiB; }},
+    {Objective::Accuracy, "accuracy", "%", [](const Objectives& o) { return o.deviationPct; },
+     [](const Objectives& o) { return o.deviationPct; }},
 };
 
 constexpr bool inEnumOrder() {
@@ -58,8 +60,8 @@ std::vector<Objective> parseObjectives(std::string_view text) {
                          [&](const ObjectiveDescriptor& d) { return d.name == item; });
         if (found == std::end(kDescriptors)) {
             throw InputError::forSetting("objectives", "unknown objective \"" + std::string(item) +
-                                                           "\" (expected latency, energy, power "
-                                                           "or memory)");
+                                                           "\" (expected latency, energy, power, "
+                                                           "memory or accuracy)");
         }
         const Objective o = found->objective;
         if (std::find(objectives.begin(), objectives.end(), o) != objectives.end()) {

@@ -11,8 +11,10 @@
 namespace paretune {
 
 /// What the search minimises. Values are read from Objectives in display units: latency µs,
-/// energy per inference mJ, average power W (energy / latency), peak memory MiB.
-enum class Objective { Latency, Energy, AveragePower, PeakMemory };
+/// energy per inference mJ, average power W (energy / latency), peak memory MiB, accuracy loss
+/// % (Objectives::deviationPct: the estimated output deviation from the fp32 model, estimated
+/// from the per-node sensitivity table; 0 for a plan all in fp32).
+enum class Objective { Latency, Energy, AveragePower, PeakMemory, Accuracy };
 
 /// Everything the code says about one objective, in one place (indexed by the enum).
 struct ObjectiveDescriptor {
@@ -23,12 +25,12 @@ struct ObjectiveDescriptor {
     double (*displayValue)(const Objectives&); ///< in displayUnit (latency ms)
 };
 
-/// The four objectives, in the enum's order.
+/// The five objectives, in the enum's order.
 std::span<const ObjectiveDescriptor> objectiveDescriptors();
 const ObjectiveDescriptor& describe(Objective objective);
 
 std::string_view objectiveName(Objective objective);
-/// Parses "latency,energy,memory" (names: latency, energy, power, memory): two or three
+/// Parses "latency,energy,memory" (names: latency, energy, power, memory, accuracy): two or three
 /// distinct objectives. Throws InputError naming the bad item.
 std::vector<Objective> parseObjectives(std::string_view text);
 double objectiveValue(const Objectives& o, Objective objective);

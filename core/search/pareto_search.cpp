@@ -31,7 +31,7 @@ public:
           m_n(static_cast<std::size_t>(options.population)), m_c(space.genes),
           m_m(options.objectives.size()), m_sort(2 * m_n),
           m_archive(space.genes, m_n, options.objectives),
-          m_variation(space, sim.deviceCount(), options, m_random) {
+          m_variation(space, sim.deviceCount(), sim.columnCount(), options, m_random) {
         m_expanded.resize(static_cast<std::size_t>(sim.computeCount()));
         const std::size_t total = 2 * m_n;
         m_genomes.resize(total * m_c);
@@ -127,9 +127,9 @@ private:
         if (!m_space.grouped()) {
             return g;
         }
-        const std::size_t D = static_cast<std::size_t>(m_sim.deviceCount());
+        const std::size_t K = static_cast<std::size_t>(m_sim.columnCount());
         for (std::size_t ci = 0; ci < m_expanded.size(); ++ci) {
-            to[ci] = m_space.nodeDevice[ci * D + g[static_cast<std::size_t>(m_space.geneOf[ci])]];
+            to[ci] = m_space.nodeDevice[ci * K + g[static_cast<std::size_t>(m_space.geneOf[ci])]];
         }
         return to;
     }
@@ -222,7 +222,7 @@ private:
                 break;
             }
             if (m_space.grouped()) {
-                const auto g = detail::projectToGroups(m_space, m_sim.deviceCount(), b.genome);
+                const auto g = detail::projectToGroups(m_space, m_sim.columnCount(), b.genome);
                 std::copy(g.begin(), g.end(), genome(i));
             } else {
                 std::copy(b.genome.begin(), b.genome.end(), genome(i));
@@ -498,6 +498,15 @@ SearchResult searchPareto(Simulator& sim, const SearchOptions& options, Progress
     if (options.coarseToFine && options.coarseMaxGroupSize < 1) {
         throw InputError("coarse-to-fine: the longest chain must be at least 1 node");
     }
+    const bool accuracySeen = std::find(options.objectives.begin(), options.objectives.end(),
+                                        Objective::Accuracy) != options.objectives.end() ||
+                              std::isfinite(options.maxDeviationPct);
+    if (sim.variantCount() > 1 && !accuracySeen) {
+        throw InputError::forSetting(
+            "variants", "offering lower precisions needs accuracy among the objectives or a "
+                        "limit on the accuracy loss: the search would trade accuracy unseen");
+    }
+    sim.setDeviationLimit(options.maxDeviationPct); // validates
     if (options.upwardRankPriority) {
         sim.setPriority(upwardRankOrder(sim));
     }

@@ -5,7 +5,10 @@
 #include "search/objective.h"
 #include "search/solution.h"
 
+#include "graph/precision.h"
+
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace paretune {
@@ -20,6 +23,13 @@ struct SearchOptions {
     /// Offer the graph's fusion groups to the plans (CostTableOptions::fusion); off: every
     /// operator runs on its own.
     bool fusion = true;
+    /// Precisions offered besides fp32 (CostTableOptions::variants): each compute node's gene
+    /// is then a column (device, variant). Offering any needs Objective::Accuracy among the
+    /// objectives or a finite maxDeviationPct, so that accuracy is never traded away unseen.
+    std::vector<Precision> variants;
+    /// Constraint on the estimated output deviation (Objectives::deviationPct, %): plans above
+    /// it are infeasible (Simulator::setDeviationLimit). Infinite: none.
+    double maxDeviationPct = std::numeric_limits<double>::infinity();
     double crossoverRate = 0.9;
     /// Share of crossovers that swap a segment of neighbouring nodes (in priority order) rather
     /// than choosing each gene independently.
@@ -71,8 +81,13 @@ struct SearchResult {
 /// With coarseToFine the hypervolume reference comes from the coarse initial population (and
 /// the baselines), progress messages are prefixed "coarse" / "fine", and generationsRun counts
 /// both stages.
+/// The simulator's cost table decides the genes: a column per (device, variant) whose cell is
+/// supported; the deviation limit is set on the simulator (and left set). Baselines: the
+/// all-on-device fp32 plans, "heft" and "greedy" (fp32), and "all:DEV:PRECISION" per device
+/// and offered precision (every node with a supported cell in it there, the rest fp32).
 /// Throws InputError for options out of range (population < 4, generations < 0, an objective
-/// list not of 2 or 3, a coarse share outside (0, 1), a chain length < 1).
+/// list not of 2 or 3, a coarse share outside (0, 1), a chain length < 1, a negative deviation
+/// limit), and for a table with variants when accuracy is neither an objective nor limited.
 SearchResult searchPareto(Simulator& sim, const SearchOptions& options,
                           Progress* progress = nullptr);
 

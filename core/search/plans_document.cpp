@@ -8,6 +8,9 @@
 #include "plan/memory_plan_json.h"
 #include "plan/simulator.h"
 
+#include <cmath>
+#include <string>
+
 namespace paretune {
 
 namespace {
@@ -47,6 +50,29 @@ std::vector<ListedPlan> listPlans(const SearchResult& result,
     return plans;
 }
 
+namespace {
+
+/// Where a plan's deviation_pct comes from: fp32 is the reference (0 by definition); a lowered
+/// node's figure is the sensitivity table's (measured, CostCell::deviationPct > 0) or missing
+/// (0: nothing measured, a modelled cell says nothing about accuracy).
+std::string deviationSource(std::int32_t lowered, std::int32_t withFigure) {
+    if (lowered == 0) {
+        return "none: every node in fp32, the reference";
+    }
+    if (withFigure == lowered) {
+        return "estimated from the sensitivity table";
+    }
+    if (withFigure == 0) {
+        return "none: no measured sensitivity for the lowered nodes (counted as 0)";
+    }
+    return "estimated from the sensitivity table for " + std::to_string(withFigure) + " of " +
+           std::to_string(lowered) +
+           " lowered nodes; the others have no measured sensitivity "
+           "(counted as 0)";
+}
+
+} // namespace
+
 nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
                              const SearchResult& result, const std::vector<ListedPlan>& plans,
                              const PlansDocumentSource& source) {
@@ -63,15 +89,24 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
         // The arena of each device, planned once per listed plan (not during the search).
         const MemoryPlan memory = buildMemoryPlan(g, table, plan, again.simulate(plan, true));
         nlohmann::json assignment = nlohmann::json::object();
+        nlohmann::json variants = nlohmann::json::object();
         int sources[4] = {0, 0, 0, 0};
+        std::int32_t lowered = 0;
+        std::int32_t withFigure = 0;
         for (std::size_t n = 0; n < g.nodes.size(); ++n) {
             if (g.nodes[n].kind == NodeKind::Constant || plan.device[n] < 0) {
                 continue;
             }
             assignment[g.nodes[n].name] = table.device(plan.device[n]).id;
             if (g.nodes[n].kind == NodeKind::Compute) {
-                ++sources[static_cast<int>(
-                    table.cell(static_cast<NodeId>(n), plan.device[n]).source)];
+                const std::int32_t v = plan.variant.empty() ? 0 : plan.variant[n];
+                const CostCell& cell = table.cell(static_cast<NodeId>(n), plan.device[n], v);
+                ++sources[static_cast<int>(cell.source)];
+                if (v != 0) {
+                    variants[g.nodes[n].name] = std::string(precisionName(table.variant(v)));
+                    ++lowered;
+                    withFigure += cell.deviationPct > 0.0 ? 1 : 0;
+                }
             }
         }
         nlohmann::json groups = nlohmann::json::array();
@@ -93,6 +128,9 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
             {{"id", id},
              {"assignment", assignment},
              {"fusion_groups", groups},
+             {"variants", variants},
+             {"deviation_pct", s.objectives.deviationPct},
+             {"deviation_source", deviationSource(lowered, withFigure)},
              {"latency_us", s.objectives.latencyUs},
              {"energy_mj", s.objectives.energyMj},
              {"average_power_w", s.objectives.averagePowerW},
@@ -116,6 +154,10 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
     for (const Objective o : options.objectives) {
         objectives.push_back(std::string(objectiveName(o)));
     }
+    nlohmann::json offered = nlohmann::json::array();
+    for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+        offered.push_back(std::string(precisionName(table.variant(v))));
+    }
     return {{"tool", "paretune"},
             {"tool_version", PARETUNE_VERSION},
             {"model", g.sourcePath},
@@ -138,6 +180,15 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
             {"hypervolume_reference", result.reference},
             {"fusion", options.fusion},
             {"fusion_groups_offered", table.fusionOptions().size()},
+            {"variants", offered},
+            {"max_accuracy_loss_pct", std::isfinite(options.maxDeviationPct)
+                                          ? nlohmann::json(options.maxDeviationPct)
+                                          : nlohmann::json(nullptr)},
+            {"accuracy_objective",
+             "deviation_pct (objective \"accuracy\") is the estimated relative L2 deviation of "
+             "the outputs from the fp32 model, %: the sum over the plan's lowered nodes of each "
+             "one's measured deviation when run alone in its precision (the sensitivity table); "
+             "validation measures the real one"},
             {"plans", entries},
             {"library", source.library},
             {"hypervolume_by_generation", result.hypervolumeByGeneration}};

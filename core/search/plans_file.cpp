@@ -43,6 +43,22 @@ void PlansFile::requireModel(const std::string& fingerprint, const std::string& 
 
 namespace {
 
+/// A precision name of the document at `field`; fp32 is refused where only lower ones belong.
+template <class Json>
+Precision precisionAt(const JsonFields<Json>& fields, const Json& value, const std::string& field) {
+    const std::string name = fields.asString(value, field);
+    Precision precision = Precision::Fp32;
+    try {
+        precision = parsePrecision(name);
+    } catch (const InputError& e) {
+        fields.fail(field, e.what());
+    }
+    if (precision == Precision::Fp32) {
+        fields.fail(field, "fp32 is every node's default: list only the lower precisions");
+    }
+    return precision;
+}
+
 template <class Json> PlansFile parsePlans(const Json& doc, const std::string& origin) {
     PlansFile file;
     file.origin = origin;
@@ -74,6 +90,11 @@ template <class Json> PlansFile parsePlans(const Json& doc, const std::string& o
         fields.fail("objectives", e.what());
     }
     file.fusion = fields.optionalBoolean(doc, "", "fusion", true);
+    const Json& offered = fields.optionalArray(doc, "", "variants");
+    for (std::size_t i = 0; i < offered.size(); ++i) {
+        file.variants.push_back(
+            precisionAt(fields, offered[i], JsonFields<Json>::at("variants", i)));
+    }
     const Json& plans = fields.array(doc, "", "plans");
     std::set<std::int64_t> ids;
     for (std::size_t i = 0; i < plans.size(); ++i) {
@@ -131,6 +152,19 @@ template <class Json> PlansFile parsePlans(const Json& doc, const std::string& o
             }
             p.fusionGroups.push_back(std::move(names));
         }
+        const Json& variants = fields.optionalObject(plan, where, "variants");
+        for (auto it = variants.begin(); it != variants.end(); ++it) {
+            p.variants.emplace_back(
+                it.key(), precisionAt(fields, it.value(), where + ".variants." + it.key()));
+        }
+        if (const Json* dev = fields.find(plan, where, "deviation_pct"); dev && !dev->is_null()) {
+            const std::string at = JsonFields<Json>::join(where, "deviation_pct");
+            p.deviationPct = fields.asNumber(*dev, at);
+            if (!(*p.deviationPct >= 0.0)) {
+                fields.fail(at, "expected a deviation of 0 % or more");
+            }
+        }
+        p.deviationSource = fields.optionalString(plan, where, "deviation_source");
         if (!ids.insert(p.id).second) {
             fields.fail(where + ".id", "plan id " + std::to_string(p.id) + " appears twice");
         }

@@ -2,6 +2,7 @@
 #pragma once
 // Reading a plans document (`paretune search --out`; see plans_document.h for the writer): one
 // typed, checked value that validation, bundle export and the workbench share.
+#include "graph/precision.h"
 #include "search/objective.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -43,6 +44,13 @@ struct PlansFilePlan {
     std::optional<std::string> baseline; ///< the baseline's name when the plan is one
     /// The fusion groups the plan takes, each as its members' node names in order.
     std::vector<std::vector<std::string>> fusionGroups;
+    /// Node name → precision of the nodes not in fp32 ("variants"), in the document's order;
+    /// empty: every node in fp32 (and in files written before variants).
+    std::vector<std::pair<std::string, Precision>> variants;
+    /// The estimated output deviation from fp32, % ("deviation_pct"), and where it came from
+    /// ("deviation_source": "sensitivity table", "modelled" or "none").
+    std::optional<double> deviationPct;
+    std::string deviationSource;
 };
 
 /// A checked plans document.
@@ -54,6 +62,8 @@ struct PlansFile {
     std::vector<Objective> objectives; ///< searched objectives (latency, energy, memory if none)
     std::vector<PlansFilePlan> plans;  ///< in the document's order, ids unique
     bool fusion = true; ///< whether the search offered fusion groups ("fusion", default true)
+    /// The precisions the search offered besides fp32 ("variants"; empty: none).
+    std::vector<Precision> variants;
 
     /// The plan with `id`, or null.
     const PlansFilePlan* find(std::int64_t id) const;
@@ -68,9 +78,10 @@ struct PlansFile {
 /// "plans" (each an integer "id", unique, an "assignment" of node name → device id, finite
 /// objectives, optional "on_front" and "baseline", optional "simulated_peak_memory_mb" and
 /// "memory": {device id: {"arena_bytes", "naive_bytes", "live_peak_bytes", "weights_bytes",
-/// "workspace_bytes", "in_place"}} with non-negative integers), optional "model_fingerprint",
-/// "catalog" and "objectives". InputError "ORIGIN: plans[2].assignment.conv1: expected a string,
-/// got …".
+/// "workspace_bytes", "in_place"}} with non-negative integers), optional "variants" (node name
+/// → precision name) and "deviation_pct" (a number >= 0), optional "model_fingerprint",
+/// "catalog", "objectives" and "variants" (precision names offered besides fp32). InputError
+/// "ORIGIN: plans[2].assignment.conv1: expected a string, got …".
 PlansFile parsePlansFile(const nlohmann::ordered_json& document, const std::string& origin);
 /// The same for a document held as plansDocument writes it (the workbench's search).
 PlansFile parsePlansFile(const nlohmann::json& document, const std::string& origin);

@@ -11,12 +11,15 @@
 
 namespace paretune {
 
-/// One evaluated placement: the genome is a device index per compute node, in the
-/// Simulator's compact order (Simulator::planOf turns it into a Plan).
+/// One evaluated placement: the genome is a column (device, and variant where the cost table
+/// has variants: Simulator::columnCount) per compute node, in the Simulator's compact order
+/// (Simulator::planOf turns it into a Plan).
 struct Solution {
     std::vector<std::uint8_t> genome;
     Objectives objectives;
-    std::string baseline; ///< empty for a searched plan; "heft", "greedy" or "all:<device id>"
+    /// Empty for a searched plan; "heft", "greedy", "all:<device id>" or
+    /// "all:<device id>:<precision>".
+    std::string baseline;
 };
 
 /// The feasible solutions no other feasible one dominates, sorted by the first objective; of

@@ -6,15 +6,23 @@
 
 namespace paretune::detail {
 
-Variation::Variation(const GeneSpace& space, std::int32_t deviceCount, const SearchOptions& options,
-                     Random& random)
+Variation::Variation(const GeneSpace& space, std::int32_t deviceCount, std::int32_t columnCount,
+                     const SearchOptions& options, Random& random)
     : m_space(space), m_options(options), m_random(random), m_c(space.genes),
-      m_deviceCount(deviceCount) {
+      m_deviceCount(deviceCount), m_columnCount(columnCount) {
     m_support = space.support;
     m_supportOffsets = space.supportOffsets;
     m_priority = space.priority;
     m_mutationRate = m_c > 0 ? 1.0 / static_cast<double>(m_c) : 0.0;
     m_logKeep = std::log1p(-std::min(m_mutationRate, 0.999999));
+}
+
+std::int32_t Variation::nearestSupported(std::size_t ci, std::uint8_t column) const {
+    if (supports(ci, column)) {
+        return column;
+    }
+    const auto fp32 = static_cast<std::uint8_t>(column % m_deviceCount);
+    return fp32 != column && supports(ci, fp32) ? fp32 : -1;
 }
 
 std::uint8_t Variation::randomSupported(std::size_t ci) {
@@ -33,12 +41,12 @@ void Variation::blockGenome(std::uint8_t* g) {
     const std::uint32_t maxBlock = std::max<std::uint32_t>(2, static_cast<std::uint32_t>(m_c / 4));
     while (k < m_c) {
         const std::size_t length = 1 + m_random.below(maxBlock);
-        const auto device =
-            static_cast<std::uint8_t>(m_random.below(static_cast<std::uint32_t>(m_deviceCount)));
+        const auto column =
+            static_cast<std::uint8_t>(m_random.below(static_cast<std::uint32_t>(m_columnCount)));
         for (std::size_t j = 0; j < length && k < m_c; ++j, ++k) {
             const std::size_t ci = static_cast<std::size_t>(m_priority[k]);
-            const auto s = support(ci);
-            g[ci] = std::find(s.begin(), s.end(), device) != s.end() ? device : randomSupported(ci);
+            const std::int32_t near = nearestSupported(ci, column);
+            g[ci] = near >= 0 ? static_cast<std::uint8_t>(near) : randomSupported(ci);
         }
     }
 }
@@ -114,9 +122,9 @@ void Variation::chainMutation(std::uint8_t* g) {
     const std::uint32_t length = 1 + m_random.below(maxLength);
     const bool forward = m_random.chance(0.5);
     for (std::uint32_t step = 0; step < length; ++step) {
-        const auto s = support(static_cast<std::size_t>(ci));
-        if (std::find(s.begin(), s.end(), d) != s.end()) {
-            g[ci] = d;
+        const std::int32_t near = nearestSupported(static_cast<std::size_t>(ci), d);
+        if (near >= 0) {
+            g[ci] = static_cast<std::uint8_t>(near);
         }
         const auto next = forward ? m_space.successors.row(ci) : m_space.predecessors.row(ci);
         if (next.empty()) {

@@ -7,6 +7,7 @@
 #include "search/pareto_search.h"
 #include "search/random.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -14,13 +15,16 @@
 
 namespace paretune::detail {
 
-/// The variation operators over the genes of a GeneSpace. Every gene they write takes a device
-/// the gene supports. They draw from the search's generator, in a fixed order, so that a seed
-/// gives the same search. The space, the options and the generator must outlive it.
+/// The variation operators over the genes of a GeneSpace. Every gene they write takes a column
+/// (device and variant, Simulator::columnCount) the gene supports; where a column a block or a
+/// chain moves to is not supported by a gene, the gene takes that column's device in fp32 when
+/// it supports it (a chain moved to bf16 keeps its non-lowerable nodes there in fp32). They draw
+/// from the search's generator, in a fixed order, so that a seed gives the same search. The space,
+/// the options and the generator must outlive it.
 class Variation {
 public:
-    Variation(const GeneSpace& space, std::int32_t deviceCount, const SearchOptions& options,
-              Random& random);
+    Variation(const GeneSpace& space, std::int32_t deviceCount, std::int32_t columnCount,
+              const SearchOptions& options, Random& random);
 
     /// Each gene on a random supporting device.
     void randomGenome(std::uint8_t* g);
@@ -47,12 +51,19 @@ private:
                 m_support.data() + m_supportOffsets[ci + 1]};
     }
     std::uint8_t randomSupported(std::size_t ci);
+    bool supports(std::size_t ci, std::uint8_t column) const {
+        const auto s = support(ci);
+        return std::find(s.begin(), s.end(), column) != s.end();
+    }
+    /// `column` where gene ci supports it, else its device in fp32 where supported, else -1.
+    std::int32_t nearestSupported(std::size_t ci, std::uint8_t column) const;
 
     const GeneSpace& m_space;
     const SearchOptions& m_options;
     Random& m_random;
     std::size_t m_c;
     std::int32_t m_deviceCount;
+    std::int32_t m_columnCount;
     double m_mutationRate = 0.0;
     double m_logKeep = -1.0;
     std::vector<std::uint8_t> m_support;

@@ -107,6 +107,8 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
     SearchRun run;
     CostTableOptions tableOptions;
     tableOptions.fusion = request.options.fusion;
+    // Lowerable nodes get modelled variant cells on modelled devices listing the precision.
+    tableOptions.variants = request.options.variants;
     run.costs = std::make_unique<CostTable>(
         buildCostTable(graph, catalog, request.deviceIds, tableOptions));
     CostTable& table = *run.costs;
@@ -114,6 +116,7 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
     run.source.host = catalog.host;
     std::optional<SampleLibrary> samples = requestedLibrary(catalog, request);
     if (samples) {
+        // With variants, their cells and deviations (the sensitivity table) too.
         run.library = costsFromLibrary(table, graph, catalog, *samples);
     }
     if (run.library) {
@@ -157,6 +160,37 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
         request.refineCosts(table, graph);
     }
     requireRunnableNodes(graph, table, catalog, request, run.library.has_value());
+    for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+        std::int32_t cells = 0;
+        std::int32_t withDeviation = 0; // cells with a measured sensitivity
+        for (NodeId n = 0; n < table.nodeCount(); ++n) {
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                const CostCell& cell = table.cell(n, d, v);
+                if (graph.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute &&
+                    cell.supported()) {
+                    ++cells;
+                    withDeviation += cell.deviationPct > 0.0 ? 1 : 0;
+                }
+            }
+        }
+        const std::string name(precisionName(table.variant(v)));
+        run.diagnostics.push_back(
+            {cells > 0 ? Diagnostic::Severity::Info : Diagnostic::Severity::Warning,
+             "variant-cells",
+             cells > 0 ? name + ": " + std::to_string(cells) + " (node, device) cells offered"
+                       : name +
+                             ": no node can run in it on these devices (a modelled device "
+                             "needs \"precisions\": {\"" +
+                             name + "\": …} in the catalog)"});
+        if (cells > 0 && withDeviation < cells) {
+            run.diagnostics.push_back(
+                {Diagnostic::Severity::Warning, "no-sensitivity",
+                 name + ": " + std::to_string(cells - withDeviation) + " of " +
+                     std::to_string(cells) +
+                     " cells have no measured deviation (the sensitivity table): their accuracy "
+                     "loss counts as 0, so plans using them look more accurate than they are"});
+        }
+    }
     run.hostAdded = std::find(request.deviceIds.begin(), request.deviceIds.end(), catalog.host) ==
                     request.deviceIds.end();
     if (run.hostAdded) {

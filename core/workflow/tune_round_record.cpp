@@ -168,6 +168,10 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
                 }
             }
         }
+        plan.measuredDeviationPct = observation.measuredDeviationPct;
+        if (!observation.estimatedDeviationPct && !plan.measuredDeviationPct) {
+            plan.measuredDeviationPct = 0.0; // an all-fp32 plan: the model itself
+        }
         round.plans.push_back(std::move(plan));
         round.observations.push_back(std::move(observation));
     }

@@ -238,6 +238,9 @@ std::vector<DominanceClaim> claimsOf(const Simulator& sim, const Solution& plan,
         if (o == Objective::PeakMemory) {
             x = a->measuredMemoryMb;
             y = b->measuredMemoryMb;
+        } else if (o == Objective::Accuracy) {
+            x = a->measuredDeviationPct;
+            y = b->measuredDeviationPct;
         } else if (o == Objective::Latency) {
             x = a->measured.medianUs;
             y = b->measured.medianUs;
@@ -275,7 +278,8 @@ std::vector<DominanceClaim> claimsOf(const Simulator& sim, const Solution& plan,
             }
             // A margin the predictions cannot resolve (at most the final round's median latency
             // error) is no claim: the two plans tie as far as anyone can tell beforehand.
-            if (o != Objective::PeakMemory && (theirs - mine) / theirs <= round.medianAbsError) {
+            if (o != Objective::PeakMemory && o != Objective::Accuracy &&
+                (theirs - mine) / theirs <= round.medianAbsError) {
                 claim.ties.emplace_back(objectiveName(o));
                 continue;
             }
@@ -470,6 +474,9 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             plan.measured = {*v.latencyUs.measured, v.latencyP10Us, v.latencyP90Us, v.repeats};
             plan.measuredEnergyMj = v.energyMj.measured;
             plan.measuredMemoryMb = v.peakMemoryMb.measured;
+            plan.measuredDeviationPct = v.accuracy ? std::optional<double>(v.accuracy->deviationPct)
+                                        : toValidate[i].hasVariants() ? std::nullopt
+                                                                      : std::optional<double>(0.0);
             plan.error =
                 (plan.simulated.latencyUs - plan.measured.medianUs) / plan.measured.medianUs;
             errors.push_back(plan.error);

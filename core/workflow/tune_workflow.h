@@ -54,6 +54,9 @@ struct TunedPlan {
     std::optional<double> measuredEnergyMj;
     /// The largest device's measured peak memory (PlanValidation::peakMemoryMb), MiB.
     std::optional<double> measuredMemoryMb;
+    /// The output deviation from fp32 as measured (PlanValidation::accuracy), %; exactly 0 for
+    /// a plan that runs every node in fp32 (it runs the model itself).
+    std::optional<double> measuredDeviationPct;
     double error = 0.0; ///< (predicted − measured) / measured, latency
     /// Validated in an earlier round too: its error is not a test of how the learned costs
     /// carry over to plans not yet run.
