@@ -8,6 +8,7 @@
 #include "runtime/torch_impl.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Version.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -22,7 +23,6 @@
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
 #endif
 
 namespace paretune::detail {
@@ -64,11 +64,17 @@ std::string cudaUnusable(int cudaIndex) {
 }
 
 std::string torchCudaVersion() {
-    int version = 0;
-    if (cudaRuntimeGetVersion(&version) != cudaSuccess || version == 0) {
+    // The CUDA LibTorch was built with, from its build settings ("CUDA_VERSION=13.2, ..."): the
+    // cudaRuntimeGetVersion this file could call is the static runtime the engine's device
+    // discovery links, and the driver-side configuration is empty without a GPU.
+    const std::string config = at::show_config();
+    const std::string key = "CUDA_VERSION=";
+    const std::size_t found = config.find(key);
+    if (found == std::string::npos) {
         return {};
     }
-    return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+    const std::size_t begin = found + key.size();
+    return config.substr(begin, config.find_first_of(", \n", begin) - begin);
 }
 
 int cudnnVersion() {
