@@ -377,8 +377,8 @@ void addProfileCommand(CLI::App& app) {
         "profile", "Measure every operator of a model on a device and store the samples");
     cmd->add_option("model", args->model, "ONNX model file")->required();
     cmd->add_option("--device", args->device,
-                    "Device id: cpu or cpu:N (see paretune devices); with --queue also a device "
-                    "fingerprint")
+                    "Device id: cpu, cpu:N or (the CUDA flavour) cuda:K (see paretune devices); "
+                    "with --queue also a device fingerprint")
         ->required();
     cmd->add_option("--db", args->db,
                     "Sample library (default $XDG_DATA_HOME/paretune/samples.db)");
