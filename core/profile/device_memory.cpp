@@ -87,7 +87,9 @@ public:
         }
         return {data, data, &countedDelete, c10::Device(c10::DeviceType::CPU)};
     }
-    c10::DeleterFnPtr raw_deleter() const override { return &countedDelete; }
+    c10::DeleterFnPtr raw_deleter() const override {
+        return &countedDelete;
+    }
 #if TORCH_VERSION_MAJOR >= 2
     void copy_data(void* dest, const void* src, std::size_t count) const override {
         default_copy_data(dest, src, count);
