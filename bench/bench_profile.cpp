@@ -32,16 +32,28 @@ double median(std::vector<double> v) {
 
 int benchMain(int argc, char** argv) {
     using namespace paretune;
-    const int threads = argc > 2
+    const std::string where = argc > 2 ? argv[2] : "";
+    const bool gpu = where.rfind("cuda:", 0) == 0; // a CUDA device (the CUDA flavour's module)
+    const int threads = gpu ? 1
+                        : argc > 2
                             ? paretune::bench::positiveInt(argv[2], "THREADS")
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     try {
         const Graph graph = importOnnxFile(argv[1]).graph;
         ProfileOptions options;
         options.measure.threads = threads;
+        if (gpu) {
+            const std::string index = where.substr(5);
+            if (index.empty() || index.size() > 3 ||
+                index.find_first_not_of("0123456789") != std::string::npos) {
+                throw InputError("'" + where + "' is not a CUDA device (cuda:K, K a number)");
+            }
+            options.measure.cudaIndex = std::stoi(index);
+        }
         nlohmann::json out = {{"benchmark", "profile"},
                               {"model", argv[1]},
                               {"threads", threads},
+                              {"device", gpu ? where : std::string("cpu")},
                               {"compute_nodes", graph.computeNodeCount()}};
         std::vector<ProfileResult> runs;
         for (int run = 0; run < 2; ++run) {
@@ -110,9 +122,10 @@ int benchMain(int argc, char** argv) {
 int main(int argc, char** argv) {
     return paretune::bench::run(argc, argv,
                                 {"bench_profile",
-                                 "MODEL.onnx [THREADS]",
+                                 "MODEL.onnx [THREADS | cuda:K]",
                                  "  Profiles MODEL twice with LibTorch (THREADS intra-op threads, "
-                                 "default all cores) and\n  reports wall times, run-to-run spread "
+                                 "default all cores, or on the\n  GPU cuda:K with the CUDA "
+                                 "flavour's module) and reports wall times, run-to-run spread\n  "
                                  "of per-op medians and the layer-sum ratio. JSON.\n",
                                  1,
                                  2,

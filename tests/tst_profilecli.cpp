@@ -59,6 +59,7 @@ private Q_SLOTS:
     void killedProfileKeepsCommittedBatches();
     void badDevicesExitWithTwo_data();
     void badDevicesExitWithTwo();
+    void cudaDeviceRefusalNamesTheFlavour();
     void openMpThreadsSleepWhenIdle_data();
     void openMpThreadsSleepWhenIdle();
 };
@@ -288,6 +289,27 @@ void TestProfileCli::badDevicesExitWithTwo() {
                     extra);
     QCOMPARE(run.exitCode, 2);
     QVERIFY(!run.err.isEmpty());
+}
+
+// `--device cuda:K` that cannot be profiled (no such GPU here, or the CPU flavour's module): exit
+// 2, the message says which flavour this build is and, for the CPU one, how to get CUDA. On a
+// machine with a GPU, cuda:7 is past what it has (gpu-check runs the real profile on cuda:0).
+void TestProfileCli::cudaDeviceRefusalNamesTheFlavour() {
+    QTemporaryDir dir;
+    const CliRun run =
+        runParetune(QStringList{QStringLiteral("profile"), QStringLiteral(PARETUNE_SAMPLE_MODEL),
+                                QStringLiteral("--db"), dir.filePath(QStringLiteral("s.db")),
+                                QStringLiteral("--device"), QStringLiteral("cuda:7")});
+    QCOMPARE(run.exitCode, 2);
+    const QString err = QString::fromUtf8(run.err);
+    QVERIFY2(err.contains(QStringLiteral("cuda:7")), run.err.constData());
+    QVERIFY2(err.contains(QStringLiteral("CUDA device")), run.err.constData());
+    if (err.contains(QStringLiteral("CPU flavour"))) {
+        QVERIFY2(err.contains(QStringLiteral("scripts/install-deps --cuda")), run.err.constData());
+        QVERIFY2(err.contains(QStringLiteral("scripts/dev build-cuda")), run.err.constData());
+    } else {
+        QVERIFY2(err.contains(QStringLiteral("the CUDA flavour")), run.err.constData());
+    }
 }
 
 // The all-core device runs LibTorch's OpenMP threads: the program starts itself again with

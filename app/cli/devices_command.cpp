@@ -10,6 +10,7 @@
 #include "device/micro_benchmark.h"
 #include "device/nvml_energy.h"
 #include "paretune/config.h"
+#include "runtime/torch_runtime.h"
 #include "store/benchmark_drift.h"
 #include "store/graph_records.h"
 #include "store/sample_library.h"
@@ -105,8 +106,9 @@ struct Row {
     const Device* device;
     std::string fingerprint;
     std::optional<MicroBenchmark> bench;
-    const char* benchSource = nullptr; ///< "measured" / "modelled"
-    std::optional<DriftOutcome> drift; ///< measured vectors compared with the library's
+    const char* benchSource = nullptr;    ///< "measured" / "modelled"
+    std::optional<DriftOutcome> drift;    ///< measured vectors compared with the library's
+    std::optional<GpuMicroBenchmark> gpu; ///< a CUDA device's full figures, links included
 };
 
 /// "first benchmark (reference)", "within 15% of the reference", "drifted: … 3 samples stale".
@@ -221,7 +223,8 @@ void runDevices(const DevicesArguments& args) {
     }
     std::vector<Row> rows;
     for (const Device& d : inventory.devices) {
-        Row row{&d, deviceFingerprint(d, software), std::nullopt, nullptr, std::nullopt};
+        Row row{&d,          deviceFingerprint(d, software), std::nullopt, nullptr, std::nullopt,
+                std::nullopt};
         if (args.bench && d.isCpu()) {
             if (!args.json) {
                 std::fprintf(stderr, "benchmarking %s …\n", d.id.c_str());
@@ -241,6 +244,22 @@ void runDevices(const DevicesArguments& args) {
                 library->upsertDevice(deviceRecordOf(d));
                 row.drift = recordBenchmark(*library, row.fingerprint, *row.bench,
                                             args.driftPercent / 100.0);
+            }
+        } else if (args.bench && d.tag == DeviceTag::Real && d.cudaIndex >= 0) {
+            // The CUDA flavour's module measures the GPU; the CPU flavour says how to get it.
+            if (!args.json) {
+                std::fprintf(stderr, "benchmarking %s …\n", d.id.c_str());
+            }
+            try {
+                row.gpu = runGpuMicroBenchmark(d.cudaIndex, MicroBenchmarkOptions{true});
+                row.bench =
+                    MicroBenchmark{row.gpu->gemmGflops, row.gpu->memoryBwGbs, row.gpu->launchUs};
+                row.benchSource = "measured";
+                library->upsertDevice(deviceRecordOf(d));
+                row.drift = recordBenchmark(*library, row.fingerprint, *row.bench,
+                                            args.driftPercent / 100.0);
+            } catch (const std::runtime_error& e) { // InputError, TorchUnavailable
+                notes.push_back(d.id + ": micro-benchmark not run: " + e.what());
             }
         } else if (args.bench && d.tag == DeviceTag::Modelled) {
             row.bench = MicroBenchmark{d.peakGflops, d.memBwGbs};
@@ -310,6 +329,15 @@ void runDevices(const DevicesArguments& args) {
             } else {
                 entry["benchmark"] = nullptr;
             }
+            if (row.gpu) { // the GPU's measured link to the host, and its launch overhead
+                entry["benchmark"]["launch_us"] = row.gpu->launchUs;
+                entry["benchmark"]["link"] = {{"h2d_pinned_gbs", row.gpu->h2dPinnedGbs},
+                                              {"h2d_pageable_gbs", row.gpu->h2dPageableGbs},
+                                              {"d2h_pinned_gbs", row.gpu->d2hPinnedGbs},
+                                              {"d2h_pageable_gbs", row.gpu->d2hPageableGbs},
+                                              {"latency_us", row.gpu->linkLatencyUs},
+                                              {"source", "measured"}};
+            }
             devices.push_back(std::move(entry));
         }
         const nlohmann::json doc = {{"tool", "paretune"},
@@ -322,7 +350,10 @@ void runDevices(const DevicesArguments& args) {
                                       {"torch", software.torchVersion},
                                       {"blas", software.blas},
                                       {"cuda_runtime", software.cudaRuntime},
-                                      {"cuda_driver", software.cudaDriver}}},
+                                      {"cuda_driver", software.cudaDriver},
+                                      {"torch_cuda", software.torchCuda},
+                                      {"cudnn", software.cudnn},
+                                      {"torch_module", torchFlavourAdvice()}}},
                                     {"devices", devices},
                                     {"contention", contentionJson(contention)},
                                     {"nvml", nvmlJson},
@@ -384,6 +415,7 @@ void runDevices(const DevicesArguments& args) {
                 software.torchVersion.empty() ? "-" : software.torchVersion.c_str(),
                 software.blas.empty() ? "-" : software.blas.c_str(), software.cudaRuntime,
                 software.cudaDriver);
+    std::printf("LibTorch module: %s\n", torchFlavourAdvice().c_str());
     // Without a driver there are no GPUs to count energy on: say so, not why NVML is missing.
     std::printf("GPU energy: %s\n",
                 nvml ? ("NVML (" + std::to_string(nvml->deviceCount()) + " GPUs)").c_str()

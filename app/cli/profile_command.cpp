@@ -16,11 +16,13 @@
 #include "device/device_fingerprint.h"
 #include "graph/onnx_importer.h"
 #include "profile/library_profile.h"
+#include "runtime/torch_runtime.h"
 #include "store/sample_library.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -94,6 +96,13 @@ struct ProfileArguments {
 /// Largest model `profile --queue` stores in a job.
 constexpr std::uint64_t kMaxQueuedModelBytes = std::uint64_t{1} << 30;
 
+int cudaDeviceCount(const DeviceInventory& inventory) {
+    return static_cast<int>(
+        std::count_if(inventory.devices.begin(), inventory.devices.end(), [](const Device& d) {
+            return d.tag == DeviceTag::Real && d.cudaIndex >= 0;
+        }));
+}
+
 bool isFingerprint(const std::string& text) {
     return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
@@ -107,14 +116,26 @@ const Device& profiledDevice(const DeviceInventory& inventory, const std::string
         for (const Device& d : inventory.devices) {
             ids += (ids.empty() ? "" : ", ") + d.id;
         }
+        if (const std::string cuda = cudaDeviceRefusal(id, -1, cudaDeviceCount(inventory));
+            !cuda.empty()) {
+            throw InputError("--device " + cuda + " (known devices: " + ids + ")");
+        }
         throw InputError("--device " + id + ": no such device (known: " + ids + ")");
     }
     if (device->tag != DeviceTag::Real) {
         throw InputError("--device " + id + ": a modelled device is never profiled");
     }
+    if (device->cudaIndex >= 0) {
+        if (const std::string cuda =
+                cudaDeviceRefusal(id, device->cudaIndex, cudaDeviceCount(inventory));
+            !cuda.empty()) {
+            throw InputError("--device " + cuda);
+        }
+        return *device;
+    }
     if (!device->isCpu()) {
         throw InputError("--device " + id +
-                         ": profiling runs on CPU devices in this version (cpu, cpu:N)");
+                         ": profiling runs on CPU and CUDA devices (cpu, cpu:N, cuda:K)");
     }
     return *device;
 }
@@ -410,8 +431,8 @@ void addProfileCommand(CLI::App& app) {
         "profile", "Measure every operator of a model on a device and store the samples");
     cmd->add_option("model", args->model, "ONNX model file")->required();
     cmd->add_option("--device", args->device,
-                    "Device id: cpu or cpu:N (see paretune devices); with --queue also a device "
-                    "fingerprint")
+                    "Device id: cpu, cpu:N or (the CUDA flavour) cuda:K (see paretune devices); "
+                    "with --queue also a device fingerprint")
         ->required();
     cmd->add_option("--db", args->db,
                     "Sample library (default $XDG_DATA_HOME/paretune/samples.db)");

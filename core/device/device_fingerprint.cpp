@@ -4,6 +4,7 @@
 #include "common/sha256.h"
 #include "device/cuda_devices.h"
 #include "device/device.h"
+#include "runtime/torch_runtime.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,10 +47,25 @@ SoftwareStack readSoftwareStack() {
     SoftwareStack s;
     s.compiler = compilerName();
     s.torchVersion = PARETUNE_TORCH_VERSION;
+    // The LibTorch that measures is the module's: the CUDA flavour's module is another build of
+    // it against another LibTorch (its flavour file says which).
+    const std::optional<TorchModuleFlavour> flavour = torchModuleFlavour();
+    if (flavour && !flavour->libtorchVersion.empty()) {
+        s.torchVersion = flavour->libtorchVersion;
+    }
     s.blas = blasInUse();
     const CudaInventory cuda = discoverCudaDevices();
     s.cudaRuntime = cuda.runtimeVersion;
     s.cudaDriver = cuda.driverVersion;
+    if (!cuda.devices.empty() && flavour && flavour->cuda) {
+        try {
+            const TorchCudaInfo info = torchRuntime().cudaInfo();
+            s.torchCuda = info.cudaVersion;
+            s.cudnn = info.cudnnVersion;
+        } catch (const std::exception&) {
+            // No usable module: the fingerprint goes without them, as on a CPU-only build.
+        }
+    }
     return s;
 }
 
@@ -95,6 +111,10 @@ nlohmann::json deviceIdentity(const Device& device, const SoftwareStack& softwar
                                                std::to_string(device.computeMinor)}};
         softwareJson["cuda_runtime"] = software.cudaRuntime;
         softwareJson["cuda_driver"] = software.cudaDriver;
+        if (!software.torchCuda.empty()) { // the CUDA flavour: what LibTorch runs the GPU with
+            softwareJson["torch_cuda"] = software.torchCuda;
+            softwareJson["cudnn"] = software.cudnn;
+        }
     }
     identity["hardware"] = hardware;
     identity["software"] = softwareJson;

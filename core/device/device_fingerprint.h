@@ -13,10 +13,15 @@ struct Device;
 /// The software a device's measurements depend on. Read once per process.
 struct SoftwareStack {
     std::string compiler;         ///< e.g. "gcc 12.2.0"
-    std::string torchVersion;     ///< LibTorch version CMake found; empty when built without it
+    std::string torchVersion;     ///< LibTorch of the module (its flavour file, else the build's)
     std::string blas;             ///< resolved libblas.so.3 (Debian alternatives) or empty
     std::int32_t cudaRuntime = 0; ///< e.g. 13000; 0 without CUDA
     std::int32_t cudaDriver = 0;  ///< 0 without a driver
+    /// Where a CUDA device is attached and the LibTorch module is the CUDA flavour: the CUDA
+    /// LibTorch was built with ("13.2") and the cuDNN it loaded (92600), read from the module
+    /// (which is then loaded); empty / 0 elsewhere.
+    std::string torchCuda;
+    std::int32_t cudnn = 0;
 };
 
 /// This process's software stack (cached after the first call; never throws).

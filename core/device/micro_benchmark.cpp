@@ -73,6 +73,14 @@ std::string pinToCpu(std::int32_t cpu) {
 } // namespace
 
 MicroBenchmark runMicroBenchmark(const Device& device, const MicroBenchmarkOptions& options) {
+    if (device.tag == DeviceTag::Real && device.cudaIndex >= 0) {
+        const GpuMicroBenchmark gpu = runGpuMicroBenchmark(device.cudaIndex, options);
+        MicroBenchmark b;
+        b.gemmGflops = gpu.gemmGflops;
+        b.memoryBwGbs = gpu.memoryBwGbs;
+        b.dispatchUs = gpu.launchUs;
+        return b;
+    }
     if (!device.isCpu() || device.cpus.empty()) {
         throw InputError("device '" + device.id +
                          "': the micro-benchmark runs on real CPU devices only");

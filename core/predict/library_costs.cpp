@@ -28,11 +28,12 @@ LibraryCosts fillNodeCosts(CostTable& table, const Graph& graph, const DeviceCat
             continue;
         }
         const Device* device = inventory.find(id);
-        if (device == nullptr || !device->isCpu()) {
+        if (device == nullptr ||
+            !(device->isCpu() || (device->tag == DeviceTag::Real && device->cudaIndex >= 0))) {
             result.diagnostics.push_back({Diagnostic::Severity::Warning, "device-not-here",
                                           "device '" + id +
-                                              "' is not a CPU device of this machine: no "
-                                              "samples or predictions for it"});
+                                              "' is not a CPU or CUDA device of this machine: "
+                                              "no samples or predictions for it"});
             continue;
         }
         fingerprints[id] = deviceFingerprint(*device);

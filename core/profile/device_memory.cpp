@@ -3,6 +3,7 @@
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <array>
@@ -61,7 +62,11 @@ void countedDelete(void* data) {
 /// them.
 class CountingAllocator final : public c10::Allocator {
 public:
+#if TORCH_VERSION_MAJOR >= 2 // allocate() lost its const; copy_data() came (LibTorch 2.x)
+    c10::DataPtr allocate(std::size_t bytes) override {
+#else
     c10::DataPtr allocate(std::size_t bytes) const override {
+#endif
         c10::DataPtr inner = g_inner->allocate(bytes);
         const int slot = t_slot;
         if (slot < 0 || inner.get() == nullptr || inner.get() != inner.get_context()) {
@@ -82,7 +87,14 @@ public:
         }
         return {data, data, &countedDelete, c10::Device(c10::DeviceType::CPU)};
     }
-    c10::DeleterFnPtr raw_deleter() const override { return &countedDelete; }
+    c10::DeleterFnPtr raw_deleter() const override {
+        return &countedDelete;
+    }
+#if TORCH_VERSION_MAJOR >= 2
+    void copy_data(void* dest, const void* src, std::size_t count) const override {
+        default_copy_data(dest, src, count);
+    }
+#endif
 };
 
 void installOnce() {

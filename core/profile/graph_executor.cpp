@@ -6,6 +6,7 @@
 #include "runtime/torch_impl.h"
 
 #include "common/input_error.h"
+#include "cuda_support.h"
 #include "graph_program.h"
 
 #include <ATen/Context.h>
@@ -24,10 +25,10 @@ std::string torch_impl::libtorchVersion() {
 namespace detail {
 
 void requireCuda(const ExecutionDevice& device) {
-    if (device.isCuda() && !torch_impl::hasCuda()) {
-        throw InputError("device " + device.id +
-                         ": this build's LibTorch has no CUDA support, so CUDA devices cannot "
-                         "execute plans here (CPU devices can)");
+    if (device.isCuda()) {
+        if (const std::string why = cudaUnusable(device.cudaIndex); !why.empty()) {
+            throw InputError("device " + device.id + " cannot execute: " + why);
+        }
     }
 }
 

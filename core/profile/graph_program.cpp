@@ -208,6 +208,21 @@ void GraphProgram::applyFolded(int step, std::vector<at::Tensor>& inputs) const 
     }
 }
 
+void GraphProgram::moveTo(const c10::Device& device) {
+    for (at::Tensor& t : m_fixed) {
+        if (t.defined() && t.device() != device) {
+            t = t.to(device);
+        }
+    }
+    for (auto& folded : m_folded) {
+        for (auto& [index, value] : folded) {
+            if (value.defined() && value.device() != device) {
+                value = value.to(device);
+            }
+        }
+    }
+}
+
 std::vector<at::Tensor> GraphProgram::runSequential() const {
     std::vector<at::Tensor> live = m_fixed;
     std::vector<at::Tensor> inputs;

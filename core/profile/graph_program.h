@@ -39,6 +39,10 @@ public:
     /// FusedConv's folded weights); `inputs` are the step's node inputs, in order.
     void applyFolded(int step, std::vector<at::Tensor>& inputs) const;
 
+    /// Moves the fixed values (and folded weights) to `device`, so that runSequential() runs
+    /// there (a CUDA device: the whole model profiled on the GPU).
+    void moveTo(const c10::Device& device);
+
     /// One run in the calling thread, in step order; intermediates are freed after their last
     /// reader. Returns the values of graph.outputs (in that order).
     std::vector<at::Tensor> runSequential() const;

@@ -220,9 +220,14 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     if (device.tag != DeviceTag::Real) {
         throw InputError("device " + device.id + ": a modelled device is never profiled");
     }
-    if (!device.isCpu()) {
+    if (!device.isCpu() && device.cudaIndex < 0) {
         throw InputError("device " + device.id +
-                         ": profiling runs on CPU devices in this version (cpu, cpu:N)");
+                         ": profiling runs on CPU and CUDA devices (cpu, cpu:N, cuda:K)");
+    }
+    if (device.cudaIndex >= 0) { // the CUDA flavour's module, and the GPU attached
+        if (const std::string why = torchRuntime().cudaUnusable(device.cudaIndex); !why.empty()) {
+            throw InputError("device " + device.id + " cannot be profiled: " + why);
+        }
     }
     if (options.repeats < 0) {
         throw InputError("repeats must be positive");
@@ -267,8 +272,9 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
         }
         run.rows.push_back(row);
     }
-    profileOptions.measure.threads = static_cast<int>(device.cpus.size());
+    profileOptions.measure.threads = std::max(static_cast<int>(device.cpus.size()), 1);
     profileOptions.measure.cpuSet.assign(device.cpus.begin(), device.cpus.end());
+    profileOptions.measure.cudaIndex = device.cudaIndex; // -1 for a CPU device
     if (options.repeats > 0) {
         profileOptions.measure.minRepeats = options.repeats;
         profileOptions.measure.minMeasureMs = 0;
@@ -285,7 +291,7 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
             recordBenchmark(library, fingerprint, speed.before);
         }
     }
-    if (options.measureContention) {
+    if (options.measureContention && device.isCpu()) {
         run.contention =
             measureMissingContention(library, device, cpuDevices(cpuTopology()), {}, progress);
     }

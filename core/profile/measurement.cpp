@@ -90,11 +90,16 @@ int repeatsFor(double estimateUs, const MeasureOptions& options) {
 
 LatencyStats measureLatency(const std::function<void()>& run, const MeasureOptions& options) {
     using Clock = std::chrono::steady_clock;
-    auto timeOnce = [&run] {
+    return measureLatency(run, options, [](const std::function<void()>& once) {
         const auto start = Clock::now();
-        run();
+        once();
         return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-    };
+    });
+}
+
+LatencyStats measureLatency(const std::function<void()>& run, const MeasureOptions& options,
+                            const RunTimer& timer) {
+    auto timeOnce = [&run, &timer] { return timer(run); };
     std::vector<LatencyStats> rounds;
     const int roundCount = std::max(options.rounds, 1);
     std::vector<double> samples;

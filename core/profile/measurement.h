@@ -26,6 +26,9 @@ struct MeasureOptions {
     bool measureEnergy = true;   ///< read RAPL when readable
     double energyWindowMs = 200; ///< RAPL window per op (its counters update every ~1 ms)
     std::uint64_t seed = 0x5eed; ///< random inputs are reproducible
+    /// A CUDA device (its index): inputs live there and runs are timed with CUDA events on its
+    /// current stream; -1: the CPU, timed with the steady clock.
+    int cudaIndex = -1;
 };
 
 /// Robust summary of one set of timings (microseconds).
@@ -55,6 +58,14 @@ LatencyStats combineRounds(const std::vector<LatencyStats>& rounds);
 /// warm-up, adaptive repeat count, MAD rejection, median of rounds. `run` may throw; the
 /// exception propagates.
 LatencyStats measureLatency(const std::function<void()>& run, const MeasureOptions& options);
+
+/// Times one call of the function it is given, in microseconds: the steady clock around it on
+/// the CPU, CUDA events around it on a GPU's stream (the LibTorch module's timer).
+using RunTimer = std::function<double(const std::function<void()>&)>;
+
+/// measureLatency with another timer for each run (warm-up runs included).
+LatencyStats measureLatency(const std::function<void()>& run, const MeasureOptions& options,
+                            const RunTimer& timer);
 
 /// Number of timed repeats for one round given one run's estimated duration.
 int repeatsFor(double estimateUs, const MeasureOptions& options);

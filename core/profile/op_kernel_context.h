@@ -45,8 +45,9 @@ using Kernel = std::function<Tensors(const Context&)>;
 /// Kernels by ONNX operator type (the default domain).
 using KernelTable = std::unordered_map<std::string, Kernel>;
 
+/// The values of a shape-like input (read on the host: the tensor may live on a GPU).
 inline Ints toInts(const at::Tensor& t) {
-    const at::Tensor c = t.to(at::kLong).contiguous();
+    const at::Tensor c = t.to(at::kCPU).to(at::kLong).contiguous();
     const auto* p = c.data_ptr<std::int64_t>();
     return Ints(p, p + c.numel());
 }

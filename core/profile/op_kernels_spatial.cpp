@@ -273,7 +273,7 @@ at::Tensor resize(const Context& c) {
     if (c.opset() >= 11 && c.has(3) && c.in[3].numel() > 0) {
         out = toInts(c.in[3]);
     } else if (c.has(scalesIndex) && c.in[scalesIndex].numel() > 0) {
-        const at::Tensor given = c.in[scalesIndex].to(at::kDouble).contiguous();
+        const at::Tensor given = c.in[scalesIndex].to(at::kCPU).to(at::kDouble).contiguous();
         scales.assign(given.data_ptr<double>(), given.data_ptr<double>() + given.numel());
         for (std::size_t i = 0; i < scales.size(); ++i) {
             out.push_back(static_cast<std::int64_t>(

@@ -5,6 +5,8 @@
 #include "common/input_error.h"
 #include "common/progress.h"
 #include "cpu_affinity.h"
+#include "cuda_support.h"
+#include "device/nvml_energy.h"
 #include "device_memory.h"
 #include "graph_program.h"
 #include "op_kernels.h"
@@ -17,6 +19,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -85,6 +90,54 @@ std::optional<double> energyPerRun(const RaplEnergy& meter, double idlePowerW, d
     return std::max(active, 0.0) / runs;
 }
 
+/// NVML for the calling thread (NvmlEnergy is one per thread), opened on first use, and the
+/// GPU's idle power measured then from its energy counter over 300 ms; null without NVML.
+const NvmlEnergy* threadNvml(int cudaIndex, double* idleW) {
+    thread_local std::unique_ptr<NvmlEnergy> nvml = NvmlEnergy::open();
+    thread_local std::map<int, double> idle;
+    if (!nvml || !nvml->totalEnergyMj(cudaIndex)) {
+        return nullptr;
+    }
+    if (!idle.count(cudaIndex)) {
+        const auto before = nvml->totalEnergyMj(cudaIndex);
+        const auto start = Clock::now();
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const auto after = nvml->totalEnergyMj(cudaIndex);
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        idle[cudaIndex] = before && after && seconds > 0
+                              ? static_cast<double>(*after - *before) / 1e3 / seconds
+                              : 0.0;
+    }
+    *idleW = idle[cudaIndex];
+    return nvml.get();
+}
+
+/// Energy of one call of `run` on a GPU from NVML's total-energy counter (mJ, updated by the
+/// driver): runs it for at least `windowMs`, waits for the device, subtracts the idle power
+/// over the same time, divides by the number of runs. In µJ.
+std::optional<double> gpuEnergyPerRun(const NvmlEnergy& nvml, int cudaIndex, double idleW,
+                                      double windowMs, const std::function<void()>& run) {
+    detail::synchronizeCuda(cudaIndex);
+    const auto before = nvml.totalEnergyMj(cudaIndex);
+    const auto start = Clock::now();
+    int runs = 0;
+    while (std::chrono::duration<double, std::milli>(Clock::now() - start).count() < windowMs ||
+           runs == 0) {
+        run();
+        if (++runs % 64 == 0) {
+            detail::synchronizeCuda(cudaIndex); // the clock follows the GPU, not the queue
+        }
+    }
+    detail::synchronizeCuda(cudaIndex);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto after = nvml.totalEnergyMj(cudaIndex);
+    if (!before || !after) {
+        return std::nullopt;
+    }
+    const double active = static_cast<double>(*after - *before) * 1e3 - idleW * seconds * 1e6;
+    return std::max(active, 0.0) / runs;
+}
+
 double idlePower(const RaplEnergy& meter) {
     const auto before = meter.read();
     const auto start = Clock::now();
@@ -119,7 +172,22 @@ struct OpRunner::Impl {
         status = s;
         message = where() + ": " + why;
     }
+    int placedOn = -1; ///< the CUDA device the inputs were moved to, -1: the host
+
     std::vector<at::Tensor> execute() const { return detail::executeNode(*graph, node, inputs); }
+    /// Inputs on the CUDA device (once; a runner measures on one device).
+    void placeOn(int cudaIndex) {
+        if (placedOn == cudaIndex) {
+            return;
+        }
+        const c10::Device gpu(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(cudaIndex));
+        for (at::Tensor& t : inputs) {
+            if (t.defined()) {
+                t = t.to(gpu);
+            }
+        }
+        placedOn = cudaIndex;
+    }
     /// Compares the outputs with the graph's static output shapes; empty when they agree.
     std::string checkOutputs(const std::vector<at::Tensor>& outs) const {
         const auto ids = graph->nodeOutputs.row(node);
@@ -235,7 +303,20 @@ OpProfile OpRunner::measure(const MeasureOptions& options) {
     }
     ThreadScope scope(options.threads, options.cpuSet);
     p.threads = at::get_num_threads();
+    const int gpu = options.cudaIndex;
+    std::optional<detail::CudaDeviceScope> onGpu;
+    if (gpu >= 0) {
+        if (const std::string why = detail::cudaUnusable(gpu); !why.empty()) {
+            p.status = ProfileStatus::Failed;
+            p.message = d->where() + ": " + why;
+            return p;
+        }
+    }
     try {
+        if (gpu >= 0) {
+            onGpu.emplace(gpu);
+            d->placeOn(gpu);
+        }
         // First run: also the shape check. A kernel that computes something else than the
         // graph says is not timed.
         std::vector<at::Tensor> outs = d->execute();
@@ -251,12 +332,39 @@ OpProfile OpRunner::measure(const MeasureOptions& options) {
             p.memory.outputBytes += sharesStorage(t, d->inputs) ? 0 : bytesOf(t);
         }
         outs.clear();
-        const std::int64_t allocated = probeAllocations([this] { d->execute(); });
+        std::int64_t allocated = -1;
+        if (gpu >= 0) {
+            // LibTorch's caching allocator on the GPU: the most its tensors and workspaces held
+            // at once during one run, beyond what was allocated before it.
+            detail::synchronizeCuda(gpu);
+            const std::int64_t before = detail::cudaAllocatedBytes(gpu);
+            detail::resetCudaPeak(gpu);
+            d->execute();
+            detail::synchronizeCuda(gpu);
+            allocated = std::max<std::int64_t>(detail::cudaPeakBytes(gpu) - before, 0);
+        } else {
+            allocated = probeAllocations([this] { d->execute(); });
+        }
         if (allocated >= 0) {
             p.memory.workspaceBytes = std::max<std::int64_t>(allocated - p.memory.outputBytes, 0);
         }
         p.memory.peakBytes = p.memory.inputBytes + std::max(allocated, p.memory.outputBytes);
 
+        if (gpu >= 0) {
+            p.latency = measureLatency(
+                [this] { d->execute(); }, options,
+                [gpu](const std::function<void()>& run) { return detail::timeOnCudaUs(gpu, run); });
+            double idleW = 0.0;
+            const NvmlEnergy* nvml = options.measureEnergy ? threadNvml(gpu, &idleW) : nullptr;
+            if (nvml) {
+                if (auto e = gpuEnergyPerRun(*nvml, gpu, idleW, options.energyWindowMs,
+                                             [this] { d->execute(); })) {
+                    p.energyUj = *e;
+                    p.energySource = "nvml";
+                }
+            }
+            return p;
+        }
         p.latency = measureLatency([this] { d->execute(); }, options);
 
         if (d->meter && options.measureEnergy) {
@@ -301,7 +409,7 @@ ProfileResult torch_impl::profileModel(const Graph& graph, const ProfileOptions&
     result.cpuSet = options.measure.cpuSet;
 
     std::optional<RaplEnergy> meter;
-    if (options.measure.measureEnergy) {
+    if (options.measure.measureEnergy && options.measure.cudaIndex < 0) {
         meter = RaplEnergy::open();
     }
     if (meter) {
@@ -376,6 +484,11 @@ ProfileResult torch_impl::profileModel(const Graph& graph, const ProfileOptions&
         finish(id);
     }
 
+    if (options.measure.cudaIndex >= 0 &&
+        std::any_of(result.nodes.begin(), result.nodes.end(),
+                    [](const auto& entry) { return entry.second.energySource == "nvml"; })) {
+        result.energySource = "nvml"; // the GPU's total-energy counter, idle power subtracted
+    }
     WholeModelResult& whole = result.wholeModel;
     for (const auto& [id, p] : result.nodes) {
         if (p.status == ProfileStatus::Ok) {
@@ -391,11 +504,23 @@ ProfileResult torch_impl::profileModel(const Graph& graph, const ProfileOptions&
             }
             const int unsupported = result.count(ProfileStatus::Unsupported);
             try {
-                const detail::GraphProgram program(graph, {}, options.measure.seed);
+                detail::GraphProgram program(graph, {}, options.measure.seed);
                 whole.nodesExecuted = static_cast<int>(program.steps().size());
+                const int gpu = options.measure.cudaIndex;
+                std::optional<detail::CudaDeviceScope> onGpu;
+                if (gpu >= 0) { // the whole model on the GPU, timed with events as its nodes
+                    onGpu.emplace(gpu);
+                    program.moveTo(
+                        c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(gpu)));
+                }
                 program.runSequential();
                 whole.endToEnd =
-                    measureLatency([&program] { program.runSequential(); }, options.measure);
+                    gpu >= 0
+                        ? measureLatency([&program] { program.runSequential(); }, options.measure,
+                                         [gpu](const std::function<void()>& run) {
+                                             return detail::timeOnCudaUs(gpu, run);
+                                         })
+                        : measureLatency([&program] { program.runSequential(); }, options.measure);
                 whole.status = ProfileStatus::Ok;
                 if (whole.endToEnd.medianUs > 0) {
                     whole.ratio = whole.sumOfOpsUs / whole.endToEnd.medianUs;

@@ -7,10 +7,9 @@
 
 #include "common/input_error.h"
 #include "cpu_affinity.h"
+#include "cuda_support.h"
 #include "device_memory.h"
 #include "graph_program.h"
-
-#include <ATen/detail/CUDAHooksInterface.h>
 
 #include <algorithm>
 #include <atomic>
@@ -79,9 +78,13 @@ struct PlanState {
         std::unique_ptr<detail::ThreadScope> scope;
         const detail::DeviceMemoryCounters::ThreadTag tag(*memory,
                                                           static_cast<std::size_t>(device));
+        std::unique_ptr<detail::CudaDeviceScope> gpu; // a GPU's thread launches on its stream
         std::exception_ptr setupError;
         try {
             scope = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus, false);
+            if (dev.isCuda()) {
+                gpu = std::make_unique<detail::CudaDeviceScope>(dev.cudaIndex);
+            }
         } catch (...) {
             setupError = std::current_exception();
         }
@@ -135,13 +138,15 @@ struct PlanState {
                 program->applyFolded(static_cast<int>(step), inputs);
                 for (at::Tensor& value : inputs) { // folded weights are made on the host
                     if (value.defined() && value.device() != target) {
-                        value = value.to(target);
+                        value = detail::copyAcross(value, target);
                     }
                 }
                 const auto begin = Clock::now();
                 std::vector<at::Tensor> outs = detail::runStep(graph, id, inputs);
                 if (devices[dv].isCuda()) {
-                    at::detail::getCUDAHooks().deviceSynchronize(devices[dv].cudaIndex);
+                    // The node's end is when its kernels have run, not when they were queued:
+                    // the device's stream is waited for (copies to it were queued before them).
+                    detail::synchronizeCuda(devices[dv].cudaIndex);
                 }
                 const auto end = Clock::now();
                 record.copyUs = microsecondsBetween(copyBegin, begin);
@@ -218,8 +223,10 @@ struct PlanState {
         if (!slot.defined()) {
             const at::Tensor& source = values[ti * D + static_cast<std::size_t>(home[ti])];
             // Across devices the tensor is copied, as a runtime would: to the other device's
-            // memory, or for two CPU core sets into a buffer the consumer owns.
-            slot = source.device() == target ? source.clone() : source.to(target);
+            // memory (host to GPU through a pinned buffer and an asynchronous copy on the GPU's
+            // stream, GPU to host into a pinned buffer the consumer reads after the copy's
+            // event), or for two CPU core sets into a buffer the consumer owns.
+            slot = detail::copyAcross(source, target);
         }
         return slot;
     }
@@ -357,12 +364,14 @@ TorchPlanExecutor::TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDe
         const ExecutionDevice& ed = d->devices[static_cast<std::size_t>(dev)];
         auto& fixed = d->fixedOn[static_cast<std::size_t>(dev)];
         fixed = program.fixed();
-        if (ed.isCuda()) {
+        if (ed.isCuda()) { // weights are resident on the GPU before the runs, as deployed
+            const detail::CudaDeviceScope scope(ed.cudaIndex);
             for (at::Tensor& t : fixed) {
                 if (t.defined()) {
                     t = t.to(detail::torchDevice(ed));
                 }
             }
+            detail::synchronizeCuda(ed.cudaIndex);
         }
     }
     // The bytes of the fixed tensors each device's steps read (each tensor once per device).
@@ -438,6 +447,16 @@ PlanRun TorchPlanExecutor::run(bool collectOutputs) {
         d->running = 0;
         d->busyWorkers = static_cast<int>(D);
         d->memory->resetPeaks();
+        // A GPU's memory is LibTorch's caching allocator's: what its tensors hold beyond the
+        // resident weights, at the most during the run.
+        std::vector<std::int64_t> gpuBaseline(D, 0);
+        for (std::size_t dv = 0; dv < D; ++dv) {
+            if (d->devices[dv].isCuda()) {
+                detail::synchronizeCuda(d->devices[dv].cudaIndex);
+                gpuBaseline[dv] = detail::cudaAllocatedBytes(d->devices[dv].cudaIndex);
+                detail::resetCudaPeak(d->devices[dv].cudaIndex);
+            }
+        }
         d->start = Clock::now();
         ++d->generation;
         d->wake.notify_all();
@@ -454,7 +473,11 @@ PlanRun TorchPlanExecutor::run(bool collectOutputs) {
         d->runs = {};
         if (d->memory->valid()) {
             for (std::size_t dv = 0; dv < D; ++dv) {
-                result.peakBytes.push_back(static_cast<double>(d->memory->peakBytes(dv)));
+                const ExecutionDevice& ed = d->devices[dv];
+                result.peakBytes.push_back(static_cast<double>(
+                    ed.isCuda() ? std::max<std::int64_t>(
+                                      detail::cudaPeakBytes(ed.cudaIndex) - gpuBaseline[dv], 0)
+                                : d->memory->peakBytes(dv)));
             }
             result.weightBytes = d->weightBytes;
         }

@@ -19,6 +19,7 @@
 #include "plan/simulator.h"
 #include "predict/device_resources.h"
 #include "rapl_energy.h"
+#include "runtime/torch_runtime.h"
 #include "search/baselines.h"
 #include "search/pareto_search.h"
 #include "search/plans_file.h"
@@ -172,8 +173,18 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
                          bundledCatalogText("cpu_cores.json") + ")");
     }
     if (!absent.empty()) {
+        std::string cuda; // a GPU the plan names: say which flavour is here and how to get CUDA
+        for (const std::string& id : deviceIds) {
+            if (id.rfind("cuda:", 0) == 0 && !inventory.find(id)) {
+                const auto gpus = std::count_if(
+                    inventory.devices.begin(), inventory.devices.end(),
+                    [](const Device& d) { return d.tag == DeviceTag::Real && d.cudaIndex >= 0; });
+                cuda = "; " + cudaDeviceRefusal(id, -1, static_cast<int>(gpus));
+                break;
+            }
+        }
         throw InputError(plan.label + " uses devices this machine does not have: " + absent +
-                         " (see paretune devices)");
+                         " (see paretune devices)" + cuda);
     }
     PreparedPlan prepared;
     prepared.plan = &plan;

@@ -7,10 +7,12 @@
 #include "device/device_fingerprint.h"
 #include "graph/onnx_importer.h"
 #include "library_profile.h"
+#include "runtime/torch_runtime.h"
 #include "store/sample_library.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -36,6 +38,14 @@ const Device& workerDevice(const DeviceInventory& inventory, const std::string& 
         std::string ids;
         for (const Device& d : inventory.devices) {
             ids += (ids.empty() ? "" : ", ") + d.id;
+        }
+        const auto gpus =
+            std::count_if(inventory.devices.begin(), inventory.devices.end(), [](const Device& d) {
+                return d.tag == DeviceTag::Real && d.cudaIndex >= 0;
+            });
+        if (const std::string cuda = cudaDeviceRefusal(id, -1, static_cast<int>(gpus));
+            !cuda.empty()) {
+            throw InputError::forSetting("device", cuda + " (known devices: " + ids + ")");
         }
         throw InputError::forSetting("device", id + ": no such device (known: " + ids + ")");
     }

@@ -25,6 +25,10 @@ bool torchHasCuda() {
     return torchRuntime().hasCuda();
 }
 
+GpuMicroBenchmark runGpuMicroBenchmark(int cudaIndex, const MicroBenchmarkOptions& options) {
+    return torchRuntime().gpuMicroBenchmark(cudaIndex, options.quick);
+}
+
 ExecutionDevice executionDeviceFor(const Device& device) {
     ExecutionDevice e;
     e.id = device.id;
@@ -39,10 +43,8 @@ ExecutionDevice executionDeviceFor(const Device& device) {
     }
     if (device.cudaIndex >= 0) {
         e.cudaIndex = device.cudaIndex;
-        if (!torchHasCuda()) {
-            throw InputError("device " + device.id +
-                             ": this build's LibTorch has no CUDA support, so CUDA devices "
-                             "cannot execute plans here (CPU devices can)");
+        if (const std::string why = torchRuntime().cudaUnusable(device.cudaIndex); !why.empty()) {
+            throw InputError("device " + device.id + " cannot execute plans: " + why);
         }
         return e;
     }

@@ -2,8 +2,8 @@
 #pragma once
 // Inside the LibTorch module only: the implementations behind TorchRuntime, defined in the
 // files that include LibTorch (profile/op_runner.cpp, profile/graph_executor.cpp,
-// profile/plan_executor.cpp, profile/dispatch_overhead.cpp, predict/torch_predictor_training.cpp,
-// predict/torch_predictor_record.cpp).
+// profile/plan_executor.cpp, profile/dispatch_overhead.cpp, profile/cuda_support.cpp,
+// predict/torch_predictor_training.cpp, predict/torch_predictor_record.cpp).
 #include "runtime/torch_runtime.h"
 
 namespace paretune::torch_impl {
@@ -18,6 +18,9 @@ planExecutor(const Graph& graph, std::vector<ExecutionDevice> devices,
              std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
              const NamedTensors& inputs, const ExecuteOptions& options);
 double dispatchOverheadUs(const std::vector<int>& cpus);
+TorchCudaInfo cudaInfo();
+std::string cudaUnusable(int cudaIndex);
+GpuMicroBenchmark gpuMicroBenchmark(int cudaIndex, bool quick);
 std::unique_ptr<PredictorEngine> trainPredictor(const PredictorDataset& dataset,
                                                 std::span<const std::size_t> rows,
                                                 const PredictorOptions& options,

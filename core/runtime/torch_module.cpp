@@ -30,6 +30,13 @@ public:
     double dispatchOverheadUs(const std::vector<int>& cpus) const override {
         return torch_impl::dispatchOverheadUs(cpus);
     }
+    TorchCudaInfo cudaInfo() const override { return torch_impl::cudaInfo(); }
+    std::string cudaUnusable(int cudaIndex) const override {
+        return torch_impl::cudaUnusable(cudaIndex);
+    }
+    GpuMicroBenchmark gpuMicroBenchmark(int cudaIndex, bool quick) const override {
+        return torch_impl::gpuMicroBenchmark(cudaIndex, quick);
+    }
     std::unique_ptr<PredictorEngine>
     trainPredictor(const PredictorDataset& dataset, std::span<const std::size_t> rows,
                    const PredictorOptions& options,

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <system_error>
 
@@ -106,6 +107,69 @@ const TorchRuntime& torchRuntime() {
 
 bool torchRuntimeLoaded() {
     return g_runtime.load(std::memory_order_acquire) != nullptr;
+}
+
+std::optional<TorchModuleFlavour> torchModuleFlavour() {
+#if PARETUNE_WITH_TORCH
+    for (const fs::path& path : candidates()) {
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec)) {
+            continue;
+        }
+        TorchModuleFlavour flavour;
+        flavour.modulePath = path.string();
+        std::ifstream in(path.parent_path() / "libparetune-torch.flavour");
+        std::string key;
+        std::string value;
+        while (in >> key >> value) {
+            if (key == "libtorch") {
+                flavour.libtorchVersion = value;
+            } else if (key == "cuda") {
+                flavour.cuda = value == "1";
+            }
+        }
+        return flavour;
+    }
+#endif
+    return std::nullopt;
+}
+
+std::string torchFlavourAdvice() {
+    const std::string how =
+        "the CUDA flavour is built with `scripts/install-deps --cuda` and `scripts/dev "
+        "build-cuda` (or against an existing PyTorch: README, \"CUDA flavour\") and chosen with "
+        "PARETUNE_TORCH_MODULE=build/cuda/lib/paretune/libparetune-torch.so";
+    const std::optional<TorchModuleFlavour> flavour = torchModuleFlavour();
+    if (!flavour) {
+        return "this Paretune has no LibTorch module; " + how;
+    }
+    const std::string version =
+        flavour->libtorchVersion.empty() ? std::string() : " " + flavour->libtorchVersion;
+    if (!flavour->cuda) {
+        return "this Paretune's LibTorch module is the CPU flavour (LibTorch" + version +
+               " without CUDA, " + flavour->modulePath + "); " + how;
+    }
+    return "this Paretune's LibTorch module is the CUDA flavour (LibTorch" + version + ", " +
+           flavour->modulePath + ")";
+}
+
+std::string cudaDeviceRefusal(const std::string& id, int cudaIndex, int cudaDevices) {
+    if (id.rfind("cuda:", 0) != 0 && cudaIndex < 0) {
+        return {};
+    }
+    const std::optional<TorchModuleFlavour> flavour = torchModuleFlavour();
+    const bool attached = cudaIndex >= 0 && cudaIndex < cudaDevices;
+    if (attached && flavour && flavour->cuda) {
+        return {};
+    }
+    const std::string here =
+        cudaDevices == 0 ? "this machine has no CUDA device"
+        : cudaDevices == 1
+            ? "this machine has 1 CUDA device (cuda:0)"
+            : "this machine has " + std::to_string(cudaDevices) +
+                  " CUDA devices (cuda:0..cuda:" + std::to_string(cudaDevices - 1) + ")";
+    return id + ": " + (attached ? "" : "no such device here; ") + here + "; " +
+           torchFlavourAdvice();
 }
 
 } // namespace paretune

@@ -9,6 +9,7 @@
 // PerformancePredictor, measureDispatchOverheadUs, torchHasCuda); their core definitions call
 // through torchRuntime(). Only core/runtime/torch_module.cpp and the LibTorch files implement
 // this interface.
+#include "device/micro_benchmark.h"
 #include "graph/graph.h"
 #include "predict/performance_predictor.h"
 #include "profile/graph_executor.h"
@@ -16,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -25,6 +27,14 @@ namespace paretune {
 
 struct Progress;
 struct PredictorRecord;
+
+/// The CUDA side of the loaded module's LibTorch.
+struct TorchCudaInfo {
+    bool built = false;      ///< the module was compiled against a LibTorch with CUDA
+    std::string cudaVersion; ///< the CUDA LibTorch was built with, e.g. "13.2"; empty without
+    int cudnnVersion = 0;    ///< the cuDNN LibTorch loaded, e.g. 92600; 0 when none
+    int deviceCount = 0;     ///< CUDA devices LibTorch sees (0 without a driver or a GPU)
+};
 
 /// What the module provides. The object lives as long as the process; its functions may be
 /// called from any thread. Failures are InputError for unusable input, other std::exceptions
@@ -46,6 +56,10 @@ public:
                  std::vector<std::int32_t> nodeDevice, std::vector<NodeId> order,
                  const NamedTensors& inputs, const ExecuteOptions& options) const = 0;
     virtual double dispatchOverheadUs(const std::vector<int>& cpus) const = 0;
+    virtual TorchCudaInfo cudaInfo() const = 0;
+    /// Empty when LibTorch can run on CUDA device `cudaIndex`; else why not (names the flavour).
+    virtual std::string cudaUnusable(int cudaIndex) const = 0;
+    virtual GpuMicroBenchmark gpuMicroBenchmark(int cudaIndex, bool quick) const = 0;
 
     virtual std::unique_ptr<PredictorEngine>
     trainPredictor(const PredictorDataset& dataset, std::span<const std::size_t> rows,
@@ -72,9 +86,29 @@ const TorchRuntime& torchRuntime();
 /// True once torchRuntime() has loaded the module in this process (never loads it).
 bool torchRuntimeLoaded();
 
+/// What the build wrote beside the module (libparetune-torch.flavour): the LibTorch version it
+/// was compiled against and whether that LibTorch has CUDA. Read without loading LibTorch, from
+/// the module torchRuntime() would load first; none when no module or no such file is found.
+struct TorchModuleFlavour {
+    std::string modulePath;
+    std::string libtorchVersion; ///< e.g. "1.13.1", "2.15.0"
+    bool cuda = false;
+};
+std::optional<TorchModuleFlavour> torchModuleFlavour();
+
+/// One sentence for messages that refuse a CUDA device: which flavour this Paretune's LibTorch
+/// module is, and how to get the CUDA one (`scripts/install-deps --cuda`, `scripts/dev
+/// build-cuda`, PARETUNE_TORCH_MODULE). Never loads LibTorch.
+std::string torchFlavourAdvice();
+
+/// The message for a `--device cuda:K` that cannot be profiled or executed on: `id` with how many
+/// CUDA devices this machine has (`cudaDevices`, from discovery) and torchFlavourAdvice(). Empty
+/// when `id` is not a CUDA id, or names an attached device and the module is the CUDA flavour.
+std::string cudaDeviceRefusal(const std::string& id, int cudaIndex, int cudaDevices);
+
 /// The ABI the module and its loader must agree on; raised when TorchRuntime or a type it
 /// passes changes layout.
-inline constexpr std::uint32_t kTorchRuntimeAbi = 1;
+inline constexpr std::uint32_t kTorchRuntimeAbi = 2;
 
 } // namespace paretune
 
