@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+165"/>
+        <location filename="../widgets/planjobs.cpp" line="+166"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -411,14 +411,24 @@ Double-click to expand</source>
 双击展开</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+86"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+97"/>
         <source>Fusion group %1: runs as one node</source>
         <translation>融合组 %1：作为一个节点运行</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+37"/>
+        <source>%1 runs in %2 (its inputs converted, its output back to fp32)</source>
+        <translation>%1 以 %2 运行（输入先转换，输出转换回 fp32）</translation>
+    </message>
+    <message>
+        <location line="+33"/>
         <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; fusion group, run as one node (%2 in this plan)</source>
         <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; 融合组，作为一个节点运行（本方案中 %2 个）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#8943;&lt;/span&gt; node in a lower precision (%2 in this plan)</source>
+        <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#8943;&lt;/span&gt; 以较低精度运行的节点（本方案中 %2 个）</translation>
     </message>
     <message>
         <location line="+24"/>
@@ -876,17 +886,19 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+54"/>
+        <location line="+56"/>
+        <location line="+31"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location line="-54"/>
+        <location line="-87"/>
+        <location line="+56"/>
         <source>Latency</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-56"/>
         <source>Energy</source>
         <translation>能耗</translation>
     </message>
@@ -897,12 +909,13 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+0"/>
-        <location line="+54"/>
+        <location line="+57"/>
+        <location line="+30"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location line="-48"/>
+        <location line="-81"/>
         <source> (plan)</source>
         <translation>（方案）</translation>
     </message>
@@ -912,7 +925,32 @@ Double-click to expand</source>
         <translation>此设备不支持</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+31"/>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Precision variants</source>
+        <translation>精度变体</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The node in a lower precision, its conversions included; the deviation is how much running it so moves the model&apos;s outputs from fp32 (relative L2 error, measured one node at a time on random inputs: accuracy on real data may differ).</source>
+        <translation>以较低精度运行的该节点（含其转换）；偏差是这样运行使模型输出偏离 fp32 的程度（相对 L2 误差，逐个节点在随机输入上测得：真实数据上的精度可能不同）。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Output deviation</source>
+        <translation>输出偏差</translation>
+    </message>
+    <message>
+        <location line="+23"/>
         <source>Fusion group</source>
         <translation>融合组</translation>
     </message>
@@ -958,7 +996,7 @@ Double-click to expand</source>
     <message>
         <location filename="../widgets/nodetablemodel.cpp" line="+93"/>
         <location line="+4"/>
-        <location line="+139"/>
+        <location line="+147"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
@@ -999,28 +1037,28 @@ Double-click to expand</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location line="-93"/>
-        <location line="+103"/>
+        <location line="-101"/>
+        <location line="+111"/>
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
     </message>
     <message>
-        <location line="-138"/>
+        <location line="-146"/>
         <source>Median latency measured on %1 (sample library)</source>
         <translation>在 %1 上实测的延迟中位数（样本库）</translation>
     </message>
     <message>
-        <location line="+267"/>
+        <location line="+275"/>
         <source> (unknown op)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location line="-268"/>
+        <location line="-276"/>
         <source>Measured on %1</source>
         <translation>在 %1 上实测</translation>
     </message>
     <message>
-        <location line="+193"/>
+        <location line="+201"/>
         <location line="+8"/>
         <source>compute</source>
         <translation>计算</translation>
@@ -1119,7 +1157,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::ParetoPlot</name>
     <message>
-        <location filename="../widgets/objectivetexts.cpp" line="+21"/>
+        <location filename="../widgets/objectivetexts.cpp" line="+22"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
@@ -1179,7 +1217,7 @@ Double-click to expand</source>
         <translation>峰值内存（MiB）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>accuracy loss</source>
         <translation>精度损失</translation>
     </message>
@@ -1531,7 +1569,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>性能分析</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+40"/>
         <source>Profiling needs LibTorch, which this build does not include.</source>
         <translation>性能分析需要 LibTorch，而此构建不包含它。</translation>
     </message>
@@ -2369,7 +2407,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-74"/>
+        <location filename="../widgets/planjobs.cpp" line="-75"/>
         <source>validating the plan</source>
         <translation>验证方案</translation>
     </message>
