@@ -81,7 +81,7 @@ void printAccuracy(const PlanValidation& report) {
         measured, sizeof measured, "%.3f %% rel. L2, cosine >= %.6f%s", a.deviationPct, a.minCosine,
         a.top1Agreement ? (", top-1 " + fixed(*a.top1Agreement * 100.0) + " %").c_str() : "");
     const std::string estimated =
-        a.estimatedPct ? fixed(*a.estimatedPct) + " % (sensitivity table, estimated)" : "-";
+        a.estimatedPct ? fixed(*a.estimatedPct) + " % (estimated: sensitivity table)" : "-";
     std::printf("%-10s %-42s %-48s %s\n", "Accuracy", measured, estimated.c_str(),
                 a.errorPoints ? (fixed(*a.errorPoints) + " pts").c_str() : "-");
     std::printf("  on %d %s%s\n", a.sets,

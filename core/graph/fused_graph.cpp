@@ -168,26 +168,6 @@ FusedNode fusedLayerNorm(const Graph& g, const FusionGroup& group) {
     return fused;
 }
 
-/// Appends a node to a graph being built in topological order: its attributes sorted by name,
-/// its rows of inputs, outputs and captured inputs, its outputs' producer.
-NodeId appendNode(Graph& g, Node node, std::span<const TensorId> ins,
-                  std::span<const TensorId> outs, std::span<const TensorId> captured) {
-    const auto id = static_cast<NodeId>(g.nodes.size());
-    std::sort(node.attributes.begin(), node.attributes.end(),
-              [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
-    g.nodes.push_back(std::move(node));
-    g.nodeInputs.appendRow(ins);
-    g.nodeOutputs.appendRow(outs);
-    g.capturedInputs.appendRow(captured);
-    for (const TensorId t : outs) {
-        if (t != kNone) {
-            g.tensors[static_cast<std::size_t>(t)].producer = id;
-        }
-    }
-    g.topologicalOrder.push_back(id);
-    return id;
-}
-
 FusedNode fusedNodeOf(const Graph& g, const FusionGroup& group) {
     const bool gemm = nodeAt(g, group.members[0]).opType == "Gemm";
     return group.kind == FusionKind::Conv     ? fusedConv(g, group)

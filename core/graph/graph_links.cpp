@@ -53,4 +53,22 @@ void linkGraph(Graph& g) {
     g.fingerprint = modelFingerprint(g);
 }
 
+NodeId appendNode(Graph& g, Node node, std::span<const TensorId> ins,
+                  std::span<const TensorId> outs, std::span<const TensorId> captured) {
+    const auto id = static_cast<NodeId>(g.nodes.size());
+    std::sort(node.attributes.begin(), node.attributes.end(),
+              [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
+    g.nodes.push_back(std::move(node));
+    g.nodeInputs.appendRow(ins);
+    g.nodeOutputs.appendRow(outs);
+    g.capturedInputs.appendRow(captured);
+    for (const TensorId t : outs) {
+        if (t != kNone) {
+            g.tensors[static_cast<std::size_t>(t)].producer = id;
+        }
+    }
+    g.topologicalOrder.push_back(id);
+    return id;
+}
+
 } // namespace paretune

@@ -12,4 +12,10 @@ namespace paretune {
 /// (fuseGroups). Any previous adjacency is replaced.
 void linkGraph(Graph& g);
 
+/// Appends a node to a graph being built in topological order (before linkGraph): its
+/// attributes sorted by name, its rows of inputs, outputs and captured inputs, its outputs'
+/// producer. Returns its id.
+NodeId appendNode(Graph& g, Node node, std::span<const TensorId> ins,
+                  std::span<const TensorId> outs, std::span<const TensorId> captured);
+
 } // namespace paretune

@@ -177,22 +177,8 @@ private:
 
     NodeId append(Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
                   std::span<const TensorId> captured, NodeId origin) {
-        Graph& g = m_out.graph;
-        const auto id = static_cast<NodeId>(g.nodes.size());
-        std::sort(node.attributes.begin(), node.attributes.end(),
-                  [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
-        g.nodes.push_back(std::move(node));
-        g.nodeInputs.appendRow(ins);
-        g.nodeOutputs.appendRow(outs);
-        g.capturedInputs.appendRow(captured);
-        for (const TensorId t : outs) {
-            if (t != kNone) {
-                g.tensors[static_cast<std::size_t>(t)].producer = id;
-            }
-        }
-        g.topologicalOrder.push_back(id);
         m_out.origin.push_back(origin);
-        return id;
+        return appendNode(m_out.graph, std::move(node), ins, outs, captured);
     }
 
     const Graph& m_in;

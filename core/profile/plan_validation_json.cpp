@@ -29,7 +29,7 @@ nlohmann::json accuracyJson(const std::optional<ValidatedAccuracy>& a) {
                                               "outputs against fp32, mean over " +
                                                   std::to_string(a->sets) + " input sets"},
                           {"estimated", optionalJson(a->estimatedPct)},
-                          {"estimated_source", "sum of the sensitivity table"},
+                          {"estimated_source", "the sensitivity table, added as variances"},
                           {"error_points", optionalJson(a->errorPoints)}}},
                         {"cosine_min", a->minCosine},
                         {"cosine_mean", a->meanCosine},

@@ -186,9 +186,9 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
                                           : nlohmann::json(nullptr)},
             {"accuracy_objective",
              "deviation_pct (objective \"accuracy\") is the estimated relative L2 deviation of "
-             "the outputs from the fp32 model, %: the sum over the plan's lowered nodes of each "
-             "one's measured deviation when run alone in its precision (the sensitivity table); "
-             "validation measures the real one"},
+             "the outputs from the fp32 model, %: over the plan's lowered nodes, each one's "
+             "measured deviation when run alone in its precision (the sensitivity table), added "
+             "as variances (the root of the sum of squares); validation measures the real one"},
             {"plans", entries},
             {"library", source.library},
             {"hypervolume_by_generation", result.hypervolumeByGeneration}};
