@@ -350,11 +350,16 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
     for (const TuneRound& r : run.rounds) {
         nlohmann::json plans = nlohmann::json::array();
         for (const TunedPlan& p : r.plans) {
-            plans.push_back({{"label", p.label},
-                             {"predicted_us", p.simulated.latencyUs},
-                             {"measured", measuredJson(p)},
-                             {"error", p.error},
-                             {"seen_before", p.seenBefore}});
+            plans.push_back(
+                {{"label", p.label},
+                 {"predicted_us", p.simulated.latencyUs},
+                 {"measured", measuredJson(p)},
+                 {"error", p.error},
+                 {"deviation_pct",
+                  {{"predicted", p.simulated.deviationPct},
+                   {"measured", p.measuredDeviationPct ? nlohmann::json(*p.measuredDeviationPct)
+                                                       : nlohmann::json(nullptr)}}},
+                 {"seen_before", p.seenBefore}});
         }
         rounds.push_back({{"round", r.index},
                           {"resumed", r.resumed},
