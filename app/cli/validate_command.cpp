@@ -126,6 +126,15 @@ void runValidate(const ValidateArguments& args) {
         options.calibration = readCalibrationInputs(g, args.inputs);
     }
     std::vector<PlanToValidate> toRun{toValidate};
+    // The plan changed for an A/B comparison: its planned figures are not the comparison's.
+    const auto comparison = [&](const std::string& what) {
+        PlanToValidate other = toValidate;
+        other.label = planLabel + " " + what;
+        other.plannedLatencyUs.reset();
+        other.plannedEnergyMj.reset();
+        other.plannedMemoryMb.reset();
+        return other;
+    };
     if (args.withoutVariants) {
         if (!toValidate.hasVariants()) {
             throw InputError(planLabel + " runs every node in fp32: --without-variants has "
@@ -134,13 +143,9 @@ void runValidate(const ValidateArguments& args) {
         if (args.withoutFusion) {
             throw InputError("--without-variants and --without-fusion: compare one at a time");
         }
-        PlanToValidate fp32 = toValidate;
-        fp32.label = planLabel + " in fp32";
+        PlanToValidate fp32 = comparison("in fp32");
         fp32.precisions.clear();
         fp32.plannedDeviationPct.reset();
-        fp32.plannedLatencyUs.reset();
-        fp32.plannedEnergyMj.reset();
-        fp32.plannedMemoryMb.reset();
         toRun.push_back(std::move(fp32));
     }
     if (args.withoutFusion) {
@@ -148,12 +153,8 @@ void runValidate(const ValidateArguments& args) {
             throw InputError(planLabel + " takes no fusion group: --without-fusion has nothing "
                                          "to compare");
         }
-        PlanToValidate unfused = toValidate;
-        unfused.label = planLabel + " without its fusion groups";
+        PlanToValidate unfused = comparison("without its fusion groups");
         unfused.fusionGroups.clear();
-        unfused.plannedLatencyUs.reset();
-        unfused.plannedEnergyMj.reset();
-        unfused.plannedMemoryMb.reset();
         toRun.push_back(std::move(unfused));
     }
     const std::vector<PlanValidation> reports = validatePlans(g, toRun, library, options);

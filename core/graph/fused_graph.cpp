@@ -191,18 +191,8 @@ FusedGraph fuseGroups(const Graph& graph, std::span<const FusionGroup> groups) {
         }
     }
     FusedGraph out;
+    out.graph = emptyCopyOf(graph);
     Graph& g = out.graph;
-    g.name = graph.name;
-    g.sourcePath = graph.sourcePath;
-    g.producer = graph.producer;
-    g.opset = graph.opset;
-    g.irVersion = graph.irVersion;
-    g.tensors = graph.tensors;
-    for (Tensor& t : g.tensors) {
-        t.producer = kNone;
-    }
-    g.inputs = graph.inputs;
-    g.outputs = graph.outputs;
     out.nodeOf.assign(nodeCount, kNone);
     out.groupNode.assign(groups.size(), kNone);
     for (const NodeId n : graph.topologicalOrder) {

@@ -53,6 +53,22 @@ void linkGraph(Graph& g) {
     g.fingerprint = modelFingerprint(g);
 }
 
+Graph emptyCopyOf(const Graph& graph) {
+    Graph g;
+    g.name = graph.name;
+    g.sourcePath = graph.sourcePath;
+    g.producer = graph.producer;
+    g.opset = graph.opset;
+    g.irVersion = graph.irVersion;
+    g.tensors = graph.tensors;
+    for (Tensor& t : g.tensors) {
+        t.producer = kNone;
+    }
+    g.inputs = graph.inputs;
+    g.outputs = graph.outputs;
+    return g;
+}
+
 NodeId appendNode(Graph& g, Node node, std::span<const TensorId> ins,
                   std::span<const TensorId> outs, std::span<const TensorId> captured) {
     const auto id = static_cast<NodeId>(g.nodes.size());

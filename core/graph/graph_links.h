@@ -12,6 +12,10 @@ namespace paretune {
 /// (fuseGroups). Any previous adjacency is replaced.
 void linkGraph(Graph& g);
 
+/// A graph to rebuild `graph`'s nodes into (appendNode): its name, source, producer, opset,
+/// IR version, tensors (without producers), inputs and outputs; no nodes.
+Graph emptyCopyOf(const Graph& graph);
+
 /// Appends a node to a graph being built in topological order (before linkGraph): its
 /// attributes sorted by name, its rows of inputs, outputs and captured inputs, its outputs'
 /// producer. Returns its id.

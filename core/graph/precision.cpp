@@ -40,18 +40,8 @@ bool isWeight(const Tensor& t) {
 class Lowering {
 public:
     explicit Lowering(const Graph& graph) : m_in(graph) {
-        Graph& g = m_out.graph;
-        g.name = graph.name;
-        g.sourcePath = graph.sourcePath;
-        g.producer = graph.producer;
-        g.opset = std::max<std::int64_t>(graph.opset, 13); // Cast to bfloat16
-        g.irVersion = graph.irVersion;
-        g.tensors = graph.tensors;
-        for (Tensor& t : g.tensors) {
-            t.producer = kNone;
-        }
-        g.inputs = graph.inputs;
-        g.outputs = graph.outputs;
+        m_out.graph = emptyCopyOf(graph);
+        m_out.graph.opset = std::max<std::int64_t>(graph.opset, 13); // Cast to bfloat16
         m_out.parts.resize(graph.nodes.size());
         m_out.precisions.assign(graph.nodes.size(), Precision::Fp32);
     }
