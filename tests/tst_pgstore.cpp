@@ -282,6 +282,14 @@ void TestPgStore::roundTripsEveryColumn() {
     QVERIFY(library.addBenchmark(b) > 0);
     QCOMPARE(library.referenceBenchmark(f.device.fingerprint)->gemmGflops, 100.5);
     QVERIFY(!library.referenceBenchmark(f.device.fingerprint)->dispatchUs);
+    QVERIFY(!library.newestHostLink(f.device.fingerprint));
+    BenchmarkRecord gpu{0,      f.device.fingerprint,
+                        "",     5000.0,
+                        2000.0, 4.5,
+                        false,  HostLinkFigures{24.5, 26.25, 9.75}};
+    QVERIFY(library.addBenchmark(gpu) > 0);
+    QCOMPARE(library.newestHostLink(f.device.fingerprint)->hostLink->d2hGbs, 26.25);
+    QCOMPARE(library.referenceBenchmark(f.device.fingerprint)->gemmGflops, 100.5);
     ContentionRecord c{0, f.device.fingerprint, other.fingerprint, "", 1.25, 1.1, 1.2, 1.3, 1.4};
     QVERIFY(library.addContention(c) > 0);
     QCOMPARE(library.contention(f.device.fingerprint, other.fingerprint)->factor, 1.25);

@@ -123,6 +123,7 @@ private Q_SLOTS:
     void exclusivePairsFollowCpuSets();
     void measuredFactorsComeFromTheLibrary();
     void searchKnowsSharedCores();
+    void gpuLinksComeFromTheLibrary();
 };
 
 void TestResources::partnersCanRunTogether_data() {
@@ -372,4 +373,77 @@ void TestResources::searchKnowsSharedCores() {
 }
 
 QTEST_GUILESS_MAIN(TestResources)
+// A real GPU's newest measured link to the host replaces the catalog's modelled link on every hop
+// between it and a CPU device, each direction with its own bandwidth, tagged measured; a GPU
+// without one keeps the catalog's figures and a note says how to measure it. No GPU is needed:
+// the device is described, its figures stored as a profile on it stores them.
+void TestResources::gpuLinksComeFromTheLibrary() {
+    const DeviceCatalog catalog = parseDeviceCatalogText(
+        R"({"schema": "paretune.devices/1", "host": "cpu", "devices": [
+          {"id": "cpu", "kind": "cpu", "cost": "measured", "active_w": 10, "idle_w": 2,
+           "memory_mb": 1024},
+          {"id": "cpu:0", "kind": "cpu", "cost": "measured", "active_w": 5, "idle_w": 1,
+           "memory_mb": 1024},
+          {"id": "cuda:0", "kind": "gpu", "cost": "measured", "active_w": 300, "idle_w": 50,
+           "memory_mb": 8192}],
+         "links": [{"a": "cpu", "b": "cuda:0", "bandwidth_gbs": 50, "latency_us": 10,
+                    "duplex": "full"},
+                   {"a": "cpu", "b": "cpu:0", "bandwidth_gbs": 100, "latency_us": 1,
+                    "duplex": "full"}]})",
+        "links.json");
+    std::vector<Device> devices = cpuDevices(topologyOf(QStringLiteral("0;1")));
+    Device gpu;
+    gpu.id = "cuda:0";
+    gpu.kind = "gpu";
+    gpu.name = "Test GPU";
+    gpu.cudaIndex = 0;
+    gpu.cores = 132;
+    gpu.memoryBytes = std::int64_t{8} << 30;
+    devices.push_back(gpu);
+    const Graph graph;
+    CostTable table = buildCostTable(graph, catalog, {"cpu", "cpu:0", "cuda:0"});
+    const std::int32_t cpu = table.findDevice("cpu");
+    const std::int32_t core0 = table.findDevice("cpu:0");
+    const std::int32_t cuda = table.findDevice("cuda:0");
+    const double bytes = 1e6;
+    QCOMPARE(table.transferUs(cpu, cuda, bytes), 10.0 + bytes / 50e3);
+
+    QTemporaryDir dir;
+    SampleLibrary library =
+        SampleLibrary::open(dir.filePath(QStringLiteral("samples.db")).toStdString());
+    for (const Device& d : devices) {
+        library.upsertDevice(deviceRecordOf(d));
+    }
+    Diagnostics notes = applyMeasuredLinks(table, devices, &library);
+    QVERIFY2(hasNote(notes, "link-not-measured", "paretune profile MODEL --device cuda:0"),
+             qPrintable(notesText(notes)));
+    QCOMPARE(table.transferUs(cpu, cuda, bytes), 10.0 + bytes / 50e3);
+    QCOMPARE(table.path(cpu, cuda)[0].source, CostSource::Modelled);
+
+    BenchmarkRecord b;
+    b.deviceFingerprint = deviceFingerprint(gpu);
+    b.measuredAt = "2026-12-02T09:00:00.000Z";
+    b.gemmGflops = 50000.0;
+    b.memoryBwGbs = 3000.0;
+    b.hostLink = HostLinkFigures{24.5, 20.0, 8.0};
+    library.addBenchmark(b);
+    notes = applyMeasuredLinks(table, devices, &library);
+    QVERIFY2(hasNote(notes, "link-measured",
+                     "cuda:0 and the host: measured link, 24.5 GB/s to the GPU, 20.0 GB/s back, "
+                     "8.0 µs (measured 2026-12-02)"),
+             qPrintable(notesText(notes)));
+    // Host to GPU at the host-to-device figure, back at the device-to-host one, by hand.
+    QCOMPARE(table.transferUs(cpu, cuda, bytes), 8.0 + bytes / 24.5e3);
+    QCOMPARE(table.transferUs(cuda, cpu, bytes), 8.0 + bytes / 20.0e3);
+    QCOMPARE(table.path(cpu, cuda)[0].source, CostSource::Measured);
+    // cpu:0 reaches the GPU through the host: its own hop stays the catalog's.
+    const auto through = table.path(core0, cuda);
+    QCOMPARE(through.size(), std::size_t(2));
+    QCOMPARE(through[0].source, CostSource::Modelled);
+    QCOMPARE(through[1].source, CostSource::Measured);
+    QCOMPARE(table.transferUs(core0, cuda, bytes), 1.0 + bytes / 100e3 + 8.0 + bytes / 24.5e3);
+    // Between CPU devices nothing changed.
+    QCOMPARE(table.transferUs(cpu, core0, bytes), 1.0 + bytes / 100e3);
+}
+
 #include "tst_resources.moc"

@@ -12,6 +12,7 @@
 #include "paretune/config.h"
 #include "store/benchmark_drift.h"
 #include "store/graph_records.h"
+#include "store/library_file.h"
 #include "store/sample_library.h"
 #include "testpaths.h"
 
@@ -133,9 +134,10 @@ QStringList rawQuery(const QString& path, const char* sql) {
 /// Turns a library back into what version 4 wrote (the samples lose their keys, the
 /// sensitivity table of version 6 goes).
 constexpr const char* kWithoutVersionFive =
-    "DROP TABLE precision_sensitivity; DROP TABLE profile_jobs; DROP INDEX perf_samples_by_key; "
-    "ALTER TABLE perf_samples DROP "
-    "COLUMN sample_key; PRAGMA user_version = 4";
+    "ALTER TABLE device_benchmarks DROP COLUMN link_h2d_gbs; ALTER TABLE device_benchmarks DROP "
+    "COLUMN link_d2h_gbs; ALTER TABLE device_benchmarks DROP COLUMN link_latency_us; DROP TABLE "
+    "precision_sensitivity; DROP TABLE profile_jobs; DROP INDEX perf_samples_by_key; "
+    "ALTER TABLE perf_samples DROP COLUMN sample_key; PRAGMA user_version = 4";
 
 /// A library holding `count` samples, closed.
 void makeLibrary(const QString& path, int count) {
@@ -199,6 +201,7 @@ private Q_SLOTS:
     void reuseLookup();
     void staleSamplesAreKept();
     void benchmarkDriftMarksStale();
+    void hostLinksAreStoredAndMoved();
     void migratesVersionOneLibrary();
     void migratesVersionTwoLibrary();
     void contentionRoundTrips();
@@ -493,6 +496,63 @@ void TestStore::benchmarkDriftMarksStale() {
     QVERIFY_THROWS_EXCEPTION(InputError,
                              recordBenchmark(library, fp, MicroBenchmark{-1.0, 10.0, 0.0}));
     QCOMPARE(library.benchmarks(fp).size(), std::size_t(4)); // refused ones stored nothing
+}
+
+// A GPU's measured link to the host is stored with its micro-benchmark, the newest one carrying
+// a link is what the search reads (a later vector without one does not hide it), bad figures
+// are refused, and an export keeps it; files from before the field still import.
+void TestStore::hostLinksAreStoredAndMoved() {
+    QTemporaryDir dir;
+    SampleLibrary library = SampleLibrary::open(dir.filePath(QStringLiteral("a.db")).toStdString());
+    const Fixture f;
+    f.store(library);
+    const std::string& fp = f.device.fingerprint;
+    QVERIFY(!library.newestHostLink(fp));
+    MicroBenchmark gpu{5000.0, 2000.0, 4.5, HostLinkFigures{24.5, 26.25, 9.75}};
+    QVERIFY(recordBenchmark(library, fp, gpu).firstBenchmark);
+    gpu.hostLink = HostLinkFigures{25.0, 27.0, 8.5};
+    recordBenchmark(library, fp, gpu);
+    recordBenchmark(library, fp, MicroBenchmark{5000.0, 2000.0, 4.5}); // no link measured
+    const std::optional<BenchmarkRecord> newest = library.newestHostLink(fp);
+    QVERIFY(newest && newest->hostLink);
+    QCOMPARE(newest->hostLink->h2dGbs, 25.0);
+    QCOMPARE(newest->hostLink->d2hGbs, 27.0);
+    QCOMPARE(newest->hostLink->latencyUs, 8.5);
+    const std::vector<BenchmarkRecord> all = library.benchmarks(fp);
+    QCOMPARE(all.size(), std::size_t(3));
+    QCOMPARE(all[0].hostLink->d2hGbs, 26.25);
+    QVERIFY(!all[2].hostLink);
+    for (const HostLinkFigures bad :
+         {HostLinkFigures{0.0, 1.0, 1.0}, HostLinkFigures{1.0, -1.0, 1.0},
+          HostLinkFigures{1.0, 1.0, std::nan("")}}) {
+        BenchmarkRecord b{0, fp, "", 1.0, 1.0, std::nullopt, false, bad};
+        QVERIFY_THROWS_EXCEPTION(InputError, library.addBenchmark(b));
+    }
+    QCOMPARE(library.benchmarks(fp).size(), std::size_t(3));
+
+    const std::filesystem::path file = dir.filePath(QStringLiteral("export.jsonl")).toStdString();
+    writeLibraryFile(file, library.records(), "a.db");
+    SampleLibrary other = SampleLibrary::open(dir.filePath(QStringLiteral("b.db")).toStdString());
+    other.importRecords(readLibraryFile(file));
+    QCOMPARE(other.newestHostLink(fp)->hostLink->h2dGbs, 25.0);
+    QCOMPARE(other.benchmarks(fp).size(), std::size_t(3));
+
+    // A file written before host links were stored has no "host_link" field.
+    QFile in(QString::fromStdString(file.string()));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QString text = QString::fromUtf8(in.readAll());
+    in.close();
+    text.replace(QRegularExpression(QStringLiteral(",\\s*\"host_link\":(null|\\{[^}]*\\})")),
+                 QString());
+    QVERIFY(!text.contains(QStringLiteral("host_link")));
+    const std::filesystem::path old = dir.filePath(QStringLiteral("old.jsonl")).toStdString();
+    QFile out(QString::fromStdString(old.string()));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(text.toUtf8());
+    out.close();
+    const LibraryRecords records = readLibraryFile(old);
+    QCOMPARE(records.benchmarks.size(), std::size_t(3));
+    QVERIFY(!records.benchmarks[0].hostLink);
 }
 
 // A library written by version 1 (no device_benchmarks, no device_contention) is upgraded in

@@ -252,8 +252,10 @@ void runDevices(const DevicesArguments& args) {
             }
             try {
                 row.gpu = runGpuMicroBenchmark(d.cudaIndex, MicroBenchmarkOptions{true});
-                row.bench =
-                    MicroBenchmark{row.gpu->gemmGflops, row.gpu->memoryBwGbs, row.gpu->launchUs};
+                row.bench = MicroBenchmark{
+                    row.gpu->gemmGflops, row.gpu->memoryBwGbs, row.gpu->launchUs,
+                    HostLinkFigures{row.gpu->h2dPinnedGbs, row.gpu->d2hPinnedGbs,
+                                    row.gpu->linkLatencyUs}}; // stored: the search uses it
                 row.benchSource = "measured";
                 library->upsertDevice(deviceRecordOf(d));
                 row.drift = recordBenchmark(*library, row.fingerprint, *row.bench,

@@ -258,7 +258,7 @@ BundleContents buildBundle(const BundleExportOptions& options) {
             library =
                 SampleLibrary::open(options.samplesPath, SampleLibrary::OpenMode::ExistingOnly);
         }
-        applyDeviceResources(table, cpuDevices(cpuTopology()), library ? &*library : nullptr);
+        applyMachineResources(table, library ? &*library : nullptr);
     }
     Simulator sim(g, table);
     // `paretune search` schedules every plan in HEFT's upward-rank order (the default of

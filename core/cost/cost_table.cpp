@@ -126,6 +126,24 @@ std::span<const TransferHop> CostTable::path(std::int32_t src, std::int32_t dst)
                    static_cast<std::size_t>(dst)];
 }
 
+int CostTable::setHopFigures(std::int32_t from, std::int32_t to, double latencyUs,
+                             double bytesPerUs, CostSource source) {
+    int changed = 0;
+    for (std::vector<TransferHop>& path : m_paths) {
+        bool inPath = false;
+        for (TransferHop& hop : path) {
+            if (hop.from == from && hop.to == to) {
+                hop.latencyUs = latencyUs;
+                hop.bytesPerUs = bytesPerUs;
+                hop.source = source;
+                inPath = true;
+            }
+        }
+        changed += inPath ? 1 : 0;
+    }
+    return changed;
+}
+
 double CostTable::transferUs(std::int32_t src, std::int32_t dst, double bytes) const {
     double total = 0.0;
     for (const TransferHop& h : path(src, dst)) {

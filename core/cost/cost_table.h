@@ -61,6 +61,8 @@ struct TransferHop {
     std::int32_t to = 0;
     double latencyUs = 0.0;
     double bytesPerUs = 1.0; ///< bandwidth_gbs · 1e3
+    /// Modelled (the catalog's link), or Measured (a GPU's benchmarked link to the host).
+    CostSource source = CostSource::Modelled;
 };
 
 /// Node × device cost table plus the transfer model between its devices. Cells are set by the
@@ -120,6 +122,10 @@ public:
     bool reachable(std::int32_t src, std::int32_t dst) const {
         return src == dst || !path(src, dst).empty();
     }
+    /// Gives every hop from device `from` to device `to`, in every path, these figures (a link
+    /// measured on the real devices replaces the catalog's). Returns the paths changed.
+    int setHopFigures(std::int32_t from, std::int32_t to, double latencyUs, double bytesPerUs,
+                      CostSource source);
     /// Uncontended transfer time of `bytes` from src to dst (sum over hops), µs.
     double transferUs(std::int32_t src, std::int32_t dst, double bytes) const;
 

@@ -79,6 +79,7 @@ MicroBenchmark runMicroBenchmark(const Device& device, const MicroBenchmarkOptio
         b.gemmGflops = gpu.gemmGflops;
         b.memoryBwGbs = gpu.memoryBwGbs;
         b.dispatchUs = gpu.launchUs;
+        b.hostLink = HostLinkFigures{gpu.h2dPinnedGbs, gpu.d2hPinnedGbs, gpu.linkLatencyUs};
         return b;
     }
     if (!device.isCpu() || device.cpus.empty()) {

@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace paretune {
 
 struct Device;
+
+/// A GPU's measured link to the host: pinned (page-locked) copies, which is how the executor
+/// moves tensors between the host and the GPU.
+struct HostLinkFigures {
+    double h2dGbs = 0.0;    ///< host to device, GB/s (1e9 bytes)
+    double d2hGbs = 0.0;    ///< device to host, GB/s
+    double latencyUs = 0.0; ///< a 4-byte host-to-device copy, µs
+};
 
 /// A device's micro-benchmark vector, measured on its own pinned cores. Stored with samples;
 /// when a new vector drifts from the stored one the device's samples are stale.
@@ -15,6 +24,9 @@ struct MicroBenchmark {
     /// Per-op dispatch overhead of the execution framework (a one-element add through
     /// LibTorch, median), µs; 0 when not measured (built without LibTorch).
     double dispatchUs = 0.0;
+    /// A CUDA device's link to the host (GpuMicroBenchmark's pinned figures); none for a CPU.
+    /// Stored with the vector; not part of the drift check.
+    std::optional<HostLinkFigures> hostLink;
 };
 
 /// A CUDA device's micro-benchmark, measured by the LibTorch module of the CUDA flavour on the
@@ -45,17 +57,17 @@ struct MicroBenchmarkOptions {
 /// std::runtime_error when pinning fails; nothing escapes the worker threads.
 MicroBenchmark runMicroBenchmark(const Device& device, const MicroBenchmarkOptions& options = {});
 
-/// true when any component of `now` differs from `stored` by more than `threshold` relative to
-/// the stored value (|now − stored| / stored), or when a component is not a positive finite
-/// number in either. `why` (optional) gets the first offending component, e.g.
-/// "gemm_gflops drifted by 23.4% (stored 41.2, now 31.6; threshold 15%)"; it is cleared when
-/// nothing drifted. The dispatch overhead counts only when both vectors have one.
 /// The GPU micro-benchmark of a CUDA device (`cudaIndex` from Device::cudaIndex) through the
 /// LibTorch module. Throws InputError when the module has no CUDA or the device is not usable
 /// (the message names the flavour and how to get the CUDA one), TorchUnavailable when there is
 /// no module.
 GpuMicroBenchmark runGpuMicroBenchmark(int cudaIndex, const MicroBenchmarkOptions& options = {});
 
+/// true when any component of `now` differs from `stored` by more than `threshold` relative to
+/// the stored value (|now − stored| / stored), or when a component is not a positive finite
+/// number in either. `why` (optional) gets the first offending component, e.g.
+/// "gemm_gflops drifted by 23.4% (stored 41.2, now 31.6; threshold 15%)"; it is cleared when
+/// nothing drifted. The dispatch overhead counts only when both vectors have one.
 bool drifted(const MicroBenchmark& stored, const MicroBenchmark& now, double threshold,
              std::string* why);
 

@@ -116,4 +116,67 @@ Diagnostics applyDeviceResources(CostTable& table, const std::vector<Device>& re
     return notes;
 }
 
+Diagnostics applyMeasuredLinks(CostTable& table, const std::vector<Device>& realDevices,
+                               const SampleLibrary* library) {
+    std::vector<std::pair<std::int32_t, const Device*>> cpus;
+    std::vector<std::pair<std::int32_t, const Device*>> gpus;
+    for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+        for (const Device& real : realDevices) {
+            if (real.id != table.device(d).id || real.tag != DeviceTag::Real) {
+                continue;
+            }
+            if (real.isCpu()) {
+                cpus.emplace_back(d, &real);
+            } else if (real.cudaIndex >= 0) {
+                gpus.emplace_back(d, &real);
+            }
+        }
+    }
+    Diagnostics notes;
+    for (const auto& [gpu, device] : gpus) {
+        const std::optional<BenchmarkRecord> stored =
+            library != nullptr ? library->newestHostLink(deviceFingerprint(*device)) : std::nullopt;
+        if (!stored) {
+            notes.push_back({Diagnostic::Severity::Info, "link-not-measured",
+                             device->id +
+                                 " and the host: link not measured yet, the catalog's modelled "
+                                 "figures stay (paretune profile MODEL --device " +
+                                 device->id + " measures it)"});
+            continue;
+        }
+        const HostLinkFigures& link = *stored->hostLink;
+        int changed = 0;
+        for (const auto& [cpu, cpuDevice] : cpus) {
+            changed += table.setHopFigures(cpu, gpu, link.latencyUs, link.h2dGbs * 1e3,
+                                           CostSource::Measured);
+            changed += table.setHopFigures(gpu, cpu, link.latencyUs, link.d2hGbs * 1e3,
+                                           CostSource::Measured);
+        }
+        if (changed == 0) {
+            continue; // no CPU device of the table talks to this GPU directly
+        }
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      " and the host: measured link, %.1f GB/s to the GPU, %.1f GB/s back, "
+                      "%.1f µs (measured %s)",
+                      link.h2dGbs, link.d2hGbs, link.latencyUs,
+                      stored->measuredAt.substr(0, 10).c_str());
+        notes.push_back({Diagnostic::Severity::Info, "link-measured", device->id + text});
+    }
+    return notes;
+}
+
+Diagnostics applyMachineResources(CostTable& table, const SampleLibrary* library) {
+    Diagnostics notes = applyDeviceResources(table, cpuDevices(cpuTopology()), library);
+    bool gpu = false;
+    for (const CostDevice& d : table.devices()) {
+        gpu = gpu || d.id.starts_with("cuda:");
+    }
+    if (gpu) {
+        const Diagnostics links = applyMeasuredLinks(table, discoverDevices().devices, library);
+        notes.insert(notes.end(), links.begin(), links.end());
+    }
+    return notes;
+}
+
 } // namespace paretune

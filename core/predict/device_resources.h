@@ -27,4 +27,20 @@ struct Device;
 Diagnostics applyDeviceResources(CostTable& table, const std::vector<Device>& realDevices,
                                  const SampleLibrary* library);
 
+/// Gives a cost table the measured links of this machine's GPUs: for each table device matched
+/// (by id) with a real CUDA device of `realDevices` whose newest micro-benchmark in `library`
+/// carries a host link (SampleLibrary::newestHostLink), every hop between it and a table device
+/// matched with a real CPU device takes the measured figures: host to GPU the pinned
+/// host-to-device bandwidth, GPU to host the device-to-host one, both the small copy's latency
+/// (CostSource::Measured, CostTable::setHopFigures). A GPU without one keeps the catalog's
+/// modelled link, with a note naming the command that measures it. Returns Info notes, one per
+/// GPU ("cuda:0 and the host: measured link, 24.1 GB/s to the GPU, 25.3 GB/s back, 9.8 µs
+/// (measured 2026-12-01)").
+Diagnostics applyMeasuredLinks(CostTable& table, const std::vector<Device>& realDevices,
+                               const SampleLibrary* library);
+
+/// applyDeviceResources over this machine's CPU devices, then applyMeasuredLinks when the table
+/// has a `cuda:K` device (its GPUs are only discovered then). Returns both notes.
+Diagnostics applyMachineResources(CostTable& table, const SampleLibrary* library);
+
 } // namespace paretune

@@ -287,7 +287,9 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
         speed.before = runMicroBenchmark(device, MicroBenchmarkOptions{true});
         // A device's first figures become its reference (the predictor's device fingerprint and
         // roofline), measured beside its first samples rather than later by whatever trains.
-        if (!library.referenceBenchmark(fingerprint)) {
+        // A GPU's figures are stored each time: their host link is what the search takes in
+        // place of the catalog's, the newest one measured.
+        if (!library.referenceBenchmark(fingerprint) || speed.before.hostLink) {
             recordBenchmark(library, fingerprint, speed.before);
         }
     }

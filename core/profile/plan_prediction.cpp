@@ -37,6 +37,7 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
     if (!options.fillCosts) {
         // As the search did (runSearch; it reported what it applied). A fillCosts does it all.
         applyDeviceResources(table, inventory.devices, &library);
+        applyMeasuredLinks(table, inventory.devices, &library);
     }
     Simulator sim(g, table);
     if (SearchOptions{}.upwardRankPriority) {

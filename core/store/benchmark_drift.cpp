@@ -31,6 +31,7 @@ DriftOutcome recordBenchmark(SampleLibrary& library, std::string_view deviceFing
     if (now.dispatchUs > 0.0) {
         record.dispatchUs = now.dispatchUs;
     }
+    record.hostLink = now.hostLink;
     const auto reference = library.referenceBenchmark(deviceFingerprint);
     if (!reference) {
         outcome.firstBenchmark = true;

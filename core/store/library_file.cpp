@@ -63,6 +63,17 @@ public:
         }
         return value;
     }
+    /// An object field that older files do not have: none when missing or null.
+    std::optional<Fields> optionalObject(const char* key) const {
+        const auto found = m_object.find(key);
+        if (found == m_object.end() || found->is_null()) {
+            return std::nullopt;
+        }
+        if (!found->is_object()) {
+            fail(key, "expected an object");
+        }
+        return Fields(*found, m_where + ": field \"" + key + "\"");
+    }
     bool flag(const char* key) const {
         const json& v = at(key);
         if (!v.is_boolean()) {
@@ -100,9 +111,19 @@ void readRecord(const std::string& kind, const Fields& f, LibraryRecords& r) {
                                 f.text("shapes_json"), f.number("flops"),
                                 f.integer("bytes", 0, kMaxInt)});
     } else if (kind == "benchmark") {
-        r.benchmarks.push_back({0, f.text("device_fingerprint"), f.text("measured_at"),
-                                f.number("gemm_gflops"), f.number("memory_bw_gbs"),
-                                f.optionalNumber("dispatch_us"), f.flag("reference")});
+        BenchmarkRecord b{0,
+                          f.text("device_fingerprint"),
+                          f.text("measured_at"),
+                          f.number("gemm_gflops"),
+                          f.number("memory_bw_gbs"),
+                          f.optionalNumber("dispatch_us"),
+                          f.flag("reference"),
+                          std::nullopt};
+        if (const std::optional<Fields> link = f.optionalObject("host_link")) {
+            b.hostLink = HostLinkFigures{link->number("h2d_gbs"), link->number("d2h_gbs"),
+                                         link->number("latency_us")};
+        }
+        r.benchmarks.push_back(std::move(b));
     } else if (kind == "contention") {
         r.contention.push_back({0, f.text("device_fingerprint"), f.text("beside_fingerprint"),
                                 f.text("measured_at"), f.number("factor"),
@@ -186,7 +207,11 @@ void writeLibraryFile(const std::filesystem::path& path, const LibraryRecords& r
                            {"gemm_gflops", b.gemmGflops},
                            {"memory_bw_gbs", b.memoryBwGbs},
                            {"dispatch_us", optional(b.dispatchUs)},
-                           {"reference", b.reference}});
+                           {"reference", b.reference},
+                           {"host_link", b.hostLink ? json{{"h2d_gbs", b.hostLink->h2dGbs},
+                                                           {"d2h_gbs", b.hostLink->d2hGbs},
+                                                           {"latency_us", b.hostLink->latencyUs}}
+                                                    : json(nullptr)}});
     }
     for (const ContentionRecord& c : r.contention) {
         line("contention", {{"device_fingerprint", c.deviceFingerprint},

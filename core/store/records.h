@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "device/micro_benchmark.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +36,9 @@ struct BenchmarkRecord {
     double memoryBwGbs = 0;
     std::optional<double> dispatchUs; ///< per-op framework dispatch; none when not measured
     bool reference = false;           ///< what later measurements are compared with
+    /// A GPU's measured link to the host (pinned copies); none for a CPU device. The search
+    /// uses the newest one instead of the catalog's modelled link (applyMeasuredLinks).
+    std::optional<HostLinkFigures> hostLink;
 };
 
 /// How much a device's nodes slow down while another device runs beside it, as the co-run

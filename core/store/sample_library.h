@@ -57,7 +57,7 @@ public:
     };
 
     /// Schema version this build writes; files at a lower version are migrated on open.
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
     /// PRAGMA application_id of a Paretune library: "PRTN".
     static constexpr std::int32_t kApplicationId = 0x5052544e;
 
@@ -107,6 +107,8 @@ public:
     std::optional<BenchmarkRecord> referenceBenchmark(std::string_view deviceFingerprint) const;
     /// Every vector stored for a device, oldest first.
     std::vector<BenchmarkRecord> benchmarks(std::string_view deviceFingerprint) const;
+    /// The newest vector of the device that carries a measured host link (a GPU's), if any.
+    std::optional<BenchmarkRecord> newestHostLink(std::string_view deviceFingerprint) const;
     /// Stores a contention measured between two different devices already in the library;
     /// returns its id. InputError for a factor under 1, a slowdown that is not a positive
     /// finite number, or a device that is not stored.

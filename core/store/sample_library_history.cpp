@@ -24,20 +24,32 @@ void SampleLibrary::checkBenchmark(const BenchmarkRecord& b) const {
         (b.dispatchUs && !positive(*b.dispatchUs))) {
         throw InputError(m_impl->label + ": a micro-benchmark needs positive finite figures");
     }
+    if (b.hostLink && (!positive(b.hostLink->h2dGbs) || !positive(b.hostLink->d2hGbs) ||
+                       !positive(b.hostLink->latencyUs))) {
+        throw InputError(m_impl->label +
+                         ": a micro-benchmark's host link needs positive finite figures");
+    }
 }
 
 std::optional<std::int64_t> SampleLibrary::insertBenchmark(const BenchmarkRecord& b) {
     Query q(*m_impl,
             m_impl->statement("INSERT INTO device_benchmarks(device_fingerprint, measured_at, "
-                              "gemm_gflops, memory_bw_gbs, dispatch_us, is_reference) "
-                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6) RETURNING id"),
+                              "gemm_gflops, memory_bw_gbs, dispatch_us, is_reference, "
+                              "link_h2d_gbs, link_d2h_gbs, link_latency_us) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id"),
             "store a micro-benchmark");
+    const auto link = [&](double HostLinkFigures::*figure) {
+        return b.hostLink ? std::optional<double>((*b.hostLink).*figure) : std::nullopt;
+    };
     q.bind(1, b.deviceFingerprint)
         .bind(2, orNow(b.measuredAt))
         .bind(3, b.gemmGflops)
         .bind(4, b.memoryBwGbs)
         .bind(5, b.dispatchUs)
-        .bind(6, std::int64_t{b.reference ? 1 : 0});
+        .bind(6, std::int64_t{b.reference ? 1 : 0})
+        .bind(7, link(&HostLinkFigures::h2dGbs))
+        .bind(8, link(&HostLinkFigures::d2hGbs))
+        .bind(9, link(&HostLinkFigures::latencyUs));
     if (!q.run()) {
         return std::nullopt;
     }
@@ -62,11 +74,16 @@ namespace {
 
 constexpr const char* kBenchmarkColumns =
     "SELECT id, device_fingerprint, measured_at, gemm_gflops, memory_bw_gbs, dispatch_us, "
-    "is_reference FROM device_benchmarks WHERE device_fingerprint = ?1 ";
+    "is_reference, link_h2d_gbs, link_d2h_gbs, link_latency_us FROM device_benchmarks WHERE "
+    "device_fingerprint = ?1 ";
 
 BenchmarkRecord benchmarkFromRow(const Query& q) {
-    return {q.integer(0), q.text(1),         q.text(2),        q.real(3),
-            q.real(4),    q.optionalReal(5), q.integer(6) != 0};
+    BenchmarkRecord b{q.integer(0), q.text(1),         q.text(2),         q.real(3),
+                      q.real(4),    q.optionalReal(5), q.integer(6) != 0, std::nullopt};
+    if (q.optionalReal(7)) {
+        b.hostLink = HostLinkFigures{q.real(7), q.real(8), q.real(9)};
+    }
+    return b;
 }
 
 } // namespace
@@ -76,6 +93,19 @@ SampleLibrary::referenceBenchmark(std::string_view deviceFingerprint) const {
     Query q(*m_impl,
             m_impl->statement(std::string(kBenchmarkColumns) +
                               "AND is_reference = 1 ORDER BY id DESC LIMIT 1"),
+            "read a micro-benchmark");
+    q.bind(1, deviceFingerprint);
+    if (!q.step()) {
+        return std::nullopt;
+    }
+    return benchmarkFromRow(q);
+}
+
+std::optional<BenchmarkRecord>
+SampleLibrary::newestHostLink(std::string_view deviceFingerprint) const {
+    Query q(*m_impl,
+            m_impl->statement(std::string(kBenchmarkColumns) +
+                              "AND link_h2d_gbs IS NOT NULL ORDER BY id DESC LIMIT 1"),
             "read a micro-benchmark");
     q.bind(1, deviceFingerprint);
     if (!q.step()) {

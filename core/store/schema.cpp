@@ -180,6 +180,15 @@ CREATE TABLE precision_sensitivity(
 );
 )sql";
 
+// Version 7: a GPU's link to the host as its micro-benchmark measured it (pinned copies each
+// way and a small copy's latency), beside its GEMM and bandwidth figures; NULL for a CPU. The
+// search puts the newest figures in place of the catalog's modelled link.
+constexpr const char* kVersion7 = R"sql(
+ALTER TABLE device_benchmarks ADD COLUMN link_h2d_gbs REAL CHECK(link_h2d_gbs IS NULL OR link_h2d_gbs > 0);
+ALTER TABLE device_benchmarks ADD COLUMN link_d2h_gbs REAL CHECK(link_d2h_gbs IS NULL OR link_d2h_gbs > 0);
+ALTER TABLE device_benchmarks ADD COLUMN link_latency_us REAL CHECK(link_latency_us IS NULL OR link_latency_us > 0);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "devices, models, op_signatures, perf_samples, stale_marks, predictors, plans", kVersion1},
     {2, "device_benchmarks", kVersion2},
@@ -187,6 +196,7 @@ constexpr Migration kMigrations[] = {
     {4, "tune_rounds", kVersion4},
     {5, "perf_samples.sample_key, profile_jobs", kVersion5},
     {6, "precision_sensitivity", kVersion6},
+    {7, "device_benchmarks link figures", kVersion7},
 };
 
 /// PostgreSQL's spelling of a migration's column types. Keys and names compare byte by byte

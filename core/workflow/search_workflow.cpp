@@ -97,7 +97,7 @@ void requireRunnableNodes(const Graph& graph, const CostTable& table, const Devi
 LibraryCosts searchCostsFromLibrary(CostTable& table, const Graph& graph,
                                     const DeviceCatalog& catalog, SampleLibrary& library) {
     LibraryCosts costs = costsFromLibrary(table, graph, catalog, library);
-    const Diagnostics resources = applyDeviceResources(table, cpuDevices(cpuTopology()), &library);
+    const Diagnostics resources = applyMachineResources(table, &library);
     costs.diagnostics.insert(costs.diagnostics.end(), resources.begin(), resources.end());
     return costs;
 }
@@ -151,9 +151,10 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
                      "unsupported"});
         }
     }
-    // Devices sharing a core never run at once; beside each other they contend for memory.
+    // Devices sharing a core never run at once; beside each other they contend for memory; a
+    // GPU's measured link to the host replaces the catalog's.
     const Diagnostics resources =
-        applyDeviceResources(table, cpuDevices(cpuTopology()), samples ? &*samples : nullptr);
+        applyMachineResources(table, samples ? &*samples : nullptr);
     run.diagnostics.insert(run.diagnostics.end(), resources.begin(), resources.end());
     samples.reset();
     if (request.refineCosts) {
