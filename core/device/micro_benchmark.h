@@ -1,20 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "device/host_link.h"
+
 #include <optional>
 #include <string>
 
 namespace paretune {
 
 struct Device;
-
-/// A GPU's measured link to the host: pinned (page-locked) copies, which is how the executor
-/// moves tensors between the host and the GPU.
-struct HostLinkFigures {
-    double h2dGbs = 0.0;    ///< host to device, GB/s (1e9 bytes)
-    double d2hGbs = 0.0;    ///< device to host, GB/s
-    double latencyUs = 0.0; ///< a 4-byte host-to-device copy, µs
-};
 
 /// A device's micro-benchmark vector, measured on its own pinned cores. Stored with samples;
 /// when a new vector drifts from the stored one the device's samples are stale.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "device/micro_benchmark.h"
+#include "device/host_link.h"
 
 #include <cstdint>
 #include <optional>
