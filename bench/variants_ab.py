@@ -4,12 +4,13 @@
 
 For each model, on one real device (default cpu:0):
 
-  profile   `paretune profile MODEL --device DEV --db DB --variants bf16`: every operator, every
-            lowerable node in bf16 with its conversions (timed beside its fp32 form) and the
-            model's sensitivity table;
-  search    `paretune search MODEL --devices DEV --catalog cpu_cores.json --db DB --variants bf16
+  profile   `paretune profile MODEL --device DEV --db DB --variants V`: every operator, every
+            lowerable node in each precision of V (bf16, int8) with its conversions (timed beside
+            its fp32 form) and the model's sensitivity tables (int8: after its activation
+            ranges);
+  search    `paretune search MODEL --devices DEV --catalog cpu_cores.json --db DB --variants V
             --objectives latency,accuracy`: the front, its all-fp32 plan (deviation 0), its
-            fastest plan and how many nodes it lowers;
+            fastest plan and how many nodes it lowers, per precision;
   validate  `paretune validate … --plan P --without-variants --repeats R --accuracy-sets S`: the
             fastest plan and the same placement in fp32, interleaved A/B in one process (R timed
             runs each): medians, p10/p90, the speed-up; the output deviation measured on S sets
@@ -17,7 +18,7 @@ For each model, on one real device (default cpu:0):
             miss) against the search's estimate.
 
 usage: bench/variants_ab.py PARETUNE MODELS_DIR WORK_DIR [--models resnet50,mobilenet_v2,bert_base]
-       [--device cpu:0] [--repeats 20] [--accuracy-sets 200]
+       [--device cpu:0] [--repeats 20] [--accuracy-sets 200] [--variants bf16]
 """
 import argparse
 import json
@@ -44,6 +45,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--accuracy-sets", type=int, default=200)
     parser.add_argument("--generations", type=int, default=100)
+    parser.add_argument("--variants", default="bf16")
     args = parser.parse_args()
     os.makedirs(args.work_dir, exist_ok=True)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,13 +56,13 @@ def main():
     for model in args.models.split(","):
         path = os.path.join(args.models_dir, model + ".onnx")
         profile = json.loads(run([args.paretune, "profile", path, "--device", args.device,
-                                  "--db", db, "--variants", "bf16", "--json"]))
+                                  "--db", db, "--variants", args.variants, "--json"]))
         entry = {"lowerable_nodes": len(profile["variants"]),
                  "variants_ok": sum(1 for v in profile["variants"] if v["status"] == "ok"),
                  "sensitivity_measured": profile["sensitivity_measured"]}
         out = os.path.join(args.work_dir, model + "-variants.json")
         run([args.paretune, "search", path, "--devices", args.device, "--catalog", catalog,
-             "--db", db, "--variants", "bf16", "--objectives", "latency,accuracy",
+             "--db", db, "--variants", args.variants, "--objectives", "latency,accuracy",
              "--generations", str(args.generations), "--out", out, "--json"])
         with open(out) as f:
             plans = json.load(f)
@@ -69,7 +71,10 @@ def main():
         fp32 = [p for p in front if not p.get("variants")]
         entry["front_size"] = len(front)
         entry["fp32_plan_on_front"] = bool(fp32)
-        entry["fastest"] = {"id": fastest["id"], "lowered_nodes": len(fastest.get("variants", {})),
+        lowered = {}
+        for precision in fastest.get("variants", {}).values():
+            lowered[precision] = lowered.get(precision, 0) + 1
+        entry["fastest"] = {"id": fastest["id"], "lowered_nodes": lowered,
                             "simulated_ms": fastest["latency_us"] / 1e3,
                             "estimated_deviation_pct": fastest.get("deviation_pct")}
         if fastest.get("variants"):

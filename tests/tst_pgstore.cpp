@@ -181,7 +181,8 @@ void TestPgStore::createsSchema() {
     const std::vector<std::string> tables = PostgresServer::query(
         db, "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE "
             "schemaname = 'public'");
-    QCOMPARE(tables.at(0), std::string("device_benchmarks,device_contention,devices,models,"
+    QCOMPARE(tables.at(0), std::string("activation_ranges,device_benchmarks,device_contention,"
+                                       "devices,models,"
                                        "op_signatures,paretune_library,perf_samples,plans,"
                                        "precision_sensitivity,predictors,profile_jobs,"
                                        "stale_marks,tune_rounds"));

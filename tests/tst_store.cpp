@@ -136,6 +136,7 @@ QStringList rawQuery(const QString& path, const char* sql) {
 constexpr const char* kWithoutVersionFive =
     "ALTER TABLE device_benchmarks DROP COLUMN link_h2d_gbs; ALTER TABLE device_benchmarks DROP "
     "COLUMN link_d2h_gbs; ALTER TABLE device_benchmarks DROP COLUMN link_latency_us; DROP TABLE "
+    "activation_ranges; DROP TABLE "
     "precision_sensitivity; DROP TABLE profile_jobs; DROP INDEX perf_samples_by_key; "
     "ALTER TABLE perf_samples DROP COLUMN sample_key; PRAGMA user_version = 4";
 
@@ -241,12 +242,13 @@ void TestStore::createsFolderAndSchema() {
     const QStringList tables =
         rawQuery(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
     QCOMPARE(tables,
-             QStringList({QStringLiteral("device_benchmarks"), QStringLiteral("device_contention"),
-                          QStringLiteral("devices"), QStringLiteral("models"),
-                          QStringLiteral("op_signatures"), QStringLiteral("perf_samples"),
-                          QStringLiteral("plans"), QStringLiteral("precision_sensitivity"),
-                          QStringLiteral("predictors"), QStringLiteral("profile_jobs"),
-                          QStringLiteral("stale_marks"), QStringLiteral("tune_rounds")}));
+             QStringList({QStringLiteral("activation_ranges"), QStringLiteral("device_benchmarks"),
+                          QStringLiteral("device_contention"), QStringLiteral("devices"),
+                          QStringLiteral("models"), QStringLiteral("op_signatures"),
+                          QStringLiteral("perf_samples"), QStringLiteral("plans"),
+                          QStringLiteral("precision_sensitivity"), QStringLiteral("predictors"),
+                          QStringLiteral("profile_jobs"), QStringLiteral("stale_marks"),
+                          QStringLiteral("tune_rounds")}));
     const QStringList columns =
         rawQuery(path, "SELECT group_concat(name, ',') FROM pragma_table_info('perf_samples')");
     QCOMPARE(columns.value(0),

@@ -20,7 +20,7 @@ struct SoftwareStack {
     /// Where a CUDA device is attached and the LibTorch module is the CUDA flavour: the CUDA
     /// LibTorch was built with ("13.2") and the cuDNN it loaded (92600), read from the module
     /// (which is then loaded); empty / 0 elsewhere.
-    std::string torchCuda;
+    std::string torchCuda{};
     std::int32_t cudnn = 0;
 };
 

@@ -20,7 +20,7 @@ struct MicroBenchmark {
     double dispatchUs = 0.0;
     /// A CUDA device's link to the host (GpuMicroBenchmark's pinned figures); none for a CPU.
     /// Stored with the vector; not part of the drift check.
-    std::optional<HostLinkFigures> hostLink;
+    std::optional<HostLinkFigures> hostLink{};
 };
 
 /// A CUDA device's micro-benchmark, measured by the LibTorch module of the CUDA flavour on the

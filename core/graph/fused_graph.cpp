@@ -40,15 +40,6 @@ Attribute floatAttribute(std::string name, double value) {
     return a;
 }
 
-Attribute intAttribute(std::string name, std::int64_t value) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.canonical = name + '=' + std::to_string(value);
-    a.name = std::move(name);
-    a.i = value;
-    return a;
-}
-
 Attribute floatsAttribute(std::string name, std::vector<double> values) {
     Attribute a;
     a.kind = Attribute::Kind::Floats;

@@ -87,4 +87,26 @@ NodeId appendNode(Graph& g, Node node, std::span<const TensorId> ins,
     return id;
 }
 
+Attribute intAttribute(std::string name, std::int64_t value) {
+    Attribute a;
+    a.kind = Attribute::Kind::Int;
+    a.canonical = name + '=' + std::to_string(value);
+    a.name = std::move(name);
+    a.i = value;
+    return a;
+}
+
+Attribute intsAttribute(std::string name, std::vector<std::int64_t> values) {
+    Attribute a;
+    a.kind = Attribute::Kind::Ints;
+    a.canonical = name + "=[";
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        a.canonical += (k ? "," : "") + std::to_string(values[k]);
+    }
+    a.canonical += ']';
+    a.name = std::move(name);
+    a.ints = std::move(values);
+    return a;
+}
+
 } // namespace paretune

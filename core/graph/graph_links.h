@@ -22,4 +22,9 @@ Graph emptyCopyOf(const Graph& graph);
 NodeId appendNode(Graph& g, Node node, std::span<const TensorId> ins,
                   std::span<const TensorId> outs, std::span<const TensorId> captured);
 
+/// An Int attribute ("name=V"), and an Ints one ("name=[a,b]"), canonical as the importer
+/// writes them.
+Attribute intAttribute(std::string name, std::int64_t value);
+Attribute intsAttribute(std::string name, std::vector<std::int64_t> values);
+
 } // namespace paretune

@@ -35,22 +35,38 @@ void appendNodeHeader(std::string& text, const Node& node) {
     text += ')';
 }
 
+/// Whether input k of the node is a quantization zero point: its value does not change what the
+/// operator costs (and an int8 node's activation zero points come from calibration), so nodes
+/// that differ only in it share a signature and its samples.
+bool zeroPointInput(const Node& node, std::size_t k) {
+    if (!node.domain.empty()) {
+        return false;
+    }
+    if (node.opType == "QuantizeLinear" || node.opType == "DequantizeLinear") {
+        return k == 2;
+    }
+    return node.opType == "QLinearConv" && (k == 2 || k == 5 || k == 7);
+}
+
 } // namespace
 
 std::string opSignatureText(const Graph& graph, NodeId node) {
     std::string text;
     appendNodeHeader(text, graph.nodes[static_cast<std::size_t>(node)]);
     text += " in:";
-    for (const TensorId t : graph.nodeInputs.row(node)) {
+    const auto ins = graph.nodeInputs.row(node);
+    for (std::size_t k = 0; k < ins.size(); ++k) {
+        const TensorId t = ins[k];
         if (t == kNone) {
             text += "none;";
             continue;
         }
         const Tensor& tensor = graph.tensors[static_cast<std::size_t>(t)];
         text += tensor.typeString();
-        if (tensor.role == TensorRole::Initializer ||
-            (tensor.producer != kNone &&
-             graph.nodes[static_cast<std::size_t>(tensor.producer)].kind != NodeKind::Compute)) {
+        if ((tensor.role == TensorRole::Initializer ||
+             (tensor.producer != kNone &&
+              graph.nodes[static_cast<std::size_t>(tensor.producer)].kind != NodeKind::Compute)) &&
+            !zeroPointInput(graph.nodes[static_cast<std::size_t>(node)], k)) {
             appendValues(text, tensor);
         }
         text += ';';

@@ -133,6 +133,14 @@ double flopsOf(const Graph& g, NodeId id) {
         return 2.0 * macs + (input(2) != kNone ? static_cast<double>(out) : 0.0) +
                fusedPostOps(g, id) * static_cast<double>(out);
     }
+    if (op == "QLinearConv") { // the int8 Conv: weight at 3, bias at 8
+        const auto* w = dimsOf(g, input(3));
+        if (!w || w->size() < 2) {
+            return 0.0;
+        }
+        const double macs = static_cast<double>(out) * static_cast<double>(productFrom(*w, 1));
+        return 2.0 * macs + (input(8) != kNone ? static_cast<double>(out) : 0.0);
+    }
     if (op == "ConvTranspose") {
         const auto* w = dimsOf(g, input(1));
         const std::int64_t in = elements(g, input(0));

@@ -3,11 +3,15 @@
 // The variant layer of a plan (DESIGN.md "The plan, second generation"): how a compute node
 // runs, beside where. This build offers precisions; a node in a lower precision reads its
 // activations and weights converted to it and gives its outputs back in fp32 (the conversions
-// are nodes of their own in the lowered graph, measured like any operator).
+// are nodes of their own in the lowered graph, measured like any operator). bf16 converts with
+// Cast; int8 quantizes with QuantizeLinear / QLinearConv / DequantizeLinear, its activation
+// scales calibrated from measured ranges and its weights' per-channel scales computed from the
+// weights when a program is prepared.
 
 #include "graph/graph.h"
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,20 +20,34 @@
 namespace paretune {
 
 /// Precision of a node's arithmetic. Fp32 is the model as given (variant 0 of a cost table).
-enum class Precision : std::uint8_t { Fp32, Bf16 };
+enum class Precision : std::uint8_t { Fp32, Bf16, Int8 };
 
-std::string_view precisionName(Precision precision); ///< "fp32", "bf16"
+std::string_view precisionName(Precision precision); ///< "fp32", "bf16", "int8"
 /// Parses one name. Throws InputError naming it and the names this build knows; a precision the
-/// design lists but this build does not run yet (int8, fp16) says so.
+/// design lists but this build does not run yet (fp16) says so.
 Precision parsePrecision(std::string_view name);
 /// Parses "bf16,…" (distinct names). Throws InputError like parsePrecision, or for a repeat.
 std::vector<Precision> parsePrecisions(std::string_view text);
-/// The element type a precision stores floating-point tensors in.
+/// The element type a precision stores floating-point activations in (int8: uint8, the
+/// quantized activations; its weights are int8).
 DType precisionDType(Precision precision);
 
-/// Whether a node can run in `precision`: Fp32 always; a lower precision for a Conv, MatMul or
-/// Gemm whose floating-point inputs are all float32 (the products that dominate a model's time).
+/// Whether a node can run in `precision`: Fp32 always; bf16 for a Conv, MatMul or Gemm whose
+/// floating-point inputs are all float32 (the products that dominate a model's time); int8 for a
+/// 2-D Conv of a float32 activation with float32 weights (and bias) that are initializers.
 bool lowerable(const Graph& graph, NodeId node, Precision precision);
+
+/// The range of a tensor's values over calibration inputs: what an int8 node's activation
+/// scale and zero point come from (asymmetric uint8 over [min(lo, 0), max(hi, 0)]).
+struct ActivationRange {
+    double lo = 0.0;
+    double hi = 0.0;
+};
+/// By tensor name.
+using ActivationRanges = std::map<std::string, ActivationRange>;
+/// The tensors whose ranges int8 lowering needs: the activation input and the output of every
+/// node lowerable to int8, each once, in graph order.
+std::vector<TensorId> int8RangeTensors(const Graph& graph);
 
 /// A graph with some of its nodes in a lower precision, and where its nodes came from.
 struct LoweredGraph {
@@ -41,6 +59,10 @@ struct LoweredGraph {
     std::vector<std::vector<NodeId>> parts;
     /// Per original node, the precision it was lowered to (Fp32: kept as it was).
     std::vector<Precision> precisions;
+    /// Whether every int8 node's scales come from measured ranges. Without them (no ranges
+    /// given, or a tensor missing) a placeholder range [-1, 1] stands in: the graph has the
+    /// right operators, types and shapes (enough to cost it) but must not be run for accuracy.
+    bool calibrated = true;
 };
 
 /// Lowers each node to its precision (one entry per graph node; Fp32 leaves it as it is): its
@@ -48,8 +70,14 @@ struct LoweredGraph {
 /// are stored converted, and each float32 output is computed in the precision and cast back to
 /// float32 (a node "NAME/to_fp32_K" producing the original tensor). Throws InputError for a
 /// size mismatch or a node that is not lowerable to its precision. The result is a valid ONNX
-/// graph (opset ≥ 13 for bfloat16 Cast).
-LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions);
+/// graph (opset ≥ 13 for bfloat16 Cast). An int8 node is spelled in ONNX's quantized
+/// operators: its activation passes through a QuantizeLinear ("NAME/quantize_0", scale and zero
+/// point from `ranges`), it runs as a QLinearConv on its weights quantized per output channel
+/// (Constant-kind nodes computing the scales from the weights: Abs, ReduceMax, Max, Div,
+/// QuantizeLinear; the bias as int32 at the input scale × the weight scale), and its output
+/// comes back through a DequantizeLinear ("NAME/to_fp32_0").
+LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions,
+                        const ActivationRanges* ranges = nullptr);
 
 /// The graph with, after each node lowerable to `precision`, a lowered copy of it: "NAME@bf16"
 /// with its conversions, its outputs cast back into new float32 tensors ("OUT+bf16") that
@@ -60,7 +88,8 @@ struct PairedVariants {
     LoweredGraph paired;
     std::vector<NodeId> nodeOf;
 };
-PairedVariants appendLoweredNodes(const Graph& graph, Precision precision);
+PairedVariants appendLoweredNodes(const Graph& graph, Precision precision,
+                                  const ActivationRanges* ranges = nullptr);
 
 /// Every node lowerable to `precision` lowered to it: what `profile --variants` measures.
 std::vector<Precision> lowerAll(const Graph& graph, Precision precision);

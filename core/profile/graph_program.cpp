@@ -182,6 +182,9 @@ at::Tensor GraphProgram::convertedOnce(TensorId t, std::uint64_t seed) {
         }
         at::Tensor& value = m_fixed[static_cast<std::size_t>(in)];
         if (!value.defined()) {
+            value = convertedOnce(in, seed); // a chain of conversions (an int8 weight's scales)
+        }
+        if (!value.defined()) {
             // Seeded by the input's name, as its other readers would make it: a weight converted
             // for a lowered node holds the same values as in the model.
             at::Generator generator = at::detail::createCPUGenerator(

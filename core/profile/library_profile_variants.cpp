@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Profiling the variants of a model's nodes (precisions) into the library: each lowered node
-// timed beside its fp32 form, and the model's sensitivity table.
+// timed beside its fp32 form, and the model's sensitivity table (for int8, after the ranges its
+// activation scales come from).
 #include "library_profile.h"
 
+#include "common/input_error.h"
 #include "common/progress.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <set>
 
 namespace paretune {
@@ -27,15 +30,48 @@ void scaleSample(Sample& s, double scale) {
     }
 }
 
+CalibrationInputs calibrationInputsOf(const Graph& graph, const LibraryProfileOptions& options) {
+    return options.calibration
+               ? *options.calibration
+               : randomCalibrationInputs(graph, options.sensitivitySets, options.sensitivitySeed);
+}
+
+/// The ranges of the activations int8 lowering needs, on the calibration inputs: the stored ones
+/// when the library has them all (and profiling is not forced), else measured and stored.
+ActivationRanges int8Ranges(const Graph& graph, const Device& device, SampleLibrary& library,
+                            const LibraryProfileOptions& options, Progress* progress) {
+    if (device.cudaIndex >= 0 || !device.isCpu()) {
+        throw InputError("device '" + device.id +
+                         "': the int8 variant runs on CPU devices only in this version (LibTorch's "
+                         "quantized engine); profile bf16 there, or int8 on cpu or cpu:N");
+    }
+    const CalibrationInputs inputs = calibrationInputsOf(graph, options);
+    const std::vector<TensorId> tensors = int8RangeTensors(graph);
+    ActivationRanges ranges =
+        activationRangesOf(library.activationRanges(graph.fingerprint, inputs.key));
+    bool complete = !options.force;
+    for (const TensorId t : tensors) {
+        complete = complete && ranges.count(graph.tensors[static_cast<std::size_t>(t)].name) > 0;
+    }
+    if (complete || tensors.empty()) {
+        return ranges;
+    }
+    if (progress != nullptr) {
+        progress->report(0.0, "activation ranges for int8");
+    }
+    ranges = measureActivationRanges(graph, tensors, inputs, executionDeviceFor(device));
+    if (options.store) {
+        library.addActivationRanges(activationRangeRecords(graph, ranges, inputs.key));
+    }
+    return ranges;
+}
+
 /// The sensitivity table of the model in `precision`, measured and stored when the library
 /// lacks one for these inputs. Returns how many nodes were measured.
 int measureMissingSensitivity(const Graph& graph, const Device& device, SampleLibrary& library,
                               const LibraryProfileOptions& options, Precision precision,
-                              Progress* progress) {
-    const CalibrationInputs inputs =
-        options.calibration
-            ? *options.calibration
-            : randomCalibrationInputs(graph, options.sensitivitySets, options.sensitivitySeed);
+                              const ActivationRanges* ranges, Progress* progress) {
+    const CalibrationInputs inputs = calibrationInputsOf(graph, options);
     const std::vector<Precision> all = lowerAll(graph, precision);
     const auto lowered = static_cast<std::size_t>(std::count(all.begin(), all.end(), precision));
     const std::string name(precisionName(precision));
@@ -45,7 +81,7 @@ int measureMissingSensitivity(const Graph& graph, const Device& device, SampleLi
         return 0;
     }
     std::vector<SensitivityRecord> rows =
-        measureSensitivity(graph, precision, inputs, executionDeviceFor(device), progress);
+        measureSensitivity(graph, precision, inputs, executionDeviceFor(device), progress, ranges);
     if (options.store && !rows.empty()) {
         library.addSensitivities(rows);
     }
@@ -61,7 +97,14 @@ profileVariant(const Graph& graph, const Device& device, SampleLibrary& library,
     if (precision == Precision::Fp32) {
         return {};
     }
-    PairedVariants pairs = appendLoweredNodes(graph, precision);
+    // int8's activation scales: calibrated on the sensitivity table's inputs, before the
+    // timing (a quantized node runs as fast whatever its scales, but is stored as it would run).
+    std::optional<ActivationRanges> ranges;
+    if (precision == Precision::Int8) {
+        ranges = int8Ranges(graph, device, library, options, progress);
+    }
+    const ActivationRanges* rangesUsed = ranges ? &*ranges : nullptr;
+    PairedVariants pairs = appendLoweredNodes(graph, precision, rangesUsed);
     const Graph& paired = pairs.paired.graph;
     pairs.paired.graph.name = loweredGraphName(graph, precision);
     const std::string fingerprint = deviceFingerprint(device);
@@ -161,8 +204,8 @@ profileVariant(const Graph& graph, const Device& device, SampleLibrary& library,
         library.addSamples(samples);
     }
     if (!(progress != nullptr && progress->cancelled())) {
-        const int count =
-            measureMissingSensitivity(graph, device, library, options, precision, progress);
+        const int count = measureMissingSensitivity(graph, device, library, options, precision,
+                                                    rangesUsed, progress);
         if (sensitivityMeasured != nullptr) {
             *sensitivityMeasured += count;
         }

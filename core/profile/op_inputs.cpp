@@ -162,7 +162,13 @@ at::Tensor makeInput(const Graph& graph, NodeId id, int index, at::Generator& ge
                           (op == "Pow" && index == 0) ||
                           ((op == "Div" || op == "Mod") && index == 1) ||
                           (op == "BatchNormalization" && index == 4) ||
-                          (op == "FusedConv" && index == 7); // its normalisation's variance
+                          (op == "FusedConv" && index == 7) || // its normalisation's variance
+                          // quantization scales
+                          ((op == "QuantizeLinear" || op == "DequantizeLinear") && index == 1) ||
+                          (op == "QLinearConv" && (index == 1 || index == 4 || index == 6));
+    if (op == "QLinearConv" && index == 5) {
+        return at::zeros(dims, at::TensorOptions().dtype(type)); // symmetric weights
+    }
     if (at::isIntegralType(type, false)) {
         // Non-zero, so that integer divisors are valid.
         return randomTensor(dims, type, 1, 8, generator);

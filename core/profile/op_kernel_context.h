@@ -84,6 +84,20 @@ void addReductionKernels(KernelTable& t);
 void addShapeKernels(KernelTable& t);
 void addSpatialKernels(KernelTable& t);
 void addFusedKernels(KernelTable& t); ///< table keys "ai.paretune::FusedConv", …
+void addQuantizedKernels(KernelTable& t);
+
+/// A convolution's strides, padding, dilations and groups from its node's attributes (the
+/// kernel's size from the weight's, pads and auto_pad resolved). Asymmetric pads are applied to
+/// `input` first, with `padValue`, and the padding returned is then 0. Throws UnsupportedOp for
+/// other than 1 to 3 spatial dimensions (op_kernels_spatial.cpp).
+struct ConvGeometry {
+    Ints strides;
+    Ints padding;
+    Ints dilations;
+    std::int64_t groups = 1;
+};
+ConvGeometry convGeometry(const Node& node, at::Tensor& input, at::IntArrayRef weightSizes,
+                          const at::Scalar& padValue);
 
 /// Conv's ONNX semantics on the context's inputs 0 (X), 1 (W) and 2 (B, optional), with the
 /// node's Conv attributes (op_kernels_spatial.cpp; FusedConv runs it too).

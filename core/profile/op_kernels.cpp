@@ -17,6 +17,7 @@ const KernelTable& kernels() {
         addShapeKernels(t);
         addSpatialKernels(t);
         addFusedKernels(t);
+        addQuantizedKernels(t);
         return t;
     }();
     return table;

@@ -64,6 +64,7 @@ void addElementwiseKernels(KernelTable& t) {
     unary("Reciprocal", at::reciprocal);
     unary("Floor", at::floor);
     unary("Ceil", at::ceil);
+    unary("Round", at::round); // halves to even, as ONNX
     unary("Sign", at::sign);
     unary("Not", at::logical_not);
     unary("HardSwish", at::hardswish);

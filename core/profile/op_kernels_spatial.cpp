@@ -69,27 +69,35 @@ Ints attrIntsOr(const Node& node, std::string_view name, std::size_t k, std::int
 
 } // namespace
 
-at::Tensor convolution(const Context& c) {
-    const at::Tensor& x = c.input(0);
-    const at::Tensor& w = c.input(1);
-    const std::size_t k = static_cast<std::size_t>(x.dim() - 2);
-    if (k < 1 || k > 3) {
-        throw UnsupportedOp("Conv with " + std::to_string(k) + " spatial dimensions");
+ConvGeometry convGeometry(const Node& node, at::Tensor& input, at::IntArrayRef weightSizes,
+                          const at::Scalar& padValue) {
+    const std::size_t k = static_cast<std::size_t>(input.dim() - 2);
+    if (input.dim() < 3 || k > 3 || weightSizes.size() != k + 2) {
+        throw UnsupportedOp(node.opType + " with " + std::to_string(input.dim() - 2) +
+                            " spatial dimensions");
     }
-    const Ints kernel(w.sizes().begin() + 2, w.sizes().end());
-    const Ints strides = attrIntsOr(c.node, "strides", k, 1);
-    const Ints dilations = attrIntsOr(c.node, "dilations", k, 1);
-    const Pads pads = resolvePads(c.node, x.sizes().slice(2), kernel, strides, dilations);
-    at::Tensor input = x;
-    Ints padding = pads.begin;
+    const Ints kernel(weightSizes.begin() + 2, weightSizes.end());
+    ConvGeometry g;
+    g.strides = attrIntsOr(node, "strides", k, 1);
+    g.dilations = attrIntsOr(node, "dilations", k, 1);
+    g.groups = node.attrInt("group", 1);
+    const Pads pads = resolvePads(node, input.sizes().slice(2), kernel, g.strides, g.dilations);
+    g.padding = pads.begin;
     if (!pads.symmetric()) {
-        input = at::constant_pad_nd(x, torchPadList(pads.begin, pads.end), 0);
-        padding.assign(k, 0);
+        input = at::constant_pad_nd(input, torchPadList(pads.begin, pads.end), padValue);
+        g.padding.assign(k, 0);
     }
+    return g;
+}
+
+at::Tensor convolution(const Context& c) {
+    at::Tensor input = c.input(0);
+    const at::Tensor& w = c.input(1);
+    const ConvGeometry g = convGeometry(c.node, input, w.sizes(), 0);
     const c10::optional<at::Tensor> bias =
         c.has(2) ? c10::optional<at::Tensor>(c.in[2]) : c10::nullopt;
-    return at::convolution(input, w, bias, strides, padding, dilations, false, Ints(k, 0),
-                           c.node.attrInt("group", 1));
+    return at::convolution(input, w, bias, g.strides, g.padding, g.dilations, false,
+                           Ints(g.strides.size(), 0), g.groups);
 }
 
 namespace {

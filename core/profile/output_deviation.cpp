@@ -157,10 +157,65 @@ std::vector<NamedTensors> runOnSets(const Graph& graph, const CalibrationInputs&
     return outputs;
 }
 
+ActivationRanges measureActivationRanges(const Graph& graph, std::span<const TensorId> tensors,
+                                         const CalibrationInputs& inputs,
+                                         const ExecutionDevice& device) {
+    Graph observed = graph;
+    for (const TensorId t : tensors) {
+        Tensor& tensor = observed.tensors[static_cast<std::size_t>(t)];
+        if (!tensor.graphOutput) {
+            tensor.graphOutput = true;
+            observed.outputs.push_back(t);
+        }
+    }
+    ActivationRanges ranges;
+    for (const NamedTensors& outputs : runOnSets(observed, inputs, device)) {
+        for (const TensorId t : tensors) {
+            const std::string& name = graph.tensors[static_cast<std::size_t>(t)].name;
+            const auto found = outputs.find(name);
+            if (found == outputs.end()) {
+                throw ExecutionError("activation '" + name + "' was not computed", false);
+            }
+            const std::vector<double>& values = found->second.values;
+            const auto [low, high] = std::minmax_element(values.begin(), values.end());
+            const double lo = values.empty() ? 0.0 : *low;
+            const double hi = values.empty() ? 0.0 : *high;
+            const auto [it, added] = ranges.try_emplace(name, ActivationRange{lo, hi});
+            if (!added) {
+                it->second.lo = std::min(it->second.lo, lo);
+                it->second.hi = std::max(it->second.hi, hi);
+            }
+        }
+    }
+    return ranges;
+}
+
+std::vector<ActivationRangeRecord> activationRangeRecords(const Graph& graph,
+                                                          const ActivationRanges& ranges,
+                                                          const std::string& inputsKey) {
+    std::vector<ActivationRangeRecord> rows;
+    for (const auto& [name, range] : ranges) {
+        rows.push_back({graph.fingerprint, name, inputsKey, range.lo, range.hi, {}});
+    }
+    return rows;
+}
+
+ActivationRanges activationRangesOf(const std::vector<ActivationRangeRecord>& rows) {
+    ActivationRanges ranges;
+    for (const ActivationRangeRecord& r : rows) {
+        ranges[r.tensorName] = {r.lo, r.hi};
+    }
+    return ranges;
+}
+
 std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision precision,
                                                   const CalibrationInputs& inputs,
-                                                  const ExecutionDevice& device,
-                                                  Progress* progress) {
+                                                  const ExecutionDevice& device, Progress* progress,
+                                                  const ActivationRanges* ranges) {
+    if (precision == Precision::Int8 && ranges == nullptr) {
+        throw InputError("int8 sensitivities need the model's activation ranges on the same "
+                         "inputs (measured first by paretune profile --variants int8)");
+    }
     std::vector<NodeId> nodes;
     for (const NodeId n : graph.topologicalOrder) {
         if (precision != Precision::Fp32 && lowerable(graph, n, precision)) {
@@ -183,8 +238,12 @@ std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision 
                                  graph.nodes[static_cast<std::size_t>(nodes[k])].name);
         }
         precisions[static_cast<std::size_t>(nodes[k])] = precision;
-        const LoweredGraph lowered = lowerGraph(graph, precisions);
+        const LoweredGraph lowered = lowerGraph(graph, precisions, ranges);
         precisions[static_cast<std::size_t>(nodes[k])] = Precision::Fp32;
+        if (!lowered.calibrated) {
+            throw InputError("node '" + graph.nodes[static_cast<std::size_t>(nodes[k])].name +
+                             "': its activation ranges were not measured");
+        }
         const OutputDeviation d =
             compareOutputs(reference, runOnSets(lowered.graph, inputs, device));
         rows.push_back({graph.fingerprint,

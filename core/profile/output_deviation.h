@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -74,10 +75,23 @@ std::vector<NamedTensors> runOnSets(const Graph& graph, const CalibrationInputs&
 /// run with only that node lowered, its outputs' relative L2 deviation from the fp32 outputs
 /// (%, mean over the sets). Rows come in graph order, keyed for the library (model fingerprint,
 /// node name, precision, inputs key). Cancelling through `progress` returns the rows measured
-/// so far.
+/// so far. Int8 needs the activation ranges (measureActivationRanges on the same inputs);
+/// without them, InputError.
 std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision precision,
                                                   const CalibrationInputs& inputs,
                                                   const ExecutionDevice& device,
-                                                  Progress* progress = nullptr);
+                                                  Progress* progress = nullptr,
+                                                  const ActivationRanges* ranges = nullptr);
+
+/// The range of each of `tensors` over the calibration sets: the fp32 model run on every set
+/// with those tensors as extra outputs (int8RangeTensors gives the ones int8 lowering needs).
+ActivationRanges measureActivationRanges(const Graph& graph, std::span<const TensorId> tensors,
+                                         const CalibrationInputs& inputs,
+                                         const ExecutionDevice& device);
+/// The ranges as rows of the library (model fingerprint, tensor name, inputs key), and back.
+std::vector<ActivationRangeRecord> activationRangeRecords(const Graph& graph,
+                                                          const ActivationRanges& ranges,
+                                                          const std::string& inputsKey);
+ActivationRanges activationRangesOf(const std::vector<ActivationRangeRecord>& rows);
 
 } // namespace paretune

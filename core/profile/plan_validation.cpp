@@ -585,7 +585,7 @@ std::vector<PlanValidation> validatePlans(const Graph& g, std::span<const PlanTo
             prepared.back().model = &plan;
             continue;
         }
-        LoweredPlan lowered = lowerPlan(g, plan);
+        LoweredPlan lowered = lowerPlan(g, plan, library);
         PreparedPlan p =
             preparePlan(lowered.lowered->graph, *lowered.plan, library, options, inventory);
         p.variants = std::move(lowered);

@@ -5,6 +5,7 @@
 
 #include "common/input_error.h"
 #include "output_deviation.h"
+#include "store/sample_library.h"
 
 #include <algorithm>
 #include <map>
@@ -19,10 +20,27 @@ bool PlanToValidate::hasVariants() const {
 
 namespace detail {
 
-LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan) {
+LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan,
+                      const SampleLibrary& library) {
+    ActivationRanges ranges;
+    const bool int8 = std::find(plan.precisions.begin(), plan.precisions.end(), Precision::Int8) !=
+                      plan.precisions.end();
+    if (int8) {
+        const std::vector<std::string> keys = library.activationRangeInputs(graph.fingerprint);
+        if (!keys.empty()) {
+            ranges = activationRangesOf(library.activationRanges(graph.fingerprint, keys.front()));
+        }
+    }
     LoweredPlan result;
-    result.lowered = std::make_unique<LoweredGraph>(lowerGraph(graph, plan.precisions));
+    result.lowered = std::make_unique<LoweredGraph>(
+        lowerGraph(graph, plan.precisions, int8 ? &ranges : nullptr));
     LoweredGraph& lowered = *result.lowered;
+    if (!lowered.calibrated) {
+        throw InputError(plan.label +
+                         ": it runs nodes in int8, and the library has no activation ranges for "
+                         "them (paretune profile MODEL --device DEVICE --variants int8 measures "
+                         "them)");
+    }
     const auto first = std::find_if(plan.precisions.begin(), plan.precisions.end(),
                                     [](Precision p) { return p != Precision::Fp32; });
     lowered.graph.name = loweredGraphName(graph, *first);

@@ -12,13 +12,15 @@ namespace paretune::detail {
 
 /// The graph a plan with variants runs and the plan over it: each of its nodes on its model
 /// node's device, the weight conversions without one (they are computed once), the fusion
-/// groups over the same (fp32) nodes. InputError for a precision list of the wrong size, a node
-/// that cannot be lowered or a fusion group with a lowered member.
+/// groups over the same (fp32) nodes. Int8 nodes take their activation scales from the ranges
+/// the library measured most recently for the model. InputError for a precision list of the
+/// wrong size, a node that cannot be lowered, a fusion group with a lowered member, or int8
+/// nodes whose ranges the library does not have.
 struct LoweredPlan {
     std::unique_ptr<LoweredGraph> lowered;
     std::unique_ptr<PlanToValidate> plan;
 };
-LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan);
+LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan, const SampleLibrary& library);
 
 /// Folds a report over the lowered graph back onto the model's nodes: a lowered node's row
 /// takes its conversions' times (measured and predicted added, its span from the first begin

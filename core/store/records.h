@@ -38,7 +38,7 @@ struct BenchmarkRecord {
     bool reference = false;           ///< what later measurements are compared with
     /// A GPU's measured link to the host (pinned copies); none for a CPU device. The search
     /// uses the newest one instead of the catalog's modelled link (applyMeasuredLinks).
-    std::optional<HostLinkFigures> hostLink;
+    std::optional<HostLinkFigures> hostLink{};
 };
 
 /// How much a device's nodes slow down while another device runs beside it, as the co-run
@@ -131,6 +131,17 @@ struct SensitivityRecord {
     std::string inputs;
     double deviationPct = 0.0; ///< relative L2 error of the outputs, %, mean over the inputs
     std::string measuredAt;    ///< set when empty
+};
+
+/// The range of one activation of a model over calibration inputs, where the int8 variant's
+/// activation scales come from: a row of activation_ranges.
+struct ActivationRangeRecord {
+    std::string modelFingerprint;
+    std::string tensorName;
+    std::string inputs;     ///< as SensitivityRecord::inputs
+    double lo = 0.0;        ///< smallest value seen
+    double hi = 0.0;        ///< largest value seen
+    std::string measuredAt; ///< set when empty
 };
 
 /// One committed round of a tune run (`paretune tune`): a row of the tune_rounds table.

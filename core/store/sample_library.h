@@ -130,6 +130,10 @@ public:
     /// precision and inputs replaces the stored one. InputError for a model that is not
     /// stored, a deviation that is not a finite number of at least 0, or an empty field.
     void addSensitivities(std::span<const SensitivityRecord> rows);
+    /// Stores activation ranges (one transaction); a row for the same model, tensor and inputs
+    /// replaces the stored one. InputError for a model that is not stored, a range that is not
+    /// finite or whose low end is above its high end, or an empty field.
+    void addActivationRanges(std::span<const ActivationRangeRecord> rows);
     /// Stores a trained predictor (one transaction) and returns its id. Predictors are never
     /// overwritten: a retrained one is a new row, the newest is the one in use.
     std::int64_t addPredictor(const PredictorRecord& predictor);
@@ -161,6 +165,11 @@ public:
     /// recently measured first.
     std::vector<std::string> sensitivityInputs(std::string_view modelFingerprint,
                                                std::string_view precision) const;
+    /// The activation ranges stored for a model, measured on `inputs`, by tensor name.
+    std::vector<ActivationRangeRecord> activationRanges(std::string_view modelFingerprint,
+                                                        std::string_view inputs) const;
+    /// The inputs keys a model's activation ranges were measured on, the most recent first.
+    std::vector<std::string> activationRangeInputs(std::string_view modelFingerprint) const;
     /// The rounds stored for a tune run, by round.
     std::vector<TuneRoundRecord> tuneRounds(std::string_view tuneKey) const;
     std::optional<PredictorRecord> predictor(std::int64_t id) const;

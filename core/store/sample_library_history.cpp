@@ -38,18 +38,15 @@ std::optional<std::int64_t> SampleLibrary::insertBenchmark(const BenchmarkRecord
                               "link_h2d_gbs, link_d2h_gbs, link_latency_us) "
                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id"),
             "store a micro-benchmark");
-    const auto link = [&](double HostLinkFigures::*figure) {
-        return b.hostLink ? std::optional<double>((*b.hostLink).*figure) : std::nullopt;
-    };
     q.bind(1, b.deviceFingerprint)
         .bind(2, orNow(b.measuredAt))
         .bind(3, b.gemmGflops)
         .bind(4, b.memoryBwGbs)
         .bind(5, b.dispatchUs)
         .bind(6, std::int64_t{b.reference ? 1 : 0})
-        .bind(7, link(&HostLinkFigures::h2dGbs))
-        .bind(8, link(&HostLinkFigures::d2hGbs))
-        .bind(9, link(&HostLinkFigures::latencyUs));
+        .bind(7, store::linkFigure(b, &HostLinkFigures::h2dGbs))
+        .bind(8, store::linkFigure(b, &HostLinkFigures::d2hGbs))
+        .bind(9, store::linkFigure(b, &HostLinkFigures::latencyUs));
     if (!q.run()) {
         return std::nullopt;
     }

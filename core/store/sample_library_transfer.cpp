@@ -102,13 +102,19 @@ std::int64_t SampleLibrary::importBenchmarks(std::span<const BenchmarkRecord> be
                        m_impl->statement(
                            "SELECT 1 FROM device_benchmarks WHERE device_fingerprint = ?1 AND "
                            "measured_at = ?2 AND gemm_gflops = ?3 AND memory_bw_gbs = ?4 AND "
-                           "is_reference = ?5"),
+                           "is_reference = ?5 AND COALESCE(link_h2d_gbs, -1.0) = "
+                           "COALESCE(?6, -1.0) AND COALESCE(link_d2h_gbs, -1.0) = "
+                           "COALESCE(?7, -1.0) AND COALESCE(link_latency_us, -1.0) = "
+                           "COALESCE(?8, -1.0)"),
                        "read micro-benchmarks");
             same.bind(1, b.deviceFingerprint)
                 .bind(2, b.measuredAt)
                 .bind(3, b.gemmGflops)
                 .bind(4, b.memoryBwGbs)
-                .bind(5, std::int64_t{b.reference ? 1 : 0});
+                .bind(5, std::int64_t{b.reference ? 1 : 0})
+                .bind(6, store::linkFigure(b, &HostLinkFigures::h2dGbs))
+                .bind(7, store::linkFigure(b, &HostLinkFigures::d2hGbs))
+                .bind(8, store::linkFigure(b, &HostLinkFigures::latencyUs));
             if (same.step()) {
                 continue;
             }

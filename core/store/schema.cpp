@@ -182,8 +182,18 @@ CREATE TABLE precision_sensitivity(
 
 // Version 7: a GPU's link to the host as its micro-benchmark measured it (pinned copies each
 // way and a small copy's latency), beside its GEMM and bandwidth figures; NULL for a CPU. The
-// search puts the newest figures in place of the catalog's modelled link.
+// search puts the newest figures in place of the catalog's modelled link. And the ranges of a
+// model's activations over calibration inputs, which the int8 variant's scales come from.
 constexpr const char* kVersion7 = R"sql(
+CREATE TABLE activation_ranges(
+  model_fingerprint TEXT NOT NULL REFERENCES models(fingerprint),
+  tensor_name       TEXT NOT NULL,
+  inputs            TEXT NOT NULL,
+  lo                REAL NOT NULL,
+  hi                REAL NOT NULL CHECK(hi >= lo),
+  measured_at       TEXT NOT NULL,
+  PRIMARY KEY(model_fingerprint, inputs, tensor_name)
+);
 ALTER TABLE device_benchmarks ADD COLUMN link_h2d_gbs REAL CHECK(link_h2d_gbs IS NULL OR link_h2d_gbs > 0);
 ALTER TABLE device_benchmarks ADD COLUMN link_d2h_gbs REAL CHECK(link_d2h_gbs IS NULL OR link_d2h_gbs > 0);
 ALTER TABLE device_benchmarks ADD COLUMN link_latency_us REAL CHECK(link_latency_us IS NULL OR link_latency_us > 0);
@@ -196,7 +206,7 @@ constexpr Migration kMigrations[] = {
     {4, "tune_rounds", kVersion4},
     {5, "perf_samples.sample_key, profile_jobs", kVersion5},
     {6, "precision_sensitivity", kVersion6},
-    {7, "device_benchmarks link figures", kVersion7},
+    {7, "device_benchmarks link figures, activation_ranges", kVersion7},
 };
 
 /// PostgreSQL's spelling of a migration's column types. Keys and names compare byte by byte

@@ -3,7 +3,10 @@
 // Private to the sample library (store/sample_library*.cpp): the checks every value passes
 // before it reaches SQLite, with messages that name the field.
 
+#include "records.h"
+
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,5 +29,10 @@ void requireFinite(double value, bool nonNegative, const std::string& what);
 
 /// The timestamp, or the current time when it is empty.
 std::string orNow(const std::string& timestamp);
+
+/// One figure of a micro-benchmark's host link, none when it has no link (a bound NULL).
+inline std::optional<double> linkFigure(const BenchmarkRecord& b, double HostLinkFigures::*figure) {
+    return b.hostLink ? std::optional<double>((*b.hostLink).*figure) : std::nullopt;
+}
 
 } // namespace paretune::store
