@@ -19,10 +19,10 @@
 // the same problem + DEAP's NSGA-II, the seed's approach) on the same cost table, evaluates its
 // final front with this simulator and reports its times, its hypervolume on the same reference
 // point, and the speed-up (minutes per model: the Python search is slow).
-// --variants offers bf16 beside fp32 (modelled cells on the catalog's devices that list a bf16
-// peak: every gene a column of device and precision), searches latency, energy and accuracy,
-// and gives each bf16 cell a synthetic deviation of 0.01 % (timing only: no accuracy figure of
-// this benchmark means anything).
+// --variants offers bf16 and int8 beside fp32 (modelled cells on the catalog's devices that list
+// their peaks: every gene a column of device and precision; a Conv has three variants), searches
+// latency, energy and accuracy, and gives each variant cell a synthetic deviation of 0.01 %
+// (timing only: no accuracy figure of this benchmark means anything).
 #include "bench_cli.h"
 #include "common/input_error.h"
 #include "cost/cost_table.h"
@@ -262,7 +262,7 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
     CostTableOptions tableOptions;
     tableOptions.fusion = fusion;
     if (variants) {
-        tableOptions.variants = {Precision::Bf16};
+        tableOptions.variants = {Precision::Bf16, Precision::Int8};
     }
     CostTable table = buildCostTable(g, catalog, {"cpu", "gpu", "npu"}, tableOptions);
     std::int64_t variantCells = 0;
@@ -324,7 +324,7 @@ nlohmann::json benchModel(const std::string& path, const paretune::DeviceCatalog
 
     SearchOptions options; // population 200, 300 generations, latency/energy/memory
     if (variants) {        // accuracy must be seen: latency, energy, accuracy
-        options.variants = {Precision::Bf16};
+        options.variants = {Precision::Bf16, Precision::Int8};
         options.objectives = {Objective::Latency, Objective::Energy, Objective::Accuracy};
     }
     const auto searchStart = Clock::now();
@@ -445,7 +445,7 @@ int benchMain(int argc, char** argv) {
         {"objectives", variants ? nlohmann::json{"latency", "energy", "accuracy"}
                                 : nlohmann::json{"latency", "energy", "memory"}},
         {"fusion_groups_offered", fusion},
-        {"variants_offered", variants ? nlohmann::json{"bf16"} : nlohmann::json::array()},
+        {"variants_offered", variants ? nlohmann::json{"bf16", "int8"} : nlohmann::json::array()},
         {"threads", 1}};
     try {
         const paretune::DeviceCatalog catalog = paretune::loadDeviceCatalog(catalogPath);
@@ -480,7 +480,7 @@ int main(int argc, char** argv) {
          "  Simulator and NSGA-II speed on real models (one thread), also with shared resources\n"
          "  (cores, memory bandwidth); --reference also runs the Python reference search,\n"
          "  --simulator-only leaves out the searches, --no-fusion offers no fusion groups,\n"
-         "  --variants offers bf16 (synthetic deviations) and searches accuracy too.\n"
+         "  --variants offers bf16 and int8 (synthetic deviations) and searches accuracy too.\n"
          "  Prints JSON.\n",
          1,
          2,

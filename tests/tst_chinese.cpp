@@ -45,16 +45,17 @@ const QSet<QString>& allowedWords() {
     static const QSet<QString> words = [] {
         QSet<QString> w;
         for (const char* word :
-             {"ms",     "us",     "µs",     "mJ",     "W",      "MiB",      "KiB",     "GiB",
-              "MB",     "KB",     "GB",     "B",      "GFLOP",  "GFLOPs",   "FLOPs",   "FLOP",
-              "MACs",   "Hz",     "GHz",    "MHz",    "ONNX",   "Paretune", "Pareto",  "CPU",
-              "GPU",    "NPU",    "DSP",    "CUDA",   "SQLite", "LibTorch", "HEFT",    "heft",
-              "greedy", "all",    "cpu",    "gpu",    "npu",    "dsp",      "cuda",    "opset",
-              "fp",     "bf",     "int",    "NCHW",   "RAPL",   "NVML",     "JSON",    "CSV",
-              "PNG",    "SVG",    "XDG",    "zh",     "CN",     "en",       "p10",     "p90",
-              "Ctrl",   "Shift",  "Alt",    "Esc",    "F1",     "F5",       "x",       "e",
-              "X",      "Y",      "K",      "M",      "G",      "µs",       "µJ",      "uJ",
-              "mW",     "MFLOPs", "GFLOPs", "KFLOPs", "TFLOPs", "Roofline", "roofline"}) {
+             {"ms",     "us",     "µs",     "mJ",     "W",      "MiB",      "KiB",      "GiB",
+              "MB",     "KB",     "GB",     "B",      "GFLOP",  "GFLOPs",   "FLOPs",    "FLOP",
+              "MACs",   "Hz",     "GHz",    "MHz",    "ONNX",   "Paretune", "Pareto",   "CPU",
+              "GPU",    "NPU",    "DSP",    "CUDA",   "SQLite", "LibTorch", "HEFT",     "heft",
+              "greedy", "all",    "cpu",    "gpu",    "npu",    "dsp",      "cuda",     "opset",
+              "fp",     "bf",     "int",    "NCHW",   "RAPL",   "NVML",     "JSON",     "CSV",
+              "PNG",    "SVG",    "XDG",    "zh",     "CN",     "en",       "p10",      "p90",
+              "Ctrl",   "Shift",  "Alt",    "Esc",    "F1",     "F5",       "x",        "e",
+              "X",      "Y",      "K",      "M",      "G",      "µs",       "µJ",       "uJ",
+              "mW",     "MFLOPs", "GFLOPs", "KFLOPs", "TFLOPs", "Roofline", "roofline", "bf16",
+              "int8",   "fp32"}) {
             w.insert(QString::fromUtf8(word));
         }
         return w;

@@ -12,9 +12,11 @@
 #include "paretoplot.h"
 #include "placementsearch.h"
 #include "planschedule.h"
+#include "searchcontroller.h"
 #include "timelineview.h"
 #include "workbench_fixture.h"
 
+#include <QAction>
 #include <QDockWidget>
 #include <QSignalSpy>
 #include <QtTest>
@@ -27,6 +29,7 @@ class TestEndToEnd : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void clickOnParetoPointShowsThatPlan();
+    void searchOffersPrecisions();
 };
 
 namespace {
@@ -162,6 +165,40 @@ void TestEndToEnd::clickOnParetoPointShowsThatPlan() {
     QCOMPARE(selected.last().at(0).toInt(), node);
     window.selectNode(-1);
     QCOMPARE(timeline->selectedNode(), -1);
+}
+
+// The Search menu's "lower precisions" choice: the search places each node's precision too
+// (the example catalog's modelled bf16 and int8 peaks), and accuracy is an axis of the Pareto
+// plot.
+void TestEndToEnd::searchOffersPrecisions() {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(openSampleAndWait(window));
+    auto* action = window.findChild<QAction*>(QStringLiteral("variantsAction"));
+    QVERIFY(action && action->isCheckable() && !action->isChecked());
+    QSignalSpy searched(&window, &MainWindow::searchShown);
+    SearchOptions options = withPrecisions({});
+    QCOMPARE(options.variants, (std::vector<Precision>{Precision::Bf16, Precision::Int8}));
+    QCOMPARE(options.objectives.back(), Objective::Accuracy);
+    options.population = 40;
+    options.generations = 30;
+    window.searchPlacements(options);
+    QVERIFY(action->isChecked()); // the menu shows what the search offers
+    QTRY_COMPARE_WITH_TIMEOUT(searched.count(), 1, 60000);
+    const auto outcome = window.currentSearch();
+    QCOMPARE(window.searchOptions().variants, options.variants);
+    // Every Conv, MatMul and Gemm has three variants to be placed in: fp32, bf16, int8 (where
+    // the catalog lists their peaks; on this small model the conversions make them slower).
+    QCOMPARE(outcome->costs.variantCount(), 3);
+    QCOMPARE(outcome->options.objectives.back(), Objective::Accuracy);
+    ParetoPlot* plot = window.paretoPlot();
+    plot->setAxes(Objective::Latency, Objective::Accuracy);
+    QCOMPARE(plot->yObjective(), Objective::Accuracy);
+    action->setChecked(false);
+    window.setSearchOptions(options);
+    QVERIFY(action->isChecked());
 }
 
 QTEST_MAIN(TestEndToEnd)

@@ -650,7 +650,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>&amp;Help</source>
         <translation type="unfinished"></translation>
     </message>
@@ -660,17 +660,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-38"/>
+        <location line="-39"/>
         <source>Tune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+48"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-53"/>
+        <location line="-54"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
@@ -705,7 +705,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+40"/>
         <source>Workflow</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1869,12 +1869,22 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::SearchController</name>
     <message>
-        <location filename="../widgets/searchcontroller.cpp" line="+51"/>
+        <location filename="../widgets/searchcontroller.cpp" line="+65"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
+        <source>Offer lower &amp;precisions (bf16, int8)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Searches also choose each node&apos;s precision: bf16 for Conv, MatMul and Gemm, int8 for Conv, with the estimated accuracy loss as an objective (in place of the third one, memory by default). Measured devices need the precisions profiled (paretune profile --variants bf16,int8).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1895,13 +1905,13 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <location line="+256"/>
+        <location line="+262"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-256"/>
+        <location line="-262"/>
         <location line="+2"/>
         <source>Searching placements...</source>
         <translation type="unfinished"></translation>
@@ -1918,23 +1928,23 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <location line="+72"/>
+        <location line="+78"/>
         <source>cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-72"/>
-        <location line="+72"/>
+        <location line="-78"/>
+        <location line="+78"/>
         <source>finished</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-27"/>
+        <location line="-33"/>
         <source>Open a model before searching placements.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+32"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation type="unfinished"></translation>
     </message>

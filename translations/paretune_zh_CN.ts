@@ -641,7 +641,7 @@ Double-click to expand</source>
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -651,17 +651,17 @@ Double-click to expand</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location line="-38"/>
+        <location line="-39"/>
         <source>Tune</source>
         <translation>调优</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+48"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="-53"/>
+        <location line="-54"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
@@ -696,7 +696,7 @@ Double-click to expand</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+40"/>
         <source>Workflow</source>
         <translation>工作流程</translation>
     </message>
@@ -726,7 +726,7 @@ Double-click to expand</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
     <message>
-        <location line="-97"/>
+        <location line="-98"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
     </message>
@@ -1861,12 +1861,22 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::SearchController</name>
     <message>
-        <location filename="../widgets/searchcontroller.cpp" line="+51"/>
+        <location filename="../widgets/searchcontroller.cpp" line="+65"/>
         <source>Search &amp;placements on the catalog&apos;s modelled devices</source>
         <translation>在目录的建模设备上搜索放置方案(&amp;P)</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
+        <source>Offer lower &amp;precisions (bf16, int8)</source>
+        <translation>提供更低精度(bf16、int8)(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Searches also choose each node&apos;s precision: bf16 for Conv, MatMul and Gemm, int8 for Conv, with the estimated accuracy loss as an objective (in place of the third one, memory by default). Measured devices need the precisions profiled (paretune profile --variants bf16,int8).</source>
+        <translation>搜索同时为每个节点选择精度:Conv、MatMul 和 Gemm 可用 bf16,Conv 可用 int8,并以估计的精度损失作为一个目标(取代第三个目标,默认为内存)。实测设备需要先分析这些精度(paretune profile --variants bf16,int8)。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
         <translation>在本机设备上运行所选方案，并将实测时间与方案时间比较</translation>
     </message>
@@ -1887,13 +1897,13 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <location line="+256"/>
+        <location line="+262"/>
         <location line="+7"/>
         <source>Export bundle</source>
         <translation>导出部署包</translation>
     </message>
     <message>
-        <location line="-256"/>
+        <location line="-262"/>
         <location line="+2"/>
         <source>Searching placements...</source>
         <translation>正在搜索放置方案...</translation>
@@ -1910,23 +1920,23 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <location line="+72"/>
+        <location line="+78"/>
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="-72"/>
-        <location line="+72"/>
+        <location line="-78"/>
+        <location line="+78"/>
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location line="-27"/>
+        <location line="-33"/>
         <source>Open a model before searching placements.</source>
         <translation>请先打开模型再搜索放置方案。</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+32"/>
         <source>Search %1: %2 plans on the front, %3 evaluated, hypervolume %4</source>
         <translation>搜索%1：前沿上有 %2 个方案，已评估 %3 个，超体积 %4</translation>
     </message>

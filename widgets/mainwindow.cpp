@@ -97,6 +97,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     viewMenu->setObjectName(QStringLiteral("viewMenu"));
     QMenu* searchMenu = menuBar()->addMenu(tr("&Search"));
     searchMenu->addAction(m_search->searchAction());
+    searchMenu->addAction(m_search->variantsAction());
     setupToolBar();
     fillViewMenu(*this, *viewMenu);
     setGeometry(defaultWindowGeometry(screen()->availableGeometry()));

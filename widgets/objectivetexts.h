@@ -9,7 +9,8 @@ namespace paretune {
 
 /// The objectives the views offer (axes, tooltips, comparisons), in their order.
 inline constexpr Objective kShownObjectives[] = {Objective::Latency, Objective::Energy,
-                                                 Objective::AveragePower, Objective::PeakMemory};
+                                                 Objective::AveragePower, Objective::PeakMemory,
+                                                 Objective::Accuracy};
 
 /// Value of an objective in the unit the views show (latency ms, energy mJ, power W,
 /// memory MiB: the unit core's describe(objective) converts to), and that unit's texts.

@@ -25,6 +25,7 @@
 #include <QMainWindow>
 #include <QStatusBar>
 
+#include <algorithm>
 #include <limits>
 
 namespace paretune {
@@ -40,6 +41,19 @@ QString percentText(const std::optional<double>& error) {
 
 } // namespace
 
+SearchOptions withPrecisions(SearchOptions options) {
+    options.variants = {Precision::Bf16, Precision::Int8};
+    if (std::find(options.objectives.begin(), options.objectives.end(), Objective::Accuracy) ==
+        options.objectives.end()) {
+        // A search has two or three objectives: accuracy takes the third one's place.
+        if (options.objectives.size() >= 3) {
+            options.objectives.resize(2);
+        }
+        options.objectives.push_back(Objective::Accuracy);
+    }
+    return options;
+}
+
 SearchController::SearchController(QMainWindow* window, WorkbenchLog& log,
                                    DocumentController& document, DeviceController& devices,
                                    ProfilingController& profiling, JobStatusBar& jobs)
@@ -51,8 +65,19 @@ SearchController::SearchController(QMainWindow* window, WorkbenchLog& log,
     m_searchAction = new QAction(tr("Search &placements on the catalog's modelled devices"), this);
     m_searchAction->setObjectName(QStringLiteral("searchAction"));
     m_searchAction->setEnabled(false);
-    connect(m_searchAction, &QAction::triggered, this,
-            [this] { searchPlacements(SearchOptions{}); });
+    connect(m_searchAction, &QAction::triggered, this, [this] {
+        searchPlacements(m_variantsAction->isChecked() ? withPrecisions({}) : SearchOptions{});
+    });
+    m_variantsAction = new QAction(tr("Offer lower &precisions (bf16, int8)"), this);
+    m_variantsAction->setObjectName(QStringLiteral("variantsAction"));
+    m_variantsAction->setCheckable(true);
+    const QString variantsTip =
+        tr("Searches also choose each node's precision: bf16 for Conv, MatMul and Gemm, int8 "
+           "for Conv, with the estimated accuracy loss as an objective (in place of the third "
+           "one, memory by default). Measured devices need "
+           "the precisions profiled (paretune profile --variants bf16,int8).");
+    m_variantsAction->setToolTip(variantsTip);
+    m_variantsAction->setStatusTip(variantsTip);
     const QString validateTip =
         ValidateJob::available()
             ? tr("Run the chosen plan on this machine's devices and compare the measured "
@@ -143,8 +168,14 @@ void SearchController::searchPlacements(const SearchOptions& options) {
         return;
     }
     m_searchOptions = options;
+    m_variantsAction->setChecked(!options.variants.empty());
     m_searcher->start(m_document.model(), catalog, catalogName, ids, options,
                       m_profiling.databasePath());
+}
+
+void SearchController::setSearchOptions(const SearchOptions& options) {
+    m_searchOptions = options;
+    m_variantsAction->setChecked(!options.variants.empty());
 }
 
 void SearchController::cancelSearch() {

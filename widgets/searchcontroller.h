@@ -29,6 +29,10 @@ class TimelineView;
 class ValidateJob;
 class WorkbenchLog;
 
+/// `options` offering lower precisions: bf16 and int8 beside fp32, with accuracy (the estimated
+/// output deviation) among the objectives, in place of the third one when there are three.
+SearchOptions withPrecisions(SearchOptions options);
+
 /// Placement search and the plans it finds: the Search, Validate and Export bundle actions and
 /// their jobs (each with its indicator in the status bar), the Pareto front, the chosen plan
 /// (its simulated schedule in the timeline and the node table, its memory plan in the memory
@@ -45,6 +49,9 @@ public:
     /// The memory plan of the plan shown, per device (arena occupancy over its steps).
     MemoryView* memoryView() const { return m_memory; }
     QAction* searchAction() const { return m_searchAction; }
+    /// Checkable: the Search menu's searches also choose each node's precision (bf16, int8)
+    /// with the estimated output deviation as an objective (withPrecisions).
+    QAction* variantsAction() const { return m_variantsAction; }
     QAction* validateAction() const { return m_validateAction; }
     QAction* exportAction() const { return m_exportAction; }
     PlacementSearch* placementSearch() const { return m_searcher; }
@@ -64,7 +71,7 @@ public:
     void showSearch(std::shared_ptr<const SearchOutcome> outcome);
     /// The settings of the last search (or the ones a workspace asked for).
     SearchOptions searchOptions() const { return m_searchOptions; }
-    void setSearchOptions(const SearchOptions& options) { m_searchOptions = options; }
+    void setSearchOptions(const SearchOptions& options);
 
     std::shared_ptr<const SearchOutcome> currentSearch() const { return m_search; }
     /// The simulated schedule of the plan shown (null before a plan is chosen).
@@ -101,6 +108,7 @@ private:
     ValidateJob* m_validateJob;
     BundleExportJob* m_exportJob;
     QAction* m_searchAction = nullptr;
+    QAction* m_variantsAction = nullptr;
     QAction* m_validateAction = nullptr;
     QAction* m_exportAction = nullptr;
     SearchOptions m_searchOptions;

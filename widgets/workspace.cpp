@@ -78,8 +78,14 @@ QByteArray workspaceToJson(const Workspace& w, const QString& workspacePath) {
         objectives.append(QString::fromUtf8(objectiveName(o).data(),
                                             static_cast<qsizetype>(objectiveName(o).size())));
     }
+    QJsonArray variants;
+    for (const Precision p : w.search.variants) {
+        variants.append(QString::fromUtf8(precisionName(p).data(),
+                                          static_cast<qsizetype>(precisionName(p).size())));
+    }
     const QJsonObject search{
         {QStringLiteral("objectives"), objectives},
+        {QStringLiteral("variants"), variants},
         {QStringLiteral("population"), w.search.population},
         {QStringLiteral("generations"), w.search.generations},
         {QStringLiteral("seed"), static_cast<double>(w.search.seed)},
@@ -163,6 +169,23 @@ Workspace workspaceFromJson(const QByteArray& json, const QString& file) {
             } catch (const InputError& e) {
                 fail(file,
                      QStringLiteral("search.objectives: %1").arg(QString::fromUtf8(e.what())));
+            }
+        }
+        const QJsonValue variants = s.value(QStringLiteral("variants"));
+        if (!variants.isUndefined()) { // absent in older workspaces: fp32 only
+            QStringList names;
+            for (const QJsonValue& v : variants.toArray()) {
+                names << v.toString();
+            }
+            if (!variants.isArray()) {
+                fail(file, QStringLiteral("search.variants: expected an array of precisions"));
+            }
+            try {
+                w.search.variants =
+                    names.isEmpty() ? std::vector<Precision>{}
+                                    : parsePrecisions(names.join(QLatin1Char(',')).toStdString());
+            } catch (const InputError& e) {
+                fail(file, QStringLiteral("search.variants: %1").arg(QString::fromUtf8(e.what())));
             }
         }
         w.search.population = static_cast<std::int32_t>(

@@ -228,8 +228,8 @@ void runSearch(const SearchArguments& args) {
     }
     if (variants) {
         std::printf("\nDeviation    estimated output deviation from fp32 (relative L2, %%): the "
-                    "sum of the lowered nodes' measured sensitivities; 0 where none is "
-                    "measured\n");
+                    "root of the sum of the squares of the lowered nodes' measured "
+                    "sensitivities; 0 where none is measured\n");
     }
     if (!args.out.empty()) {
         std::printf("\nWrote %zu plans to %s\n", rows.size(), args.out.c_str());

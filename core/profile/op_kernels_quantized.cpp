@@ -26,20 +26,6 @@ double scalarOf(const at::Tensor& t) {
     return t.to(at::kCPU).to(at::kDouble).item<double>();
 }
 
-/// The quantized element type of a zero point's type (uint8 when none is given).
-at::ScalarType quantizedTypeOf(at::ScalarType zeroType) {
-    switch (zeroType) {
-    case at::kByte:
-        return at::kQUInt8;
-    case at::kChar:
-        return at::kQInt8;
-    case at::kInt:
-        return at::kQInt32;
-    default:
-        throw UnsupportedOp(std::string("a zero point of type ") + at::toString(zeroType));
-    }
-}
-
 /// scale / zero point broadcast along `axis` of a tensor of rank `rank` (per-axis), or as they
 /// are (per-tensor).
 at::Tensor alongAxis(const at::Tensor& v, std::int64_t axis, std::int64_t rank) {
@@ -51,34 +37,55 @@ at::Tensor alongAxis(const at::Tensor& v, std::int64_t axis, std::int64_t rank) 
     return v.reshape(shape);
 }
 
+/// The range of a quantized type: uint8 [0, 255], int8 [-128, 127].
+std::pair<double, double> rangeOf(at::ScalarType type) {
+    switch (type) {
+    case at::kByte:
+        return {0.0, 255.0};
+    case at::kChar:
+        return {-128.0, 127.0};
+    default:
+        throw UnsupportedOp(std::string("quantization to ") + at::toString(type));
+    }
+}
+
+/// ONNX's QuantizeLinear: saturate(round(x / scale) + zero_point), rounding halves to even, per
+/// tensor or along `axis`. Computed with elementwise ATen operations (vectorized, any memory
+/// layout): LibTorch 1.13's quantize_per_tensor without FBGEMM converts element by element.
 Tensors quantizeLinear(const Context& c) {
-    const at::Tensor x = c.input(0).to(at::kFloat);
+    const at::Tensor& x = c.input(0);
     const at::Tensor& scale = c.input(1);
     const at::Tensor zero =
         c.has(2) ? c.in[2] : at::zeros({}, at::TensorOptions().dtype(at::kByte));
-    const at::ScalarType quantized = quantizedTypeOf(zero.scalar_type());
-    if (quantized == at::kQInt32) {
-        throw UnsupportedOp("QuantizeLinear to int32");
-    }
+    const auto [lo, hi] = rangeOf(zero.scalar_type());
+    at::Tensor y;
     if (scalarLike(scale)) {
-        return {at::quantize_per_tensor(x, scalarOf(scale),
-                                        static_cast<std::int64_t>(scalarOf(zero)), quantized)
-                    .int_repr()};
+        y = at::div(x.to(at::kFloat), scalarOf(scale)).round_().add_(scalarOf(zero));
+    } else {
+        const std::int64_t axis = normAxis(c.node.attrInt("axis", 1), x.dim());
+        y = at::div(x.to(at::kFloat), alongAxis(scale.to(at::kFloat), axis, x.dim()))
+                .round_()
+                .add_(alongAxis(zero.to(at::kFloat), axis, x.dim()));
     }
-    const std::int64_t axis = normAxis(c.node.attrInt("axis", 1), x.dim());
-    return {at::quantize_per_channel(x, scale.to(at::kDouble), zero.to(at::kLong), axis, quantized)
-                .int_repr()};
+    return {y.clamp_(lo, hi).to(zero.scalar_type())};
 }
 
+/// ONNX's DequantizeLinear: (x − zero_point) · scale, per tensor or along `axis`.
 Tensors dequantizeLinear(const Context& c) {
     const at::Tensor& x = c.input(0);
     const at::Tensor& scale = c.input(1);
-    const std::int64_t axis = scalarLike(scale) ? 0 : normAxis(c.node.attrInt("axis", 1), x.dim());
-    at::Tensor y = x.to(at::kFloat);
-    if (c.has(2)) {
-        y = y - alongAxis(c.in[2].to(at::kFloat), axis, x.dim());
+    at::Tensor y = x.scalar_type() == at::kFloat ? x.clone() : x.to(at::kFloat);
+    if (scalarLike(scale)) {
+        if (c.has(2)) {
+            y.sub_(scalarOf(c.in[2]));
+        }
+        return {y.mul_(scalarOf(scale))};
     }
-    return {y * alongAxis(scale.to(at::kFloat), axis, x.dim())};
+    const std::int64_t axis = normAxis(c.node.attrInt("axis", 1), x.dim());
+    if (c.has(2)) {
+        y.sub_(alongAxis(c.in[2].to(at::kFloat), axis, x.dim()));
+    }
+    return {y.mul_(alongAxis(scale.to(at::kFloat), axis, x.dim()))};
 }
 
 using PackedConv = c10::intrusive_ptr<ConvPackedParamsBase<2>>;
@@ -221,7 +228,10 @@ Tensors qlinearConv(const Context& c) {
         c10::Dispatcher::singleton()
             .findSchemaOrThrow("quantized::conv2d", "new")
             .typed<at::Tensor(at::Tensor, const PackedConv&, double, std::int64_t)>();
-    const at::Tensor qx = at::_make_per_tensor_quantized_tensor(x.contiguous(), xScale, xZero);
+    // Channels last, the layout oneDNN's quantized convolution works in (its output has it too,
+    // and so the next quantized input after elementwise nodes): no reorder then.
+    const at::Tensor qx = at::_make_per_tensor_quantized_tensor(
+        x.contiguous(at::MemoryFormat::ChannelsLast), xScale, xZero);
     return {conv.call(qx, packed, scalarOf(c.input(6)), static_cast<std::int64_t>(scalarOf(yZero)))
                 .int_repr()};
 }
