@@ -6,6 +6,7 @@
 #include "common/input_error.h"
 #include "graph/precision.h"
 #include "onnx_fixture.h"
+#include "precision_fixture.h"
 #include "profile/output_deviation.h"
 #include "profile/plan_validation.h"
 #include "store/sample_library.h"
@@ -19,17 +20,10 @@
 #include <cmath>
 
 using namespace paretune;
+using precision_fixture::fixture;
+using precision_fixture::nodeOfType;
 
 namespace {
-
-std::string values(int n, double scale = 1.0) {
-    std::string text;
-    for (int i = 0; i < n; ++i) {
-        const double v = scale * (static_cast<double>((i * 37) % 101) / 101.0 - 0.5);
-        text += (i ? ", " : "") + std::to_string(v);
-    }
-    return text;
-}
 
 /// Integers in [lo, hi], spread by a fixed rule.
 std::vector<std::int64_t> integers(int n, std::int64_t lo, std::int64_t hi) {
@@ -46,28 +40,6 @@ std::string text(const std::vector<std::int64_t>& v) {
         t += (i ? ", " : "") + std::to_string(v[i]);
     }
     return t;
-}
-
-/// Conv + Relu, then a MatMul: the Conv can be lowered to int8, the MatMul only to bf16.
-Graph fixture() {
-    return onnxFixture("(float[1,3,6,6] x) => (float[1,8] y) <float[4,3,3,3] w = {" +
-                       values(108, 0.8) + "}, float[4] b = {" + values(4) +
-                       "}, float[144,8] m = {" + values(1152, 0.2) +
-                       "}, int64[2] shape = {1, 144}> {\n"
-                       "  v = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n"
-                       "  r = Relu (v)\n"
-                       "  f = Reshape (r, shape)\n"
-                       "  y = MatMul (f, m)\n"
-                       "}");
-}
-
-NodeId nodeOfType(const Graph& g, std::string_view op) {
-    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-        if (g.nodes[n].opType == op) {
-            return static_cast<NodeId>(n);
-        }
-    }
-    return kNone;
 }
 
 HostTensor integerTensor(DType type, std::vector<std::int64_t> dims,

@@ -9,6 +9,7 @@
 #include "graph/onnx_importer.h"
 #include "graph/precision.h"
 #include "onnx_fixture.h"
+#include "precision_fixture.h"
 #include "profile/output_deviation.h"
 #include "profile/plan_validation.h"
 #include "store/sample_library.h"
@@ -23,41 +24,11 @@
 #include <cmath>
 
 using namespace paretune;
+using precision_fixture::fixture;
+using precision_fixture::nodeOfType;
+using precision_fixture::values;
 
 namespace {
-
-std::string values(int n, double scale = 1.0) {
-    std::string text;
-    for (int i = 0; i < n; ++i) {
-        const double v = scale * (static_cast<double>((i * 37) % 101) / 101.0 - 0.5);
-        text += (i ? ", " : "") + std::to_string(v);
-    }
-    return text;
-}
-
-/// Conv + Relu, then a MatMul with a weight and an Add: two nodes can be lowered.
-Graph fixture() {
-    return onnxFixture("(float[1,3,6,6] x) => (float[1,8] y) <float[4,3,3,3] w = {" +
-                       values(108, 0.8) + "}, float[4] b = {" + values(4) +
-                       "}, float[144,8] m = {" + values(1152, 0.2) + "}, float[8] c = {" +
-                       values(8) +
-                       "}, int64[2] shape = {1, 144}> {\n"
-                       "  v = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n"
-                       "  r = Relu (v)\n"
-                       "  f = Reshape (r, shape)\n"
-                       "  p = MatMul (f, m)\n"
-                       "  y = Add (p, c)\n"
-                       "}");
-}
-
-NodeId nodeOfType(const Graph& g, std::string_view op) {
-    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-        if (g.nodes[n].opType == op) {
-            return static_cast<NodeId>(n);
-        }
-    }
-    return kNone;
-}
 
 /// A NumPy .npy file of float32 (descr '<f4') or int64 ('<i8') values.
 QByteArray npy(const std::vector<std::int64_t>& dims, const std::vector<double>& values,
