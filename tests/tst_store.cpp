@@ -135,7 +135,9 @@ QStringList rawQuery(const QString& path, const char* sql) {
 /// sensitivity table of version 6 goes).
 constexpr const char* kWithoutVersionFive =
     "ALTER TABLE device_benchmarks DROP COLUMN link_h2d_gbs; ALTER TABLE device_benchmarks DROP "
-    "COLUMN link_d2h_gbs; ALTER TABLE device_benchmarks DROP COLUMN link_latency_us; DROP TABLE "
+    "COLUMN link_d2h_gbs; ALTER TABLE device_benchmarks DROP COLUMN link_latency_us; ALTER TABLE "
+    "device_benchmarks DROP COLUMN link_h2d_pageable_gbs; ALTER TABLE device_benchmarks DROP "
+    "COLUMN link_d2h_pageable_gbs; DROP TABLE "
     "activation_ranges; DROP TABLE "
     "precision_sensitivity; DROP TABLE profile_jobs; DROP INDEX perf_samples_by_key; "
     "ALTER TABLE perf_samples DROP COLUMN sample_key; PRAGMA user_version = 4";
@@ -510,7 +512,7 @@ void TestStore::hostLinksAreStoredAndMoved() {
     f.store(library);
     const std::string& fp = f.device.fingerprint;
     QVERIFY(!library.newestHostLink(fp));
-    MicroBenchmark gpu{5000.0, 2000.0, 4.5, HostLinkFigures{24.5, 26.25, 9.75}};
+    MicroBenchmark gpu{5000.0, 2000.0, 4.5, HostLinkFigures{24.5, 26.25, 9.75, 11.5, 12.0}};
     QVERIFY(recordBenchmark(library, fp, gpu).firstBenchmark);
     gpu.hostLink = HostLinkFigures{25.0, 27.0, 8.5};
     recordBenchmark(library, fp, gpu);
@@ -523,10 +525,13 @@ void TestStore::hostLinksAreStoredAndMoved() {
     const std::vector<BenchmarkRecord> all = library.benchmarks(fp);
     QCOMPARE(all.size(), std::size_t(3));
     QCOMPARE(all[0].hostLink->d2hGbs, 26.25);
+    QCOMPARE(all[0].hostLink->h2dPageableGbs, 11.5);
+    QCOMPARE(all[0].hostLink->d2hPageableGbs, 12.0);
+    QCOMPARE(all[1].hostLink->h2dPageableGbs, 0.0); // not measured: NULL, read back as 0
     QVERIFY(!all[2].hostLink);
     for (const HostLinkFigures bad :
          {HostLinkFigures{0.0, 1.0, 1.0}, HostLinkFigures{1.0, -1.0, 1.0},
-          HostLinkFigures{1.0, 1.0, std::nan("")}}) {
+          HostLinkFigures{1.0, 1.0, std::nan("")}, HostLinkFigures{1.0, 1.0, 1.0, -2.0, 0.0}}) {
         BenchmarkRecord b{0, fp, "", 1.0, 1.0, std::nullopt, false, bad};
         QVERIFY_THROWS_EXCEPTION(InputError, library.addBenchmark(b));
     }
@@ -537,6 +542,7 @@ void TestStore::hostLinksAreStoredAndMoved() {
     SampleLibrary other = SampleLibrary::open(dir.filePath(QStringLiteral("b.db")).toStdString());
     other.importRecords(readLibraryFile(file));
     QCOMPARE(other.newestHostLink(fp)->hostLink->h2dGbs, 25.0);
+    QCOMPARE(other.benchmarks(fp)[0].hostLink->d2hPageableGbs, 12.0);
     QCOMPARE(other.benchmarks(fp).size(), std::size_t(3));
 
     // A file written before host links were stored has no "host_link" field.

@@ -255,7 +255,8 @@ void runDevices(const DevicesArguments& args) {
                 row.bench = MicroBenchmark{
                     row.gpu->gemmGflops, row.gpu->memoryBwGbs, row.gpu->launchUs,
                     HostLinkFigures{row.gpu->h2dPinnedGbs, row.gpu->d2hPinnedGbs,
-                                    row.gpu->linkLatencyUs}}; // stored: the search uses it
+                                    row.gpu->linkLatencyUs, row.gpu->h2dPageableGbs,
+                                    row.gpu->d2hPageableGbs}}; // stored: the search uses it
                 row.benchSource = "measured";
                 library->upsertDevice(deviceRecordOf(d));
                 row.drift = recordBenchmark(*library, row.fingerprint, *row.bench,

@@ -79,7 +79,8 @@ MicroBenchmark runMicroBenchmark(const Device& device, const MicroBenchmarkOptio
         b.gemmGflops = gpu.gemmGflops;
         b.memoryBwGbs = gpu.memoryBwGbs;
         b.dispatchUs = gpu.launchUs;
-        b.hostLink = HostLinkFigures{gpu.h2dPinnedGbs, gpu.d2hPinnedGbs, gpu.linkLatencyUs};
+        b.hostLink = HostLinkFigures{gpu.h2dPinnedGbs, gpu.d2hPinnedGbs, gpu.linkLatencyUs,
+                                     gpu.h2dPageableGbs, gpu.d2hPageableGbs};
         return b;
     }
     if (!device.isCpu() || device.cpus.empty()) {

@@ -6,6 +6,7 @@
 #include "common/output_file.h"
 #include "paretune/config.h"
 #include "sample_library.h"
+#include "value_checks.h"
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +51,10 @@ public:
             return std::nullopt;
         }
         return number(key);
+    }
+    /// A number that older files may not have: none when missing or null.
+    std::optional<double> numberIfPresent(const char* key) const {
+        return m_object.contains(key) ? optionalNumber(key) : std::nullopt;
     }
     std::int64_t integer(const char* key, std::int64_t min, std::int64_t max) const {
         const json& v = at(key);
@@ -121,7 +126,9 @@ void readRecord(const std::string& kind, const Fields& f, LibraryRecords& r) {
                           std::nullopt};
         if (const std::optional<Fields> link = f.optionalObject("host_link")) {
             b.hostLink = HostLinkFigures{link->number("h2d_gbs"), link->number("d2h_gbs"),
-                                         link->number("latency_us")};
+                                         link->number("latency_us"),
+                                         link->numberIfPresent("h2d_pageable_gbs").value_or(0.0),
+                                         link->numberIfPresent("d2h_pageable_gbs").value_or(0.0)};
         }
         r.benchmarks.push_back(std::move(b));
     } else if (kind == "contention") {
@@ -202,16 +209,22 @@ void writeLibraryFile(const std::filesystem::path& path, const LibraryRecords& r
                            {"bytes", s.bytes}});
     }
     for (const BenchmarkRecord& b : r.benchmarks) {
-        line("benchmark", {{"device_fingerprint", b.deviceFingerprint},
-                           {"measured_at", b.measuredAt},
-                           {"gemm_gflops", b.gemmGflops},
-                           {"memory_bw_gbs", b.memoryBwGbs},
-                           {"dispatch_us", optional(b.dispatchUs)},
-                           {"reference", b.reference},
-                           {"host_link", b.hostLink ? json{{"h2d_gbs", b.hostLink->h2dGbs},
-                                                           {"d2h_gbs", b.hostLink->d2hGbs},
-                                                           {"latency_us", b.hostLink->latencyUs}}
-                                                    : json(nullptr)}});
+        line("benchmark",
+             {{"device_fingerprint", b.deviceFingerprint},
+              {"measured_at", b.measuredAt},
+              {"gemm_gflops", b.gemmGflops},
+              {"memory_bw_gbs", b.memoryBwGbs},
+              {"dispatch_us", optional(b.dispatchUs)},
+              {"reference", b.reference},
+              {"host_link",
+               b.hostLink ? json{{"h2d_gbs", b.hostLink->h2dGbs},
+                                 {"d2h_gbs", b.hostLink->d2hGbs},
+                                 {"latency_us", b.hostLink->latencyUs},
+                                 {"h2d_pageable_gbs",
+                                  optional(store::linkFigure(b, &HostLinkFigures::h2dPageableGbs))},
+                                 {"d2h_pageable_gbs",
+                                  optional(store::linkFigure(b, &HostLinkFigures::d2hPageableGbs))}}
+                          : json(nullptr)}});
     }
     for (const ContentionRecord& c : r.contention) {
         line("contention", {{"device_fingerprint", c.deviceFingerprint},

@@ -24,8 +24,11 @@ void SampleLibrary::checkBenchmark(const BenchmarkRecord& b) const {
         (b.dispatchUs && !positive(*b.dispatchUs))) {
         throw InputError(m_impl->label + ": a micro-benchmark needs positive finite figures");
     }
-    if (b.hostLink && (!positive(b.hostLink->h2dGbs) || !positive(b.hostLink->d2hGbs) ||
-                       !positive(b.hostLink->latencyUs))) {
+    const auto positiveOrNone = [&](double v) { return v == 0.0 || positive(v); };
+    if (b.hostLink &&
+        (!positive(b.hostLink->h2dGbs) || !positive(b.hostLink->d2hGbs) ||
+         !positive(b.hostLink->latencyUs) || !positiveOrNone(b.hostLink->h2dPageableGbs) ||
+         !positiveOrNone(b.hostLink->d2hPageableGbs))) {
         throw InputError(m_impl->label +
                          ": a micro-benchmark's host link needs positive finite figures");
     }
@@ -35,8 +38,9 @@ std::optional<std::int64_t> SampleLibrary::insertBenchmark(const BenchmarkRecord
     Query q(*m_impl,
             m_impl->statement("INSERT INTO device_benchmarks(device_fingerprint, measured_at, "
                               "gemm_gflops, memory_bw_gbs, dispatch_us, is_reference, "
-                              "link_h2d_gbs, link_d2h_gbs, link_latency_us) "
-                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id"),
+                              "link_h2d_gbs, link_d2h_gbs, link_latency_us, "
+                              "link_h2d_pageable_gbs, link_d2h_pageable_gbs) VALUES(?1, ?2, ?3, "
+                              "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id"),
             "store a micro-benchmark");
     q.bind(1, b.deviceFingerprint)
         .bind(2, orNow(b.measuredAt))
@@ -46,7 +50,9 @@ std::optional<std::int64_t> SampleLibrary::insertBenchmark(const BenchmarkRecord
         .bind(6, std::int64_t{b.reference ? 1 : 0})
         .bind(7, store::linkFigure(b, &HostLinkFigures::h2dGbs))
         .bind(8, store::linkFigure(b, &HostLinkFigures::d2hGbs))
-        .bind(9, store::linkFigure(b, &HostLinkFigures::latencyUs));
+        .bind(9, store::linkFigure(b, &HostLinkFigures::latencyUs))
+        .bind(10, store::linkFigure(b, &HostLinkFigures::h2dPageableGbs))
+        .bind(11, store::linkFigure(b, &HostLinkFigures::d2hPageableGbs));
     if (!q.run()) {
         return std::nullopt;
     }
@@ -71,14 +77,16 @@ namespace {
 
 constexpr const char* kBenchmarkColumns =
     "SELECT id, device_fingerprint, measured_at, gemm_gflops, memory_bw_gbs, dispatch_us, "
-    "is_reference, link_h2d_gbs, link_d2h_gbs, link_latency_us FROM device_benchmarks WHERE "
-    "device_fingerprint = ?1 ";
+    "is_reference, link_h2d_gbs, link_d2h_gbs, link_latency_us, link_h2d_pageable_gbs, "
+    "link_d2h_pageable_gbs FROM device_benchmarks WHERE device_fingerprint = ?1 ";
 
 BenchmarkRecord benchmarkFromRow(const Query& q) {
     BenchmarkRecord b{q.integer(0), q.text(1),         q.text(2),         q.real(3),
                       q.real(4),    q.optionalReal(5), q.integer(6) != 0, std::nullopt};
     if (q.optionalReal(7)) {
-        b.hostLink = HostLinkFigures{q.real(7), q.real(8), q.real(9)};
+        b.hostLink =
+            HostLinkFigures{q.real(7), q.real(8), q.real(9), q.optionalReal(10).value_or(0.0),
+                            q.optionalReal(11).value_or(0.0)};
     }
     return b;
 }

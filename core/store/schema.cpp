@@ -181,7 +181,8 @@ CREATE TABLE precision_sensitivity(
 )sql";
 
 // Version 7: a GPU's link to the host as its micro-benchmark measured it (pinned copies each
-// way and a small copy's latency), beside its GEMM and bandwidth figures; NULL for a CPU. The
+// way, pageable ones, a small copy's latency), beside its GEMM and bandwidth figures; NULL for a
+// CPU. The
 // search puts the newest figures in place of the catalog's modelled link. And the ranges of a
 // model's activations over calibration inputs, which the int8 variant's scales come from.
 constexpr const char* kVersion7 = R"sql(
@@ -197,6 +198,8 @@ CREATE TABLE activation_ranges(
 ALTER TABLE device_benchmarks ADD COLUMN link_h2d_gbs REAL CHECK(link_h2d_gbs IS NULL OR link_h2d_gbs > 0);
 ALTER TABLE device_benchmarks ADD COLUMN link_d2h_gbs REAL CHECK(link_d2h_gbs IS NULL OR link_d2h_gbs > 0);
 ALTER TABLE device_benchmarks ADD COLUMN link_latency_us REAL CHECK(link_latency_us IS NULL OR link_latency_us > 0);
+ALTER TABLE device_benchmarks ADD COLUMN link_h2d_pageable_gbs REAL CHECK(link_h2d_pageable_gbs IS NULL OR link_h2d_pageable_gbs > 0);
+ALTER TABLE device_benchmarks ADD COLUMN link_d2h_pageable_gbs REAL CHECK(link_d2h_pageable_gbs IS NULL OR link_d2h_pageable_gbs > 0);
 )sql";
 
 constexpr Migration kMigrations[] = {

@@ -31,8 +31,10 @@ void requireFinite(double value, bool nonNegative, const std::string& what);
 std::string orNow(const std::string& timestamp);
 
 /// One figure of a micro-benchmark's host link, none when it has no link (a bound NULL).
+/// A figure of 0 (a pageable rate not measured) is none too.
 inline std::optional<double> linkFigure(const BenchmarkRecord& b, double HostLinkFigures::*figure) {
-    return b.hostLink ? std::optional<double>((*b.hostLink).*figure) : std::nullopt;
+    return b.hostLink && (*b.hostLink).*figure > 0.0 ? std::optional<double>((*b.hostLink).*figure)
+                                                     : std::nullopt;
 }
 
 } // namespace paretune::store
