@@ -3,6 +3,7 @@
 // The small graph the precision tests lower (tst_precision, tst_int8): Conv + Relu, then a
 // MatMul with a weight and an Add. The Conv can run in bf16 or int8, the MatMul in bf16.
 #include "onnx_fixture.h"
+#include "profile/plan_validation.h"
 
 #include <string>
 #include <string_view>
@@ -41,6 +42,27 @@ inline paretune::NodeId nodeOfType(const paretune::Graph& g, std::string_view op
         }
     }
     return paretune::kNone;
+}
+
+/// Every node of `g` on cpu:0, each lowerable one in `precision`.
+inline paretune::PlanToValidate planOnCpu0(const paretune::Graph& g,
+                                           paretune::Precision precision) {
+    paretune::PlanToValidate plan;
+    plan.label = "plan 0";
+    for (const paretune::Node& n : g.nodes) {
+        plan.assignment.push_back(n.kind == paretune::NodeKind::Constant ? "" : "cpu:0");
+    }
+    plan.precisions = paretune::lowerAll(g, precision);
+    return plan;
+}
+
+/// Few runs and few accuracy sets: what the tests check does not depend on the timing.
+inline paretune::ValidationOptions quickValidation() {
+    paretune::ValidationOptions options;
+    options.repeats = 2;
+    options.warmup = 1;
+    options.accuracySets = 3;
+    return options;
 }
 
 } // namespace precision_fixture

@@ -275,16 +275,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         SampleLibrary library =
             SampleLibrary::open(dir.filePath(QStringLiteral("s.db")).toStdString());
-        PlanToValidate plan;
-        plan.label = "plan 0";
-        for (const Node& n : g.nodes) {
-            plan.assignment.push_back(n.kind == NodeKind::Constant ? "" : "cpu:0");
-        }
-        plan.precisions = lowerAll(g, Precision::Int8);
-        ValidationOptions options;
-        options.repeats = 2;
-        options.warmup = 1;
-        options.accuracySets = 3;
+        PlanToValidate plan = precision_fixture::planOnCpu0(g, Precision::Int8);
+        const ValidationOptions options = precision_fixture::quickValidation();
         try {
             validatePlan(g, plan, library, options);
             QFAIL("validated without activation ranges");

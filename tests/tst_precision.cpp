@@ -272,17 +272,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         SampleLibrary library =
             SampleLibrary::open(dir.filePath(QStringLiteral("s.db")).toStdString());
-        PlanToValidate plan;
-        plan.label = "plan 0";
-        for (const Node& n : g.nodes) {
-            plan.assignment.push_back(n.kind == NodeKind::Constant ? "" : "cpu:0");
-        }
-        plan.precisions = lowerAll(g, Precision::Bf16);
+        PlanToValidate plan = precision_fixture::planOnCpu0(g, Precision::Bf16);
         plan.plannedDeviationPct = 0.5;
-        ValidationOptions options;
-        options.repeats = 2;
-        options.warmup = 1;
-        options.accuracySets = 3;
+        const ValidationOptions options = precision_fixture::quickValidation();
         const PlanValidation report = validatePlan(g, plan, library, options);
         QVERIFY(report.accuracy.has_value());
         const ValidatedAccuracy& a = *report.accuracy;

@@ -195,14 +195,18 @@ Tensors qlinearConv(const Context& c) {
     const ConvGeometry g = convGeometry(c.node, x, w.sizes(), xZero);
     const bool engine = x.scalar_type() == at::kByte && w.scalar_type() == at::kChar &&
                         yZero.scalar_type() == at::kByte && x.dim() == 4 && x.is_cpu() &&
-                        at::all(wZero == 0).item<bool>() && quantizedEngineReady();
+                        quantizedEngineReady();
     if (!engine) {
         return {qlinearConvInFloat(c, x, g)};
     }
     const at::Tensor bias = c.has(8) ? c.in[8] : at::Tensor();
-    const std::vector<at::Tensor> key{w, wScale, bias};
+    const std::vector<at::Tensor> key{w, wScale, wZero, bias};
     PackedConv packed = packCache().find(key, xScale, g);
     if (!packed) {
+        // Weights packed only when symmetric (what the engine takes), checked once per weight.
+        if (!at::all(wZero == 0).item<bool>()) {
+            return {qlinearConvInFloat(c, x, g)};
+        }
         const at::Tensor qw =
             scalarLike(wScale)
                 ? at::_make_per_tensor_quantized_tensor(w, scalarOf(wScale), 0)
