@@ -221,11 +221,12 @@ void TestBundle::exportWritesEveryPart() {
                                  .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(rows.first(),
              QStringLiteral("node,op_type,device,planned,latency_us,latency_p10_us,latency_p90_us,"
-                            "energy_uj,workspace_bytes,source,energy_source"));
+                            "energy_uj,workspace_bytes,source,energy_source,precision"));
     int planned = 0;
     for (const QString& row : rows.mid(1)) {
         const QStringList fields = row.split(QLatin1Char(','));
-        QCOMPARE(fields.size(), 11);
+        QCOMPARE(fields.size(), 12);
+        QCOMPARE(fields[11], QStringLiteral("fp32")); // a plan searched without variants
         QVERIFY(fields[9] == QLatin1String("modelled") ||
                 fields[9] == QLatin1String("unsupported"));
         planned += fields[3] == QLatin1String("1") ? 1 : 0;

@@ -3,6 +3,7 @@
 
 #include "search_command.h"
 
+#include "bundle/bundle_accuracy.h"
 #include "bundle/bundle_export.h"
 #include "bundle/bundle_files.h"
 #include "bundle/bundle_verify.h"
@@ -52,6 +53,8 @@ void runExport(const ExportArguments& args) {
     }
     options.candidatePartitions = args.candidatePartitions;
     options.allowInfeasible = args.force;
+    options.inputsFolder = args.inputs;
+    options.accuracySets = args.accuracySets;
     const BundleContents bundle = buildBundle(options);
     for (const Diagnostic& d : bundle.diagnostics) {
         std::fprintf(stderr, "warning: %s\n", d.message.c_str());
@@ -75,10 +78,13 @@ void runExport(const ExportArguments& args) {
                 static_cast<double>(bytes) / (1024.0 * 1024.0));
 }
 
-void runBundleVerify(const std::string& bundle) {
+void runBundleVerify(const BundleVerifyArguments& args) {
+    const std::string& bundle = args.bundle;
     const BundleFileMap files = readBundleFiles(bundle);
     const DeviceInventory machine = discoverDevices();
-    const BundleVerification result = verifyBundle(files, machine);
+    const BundleOutputCheck outputs{args.model, args.inputs};
+    const BundleVerification result =
+        verifyBundle(files, machine, args.model.empty() ? nullptr : &outputs);
     for (const std::string& line : result.passed) {
         std::printf("ok       %s\n", line.c_str());
     }
@@ -202,6 +208,12 @@ void addExportCommand(CLI::App& app) {
     cmd->add_flag("--force", args->force,
                   "Export the plan even when it is infeasible with the export's costs (the "
                   "manifest says so, and bundle verify reports it)");
+    cmd->add_option("--inputs", args->inputs,
+                    "A plan with lower precisions: folder of calibration inputs (NAME.npy or "
+                    "NAME.pb per model input) its partitions' deviation is measured on "
+                    "(default: seeded random inputs)");
+    cmd->add_option("--accuracy-sets", args->accuracySets,
+                    "Seeded random input sets for that deviation without --inputs (default 8)");
     cmd->callback([args] { runExport(*args); });
 }
 
@@ -209,11 +221,17 @@ void addBundleCommand(CLI::App& app) {
     CLI::App* bundle =
         app.add_subcommand("bundle", "Check a deployment bundle or choose one of its plans");
     bundle->require_subcommand(1);
-    auto path = std::make_shared<std::string>();
+    auto verifyArgs = std::make_shared<BundleVerifyArguments>();
     CLI::App* verify = bundle->add_subcommand(
         "verify", "Check hashes, partitions, node coverage and this machine's devices");
-    verify->add_option("bundle", *path, "Bundle folder or zip archive")->required();
-    verify->callback([path] { runBundleVerify(*path); });
+    verify->add_option("bundle", verifyArgs->bundle, "Bundle folder or zip archive")->required();
+    verify->add_option("--model", verifyArgs->model,
+                       "The exported model: run the partitions of a plan with lower precisions "
+                       "and check their outputs against the deviation the manifest records");
+    verify->add_option("--inputs", verifyArgs->inputs,
+                       "The calibration input files that deviation was measured on (when it "
+                       "was not measured on random inputs)");
+    verify->callback([verifyArgs] { runBundleVerify(*verifyArgs); });
 
     auto args = std::make_shared<BundleSelectArguments>();
     CLI::App* select = bundle->add_subcommand(

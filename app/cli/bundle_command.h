@@ -22,6 +22,14 @@ struct ExportArguments {
     bool zip = false;
     bool candidatePartitions = false;
     bool force = false; ///< export an infeasible plan too
+    std::string inputs; ///< calibration input files of a plan with lower precisions; empty: random
+    int accuracySets = 8; ///< seeded random sets when no --inputs
+};
+
+struct BundleVerifyArguments {
+    std::string bundle;
+    std::string model;  ///< the exported model: its partitions' outputs are run against it
+    std::string inputs; ///< the input files the deviation was measured on, when not random
 };
 
 struct BundleSelectArguments {
@@ -41,7 +49,7 @@ void addBundleCommand(CLI::App& app);
 /// --zip, atomically; an existing --out is an error. Throws InputError for bad input.
 void runExport(const ExportArguments& args);
 /// Runs `bundle verify`: prints each check; throws InputError (exit 2) when one failed.
-void runBundleVerify(const std::string& bundle);
+void runBundleVerify(const BundleVerifyArguments& args);
 /// Runs `bundle select`: prints the fastest candidate within the budget; throws InputError
 /// (exit 2) when none fits, naming the closest one.
 void runBundleSelect(const BundleSelectArguments& args);

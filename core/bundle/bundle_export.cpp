@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bundle_export.h"
 
+#include "bundle/bundle_accuracy.h"
 #include "bundle/model_partitioner.h"
 #include "bundle_parts.h"
 #include "common/input_error.h"
@@ -9,10 +10,12 @@
 #include "cost/cost_table.h"
 #include "cost/device_catalog.h"
 #include "device/device.h"
+#include "graph/precision.h"
 #include "paretune/config.h"
 #include "plan/memory_plan.h"
 #include "plan/memory_plan_json.h"
 #include "plan/simulator.h"
+#include "plan_partitions.h"
 #include "predict/device_resources.h"
 #include "search/baselines.h"
 #include "search/pareto_search.h"
@@ -42,25 +45,14 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
+using bundle::addPartitions;
 using bundle::devicesJson;
 using bundle::Json;
 using bundle::number;
+using bundle::partitionPlan;
+using bundle::PlanPartitions;
 using bundle::profileCsv;
 using bundle::readme;
-
-std::string fileSha256(const std::string& path, std::uintmax_t& bytes) {
-    std::ifstream in(path, std::ios::binary);
-    Sha256 hash;
-    std::array<char, 1 << 16> buffer{};
-    bytes = 0;
-    while (in) {
-        in.read(buffer.data(), buffer.size());
-        const auto got = static_cast<std::size_t>(in.gcount());
-        hash.update(buffer.data(), got);
-        bytes += got;
-    }
-    return hash.hexDigest();
-}
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -69,17 +61,6 @@ std::string utcNow() {
     char text[32];
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
     return text;
-}
-
-/// "cpu:0" → "cpu_0": device ids as parts of file names.
-std::string fileSafe(const std::string& id) {
-    std::string name = id;
-    for (char& c : name) {
-        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                          (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-        c = keep ? c : '_';
-    }
-    return name;
 }
 
 /// The weakest source among a plan's compute cells: a figure built from one modelled cost is
@@ -122,73 +103,12 @@ Json objectivesJson(const Objectives& o, const std::string& source) {
             {"peak_memory_mb", figure(o.peakMemoryBytes / kMiB)}};
 }
 
-Json tensorsJson(const std::vector<PartitionTensor>& tensors) {
-    Json list = Json::array();
-    for (const PartitionTensor& t : tensors) {
-        list.push_back({{"name", t.name}, {"type", t.type}});
-    }
-    return list;
-}
-
-/// Device id per node for partitioning a plan. Folded shape computations cost nothing and
-/// their values are embedded where they are read (see Partition), so they are left unplaced
-/// and join their consumers' segments instead of splitting them.
-std::vector<std::string> nodeDevices(const Graph& g, const Plan& plan, const CostTable& table) {
-    std::vector<std::string> nodeDevice(g.nodes.size());
-    for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-        if (plan.device[n] >= 0 && g.nodes[n].kind != NodeKind::ShapeComputation) {
-            nodeDevice[n] = table.device(plan.device[n]).id;
-        }
-    }
-    return nodeDevice;
-}
-
-/// Checks each partition with the ONNX checker and adds it to `files` as
-/// `folder`NN_DEVICE.onnx; returns their manifest entries.
-Json addPartitions(const std::vector<Partition>& parts, const Graph& g, const std::string& folder,
-                   const std::string& modelPath, BundleFileMap& files) {
-    Json entries = Json::array();
-    for (std::size_t p = 0; p < parts.size(); ++p) {
-        const Partition& part = parts[p];
-        const std::string problem = checkOnnxModel(part.model);
-        if (!problem.empty()) {
-            // The importer accepts operators ONNX does not know (flagged); the checker does not.
-            std::string unknown;
-            for (const NodeId v : part.nodeIds) {
-                const Node& node = g.nodes[static_cast<std::size_t>(v)];
-                if (!node.knownOperator &&
-                    unknown.find("'" + node.opType + "'") == std::string::npos) {
-                    unknown += (unknown.empty() ? "'" : ", '") + node.opType + "'";
-                }
-            }
-            if (!unknown.empty()) {
-                throw InputError(modelPath + ": partition " + std::to_string(p) +
-                                 " cannot be exported: it holds operators unknown at the model's "
-                                 "opset (" +
-                                 unknown + "), which the ONNX checker rejects");
-            }
-            throw std::runtime_error("partition " + std::to_string(p) +
-                                     " fails the ONNX checker: " + problem);
-        }
-        char prefix[24];
-        std::snprintf(prefix, sizeof prefix, "%02zu", p);
-        const std::string file = folder + prefix + "_" + fileSafe(part.device) + ".onnx";
-        files[file] = part.model;
-        entries.push_back({{"index", p},
-                           {"file", file},
-                           {"device", part.device},
-                           {"nodes", part.nodes},
-                           {"inputs", tensorsJson(part.inputs)},
-                           {"outputs", tensorsJson(part.outputs)}});
-    }
-    return entries;
-}
-
 std::vector<std::uint8_t> genomeOf(const PlansFilePlan& plan, const Simulator& sim,
                                    const std::string& plansOrigin) {
     const Graph& g = sim.graph();
     const std::map<std::string, std::string> assignment(plan.assignment.begin(),
                                                         plan.assignment.end());
+    const std::map<std::string, Precision> precisions(plan.variants.begin(), plan.variants.end());
     const std::string what = plansOrigin + ": plan " + std::to_string(plan.id);
     std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
     for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
@@ -203,9 +123,33 @@ std::vector<std::uint8_t> genomeOf(const PlansFilePlan& plan, const Simulator& s
             throw InputError(what + " places node '" + node.name + "' on device '" + it->second +
                              "', which the plans file does not list");
         }
-        genome[static_cast<std::size_t>(ci)] = static_cast<std::uint8_t>(d);
+        std::int32_t v = 0;
+        if (const auto lowered = precisions.find(node.name); lowered != precisions.end()) {
+            v = sim.costs().findVariant(lowered->second);
+            if (v < 0) {
+                throw InputError(what + " runs node '" + node.name + "' in " +
+                                 std::string(precisionName(lowered->second)) +
+                                 ", which the plans file does not offer (\"variants\")");
+            }
+        }
+        genome[static_cast<std::size_t>(ci)] = static_cast<std::uint8_t>(sim.column(d, v));
     }
     return genome;
+}
+
+/// How many compute nodes run in each precision ({"fp32": 120, "bf16": 41}).
+Json precisionCounts(const Simulator& sim, const Plan& plan) {
+    std::map<std::string, std::int64_t> counts;
+    for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+        const auto n = static_cast<std::size_t>(sim.computeNode(ci));
+        const std::int32_t v = plan.variant.empty() ? 0 : plan.variant[n];
+        ++counts[std::string(precisionName(sim.costs().variant(v)))];
+    }
+    Json json = Json::object();
+    for (const auto& [name, count] : counts) {
+        json[name] = count;
+    }
+    return json;
 }
 
 Json baselineJson(const PlansFilePlan& plan) {
@@ -226,6 +170,10 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     if (options.candidates < 1 || options.candidates > 64) {
         throw InputError::forSetting("candidates",
                                      "expected 1 to 64, got " + std::to_string(options.candidates));
+    }
+    if (options.accuracySets < 1 || options.accuracySets > 10000) {
+        throw InputError::forSetting("accuracy-sets", "expected 1 to 10000, got " +
+                                                          std::to_string(options.accuracySets));
     }
     const PlansFile& plansFile = options.plans;
     const std::string& plansOrigin = plansFile.origin;
@@ -248,6 +196,7 @@ BundleContents buildBundle(const BundleExportOptions& options) {
     const std::vector<std::string>& deviceIds = plansFile.devices;
     CostTableOptions tableOptions;
     tableOptions.fusion = plansFile.fusion;
+    tableOptions.variants = plansFile.variants;
     CostTable table = buildCostTable(g, catalog, deviceIds, tableOptions);
     if (options.fillCosts) {
         options.fillCosts(table, g, catalog); // the search's costs, shared resources included
@@ -307,23 +256,40 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                                           "\"feasible\": false)"});
     }
 
-    const std::vector<Partition> parts = partitioner.partition(nodeDevices(g, plan, table));
+    const std::string what = plansOrigin + ": plan " + std::to_string(options.planId);
+    const PlanPartitions planParts =
+        partitionPlan(partitioner, plan, table, options.samplesPath, what);
+    const std::vector<Partition>& parts = planParts.parts;
     bundle.partitionCount = static_cast<std::int32_t>(parts.size());
 
-    // Partitions, and where each node runs.
+    // Partitions, and where each node runs; a lowered node's conversions are listed apart.
     const Json partitionsJson =
-        addPartitions(parts, g, "partitions/", options.modelPath, bundle.files);
+        addPartitions(planParts, g, "partitions/", options.modelPath, bundle.files);
     std::vector<std::int32_t> partitionOf(g.nodes.size(), -1);
     std::vector<std::int32_t> runPosition(g.nodes.size(), -1);
     std::map<std::string, std::int32_t> producedBy; // tensor → partition
     Json handoffs = Json::array();
     std::map<std::string, std::size_t> handoffIndex;
+    Json conversions = Json::array();
     std::int32_t position = 0;
     for (std::size_t p = 0; p < parts.size(); ++p) {
         const Partition& part = parts[p];
-        for (const NodeId v : part.nodeIds) {
-            partitionOf[static_cast<std::size_t>(v)] = static_cast<std::int32_t>(p);
-            runPosition[static_cast<std::size_t>(v)] = position++;
+        for (std::size_t k = 0; k < part.nodeIds.size(); ++k) {
+            const NodeId v = part.nodeIds[k];
+            const NodeId origin = planParts.modelNode(v);
+            if (part.nodes[k] != g.nodes[static_cast<std::size_t>(origin)].name) {
+                const Node& node = planParts.lowered->graph.nodes[static_cast<std::size_t>(v)];
+                conversions.push_back({{"name", node.name},
+                                       {"op_type", node.opType},
+                                       {"node", g.nodes[static_cast<std::size_t>(origin)].name},
+                                       {"kind", std::string(nodeKindName(node.kind))},
+                                       {"device", part.device},
+                                       {"partition", p},
+                                       {"order", position++}});
+                continue;
+            }
+            partitionOf[static_cast<std::size_t>(origin)] = static_cast<std::int32_t>(p);
+            runPosition[static_cast<std::size_t>(origin)] = position++;
         }
         for (const PartitionTensor& in : part.inputs) {
             const auto from = producedBy.find(in.name);
@@ -342,6 +308,32 @@ BundleContents buildBundle(const BundleExportOptions& options) {
         for (const PartitionTensor& out : part.outputs) {
             producedBy[out.name] = static_cast<std::int32_t>(p);
         }
+    }
+
+    // A plan with lower precisions: its partitions, run one after another, against the model.
+    Json accuracy = nullptr;
+    if (planParts.lowered) {
+        const CalibrationInputs inputs =
+            bundleCalibrationInputs(g, options.inputsFolder, options.accuracySets);
+        std::vector<PartitionToRun> run;
+        for (std::size_t p = 0; p < parts.size(); ++p) {
+            PartitionToRun& entry = run.emplace_back();
+            entry.label = "partition " + std::to_string(p);
+            entry.model = parts[p].model;
+            for (const PartitionTensor& t : parts[p].inputs) {
+                entry.inputs.push_back(t.name);
+            }
+            for (const PartitionTensor& t : parts[p].outputs) {
+                entry.outputs.push_back(t.name);
+            }
+        }
+        std::vector<std::string> outputNames;
+        for (const TensorId t : g.outputs) {
+            outputNames.push_back(g.tensors[static_cast<std::size_t>(t)].name);
+        }
+        const OutputDeviation deviation = compareOutputs(
+            runOnSets(g, inputs, ExecutionDevice{}), runPartitionChain(run, inputs, outputNames));
+        accuracy = accuracyJson(deviation, inputs, chosen.deviationPct);
     }
 
     // plan.json
@@ -364,8 +356,10 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                       {"start_us", compute ? Json(simulated.startUs[n]) : Json(nullptr)},
                       {"finish_us", compute ? Json(simulated.finishUs[n]) : Json(nullptr)}};
         if (compute) {
+            const std::int32_t v = plan.variant.empty() ? 0 : plan.variant[n];
+            entry["precision"] = std::string(precisionName(table.variant(v)));
             entry["source"] = std::string(
-                costSourceName(table.cell(static_cast<NodeId>(n), plan.device[n]).source));
+                costSourceName(table.cell(static_cast<NodeId>(n), plan.device[n], v).source));
         }
         nodes.push_back(std::move(entry));
     }
@@ -406,6 +400,7 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                            {"times", "simulated (µs) from " + overall + " costs"},
                            {"objectives", objectivesJson(simulated.objectives, overall)},
                            {"nodes", nodes},
+                           {"conversions", conversions},
                            {"fusion_groups", fusionGroups}};
     bundle.files["plan.json"] = dumpJson(planJson, 2) + "\n";
     // The arena of each device: every tensor's offset, size and lifetime (bundle verify checks
@@ -451,9 +446,10 @@ BundleContents buildBundle(const BundleExportOptions& options) {
             partitionFolder = "partitions/";
         } else if (options.candidatePartitions) {
             partitionFolder = "candidates/plan-" + std::to_string(id) + "/";
-            partitionEntries =
-                addPartitions(partitioner.partition(nodeDevices(g, sim.planOf(s.genome), table)), g,
-                              partitionFolder, options.modelPath, bundle.files);
+            partitionEntries = addPartitions(
+                partitionPlan(partitioner, sim.planOf(s.genome), table, options.samplesPath,
+                              plansOrigin + ": plan " + std::to_string(id)),
+                g, partitionFolder, options.modelPath, bundle.files);
         }
         Json candidate = {
             {"schema", "paretune.candidate/1"},
@@ -529,7 +525,9 @@ BundleContents buildBundle(const BundleExportOptions& options) {
            {{"file", "memory_plan.json"},
             {"planned_peak_mb", static_cast<double>(memoryPlan.plannedPeakBytes()) / kMiB},
             {"devices", memoryFiguresJson(memoryPlan, table)}}},
-          {"cost_sources", sources.json()}}},
+          {"cost_sources", sources.json()},
+          {"precisions", precisionCounts(sim, plan)},
+          {"accuracy", accuracy}}},
         {"devices", devices},
         {"profile",
          {{"file", "profile.csv"},

@@ -46,6 +46,11 @@ struct BundleExportOptions {
     /// re-simulated with the search's costs, shared resources included (searchCostsFromLibrary);
     /// unset: the catalog's modelled costs and the real devices' shared resources.
     std::function<void(CostTable&, const Graph&, const DeviceCatalog&)> fillCosts;
+    /// A plan with nodes in lower precisions: the calibration inputs its partitions' deviation
+    /// from the fp32 model is measured on (manifest.json "plan.accuracy"): a folder of input
+    /// files (readCalibrationInputs) when not empty, else this many seeded random sets.
+    std::string inputsFolder;
+    int accuracySets = 8;
 };
 
 struct BundleContents {
@@ -60,9 +65,15 @@ struct BundleContents {
 /// described in README.md, "paretune export"). The plan is re-simulated with the cost table
 /// the search used (costs from the catalog, labelled modelled), so the times in plan.json and
 /// the objectives in manifest.json come from the same simulator as the search's.
+/// A plan with nodes in lower precisions exports its lowered graph: each partition holds its
+/// nodes' conversions (Cast; QuantizeLinear / QLinearConv / DequantizeLinear with the scales
+/// calibrated from the library's activation ranges), plan.json lists them ("conversions") and
+/// each node's precision, and the partitions are run on calibration inputs against the fp32
+/// model, their measured deviation recorded in manifest.json (this loads LibTorch).
 /// Throws InputError for unusable input, naming the file: a plan id the plans do not hold, plans
 /// searched for another model (fingerprint mismatch), a plan that leaves a compute node unplaced or
-/// names a device the plans do not list, a bad catalog.
+/// names a device the plans do not list, a bad catalog, a precision the plans do not offer, int8
+/// nodes without the library's activation ranges.
 BundleContents buildBundle(const BundleExportOptions& options);
 
 } // namespace paretune

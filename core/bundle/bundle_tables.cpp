@@ -67,24 +67,33 @@ std::string profileCsv(const Simulator& sim, const Plan& plan, const DeviceInven
     const Graph& g = sim.graph();
     const CostTable& table = sim.costs();
     std::string csv = "node,op_type,device,planned,latency_us,latency_p10_us,latency_p90_us,"
-                      "energy_uj,workspace_bytes,source,energy_source\n";
+                      "energy_uj,workspace_bytes,source,energy_source,precision\n";
     auto optional = [](const std::optional<double>& value) {
         return value ? number(*value) : std::string();
     };
     for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
         const NodeId n = sim.computeNode(ci);
         const Node& node = g.nodes[static_cast<std::size_t>(n)];
-        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-            const CostCell& cell = table.cell(n, d);
-            const bool supported = cell.supported();
-            const std::string source(costSourceName(cell.source));
-            csv += csvField(node.name) + "," + csvField(node.opType) + "," +
-                   csvField(table.device(d).id) + "," +
-                   (plan.device[static_cast<std::size_t>(n)] == d ? "1" : "0") + "," +
-                   (supported ? number(cell.latencyUs) : std::string()) + ",,," +
-                   (supported ? number(cell.energyUj) : std::string()) + "," +
-                   (supported ? std::to_string(cell.workspaceBytes) : std::string()) + "," +
-                   source + "," + (supported ? source : std::string()) + "\n";
+        const std::int32_t planned =
+            plan.variant.empty() ? 0 : plan.variant[static_cast<std::size_t>(n)];
+        // fp32 on every device; a lower precision where the device runs it.
+        for (std::int32_t v = 0; v < table.variantCount(); ++v) {
+            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                const CostCell& cell = table.cell(n, d, v);
+                const bool supported = cell.supported();
+                if (v > 0 && !supported) {
+                    continue;
+                }
+                const std::string source(costSourceName(cell.source));
+                const bool chosen = plan.device[static_cast<std::size_t>(n)] == d && planned == v;
+                csv += csvField(node.name) + "," + csvField(node.opType) + "," +
+                       csvField(table.device(d).id) + "," + (chosen ? "1" : "0") + "," +
+                       (supported ? number(cell.latencyUs) : std::string()) + ",,," +
+                       (supported ? number(cell.energyUj) : std::string()) + "," +
+                       (supported ? std::to_string(cell.workspaceBytes) : std::string()) + "," +
+                       source + "," + (supported ? source : std::string()) + "," +
+                       std::string(precisionName(table.variant(v))) + "\n";
+            }
         }
     }
     *measuredRows = 0;
@@ -107,11 +116,15 @@ std::string profileCsv(const Simulator& sim, const Plan& plan, const DeviceInven
                 const Node& node = g.nodes[static_cast<std::size_t>(n)];
                 csv += csvField(node.name) + "," + csvField(node.opType) + "," +
                        csvField(table.device(d).id) + "," +
-                       (plan.device[static_cast<std::size_t>(n)] == d ? "1" : "0") + "," +
-                       number(sample->latencyUs) + "," + optional(sample->latencyP10Us) + "," +
-                       optional(sample->latencyP90Us) + "," + optional(sample->energyUj) +
+                       (plan.device[static_cast<std::size_t>(n)] == d &&
+                                (plan.variant.empty() ||
+                                 plan.variant[static_cast<std::size_t>(n)] == 0)
+                            ? "1"
+                            : "0") +
+                       "," + number(sample->latencyUs) + "," + optional(sample->latencyP10Us) +
+                       "," + optional(sample->latencyP90Us) + "," + optional(sample->energyUj) +
                        ",,measured," + (sample->energyUj ? csvField(sample->energySource) : "") +
-                       "\n";
+                       ",fp32\n";
                 ++*measuredRows;
             }
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bundle_verify.h"
 
+#include "bundle/bundle_accuracy.h"
 #include "bundle/bundle_export.h"
 #include "bundle/model_partitioner.h"
 #include "common/input_error.h"
@@ -83,8 +84,9 @@ template <typename Field> std::vector<std::string> protoNames(const Field& field
 
 class Verifier {
 public:
-    Verifier(const BundleFileMap& files, const DeviceInventory& machine)
-        : m_files(files), m_machine(machine) {}
+    Verifier(const BundleFileMap& files, const DeviceInventory& machine,
+             const BundleOutputCheck* outputs)
+        : m_files(files), m_machine(machine), m_outputs(outputs) {}
 
     BundleVerification run() {
         // A field of the wrong type ends the verification with one failure naming the field.
@@ -133,6 +135,7 @@ private:
         checkDevices();
         checkMemoryPlan();
         checkFeasible();
+        checkBundleOutputs(m_files, m_manifest, m_outputs, m_result);
     }
 
     /// memory_plan.json (bundles of older versions have none): sizes that add up, and no two
@@ -314,6 +317,13 @@ private:
             m_planNodes.emplace_back(fields.string(nodes[i], where, "name"),
                                      fields.optionalString(nodes[i], where, "device"));
         }
+        // The conversions of nodes in lower precisions are nodes of the partitions too.
+        const Json& conversions = fields.optionalArray(plan, "", "conversions");
+        for (std::size_t i = 0; i < conversions.size(); ++i) {
+            const std::string where = Fields::at("conversions", i);
+            m_planNodes.emplace_back(fields.string(conversions[i], where, "name"),
+                                     fields.optionalString(conversions[i], where, "device"));
+        }
         return true;
     }
 
@@ -381,6 +391,7 @@ private:
 
     const BundleFileMap& m_files;
     const DeviceInventory& m_machine;
+    const BundleOutputCheck* m_outputs;
     Json m_manifest;
     Fields m_fields{"manifest.json"};
     std::vector<std::pair<std::string, std::string>> m_planNodes; ///< plan.json: name, device
@@ -389,8 +400,9 @@ private:
 
 } // namespace
 
-BundleVerification verifyBundle(const BundleFileMap& files, const DeviceInventory& machine) {
-    return Verifier(files, machine).run();
+BundleVerification verifyBundle(const BundleFileMap& files, const DeviceInventory& machine,
+                                const BundleOutputCheck* outputs) {
+    return Verifier(files, machine, outputs).run();
 }
 
 std::vector<BundleCandidate> bundleCandidates(const BundleFileMap& files,

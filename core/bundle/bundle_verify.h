@@ -14,6 +14,7 @@
 namespace paretune {
 
 struct DeviceInventory;
+struct BundleOutputCheck;
 
 /// What `paretune bundle verify` found. Failures make the bundle unusable; warnings (a device
 /// fingerprint that differs on this machine, a device this machine lacks) do not.
@@ -39,9 +40,13 @@ struct BundleVerification {
 /// outputs come out of some partition; memory_plan.json (when present) has every tensor within
 /// its device's arena and no two tensors live at one step overlapping; each real device of the
 /// manifest exists on `machine` with the same fingerprint (else a warning naming the identity
-/// fields that differ). Never throws for a damaged bundle: every problem is a failure line naming
-/// the file.
-BundleVerification verifyBundle(const BundleFileMap& files, const DeviceInventory& machine);
+/// fields that differ). A plan with nodes in lower precisions lists their conversions in
+/// plan.json ("conversions"), covered like its nodes. Its manifest's measured deviation
+/// ("plan.accuracy") is checked by running the partitions when `outputs` names the model
+/// (checkBundleOutputs), else a warning says it was not. Never throws for a damaged bundle:
+/// every problem is a failure line naming the file.
+BundleVerification verifyBundle(const BundleFileMap& files, const DeviceInventory& machine,
+                                const BundleOutputCheck* outputs = nullptr);
 
 /// One Pareto candidate of a bundle (manifest.json "candidates"). Figures carry their source.
 struct BundleCandidate {

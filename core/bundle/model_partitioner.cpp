@@ -3,6 +3,7 @@
 
 #include "common/input_error.h"
 #include "graph/onnx_model.h"
+#include "graph/precision.h"
 #include "paretune/config.h"
 
 #include <onnx/checker.h>
@@ -47,6 +48,19 @@ bool foldedConstant(const Graph& g, const Tensor& tensor) {
     return kind == NodeKind::Constant || kind == NodeKind::ShapeComputation;
 }
 
+/// Sets the default domain's opset of a model to `version` (adding the entry when missing).
+void raiseDefaultOpset(onnx::ModelProto& model, std::int64_t version) {
+    for (onnx::OperatorSetIdProto& set : *model.mutable_opset_import()) {
+        if (set.domain().empty() || set.domain() == "ai.onnx") {
+            set.set_version(std::max(set.version(), version));
+            return;
+        }
+    }
+    onnx::OperatorSetIdProto& set = *model.add_opset_import();
+    set.set_domain("");
+    set.set_version(version);
+}
+
 } // namespace
 
 struct ModelPartitioner::Impl {
@@ -68,8 +82,15 @@ struct ModelPartitioner::Impl {
         return info;
     }
 
-    std::vector<NodeId> runOrder(const std::vector<std::int32_t>& device,
+    std::vector<NodeId> runOrder(const Graph& g, const std::vector<std::int32_t>& device,
                                  std::int32_t deviceCount) const;
+
+    /// How a partition writes node v of the graph being split.
+    using NodeWriter = std::function<onnx::NodeProto(NodeId)>;
+    /// The partitions of `g` (the model's graph or a lowered one) for a device id per node;
+    /// `opset` > 0 raises the default domain's opset of every partition to it.
+    std::vector<Partition> split(const Graph& g, std::span<const std::string> nodeDevice,
+                                 const NodeWriter& writeNode, std::int64_t opset) const;
 };
 
 ModelPartitioner::ModelPartitioner(const std::string& modelPath, const ImportOptions& options)
@@ -108,9 +129,9 @@ const Diagnostics& ModelPartitioner::diagnostics() const {
 
 // List scheduling on one virtual processor: the open device keeps running while it has a ready
 // node (ready nodes in topological position), then the device whose ready node comes first.
-std::vector<NodeId> ModelPartitioner::Impl::runOrder(const std::vector<std::int32_t>& device,
+std::vector<NodeId> ModelPartitioner::Impl::runOrder(const Graph& g,
+                                                     const std::vector<std::int32_t>& device,
                                                      std::int32_t deviceCount) const {
-    const Graph& g = imported.graph;
     const std::size_t n = g.nodes.size();
     std::vector<std::int32_t> position(n, 0);
     for (std::size_t k = 0; k < g.topologicalOrder.size(); ++k) {
@@ -157,12 +178,92 @@ std::vector<NodeId> ModelPartitioner::Impl::runOrder(const std::vector<std::int3
 
 std::vector<Partition> ModelPartitioner::partition(std::span<const std::string> nodeDevice) const {
     const Graph& g = m_impl->imported.graph;
-    const std::size_t n = g.nodes.size();
-    if (nodeDevice.size() != n) {
+    if (nodeDevice.size() != g.nodes.size()) {
         throw InputError("partitioning '" + g.name + "': the placement has " +
-                         std::to_string(nodeDevice.size()) + " devices for " + std::to_string(n) +
-                         " nodes");
+                         std::to_string(nodeDevice.size()) + " devices for " +
+                         std::to_string(g.nodes.size()) + " nodes");
     }
+    const onnx::GraphProto& file = m_impl->model.graph();
+    return m_impl->split(
+        g, nodeDevice,
+        [&](NodeId v) {
+            onnx::NodeProto node = file.node(v);
+            node.set_name(g.nodes[static_cast<std::size_t>(v)].name);
+            return node;
+        },
+        0);
+}
+
+std::vector<Partition>
+ModelPartitioner::partitionLowered(const LoweredGraph& lowered,
+                                   std::span<const std::string> nodeDevice) const {
+    const Graph& model = m_impl->imported.graph;
+    const Graph& g = lowered.graph;
+    if (nodeDevice.size() != model.nodes.size() || lowered.parts.size() != model.nodes.size() ||
+        lowered.origin.size() != g.nodes.size()) {
+        throw InputError("partitioning '" + model.name + "': the placement has " +
+                         std::to_string(nodeDevice.size()) + " devices and the lowered graph " +
+                         std::to_string(lowered.parts.size()) + " node parts for " +
+                         std::to_string(model.nodes.size()) + " nodes");
+    }
+    const bool lowers = std::any_of(lowered.precisions.begin(), lowered.precisions.end(),
+                                    [](Precision p) { return p != Precision::Fp32; });
+    if (lowers && g.opset > model.opset) {
+        throw InputError("'" + model.name + "' is an opset-" + std::to_string(model.opset) +
+                         " model; the plan's lower precisions are written with opset-" +
+                         std::to_string(g.opset) +
+                         " operators, which would change the meaning of its other nodes: "
+                         "export the model at opset " +
+                         std::to_string(g.opset) + " or later");
+    }
+    std::vector<std::string> device(g.nodes.size());
+    for (std::size_t x = 0; x < g.nodes.size(); ++x) {
+        if (g.nodes[x].kind != NodeKind::Constant) {
+            device[x] = nodeDevice[static_cast<std::size_t>(lowered.origin[x])];
+        }
+    }
+    const onnx::GraphProto& file = m_impl->model.graph();
+    auto tensorName = [&](TensorId t) {
+        return t == kNone ? std::string() : g.tensors[static_cast<std::size_t>(t)].name;
+    };
+    return m_impl->split(
+        g, device,
+        [&](NodeId x) {
+            const Node& node = g.nodes[static_cast<std::size_t>(x)];
+            const NodeId origin = lowered.origin[static_cast<std::size_t>(x)];
+            const Node& original = model.nodes[static_cast<std::size_t>(origin)];
+            onnx::NodeProto proto;
+            if (node.name == original.name && node.opType == original.opType &&
+                node.domain == original.domain) {
+                // The model's node, or it in another precision: its attributes (subgraphs
+                // included) as the file has them, its tensors the lowered graph's.
+                proto = file.node(origin);
+                proto.clear_input();
+                proto.clear_output();
+            } else {
+                proto.set_op_type(node.opType);
+                proto.set_domain(node.domain);
+                for (const Attribute& a : node.attributes) {
+                    *proto.add_attribute() = encodeAttribute(a);
+                }
+            }
+            proto.set_name(node.name);
+            for (const TensorId t : g.nodeInputs.row(x)) {
+                proto.add_input(tensorName(t));
+            }
+            for (const TensorId t : g.nodeOutputs.row(x)) {
+                proto.add_output(tensorName(t));
+            }
+            return proto;
+        },
+        g.opset);
+}
+
+std::vector<Partition> ModelPartitioner::Impl::split(const Graph& g,
+                                                     std::span<const std::string> nodeDevice,
+                                                     const NodeWriter& writeNode,
+                                                     std::int64_t opset) const {
+    const std::size_t n = g.nodes.size();
     // Device indices; unplaced nodes take their first consumer's device, else the device of the
     // nearest placed node before them, else after them.
     std::vector<std::string> ids;
@@ -200,8 +301,7 @@ std::vector<Partition> ModelPartitioner::partition(std::span<const std::string> 
         previous = d;
     }
 
-    const std::vector<NodeId> order =
-        m_impl->runOrder(device, static_cast<std::int32_t>(ids.size()));
+    const std::vector<NodeId> order = runOrder(g, device, static_cast<std::int32_t>(ids.size()));
     std::vector<Partition> parts;
     std::vector<std::int32_t> partOf(n, -1);
     for (const NodeId v : order) {
@@ -215,30 +315,31 @@ std::vector<Partition> ModelPartitioner::partition(std::span<const std::string> 
         partOf[static_cast<std::size_t>(v)] = static_cast<std::int32_t>(parts.size() - 1);
     }
 
-    const onnx::ModelProto& original = m_impl->model;
+    const onnx::ModelProto& original = model;
     const bool initializersAreInputs = original.ir_version() < 4;
     for (std::size_t p = 0; p < parts.size(); ++p) {
         Partition& part = parts[p];
-        onnx::ModelProto model;
-        model.set_ir_version(original.ir_version());
-        *model.mutable_opset_import() = original.opset_import();
-        *model.mutable_functions() = original.functions();
-        model.set_producer_name("paretune");
-        model.set_producer_version(PARETUNE_VERSION);
-        model.set_domain(original.domain());
-        model.set_model_version(original.model_version());
-        model.set_doc_string("partition " + std::to_string(p) + " of " +
-                             std::to_string(parts.size()) + " of '" + g.name + "', device " +
-                             part.device);
-        onnx::GraphProto& graph = *model.mutable_graph();
+        onnx::ModelProto file;
+        file.set_ir_version(original.ir_version());
+        *file.mutable_opset_import() = original.opset_import();
+        if (opset > 0) {
+            raiseDefaultOpset(file, opset);
+        }
+        *file.mutable_functions() = original.functions();
+        file.set_producer_name("paretune");
+        file.set_producer_version(PARETUNE_VERSION);
+        file.set_domain(original.domain());
+        file.set_model_version(original.model_version());
+        file.set_doc_string("partition " + std::to_string(p) + " of " +
+                            std::to_string(parts.size()) + " of '" + g.name + "', device " +
+                            part.device);
+        onnx::GraphProto& graph = *file.mutable_graph();
         graph.set_name((g.name.empty() ? std::string("model") : g.name) + "_part" +
                        std::to_string(p));
 
         std::vector<bool> seen(g.tensors.size(), false);
         for (const NodeId v : part.nodeIds) {
-            onnx::NodeProto& node = *graph.add_node();
-            node = original.graph().node(v);
-            node.set_name(g.nodes[static_cast<std::size_t>(v)].name);
+            *graph.add_node() = writeNode(v);
             for (const auto& reads : {g.nodeInputs.row(v), g.capturedInputs.row(v)}) {
                 for (const TensorId t : reads) {
                     if (t == kNone || seen[static_cast<std::size_t>(t)]) {
@@ -247,11 +348,16 @@ std::vector<Partition> ModelPartitioner::partition(std::span<const std::string> 
                     seen[static_cast<std::size_t>(t)] = true;
                     const Tensor& tensor = g.tensors[static_cast<std::size_t>(t)];
                     if (tensor.role == TensorRole::Initializer) {
-                        const auto it = m_impl->initializerIndex.find(tensor.name);
-                        if (it != m_impl->initializerIndex.end()) {
-                            *graph.add_initializer() = original.graph().initializer(it->second);
+                        // The file's initializer; else one the engine made (a lowered graph's
+                        // scales and zero points), which the graph holds the value of.
+                        const auto it = initializerIndex.find(tensor.name);
+                        const bool own = it != initializerIndex.end();
+                        if (own || tensor.value != nullptr) {
+                            *graph.add_initializer() =
+                                own ? original.graph().initializer(it->second)
+                                    : encodeConstantTensor(tensor.name, *tensor.value);
                             if (initializersAreInputs) {
-                                *graph.add_input() = m_impl->valueInfo(tensor);
+                                *graph.add_input() = valueInfo(tensor);
                             }
                         }
                         continue;
@@ -265,7 +371,7 @@ std::vector<Partition> ModelPartitioner::partition(std::span<const std::string> 
                         *graph.add_initializer() = encodeConstantTensor(tensor.name, *tensor.value);
                         continue;
                     }
-                    *graph.add_input() = m_impl->valueInfo(tensor);
+                    *graph.add_input() = valueInfo(tensor);
                     part.inputs.push_back({tensor.name, tensor.typeString()});
                 }
             }
@@ -282,12 +388,12 @@ std::vector<Partition> ModelPartitioner::partition(std::span<const std::string> 
                              partOf[static_cast<std::size_t>(c)] != static_cast<std::int32_t>(p);
                 }
                 if (leaves) {
-                    *graph.add_output() = m_impl->valueInfo(tensor);
+                    *graph.add_output() = valueInfo(tensor);
                     part.outputs.push_back({tensor.name, tensor.typeString()});
                 }
             }
         }
-        part.model = model.SerializeAsString();
+        part.model = file.SerializeAsString();
     }
     return parts;
 }

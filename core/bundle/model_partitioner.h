@@ -13,6 +13,8 @@
 
 namespace paretune {
 
+struct LoweredGraph;
+
 /// A tensor passed into or out of a partition: its name in the original model and its type
 /// ("float32[1,64,56,56]", Tensor::typeString).
 struct PartitionTensor {
@@ -75,6 +77,18 @@ public:
     /// nodes on one device form one partition. Every node is in exactly one partition.
     /// Throws InputError when nodeDevice does not have one entry per node.
     std::vector<Partition> partition(std::span<const std::string> nodeDevice) const;
+
+    /// Partitions for a placement of graph()'s nodes with some of them in lower precisions:
+    /// `lowered` is lowerGraph of graph(), `nodeDevice` has one device id per node of graph().
+    /// The partitions hold the lowered graph's nodes: each runs on its model node's device (the
+    /// Constant-kind weight conversions join their first reader's), the model's own nodes as
+    /// the file has them, the lowered nodes and their conversions (Cast, QuantizeLinear,
+    /// QLinearConv, …) written from the lowered graph, and the small constants these read
+    /// (scales, zero points) as initializers. nodeIds are the lowered graph's node ids. Throws
+    /// InputError when the sizes differ, or when the lowered graph needs a higher opset than
+    /// the model's (its kept nodes would change meaning): re-export the model at that opset.
+    std::vector<Partition> partitionLowered(const LoweredGraph& lowered,
+                                            std::span<const std::string> nodeDevice) const;
 
 private:
     void indexModel();

@@ -2,6 +2,7 @@
 #include "sha256.h"
 
 #include <cstring>
+#include <fstream>
 
 namespace paretune {
 
@@ -112,6 +113,20 @@ std::string Sha256::hexDigest() {
 std::string Sha256::hex(std::string_view text) {
     Sha256 hash;
     hash.update(text);
+    return hash.hexDigest();
+}
+
+std::string fileSha256(const std::string& path, std::uintmax_t& bytes) {
+    std::ifstream in(path, std::ios::binary);
+    Sha256 hash;
+    std::array<char, 1 << 16> buffer{};
+    bytes = 0;
+    while (in) {
+        in.read(buffer.data(), buffer.size());
+        const auto got = static_cast<std::size_t>(in.gcount());
+        hash.update(buffer.data(), got);
+        bytes += got;
+    }
     return hash.hexDigest();
 }
 

@@ -33,4 +33,8 @@ private:
     std::uint64_t m_totalBytes = 0;
 };
 
+/// The SHA-256 of a file's bytes (hex), read in blocks; `bytes` receives its size. A file that
+/// cannot be read hashes as far as it was read (callers check existence first).
+std::string fileSha256(const std::string& path, std::uintmax_t& bytes);
+
 } // namespace paretune

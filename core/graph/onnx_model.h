@@ -27,4 +27,9 @@ ImportResult importOnnxBytes(std::string_view bytes, const ImportOptions& option
 /// floating-point values are written as float32 (float16 and bfloat16 change type).
 onnx::TensorProto encodeConstantTensor(const std::string& name, const ConstantTensor& tensor);
 
+/// An attribute as an ONNX file stores it (the inverse of the importer's decoding, for nodes the
+/// engine writes itself: conversions, quantized operators). Throws std::invalid_argument for a
+/// graph attribute or a tensor attribute whose value was not kept.
+onnx::AttributeProto encodeAttribute(const Attribute& attribute);
+
 } // namespace paretune

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 namespace paretune {
 
@@ -298,6 +299,56 @@ onnx::TensorProto encodeConstantTensor(const std::string& name, const ConstantTe
             proto.add_int32_data(static_cast<std::int32_t>(tensor.integer(i)));
             break;
         }
+    }
+    return proto;
+}
+
+onnx::AttributeProto encodeAttribute(const Attribute& attribute) {
+    onnx::AttributeProto proto;
+    proto.set_name(attribute.name);
+    switch (attribute.kind) {
+    case Attribute::Kind::Int:
+        proto.set_type(onnx::AttributeProto::INT);
+        proto.set_i(attribute.i);
+        break;
+    case Attribute::Kind::Float:
+        proto.set_type(onnx::AttributeProto::FLOAT);
+        proto.set_f(static_cast<float>(attribute.f));
+        break;
+    case Attribute::Kind::String:
+        proto.set_type(onnx::AttributeProto::STRING);
+        proto.set_s(attribute.s);
+        break;
+    case Attribute::Kind::Ints:
+        proto.set_type(onnx::AttributeProto::INTS);
+        for (const std::int64_t v : attribute.ints) {
+            proto.add_ints(v);
+        }
+        break;
+    case Attribute::Kind::Floats:
+        proto.set_type(onnx::AttributeProto::FLOATS);
+        for (const double v : attribute.floats) {
+            proto.add_floats(static_cast<float>(v));
+        }
+        break;
+    case Attribute::Kind::Strings:
+        proto.set_type(onnx::AttributeProto::STRINGS);
+        for (const std::string& v : attribute.strings) {
+            proto.add_strings(v);
+        }
+        break;
+    case Attribute::Kind::Tensor:
+        if (attribute.tensor == nullptr) {
+            throw std::invalid_argument("attribute '" + attribute.name +
+                                        "': its tensor value was not kept");
+        }
+        proto.set_type(onnx::AttributeProto::TENSOR);
+        *proto.mutable_t() = encodeConstantTensor(std::string(), *attribute.tensor);
+        break;
+    case Attribute::Kind::Graph:
+    case Attribute::Kind::Other:
+        throw std::invalid_argument("attribute '" + attribute.name +
+                                    "': a graph or unknown attribute cannot be written back");
     }
     return proto;
 }

@@ -4,6 +4,7 @@
 
 #include "common/input_error.h"
 #include "common/progress.h"
+#include "store/sample_library.h"
 
 #include <algorithm>
 #include <cmath>
@@ -254,6 +255,13 @@ std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision 
                         {}});
     }
     return rows;
+}
+
+ActivationRanges newestActivationRanges(const SampleLibrary& library, const Graph& graph) {
+    const std::vector<std::string> keys = library.activationRangeInputs(graph.fingerprint);
+    return keys.empty()
+               ? ActivationRanges{}
+               : activationRangesOf(library.activationRanges(graph.fingerprint, keys.front()));
 }
 
 } // namespace paretune

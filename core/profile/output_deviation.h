@@ -16,6 +16,7 @@
 namespace paretune {
 
 struct Progress;
+class SampleLibrary;
 
 /// Inputs to compare outputs on: one set of graph inputs per run. `key` names them in the
 /// library ("random:SEED:COUNT"); `random` says they are made up (every report then says that
@@ -93,5 +94,7 @@ std::vector<ActivationRangeRecord> activationRangeRecords(const Graph& graph,
                                                           const ActivationRanges& ranges,
                                                           const std::string& inputsKey);
 ActivationRanges activationRangesOf(const std::vector<ActivationRangeRecord>& rows);
+/// The ranges the library measured most recently for the graph's model (empty when none).
+ActivationRanges newestActivationRanges(const SampleLibrary& library, const Graph& graph);
 
 } // namespace paretune

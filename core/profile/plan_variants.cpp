@@ -26,10 +26,7 @@ LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan,
     const bool int8 = std::find(plan.precisions.begin(), plan.precisions.end(), Precision::Int8) !=
                       plan.precisions.end();
     if (int8) {
-        const std::vector<std::string> keys = library.activationRangeInputs(graph.fingerprint);
-        if (!keys.empty()) {
-            ranges = activationRangesOf(library.activationRanges(graph.fingerprint, keys.front()));
-        }
+        ranges = newestActivationRanges(library, graph);
     }
     LoweredPlan result;
     result.lowered = std::make_unique<LoweredGraph>(
