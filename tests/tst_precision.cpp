@@ -9,6 +9,8 @@
 #include "graph/onnx_importer.h"
 #include "graph/precision.h"
 #include "onnx_fixture.h"
+#include "plan/memory_plan.h"
+#include "plan/simulator.h"
 #include "precision_fixture.h"
 #include "profile/output_deviation.h"
 #include "profile/plan_validation.h"
@@ -216,6 +218,52 @@ private Q_SLOTS:
         QCOMPARE(count.predicted, 1);
         QVERIFY(!table.cell(nodeOfType(g, "Relu"), 0, 1).supported());
         QVERIFY(!table.cell(conv, 0).supported()); // fp32 cells untouched
+    }
+
+    void lowerPrecisionsHoldTheirWeightsNarrower() {
+        // The fixture's weights: the Conv's w 4·3·3·3 and b 4 floats, the MatMul's m 144·8,
+        // the Add's c 8: 432 + 16 + 4608 + 32 = 5088 bytes in fp32.
+        const Graph g = fixture();
+        CostTable table(static_cast<std::int32_t>(g.nodes.size()), {{"cpu:0", "cpu", 5, 1, 1e9}},
+                        0);
+        table.setVariants({Precision::Fp32, Precision::Bf16, Precision::Int8});
+        const NodeId conv = nodeOfType(g, "Conv");
+        const NodeId matmul = nodeOfType(g, "MatMul");
+        CostCell cell;
+        cell.latencyUs = 1.0;
+        cell.source = CostSource::Measured;
+        for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+            if (g.nodes[n].kind == NodeKind::Compute) {
+                table.setCell(static_cast<NodeId>(n), 0, 0, cell);
+            }
+        }
+        table.setCell(conv, 0, 1, cell);
+        table.setCell(matmul, 0, 1, cell);
+        table.setCell(conv, 0, 2, cell);
+        Simulator sim(g, table);
+        auto weighed = [&](std::int32_t convVariant, std::int32_t matmulVariant) {
+            std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+            for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
+                const NodeId n = sim.computeNode(ci);
+                const std::int32_t v = n == conv ? convVariant : n == matmul ? matmulVariant : 0;
+                genome[static_cast<std::size_t>(ci)] = static_cast<std::uint8_t>(sim.column(0, v));
+            }
+            const Plan plan = sim.planOf(genome);
+            const SimulationResult result = sim.simulate(plan, true);
+            const MemoryPlan memory = buildMemoryPlan(g, table, plan, result);
+            return std::pair{result.objectives.peakMemoryBytes, memory.devices[0].weightsBytes};
+        };
+        const auto [fp32Peak, fp32Weights] = weighed(0, 0);
+        QCOMPARE(fp32Weights, std::int64_t{5088});
+        // bf16: the Conv's w and b and the MatMul's m in 2 bytes: 216 + 8 + 2304 + 32.
+        const auto [bf16Peak, bf16Weights] = weighed(1, 1);
+        QCOMPARE(bf16Weights, std::int64_t{2560});
+        QCOMPARE(fp32Peak - bf16Peak, 5088.0 - 2560.0);
+        // int8: the Conv's w in 1 byte with a scale and a zero point per channel (108 + 4 · 5),
+        // its bias in int32 as in float32: 128 + 16 + 4608 + 32.
+        const auto [int8Peak, int8Weights] = weighed(2, 0);
+        QCOMPARE(int8Weights, std::int64_t{4784});
+        QCOMPARE(fp32Peak - int8Peak, 5088.0 - 4784.0);
     }
 
     void sensitivitiesComeFromTheLibraryOrTheNodeStaysFp32() {

@@ -5,6 +5,7 @@
 
 #include "common/input_error.h"
 #include "cost/cost_table.h"
+#include "graph/precision_bytes.h"
 #include "plan/simulator.h"
 
 #include <algorithm>
@@ -167,6 +168,20 @@ std::int32_t firstStartingAtOrAfter(const std::vector<double>& starts, double t)
                                      starts.begin());
 }
 
+/// The bytes static `s` holds for node n in a lower precision (loweredWeightBytes, at the first
+/// input of n that reads it).
+std::int64_t narrowedStaticBytes(const Graph& g, NodeId n, std::int32_t s, Precision precision,
+                                 const Buffers& buf) {
+    const auto inputs = g.nodeInputs.row(n);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i] != kNone && at(buf.staticOf, inputs[i]) == s) {
+            return static_cast<std::int64_t>(loweredWeightBytes(
+                g, n, i, precision, static_cast<double>(at(buf.staticBytes, s))));
+        }
+    }
+    return at(buf.staticBytes, s);
+}
+
 } // namespace
 
 MemoryPlan buildMemoryPlan(const Graph& g, const CostTable& costs, const Plan& plan,
@@ -181,6 +196,12 @@ MemoryPlan buildMemoryPlan(const Graph& g, const CostTable& costs, const Plan& p
     const auto stride = static_cast<std::size_t>(D);
     const std::int32_t host = costs.host();
     const Buffers buf = formBuffers(g);
+    std::vector<int> staticReaders(buf.staticBytes.size(), 0); // compute nodes reading each
+    for (const auto& row : buf.statics) {
+        for (const std::int32_t s : row) {
+            ++at(staticReaders, s);
+        }
+    }
     const std::size_t B = buf.tensor.size();
     // The tensors between the members of the fusion groups the plan takes never reach memory
     // (the fused kernel keeps them), beside those the caller names.
@@ -367,13 +388,19 @@ MemoryPlan buildMemoryPlan(const Graph& g, const CostTable& costs, const Plan& p
         if (d == host) {
             dev.livePeakBytes = std::max(dev.livePeakBytes, graphInputBytes);
         }
-        // Weights: the statics the device's nodes read, each once.
+        // Weights: the statics the device's nodes read, each once; a node in a lower precision
+        // holds the statics only it reads narrower, as the simulator counts them.
         std::vector<std::uint8_t> resident(buf.staticBytes.size(), 0);
         for (const NodeId n : dev.steps) {
+            const std::int32_t v =
+                plan.variant.empty() ? 0 : plan.variant[static_cast<std::size_t>(n)];
+            const Precision precision = costs.variant(v);
             for (const std::int32_t s : at(buf.statics, n)) {
                 if (at(resident, s) == 0) {
                     at(resident, s) = 1;
-                    dev.weightsBytes += at(buf.staticBytes, s);
+                    dev.weightsBytes += precision == Precision::Fp32 || at(staticReaders, s) != 1
+                                            ? at(buf.staticBytes, s)
+                                            : narrowedStaticBytes(g, n, s, precision, buf);
                 }
             }
         }

@@ -116,6 +116,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     // Local pointers: the compiler need not reload them from `this` after every store.
     const Step* const stepTable = m_steps.data();
     const StepCell* const stepCells = m_stepCells.data();
+    const double* const stepWeight = m_stepWeight.data();
     const std::int32_t* const stepInputs = m_stepInputs.data();
     const std::int32_t* const stepOutputs = m_stepOutputs.data();
     // Bytes per buffer: 0 for those between the members of a fusion group the plan takes.
@@ -238,7 +239,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
             of[d].held = k;
             ready = std::max(ready, t);
         }
-        weights[d] += step.exclusiveWeight;
+        weights[d] += stepWeight[static_cast<std::size_t>(i) * columns + column];
         if (step.staticBegin != step.staticEnd) {
             const std::uint32_t bit = 1u << d;
             const std::int32_t* const staticIds = m_statics.values.data();

@@ -259,9 +259,11 @@ private:
     std::vector<std::int32_t> m_tensorBuffer; // per tensor: buffer, or -1
     std::vector<std::int32_t> m_tensorStatic; // per tensor: static index, or -1
     std::vector<double> m_staticBytes;
-    std::vector<double> m_exclusiveWeight; // per compute node: statics only it reads
-    Csr m_inputs;                          // per compute node: buffers read
-    Csr m_produced;                        // per compute node: buffers written
+    // Per compute node and column (ci · K + c): the statics only it reads, in the column's
+    // precision.
+    std::vector<double> m_exclusiveWeight;
+    Csr m_inputs;   // per compute node: buffers read
+    Csr m_produced; // per compute node: buffers written
     double m_graphInputBytes = 0.0;
     bool m_hasWorkspace = false;
     Csr m_statics; // per compute node: statics read
@@ -274,8 +276,7 @@ private:
         std::int32_t inBegin, inEnd;         // m_stepInputs range
         std::int32_t outBegin, outEnd;       // m_stepOutputs range
         std::int32_t staticBegin, staticEnd; // m_statics.values range
-        double exclusiveWeight;
-        std::int32_t group; // fusion group of the node, or -1
+        std::int32_t group;                  // fusion group of the node, or -1
     };
     struct StepCell { // step i · K + c
         double latencyUs;
@@ -287,6 +288,7 @@ private:
     std::vector<std::int32_t> m_stepInputs;  // buffers read, step after step
     std::vector<std::int32_t> m_stepOutputs; // buffers written, step after step
     std::vector<StepCell> m_stepCells;
+    std::vector<double> m_stepWeight; // step i · K + c: the exclusive weight in that column
     // Fusion groups, from the cost table.
     bool m_hasGroups = false;
     Csr m_groupMembers;                       // per group: compact compute indices, in order
@@ -359,7 +361,7 @@ private:
     struct Lanes {
         std::uint64_t stepsVersion = 0; // m_stepsVersion it was built for; 0: never
         // Per step i and column c at i · K + c (K ≤ 8 columns).
-        LaneVector<double> latencyUs, energyUj;
+        LaneVector<double> latencyUs, energyUj, exclusiveWeight;
         LaneVector<std::int64_t> workspaceBytes, unsupported;
         std::int64_t columnDevice[8]; // per column, its device
         // The same for a step whose fusion group is taken (Simulator::m_stepFusedCells), per

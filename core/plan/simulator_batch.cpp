@@ -280,7 +280,8 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             put<D>(heldOf, restricted(on, reached), k);
             ready = _mm512_mask_max_pd(ready, reached, ready, t);
         }
-        const __m512d exclusiveWeight = splat(step.exclusiveWeight);
+        // Fused lanes are in fp32, where the column is the device: their own weights.
+        const __m512d exclusiveWeight = lookup8(l.exclusiveWeight.data() + i * K, K, column);
         for (int dd = 0; dd < D; ++dd) {
             weights[dd] = _mm512_mask_add_pd(weights[dd], on.on[dd], weights[dd], exclusiveWeight);
         }

@@ -54,6 +54,7 @@ void Simulator::prepareLanes() {
     }
     l.latencyUs.resize(C * K);
     l.energyUj.resize(C * K);
+    l.exclusiveWeight.assign(m_stepWeight.begin(), m_stepWeight.end());
     l.workspaceBytes.resize(C * K);
     l.unsupported.resize(C * K);
     for (std::size_t k = 0; k < C * K; ++k) {

@@ -4,6 +4,7 @@
 #include "simulator.h"
 
 #include "common/input_error.h"
+#include "graph/precision_bytes.h"
 #include "step_starts.h"
 
 #include <algorithm>
@@ -256,14 +257,45 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
                 ++readers[static_cast<std::size_t>(st)];
             }
         }
-        m_exclusiveWeight.assign(C, 0.0);
+        // Per column: a node in a lower precision holds its own weights narrower (bf16 in 2
+        // bytes, int8 in 1); shared statics stay in fp32.
+        m_exclusiveWeight.assign(C * K, 0.0);
+        std::vector<std::uint8_t> seen(m_staticBytes.size(), 0);
         for (std::size_t ci = 0; ci < C; ++ci) {
-            std::erase_if(statics[ci], [&](std::int32_t st) {
-                if (readers[static_cast<std::size_t>(st)] == 1) {
-                    m_exclusiveWeight[ci] += at(m_staticBytes, st);
-                    return true;
+            double fp32 = 0.0;
+            for (const std::int32_t st : statics[ci]) {
+                fp32 += readers[static_cast<std::size_t>(st)] == 1 ? at(m_staticBytes, st) : 0.0;
+            }
+            const NodeId node = m_computeNodes[ci];
+            const auto direct = graph.nodeInputs.row(node);
+            for (std::size_t c = 0; c < K; ++c) {
+                const Precision precision = costs.variant(static_cast<std::int32_t>(c / D));
+                double& weight = m_exclusiveWeight[ci * K + c];
+                if (precision == Precision::Fp32) {
+                    weight = fp32;
+                    continue;
                 }
-                return false;
+                // Each exclusive static once, at the size of the input that reads it first.
+                weight = fp32;
+                for (std::size_t i = 0; i < direct.size(); ++i) {
+                    const std::int32_t st = direct[i] == kNone ? -1 : at(m_tensorStatic, direct[i]);
+                    if (st < 0 || readers[static_cast<std::size_t>(st)] != 1 ||
+                        seen[static_cast<std::size_t>(st)] != 0) {
+                        continue;
+                    }
+                    seen[static_cast<std::size_t>(st)] = 1;
+                    weight += loweredWeightBytes(graph, node, i, precision, at(m_staticBytes, st)) -
+                              at(m_staticBytes, st);
+                }
+                for (std::size_t i = 0; i < direct.size(); ++i) {
+                    const std::int32_t st = direct[i] == kNone ? -1 : at(m_tensorStatic, direct[i]);
+                    if (st >= 0) {
+                        seen[static_cast<std::size_t>(st)] = 0;
+                    }
+                }
+            }
+            std::erase_if(statics[ci], [&](std::int32_t st) {
+                return readers[static_cast<std::size_t>(st)] == 1;
             });
         }
     }
@@ -472,6 +504,7 @@ void Simulator::buildSteps() {
     const auto K = static_cast<std::size_t>(m_columnCount);
     m_steps.resize(C);
     m_stepCells.resize(C * K);
+    m_stepWeight.resize(C * K);
     m_stepFusedCells.resize(m_hasGroups ? C * D : 0);
     m_stepInputs.clear();
     m_stepOutputs.clear();
@@ -489,13 +522,13 @@ void Simulator::buildSteps() {
         s.outEnd = static_cast<std::int32_t>(m_stepOutputs.size());
         s.staticBegin = at(m_statics.offsets, ci);
         s.staticEnd = at(m_statics.offsets, ci + 1);
-        s.exclusiveWeight = at(m_exclusiveWeight, ci);
         s.group = m_hasGroups ? at(m_groupOf, ci) : -1;
         for (std::size_t c = 0; c < K; ++c) {
             const std::size_t k = static_cast<std::size_t>(ci) * K + c;
             m_stepCells[i * K + c] = {m_latency[k], m_energyUj[k],
                                       static_cast<std::int64_t>(m_workspace[k]),
                                       m_supported[k] == 0 ? 1 : 0};
+            m_stepWeight[i * K + c] = m_exclusiveWeight[k];
         }
         for (std::size_t d = 0; d < D && m_hasGroups; ++d) {
             m_stepFusedCells[i * D + d] = m_fusedCells[static_cast<std::size_t>(ci) * D + d];
