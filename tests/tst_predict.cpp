@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The predictor's torch-free parts: features of known nodes, splits that never leak a held-out
-// pair into training, accuracy metrics and the roofline baseline.
+// The predictor's torch-free parts: features of known nodes (their precision among them), splits
+// that never leak a held-out pair (nor its lowered and fused graphs) into training, accuracy
+// metrics and the roofline baseline.
 #include "graph/onnx_importer.h"
+#include "graph/precision.h"
+#include "precision_fixture.h"
 #include "predict/accuracy_metrics.h"
 #include "predict/op_features.h"
 #include "predict/predictor_dataset.h"
@@ -131,6 +134,71 @@ private Q_SLOTS:
         QCOMPARE(m[17], log1pf(2.0));  // batch
         QCOMPARE(m[5], 0.0f);          // no kernel
         QCOMPARE(m[0], log1pf(2.0 * 2 * 32 * 64 * 128));
+    }
+
+    void precisionFeatures() {
+        // The precision is three one-hot features at the end (nodePrecision); a lowered node's
+        // other features are its fp32 form's, except what follows from the narrower elements.
+        const auto& names = opFeatureNames();
+        QCOMPARE(names[kPrecisionFeature], std::string_view("precision_fp32"));
+        QCOMPARE(names[kPrecisionFeature + 1], std::string_view("precision_bf16"));
+        QCOMPARE(names[kPrecisionFeature + 2], std::string_view("precision_int8"));
+        QCOMPARE(kPrecisionFeature + 3, kOpFeatureCount);
+        const auto oneHot = [](const OpFeatureVector& f) {
+            return std::array<float, 3>{f[kPrecisionFeature], f[kPrecisionFeature + 1],
+                                        f[kPrecisionFeature + 2]};
+        };
+        const Graph g = precision_fixture::fixture();
+        const NodeId conv = precision_fixture::nodeOfType(g, "Conv");
+        const NodeId relu = precision_fixture::nodeOfType(g, "Relu");
+        const OpFeatureVector fp32 = opFeatures(g, conv);
+        QCOMPARE(oneHot(fp32), (std::array<float, 3>{1.0f, 0.0f, 0.0f}));
+        QCOMPARE(precisionOfFeatures(fp32), Precision::Fp32);
+        QCOMPARE(fp32[12], 4.0f); // dtype_bytes
+        // The features that depend on the shapes and attributes only.
+        const std::size_t shapeFeatures[] = {0, 5, 6, 7, 8, 9, 10, 11, 13, 14, 16, 17};
+        const std::pair<Precision, float> cases[] = {{Precision::Bf16, 2.0f},
+                                                     {Precision::Int8, 1.0f}};
+        for (const auto& [precision, elementBytes] : cases) {
+            const LoweredGraph lowered = lowerGraph(g, lowerAll(g, precision));
+            const Graph& lg = lowered.graph;
+            const auto& parts = lowered.parts[static_cast<std::size_t>(conv)];
+            const OpFeatureVector f = opFeatures(lg, parts.front());
+            std::array<float, 3> expected{};
+            expected[static_cast<std::size_t>(precision)] = 1.0f;
+            QCOMPARE(oneHot(f), expected);
+            QCOMPARE(precisionOfFeatures(f), precision);
+            for (const std::size_t k : shapeFeatures) {
+                QVERIFY2(f[k] == fp32[k], names[k].data());
+            }
+            QCOMPARE(f[12], elementBytes);
+            QVERIFY(f[1] < fp32[1]); // narrower activations and weights read
+            // Its conversions (Casts; QuantizeLinear and DequantizeLinear) count as the
+            // precision too: they are part of its cost.
+            int compute = 0;
+            for (const NodeId part : parts) {
+                if (lg.nodes[static_cast<std::size_t>(part)].kind != NodeKind::Compute) {
+                    continue;
+                }
+                ++compute;
+                QCOMPARE(nodePrecision(lg, part), precision);
+                QCOMPARE(oneHot(opFeatures(lg, part)), expected);
+            }
+            QVERIFY(compute >= 3); // the node, a conversion in, one out
+            // A node left in fp32 keeps its features exactly.
+            const NodeId keptRelu = lowered.parts[static_cast<std::size_t>(relu)].front();
+            QCOMPARE(opFeatures(lg, keptRelu), opFeatures(g, relu));
+            // The dataset's rows carry the precision beside the features.
+            for (const PredictorRow& row : nodeRows(lg, "dev")) {
+                QCOMPARE(row.precision, precisionOfFeatures(row.features));
+            }
+        }
+        // The bf16 Conv is still a Conv: same inputs, same LibTorch kernel path.
+        const LoweredGraph bf16 = lowerGraph(g, lowerAll(g, Precision::Bf16));
+        const OpFeatureVector b =
+            opFeatures(bf16.graph, bf16.parts[static_cast<std::size_t>(conv)].front());
+        QCOMPARE(b[15], fp32[15]);
+        QCOMPARE(b[18], fp32[18]);
     }
 
     void nodeRowsCoverComputeNodes() {
@@ -277,6 +345,42 @@ private Q_SLOTS:
                 QVERIFY(d.rows[i].signature != "shared");
             }
         }
+    }
+
+    void derivedGraphsHeldOutWithTheirModel() {
+        // mA's lowered graph (its bf16 nodes) is mA: held out with it, whether or not it is
+        // named; mB's stays in training.
+        PredictorDataset d = fixtureDataset();
+        for (const char* model : {"mA", "mB"}) {
+            const std::string derived = std::string(model) + "-bf16";
+            d.derivedFrom[derived] = model;
+            d.modelNames[derived] = d.modelNames[model] + " (bf16 " + model + ")";
+            PredictorRow row;
+            row.modelFingerprint = derived;
+            row.deviceFingerprint = "d1";
+            row.signature = derived + "/conv";
+            row.nodeName = "conv@bf16";
+            row.opType = "Conv";
+            row.precision = Precision::Bf16;
+            row.latencyUs = 5.0;
+            d.rows.push_back(row);
+        }
+        const DatasetSplit split = splitDataset(d, {"mA"}, {});
+        QCOMPARE(split.heldOutModels, (std::vector<std::string>{"mA", "mA-bf16"}));
+        QVERIFY(splitLeaks(d, split).empty());
+        const auto modelsOf = [&](const std::vector<std::size_t>& rows) {
+            std::set<std::string> models;
+            for (const std::size_t i : rows) {
+                models.insert(d.rows[i].modelFingerprint);
+            }
+            return models;
+        };
+        QCOMPARE(modelsOf(split.test), (std::set<std::string>{"mA", "mA-bf16"}));
+        QVERIFY(!modelsOf(split.train).contains("mA-bf16"));
+        QVERIFY(modelsOf(split.train).contains("mB-bf16"));
+        // Holding out the lowered graph alone holds out only it.
+        QCOMPARE(splitDataset(d, {"mB-bf16"}, {}).heldOutModels,
+                 (std::vector<std::string>{"mB-bf16"}));
     }
 
     void leakCheckerFindsLeaks() {

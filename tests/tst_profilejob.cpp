@@ -117,11 +117,13 @@ void TestProfileJob::trainsThePredictorOnTheProfile() {
     QVERIFY(panel->heldOutPointCount() > 0);
     QTRY_VERIFY_WITH_TIMEOUT(!panel->summaryPending(), 30000);
     QCOMPARE(panel->storedPredictorCount(), 1);
-    // Four metrics over both devices, then four for each (model, device) pair.
+    // Four metrics over both devices, then four for each (model, device) pair: the model and
+    // its fused graph (its fusion groups, profiled as fused nodes) on each device.
     const QStringList metrics = panel->metricNames();
-    QCOMPARE(metrics.size(), 12);
+    QCOMPARE(metrics.size(), 20);
     QVERIFY2(metrics[4].startsWith(QStringLiteral("MAPE %, ")), qPrintable(metrics[4]));
-    QCOMPARE(metrics.filter(QStringLiteral("(core 0)")).size(), 4);
+    QCOMPARE(metrics.filter(QStringLiteral("(core 0)")).size(), 8);
+    QCOMPARE(metrics.filter(QStringLiteral(" (fused ")).size(), 8);
     // The one model in the library cannot be held out: the panel says what it was scored on.
     QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("training set")));
     QVERIFY(SampleLibrary::open(db.toStdString()).latestPredictor());

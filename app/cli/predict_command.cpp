@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -110,8 +111,10 @@ void runTrain(const TrainArguments& args) {
     for (const std::string& note : notes) {
         std::fprintf(stderr, "note: %s\n", note.c_str());
     }
-    std::printf("Library    %s: %zu rows (%zu models, %zu devices)\n",
-                library.path().string().c_str(), dataset.rows.size(), dataset.modelNames.size(),
+    std::printf("Library    %s: %zu rows (%zu models, %zu fused or lowered graphs of them, %zu "
+                "devices)\n",
+                library.path().string().c_str(), dataset.rows.size(),
+                dataset.modelNames.size() - dataset.derivedFrom.size(), dataset.derivedFrom.size(),
                 dataset.devices.size());
     std::printf("Trained    predictor %lld on %zu rows (%zu distinct measurements), %d members x "
                 "%d epochs, target %s\n",
@@ -127,6 +130,20 @@ void runTrain(const TrainArguments& args) {
         if (evaluation.pairs.size() > 1) {
             printMetricsLine("predicted", pair.predictor, 4);
             printMetricsLine("roofline", pair.roofline, 4);
+        }
+    }
+    const bool variants =
+        std::any_of(evaluation.precisions.begin(), evaluation.precisions.end(),
+                    [](const PrecisionEvaluation& p) { return p.precision != Precision::Fp32; });
+    if (variants) {
+        std::printf("Per precision (a variant's rows: its lowered nodes and their conversions):\n");
+        for (const PrecisionEvaluation& p : evaluation.precisions) {
+            std::printf("  %-4s %5zu ops  measured %10.1f us, predicted %10.1f us, roofline %10.1f "
+                        "us\n",
+                        std::string(precisionName(p.precision)).c_str(), p.predictor.ops,
+                        p.measuredSumUs, p.predictedSumUs, p.rooflineSumUs);
+            printMetricsLine("predicted", p.predictor, 4);
+            printMetricsLine("roofline", p.roofline, 4);
         }
     }
     if (!report.fewShot.empty()) {

@@ -558,4 +558,35 @@ bool isLoweredGraphName(std::string_view name, std::string_view fingerprint) {
     return false;
 }
 
+std::optional<Precision> loweredGraphPrecision(std::string_view name,
+                                               std::string_view fingerprint) {
+    for (const Precision p : kPrecisions) {
+        const std::string tag = " (" + std::string(precisionName(p)) + " " +
+                                std::string(fingerprint.substr(0, 12)) + ")";
+        if (p != Precision::Fp32 && name.size() > tag.size() && name.ends_with(tag)) {
+            return p;
+        }
+    }
+    return std::nullopt;
+}
+
+Precision nodePrecision(const Graph& graph, NodeId node) {
+    static constexpr std::string_view kQuantized[] = {
+        "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv",
+        "QLinearMatMul",  "ConvInteger",      "MatMulInteger"};
+    const Node& n = graph.nodes[static_cast<std::size_t>(node)];
+    if (n.domain.empty() &&
+        std::find(std::begin(kQuantized), std::end(kQuantized), n.opType) != std::end(kQuantized)) {
+        return Precision::Int8;
+    }
+    for (const auto& tensors : {graph.nodeInputs.row(node), graph.nodeOutputs.row(node)}) {
+        for (const TensorId t : tensors) {
+            if (t != kNone && graph.tensors[static_cast<std::size_t>(t)].dtype == DType::BFloat16) {
+                return Precision::Bf16;
+            }
+        }
+    }
+    return Precision::Fp32;
+}
+
 } // namespace paretune

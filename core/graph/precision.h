@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -99,5 +100,16 @@ std::vector<Precision> lowerAll(const Graph& graph, Precision precision);
 std::string loweredGraphName(const Graph& original, Precision precision);
 /// Whether a graph name is that of a lowered graph of the model with this fingerprint.
 bool isLoweredGraphName(std::string_view name, std::string_view fingerprint);
+/// The precision of a lowered graph's name (loweredGraphName of the model with this
+/// fingerprint); none for any other name.
+std::optional<Precision> loweredGraphPrecision(std::string_view name, std::string_view fingerprint);
+
+/// The precision a node computes in, read from the node itself (so that a lowered graph, a
+/// profiled pair and an imported quantized model all say the same): int8 for ONNX's quantized
+/// operators (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearConv,
+/// QLinearMatMul, ConvInteger, MatMulInteger), bf16 for a node that reads or writes a bfloat16
+/// tensor (a lowered node and the Casts of its conversions), fp32 otherwise (float16 too: this
+/// build offers no fp16 variant). Pure.
+Precision nodePrecision(const Graph& graph, NodeId node);
 
 } // namespace paretune

@@ -108,6 +108,8 @@ LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
             fillVariantCells(table, graph, [&](CostTable& loweredTable, const Graph& lowered) {
                 fillNodeCosts(loweredTable, lowered, catalog, library);
             });
+        result.variantMeasuredCells = variants.measured;
+        result.variantPredictedCells = variants.predicted;
         std::vector<std::string> keys;
         const int unknown = applySensitivities(table, graph, library, {}, &keys);
         std::string read;

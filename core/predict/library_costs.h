@@ -21,6 +21,11 @@ struct Graph;
 struct LibraryCosts {
     int measuredCells = 0;
     int predictedCells = 0;
+    /// Of the variant cells (a node in bf16 or int8 on a device): from the lowered nodes' and
+    /// their conversions' samples, or predicted (the predictor's precision features) where a
+    /// part has none.
+    int variantMeasuredCells = 0;
+    int variantPredictedCells = 0;
     std::int64_t predictorId = 0;        ///< 0 when the library has no predictor
     std::vector<MeasuredDevice> devices; ///< what applyMeasuredSamples found per device
     Diagnostics diagnostics;             ///< devices left without samples or predictions
@@ -51,9 +56,11 @@ inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
         applyMeasuredSamples(fusedTable, fusedGraph, library, fingerprints);
     });
     if (table.variantCount() > 1) {
-        fillVariantCells(table, graph, [&](CostTable& loweredTable, const Graph& lowered) {
-            applyMeasuredSamples(loweredTable, lowered, library, fingerprints);
-        });
+        const VariantCellCount variants =
+            fillVariantCells(table, graph, [&](CostTable& loweredTable, const Graph& lowered) {
+                applyMeasuredSamples(loweredTable, lowered, library, fingerprints);
+            });
+        costs.variantMeasuredCells = variants.measured;
         applySensitivities(table, graph, library);
     }
     for (const MeasuredDevice& m : costs.devices) {

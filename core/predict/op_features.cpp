@@ -84,7 +84,8 @@ const std::array<std::string_view, kOpFeatureCount>& opFeatureNames() {
         "log_intensity",   "log_kernel_size",  "log_stride",        "log_groups",
         "log_in_channels", "log_out_channels", "log_spatial",       "log_sequence_length",
         "dtype_bytes",     "output_rank",      "log_out_elements",  "input_count",
-        "depthwise",       "log_batch",        "conv_native_path"};
+        "depthwise",       "log_batch",        "conv_native_path",  "precision_fp32",
+        "precision_bf16",  "precision_int8"};
     return names;
 }
 
@@ -117,17 +118,21 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
     const std::vector<std::int64_t> kernelShape = n.attrInts("kernel_shape");
     if (!kernelShape.empty()) {
         kernel = product(kernelShape);
-    } else if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "ConvTranspose") {
-        // kernel_shape is optional for Conv: it is the weight's spatial dimensions
-        if (in1 != nullptr && in1->dims.size() > 2) {
-            kernel = product(std::span(in1->dims).subspan(2));
+    } else if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "ConvTranspose" ||
+               n.opType == "QLinearConv") {
+        // kernel_shape is optional for Conv: it is the weight's spatial dimensions (QLinearConv's
+        // weight is its input 3, after the activation's scale and zero point)
+        const Tensor* weight = n.opType == "QLinearConv" ? tensorAt(graph, inputs, 3) : in1;
+        if (weight != nullptr && weight->dims.size() > 2) {
+            kernel = product(std::span(weight->dims).subspan(2));
         }
     }
     for (const std::int64_t s : n.attrInts("strides")) {
         stride = std::max(stride, static_cast<double>(s));
     }
     const bool matrix = n.opType == "MatMul" || n.opType == "FusedMatMul" || n.opType == "Gemm" ||
-                        n.opType == "FusedGemm" || n.opType == "MatMulInteger";
+                        n.opType == "FusedGemm" || n.opType == "MatMulInteger" ||
+                        n.opType == "QLinearMatMul";
     if (matrix) {
         // [..., M, K] × [..., K, N]: channels are K → N, spatial is M, batch the leading dims.
         inChannels = dimAt(in0, -1);
@@ -152,7 +157,8 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
         outChannels = dimAt(out0, -1);
         inChannels = dimAt(in0, -1);
     }
-    if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "ConvTranspose") {
+    if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "ConvTranspose" ||
+        n.opType == "QLinearConv") {
         groups = static_cast<double>(n.attrInt("group", 1));
     }
     const bool depthwise = groups > 1.0 && groups == inChannels;
@@ -177,7 +183,17 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
     f[16] = depthwise ? 1.0f : 0.0f;
     f[17] = logOf(batch);
     f[18] = convTakesNativePath(graph, node) ? 1.0f : 0.0f;
+    f[kPrecisionFeature + static_cast<std::size_t>(nodePrecision(graph, node))] = 1.0f;
     return f;
+}
+
+Precision precisionOfFeatures(const OpFeatureVector& features) {
+    for (const Precision p : {Precision::Bf16, Precision::Int8}) {
+        if (features[kPrecisionFeature + static_cast<std::size_t>(p)] > 0.5f) {
+            return p;
+        }
+    }
+    return Precision::Fp32;
 }
 
 std::string_view opFamily(std::string_view opType) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "graph/graph.h"
+#include "graph/precision.h"
 
 #include <array>
 #include <cstdint>
@@ -14,8 +15,11 @@ struct DeviceRecord;
 
 /// Numeric features of one operator node, all finite; sizes enter as log1p so that a ResNet
 /// convolution and a tiny element-wise op sit on comparable scales. The order is fixed (the
-/// stored normalisation statistics refer to it); see opFeatureNames().
-constexpr std::size_t kOpFeatureCount = 19;
+/// stored normalisation statistics refer to it, and a stored predictor whose names differ is
+/// refused); see opFeatureNames(). The last three are the node's precision, one-hot
+/// (precision_fp32, precision_bf16, precision_int8; nodePrecision): the variant a sample was
+/// measured in, so that one network predicts a node in each precision.
+constexpr std::size_t kOpFeatureCount = 22;
 using OpFeatureVector = std::array<float, kOpFeatureCount>;
 
 /// Numeric fingerprint of a device: what lets the predictor place a device it was never
@@ -29,6 +33,11 @@ const std::array<std::string_view, kDeviceFeatureCount>& deviceFeatureNames();
 /// Features of a node from its static shapes, attributes and OpMetrics (graph.metrics). Nodes
 /// with unknown shapes get zeros where a size is unknown. Pure.
 OpFeatureVector opFeatures(const Graph& graph, NodeId node);
+
+/// Index of the first precision feature (precision_fp32); Fp32, Bf16, Int8 follow in order.
+constexpr std::size_t kPrecisionFeature = kOpFeatureCount - 3;
+/// The precision a feature vector's one-hot says (Fp32 when none is set).
+Precision precisionOfFeatures(const OpFeatureVector& features);
 
 /// The family of an op type ("conv", "matmul", "pool", "norm", "reduce", "elementwise",
 /// "movement", "other"): a predictor that never saw an op type predicts it like the most

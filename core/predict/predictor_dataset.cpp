@@ -8,36 +8,48 @@
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "device/micro_benchmark.h"
+#include "graph/fusion.h"
 #include "graph/onnx_importer.h"
+#include "graph/precision.h"
 #include "profile/measurement.h"
+#include "profile/output_deviation.h"
 #include "store/sample_library.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 namespace paretune {
 
+namespace {
+
+PredictorRow rowOf(const Graph& graph, std::size_t i, const std::string& deviceFingerprint) {
+    const Node& n = graph.nodes[i];
+    PredictorRow row;
+    row.modelFingerprint = graph.fingerprint;
+    row.deviceFingerprint = deviceFingerprint;
+    row.signature = graph.signatures[i];
+    row.nodeName = n.name;
+    row.opType = n.opType;
+    row.precision = nodePrecision(graph, static_cast<NodeId>(i));
+    row.features = opFeatures(graph, static_cast<NodeId>(i));
+    const OpMetrics& m = graph.metrics[i];
+    row.flops = m.flops;
+    row.bytes = static_cast<double>(m.bytesRead + m.bytesWritten);
+    return row;
+}
+
+} // namespace
+
 std::vector<PredictorRow> nodeRows(const Graph& graph, const std::string& deviceFingerprint) {
     std::vector<PredictorRow> rows;
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-        const Node& n = graph.nodes[i];
-        if (n.kind != NodeKind::Compute) {
-            continue;
+        if (graph.nodes[i].kind == NodeKind::Compute) {
+            rows.push_back(rowOf(graph, i, deviceFingerprint));
         }
-        PredictorRow row;
-        row.modelFingerprint = graph.fingerprint;
-        row.deviceFingerprint = deviceFingerprint;
-        row.signature = graph.signatures[i];
-        row.nodeName = n.name;
-        row.opType = n.opType;
-        row.features = opFeatures(graph, static_cast<NodeId>(i));
-        const OpMetrics& m = graph.metrics[i];
-        row.flops = m.flops;
-        row.bytes = static_cast<double>(m.bytesRead + m.bytesWritten);
-        rows.push_back(std::move(row));
     }
     return rows;
 }
@@ -74,6 +86,61 @@ measurementsByOperator(const SampleLibrary& library) {
     return measured;
 }
 
+/// A stored graph as the dataset reads it: the graph and which of its nodes give rows.
+struct StoredGraph {
+    Graph graph;
+    std::vector<bool> ownNodes; ///< per node; empty: every node
+    std::string name;           ///< as dataset.modelNames lists it
+    std::string derivedFrom;    ///< the model's fingerprint, for a derived graph
+};
+
+/// The derived graph a models row names (a fused or lowered graph of `model`, built again as
+/// profiling built it), when its fingerprint is the row's; its own nodes are those `model`
+/// lacks. An int8 graph's fingerprint holds its activations' zero points: it is built with each
+/// set of activation ranges the library holds for the model until one gives the row's.
+std::optional<StoredGraph> derivedGraph(const SampleLibrary& library, const Graph& model,
+                                        const ModelRecord& record, const std::string& stem) {
+    Graph named = model;
+    named.name = stem;
+    StoredGraph derived;
+    derived.derivedFrom = model.fingerprint;
+    std::vector<NodeId> modelNodes;
+    if (const auto precision = loweredGraphPrecision(record.name, model.fingerprint)) {
+        std::vector<std::optional<ActivationRanges>> candidates{std::nullopt};
+        if (*precision == Precision::Int8) {
+            for (const std::string& inputs : library.activationRangeInputs(model.fingerprint)) {
+                candidates.emplace_back(
+                    activationRangesOf(library.activationRanges(model.fingerprint, inputs)));
+            }
+        }
+        for (const std::optional<ActivationRanges>& ranges : candidates) {
+            PairedVariants pairs =
+                appendLoweredNodes(model, *precision, ranges ? &*ranges : nullptr);
+            if (pairs.paired.graph.fingerprint == record.fingerprint) {
+                derived.graph = std::move(pairs.paired.graph);
+                modelNodes = std::move(pairs.nodeOf);
+                break;
+            }
+        }
+        derived.name = loweredGraphName(named, *precision);
+    } else if (isFusedGraphName(record.name, model.fingerprint)) {
+        FusedGraph fused = appendFusedNodes(model, findFusionGroups(model));
+        derived.graph = std::move(fused.graph);
+        derived.name = fusedGraphName(named);
+        modelNodes = std::move(fused.nodeOf);
+    } else {
+        return std::nullopt;
+    }
+    if (derived.graph.fingerprint != record.fingerprint) {
+        return std::nullopt;
+    }
+    derived.ownNodes.assign(derived.graph.nodes.size(), true);
+    for (const NodeId n : modelNodes) {
+        derived.ownNodes[static_cast<std::size_t>(n)] = false;
+    }
+    return derived;
+}
+
 } // namespace
 
 PredictorDataset assembleDataset(const SampleLibrary& library) {
@@ -92,31 +159,66 @@ PredictorDataset assembleDataset(const SampleLibrary& library) {
         dataset.devices.emplace(record.fingerprint, std::move(figures));
     }
     const auto measured = measurementsByOperator(library);
+    // A model's derived graphs share its source path: each file is imported once.
+    std::map<std::string, std::optional<Graph>> imported;
     for (const ModelRecord& model : library.models()) {
         const std::string label = model.sourcePath.empty() ? model.name : model.sourcePath;
-        Graph graph;
-        try {
-            graph = importOnnxFile(model.sourcePath).graph;
-        } catch (const InputError& e) {
-            dataset.diagnostics.push_back(
-                {Diagnostic::Severity::Warning, "model-not-importable",
-                 "model " + label + ": left out, cannot import (" + e.what() + ")"});
+        auto [file, added] = imported.try_emplace(model.sourcePath);
+        if (added) {
+            try {
+                file->second = importOnnxFile(model.sourcePath).graph;
+            } catch (const InputError& e) {
+                dataset.diagnostics.push_back(
+                    {Diagnostic::Severity::Warning, "model-not-importable",
+                     "model " + label + ": left out, cannot import (" + e.what() + ")"});
+            }
+        }
+        if (!file->second) {
             continue;
         }
-        if (graph.fingerprint != model.fingerprint) {
+        const Graph& source = *file->second;
+        const std::string stem = std::filesystem::path(model.sourcePath).stem().string();
+        std::optional<StoredGraph> stored;
+        if (source.fingerprint == model.fingerprint) {
+            stored = StoredGraph{source, {}, stem, {}};
+        } else if (isFusedGraphName(model.name, source.fingerprint) ||
+                   isLoweredGraphName(model.name, source.fingerprint)) {
+            try {
+                stored = derivedGraph(library, source, model, stem);
+            } catch (const InputError&) {
+                stored.reset(); // rules that no longer hold for this model: not its graph
+            }
+            if (!stored) {
+                // A validated plan's graph (its samples are in-plan measurements), or one made
+                // by another version of the lowering or the fusion rules.
+                dataset.diagnostics.push_back(
+                    {Diagnostic::Severity::Info, "derived-graph-left-out",
+                     "graph '" + model.name +
+                         "': not a profiled fused or lowered graph of its model; left out"});
+                continue;
+            }
+        } else {
             dataset.diagnostics.push_back(
                 {Diagnostic::Severity::Warning, "model-changed",
                  "model " + label + ": left out, the file changed since it was profiled"});
             continue;
         }
-        dataset.modelNames[model.fingerprint] =
-            std::filesystem::path(model.sourcePath).stem().string();
+        dataset.modelNames[model.fingerprint] = stored->name;
+        if (!stored->derivedFrom.empty()) {
+            dataset.derivedFrom[model.fingerprint] = stored->derivedFrom;
+        }
+        const Graph& graph = stored->graph;
         for (const std::string& device : deviceKeys) {
-            for (PredictorRow& row : nodeRows(graph, device)) {
-                const auto found = measured.find({row.signature, device});
+            for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+                if (graph.nodes[i].kind != NodeKind::Compute ||
+                    (!stored->ownNodes.empty() && !stored->ownNodes[i])) {
+                    continue;
+                }
+                const auto found = measured.find({graph.signatures[i], device});
                 if (found == measured.end()) {
                     continue;
                 }
+                PredictorRow row = rowOf(graph, i, device);
                 row.latencyUs = medianOf(found->second.latenciesUs);
                 row.peakMemoryMb = found->second.newestPeakMemoryMb;
                 dataset.rows.push_back(std::move(row));
@@ -190,15 +292,20 @@ DatasetSplit splitDataset(const PredictorDataset& dataset,
     auto contains = [](const std::vector<std::string>& list, const std::string& key) {
         return std::find(list.begin(), list.end(), key) != list.end();
     };
+    for (const auto& [derived, model] : dataset.derivedFrom) {
+        if (contains(heldOutModels, model) && !contains(split.heldOutModels, derived)) {
+            split.heldOutModels.push_back(derived);
+        }
+    }
     std::set<std::pair<std::string, std::string>> testMeasurements;
     std::vector<bool> excluded(dataset.rows.size(), false);
     for (std::size_t i = 0; i < dataset.rows.size(); ++i) {
         const PredictorRow& r = dataset.rows[i];
-        const bool model = contains(heldOutModels, r.modelFingerprint);
+        const bool model = contains(split.heldOutModels, r.modelFingerprint);
         const bool device = contains(heldOutDevices, r.deviceFingerprint);
         excluded[i] = model || device;
-        const bool test = (model || heldOutModels.empty()) && (device || heldOutDevices.empty()) &&
-                          (model || device);
+        const bool test = (model || split.heldOutModels.empty()) &&
+                          (device || heldOutDevices.empty()) && (model || device);
         if (test) {
             split.test.push_back(i);
             testMeasurements.emplace(r.signature, r.deviceFingerprint);

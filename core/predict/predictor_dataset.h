@@ -26,6 +26,8 @@ struct PredictorRow {
     std::string signature;
     std::string nodeName;
     std::string opType;
+    /// The precision it computes in (nodePrecision; also the features' one-hot).
+    Precision precision = Precision::Fp32;
     OpFeatureVector features{};
     double flops = 0.0;
     double bytes = 0.0;     ///< read + written
@@ -35,12 +37,19 @@ struct PredictorRow {
 
 /// What the predictor learns from: one row per compute node of every stored model on every
 /// stored device its signature was measured on (a signature measured within another model
-/// counts: same operator, same shapes), plus the figures of those devices.
+/// counts: same operator, same shapes), plus the figures of those devices. A model's derived
+/// graphs that profiling records beside it (its fusion groups as fused nodes, fusedGraphName;
+/// its nodes lowered to a precision, loweredGraphName) are models of their own here, with the
+/// rows of only the nodes the model itself lacks (the fused nodes; the lowered nodes and their
+/// conversions), and `derivedFrom` names their model.
 struct PredictorDataset {
     std::vector<PredictorRow> rows;
-    std::map<std::string, DeviceFigures> devices;  ///< by fingerprint
-    std::map<std::string, std::string> modelNames; ///< fingerprint → file name without suffix
-    Diagnostics diagnostics;                       ///< models or devices left out, and why
+    std::map<std::string, DeviceFigures> devices; ///< by fingerprint
+    /// fingerprint → file name without suffix; a derived graph's adds its tag to its model's
+    /// ("tiny_cnn (bf16 0123456789ab)", "tiny_cnn (fused 0123456789ab)")
+    std::map<std::string, std::string> modelNames;
+    std::map<std::string, std::string> derivedFrom; ///< derived graph's fingerprint → model's
+    Diagnostics diagnostics;                        ///< models or devices left out, and why
 };
 
 /// Rows for the compute nodes of `graph` on a device (latencies 0). Pure.
@@ -67,6 +76,8 @@ DeviceFigures deviceFiguresFor(SampleLibrary& library, const Device& device);
 
 /// A split by (model, device) pair. Test rows: those of the held-out models (any device) and
 /// of the held-out devices (any model); with both, the held-out models on the held-out devices.
+/// A held-out model's derived graphs (dataset.derivedFrom) are held out with it: its fused and
+/// lowered nodes are the same model, and `heldOutModels` lists them after the models given.
 /// Training rows: neither a held-out model nor a held-out device, and no (signature, device)
 /// that occurs among the test rows (the same measurement would otherwise be in both).
 struct DatasetSplit {

@@ -100,13 +100,22 @@ double PredictorState::roofline(const PredictorRow& row, const DeviceFigures& de
 
 void PredictorState::calibrate(std::span<const PredictorRow> trainingRows,
                                const std::map<std::string, DeviceFigures>& figures) {
+    // From the fp32 rows, and from the variants' rows only for keys no fp32 row has (QLinearConv,
+    // the conversions' Casts): a bf16 Conv's reference is the fp32 Conv's, so that what the
+    // precision changes is learned by the network from the precision features, and carries to
+    // a device on which the variant was never measured.
     std::map<std::string, std::vector<double>> ratios;
+    std::map<std::string, std::vector<double>> variantRatios;
     for (const PredictorRow& row : trainingRows) {
         const double r = std::log(row.latencyUs / roofline(row, figures.at(row.deviceFingerprint)));
         const std::string& fp = row.deviceFingerprint;
-        ratios[fp + "/" + calibrationKey(row)].push_back(r);
-        ratios[fp + "/family:" + std::string(opFamily(row.opType))].push_back(r);
-        ratios[fp + "/*"].push_back(r);
+        auto& into = precisionOfFeatures(row.features) == Precision::Fp32 ? ratios : variantRatios;
+        into[fp + "/" + calibrationKey(row)].push_back(r);
+        into[fp + "/family:" + std::string(opFamily(row.opType))].push_back(r);
+        into[fp + "/*"].push_back(r);
+    }
+    for (auto& [key, values] : variantRatios) {
+        ratios.try_emplace(key, std::move(values));
     }
     calibration.clear();
     for (auto& [key, values] : ratios) {

@@ -41,8 +41,9 @@ struct PredictorState {
     /// The per-op-type reference of the ratio target: per trained device, the median log ratio
     /// of measured latency to roofline of the training rows of each operator kind (see
     /// calibrationKey), of each op family and of all rows ("<fingerprint>/<key>",
-    /// "<fingerprint>/family:<family>", "<fingerprint>/*"). Empty for predictors stored before
-    /// it existed: their reference is the plain roofline.
+    /// "<fingerprint>/family:<family>", "<fingerprint>/*"), from the fp32 rows (the variants'
+    /// rows for keys without any). Empty for predictors stored before it existed: their
+    /// reference is the plain roofline.
     std::map<std::string, double> calibration;
 
     /// The op type's vocabulary index, 0 when it was never trained on.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "predictor_training.h"
 
-#include "graph/fusion.h"
 #include "graph/precision.h"
 
 #include "accuracy_metrics.h"
@@ -97,9 +96,19 @@ nlohmann::json toJson(const PredictorEvaluation& evaluation) {
                          {"predictor", toJson(p.predictor)},
                          {"roofline", toJson(p.roofline)}});
     }
+    nlohmann::json precisions = nlohmann::json::array();
+    for (const PrecisionEvaluation& p : evaluation.precisions) {
+        precisions.push_back({{"precision", precisionName(p.precision)},
+                              {"measured_sum_us", p.measuredSumUs},
+                              {"predicted_sum_us", p.predictedSumUs},
+                              {"roofline_sum_us", p.rooflineSumUs},
+                              {"predictor", toJson(p.predictor)},
+                              {"roofline", toJson(p.roofline)}});
+    }
     nlohmann::json doc = {{"predictor", toJson(evaluation.predictor)},
                           {"roofline", toJson(evaluation.roofline)},
-                          {"pairs", pairs}};
+                          {"pairs", pairs},
+                          {"precisions", precisions}};
     if (!evaluation.set.empty()) {
         doc["set"] = evaluation.set;
     }
@@ -142,6 +151,31 @@ PredictorEvaluation evaluatePredictor(const PerformancePredictor& predictor,
         const std::vector<std::string> one(m.size(), name);
         evaluation.pairs.push_back(
             {name, sum[2], sum[0], sum[1], accuracyMetrics(p, m, one), accuracyMetrics(r, m, one)});
+    }
+    // And each precision: the variants' rows are few beside the fp32 ones, and predicted from
+    // fewer samples; their error must show on its own.
+    for (const Precision precision : {Precision::Fp32, Precision::Bf16, Precision::Int8}) {
+        PrecisionEvaluation scored;
+        scored.precision = precision;
+        std::vector<double> p, r, m;
+        std::vector<std::string> pairs;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (rows[i].precision == precision) {
+                p.push_back(predicted[i]);
+                r.push_back(roofline[i]);
+                m.push_back(measured[i]);
+                pairs.push_back(groups[i]);
+                scored.predictedSumUs += predicted[i];
+                scored.rooflineSumUs += roofline[i];
+                scored.measuredSumUs += measured[i];
+            }
+        }
+        if (m.empty()) {
+            continue;
+        }
+        scored.predictor = accuracyMetrics(p, m, pairs);
+        scored.roofline = accuracyMetrics(r, m, pairs);
+        evaluation.precisions.push_back(std::move(scored));
     }
     return evaluation;
 }
@@ -193,16 +227,10 @@ TrainingReport trainPredictorInLibrary(SampleLibrary& library, const TrainingSet
     std::vector<std::string>& heldDevices = report.heldOutDevices;
     if (!settings.holdoutModel.empty()) {
         try {
-            heldModels.push_back(resolveModel(dataset, settings.holdoutModel));
             // Its fused graphs (the fusion groups profiled as fused nodes) and lowered graphs
-            // (its nodes in other precisions) are the same model: held out with it, or their
-            // samples would tell the predictor about it.
-            const std::string held = heldModels.back();
-            for (const auto& [fingerprint, name] : dataset.modelNames) {
-                if (isFusedGraphName(name, held) || isLoweredGraphName(name, held)) {
-                    heldModels.push_back(fingerprint);
-                }
-            }
+            // (its nodes in other precisions) are the same model: splitDataset holds them out
+            // with it, or their samples would tell the predictor about it.
+            heldModels.push_back(resolveModel(dataset, settings.holdoutModel));
         } catch (const InputError& e) {
             if (!settings.holdoutModelIfPossible) {
                 throw;
@@ -215,6 +243,7 @@ TrainingReport trainPredictorInLibrary(SampleLibrary& library, const TrainingSet
         heldDevices.push_back(resolveDevice(dataset, settings.holdoutDevice));
     }
     report.split = splitDataset(dataset, heldModels, heldDevices);
+    heldModels = report.split.heldOutModels; // with their derived graphs
     DatasetSplit& split = report.split;
     if (settings.holdoutModelIfPossible && !heldModels.empty() &&
         (split.train.empty() || split.test.empty())) {

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace paretune {
 
@@ -61,6 +63,37 @@ DeviceFigures figuresFromJson(const nlohmann::json& j) {
     d.gemmGflops = j.at("gemm_gflops").get<double>();
     d.memoryBwGbs = j.at("memory_bw_gbs").get<double>();
     return d;
+}
+
+/// How a stored predictor's features differ from this version's: "19 features; this version
+/// has 22, adding precision_fp32, precision_bf16, precision_int8" (and the names it no longer
+/// has).
+std::string featureSetChange(const std::vector<std::string>& stored,
+                             const std::vector<std::string>& current) {
+    const auto namesNotIn = [](const std::vector<std::string>& names,
+                               const std::vector<std::string>& in) {
+        std::string list;
+        for (const std::string& name : names) {
+            if (std::find(in.begin(), in.end(), name) == in.end()) {
+                list += (list.empty() ? "" : ", ") + name;
+            }
+        }
+        return list;
+    };
+    std::string text = std::to_string(stored.size()) + " features; this version has " +
+                       std::to_string(current.size());
+    const std::string added = namesNotIn(current, stored);
+    const std::string dropped = namesNotIn(stored, current);
+    if (!added.empty()) {
+        text += ", adding " + added;
+    }
+    if (!dropped.empty()) {
+        text += std::string(added.empty() ? ", " : " and ") + "no longer " + dropped;
+    }
+    if (added.empty() && dropped.empty()) {
+        text += ", in another order";
+    }
+    return text;
 }
 
 } // namespace
@@ -133,10 +166,11 @@ std::unique_ptr<PredictorEngine> torch_impl::loadPredictor(const PredictorRecord
         std::vector<std::string> featureNames(opFeatureNames().begin(), opFeatureNames().end());
         featureNames.insert(featureNames.end(), deviceFeatureNames().begin(),
                             deviceFeatureNames().end());
-        if (j.value("feature_names", std::vector<std::string>()) != featureNames) {
+        const auto stored = j.value("feature_names", std::vector<std::string>());
+        if (stored != featureNames) {
             throw InputError(where + ": trained on another feature set than this version's (" +
-                             std::to_string(featureNames.size()) +
-                             " features); train again with paretune train");
+                             featureSetChange(stored, featureNames) +
+                             "); train again with paretune train");
         }
         const nlohmann::json& o = j.at("options");
         impl->options.epochs = o.at("epochs").get<int>();

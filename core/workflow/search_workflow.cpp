@@ -135,6 +135,10 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
                                                    : nlohmann::json(nullptr)},
                               {"measured_cells", costs.measuredCells},
                               {"predicted_cells", costs.predictedCells}};
+        if (table.variantCount() > 1) {
+            run.source.library["variant_measured_cells"] = costs.variantMeasuredCells;
+            run.source.library["variant_predicted_cells"] = costs.variantPredictedCells;
+        }
     }
     for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
         const int index = catalog.findDevice(table.device(d).id);
@@ -153,8 +157,7 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
     }
     // Devices sharing a core never run at once; beside each other they contend for memory; a
     // GPU's measured link to the host replaces the catalog's.
-    const Diagnostics resources =
-        applyMachineResources(table, samples ? &*samples : nullptr);
+    const Diagnostics resources = applyMachineResources(table, samples ? &*samples : nullptr);
     run.diagnostics.insert(run.diagnostics.end(), resources.begin(), resources.end());
     samples.reset();
     if (request.refineCosts) {
