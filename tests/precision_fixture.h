@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The small graph the precision tests lower (tst_precision, tst_int8): Conv + Relu, then a
-// MatMul with a weight and an Add. The Conv can run in bf16 or int8, the MatMul in bf16.
+// MatMul with a weight and an Add. The Conv and the MatMul can run in bf16 or int8.
 #include "onnx_fixture.h"
 #include "profile/plan_validation.h"
 

@@ -45,7 +45,8 @@ bool zeroPointInput(const Node& node, std::size_t k) {
     if (node.opType == "QuantizeLinear" || node.opType == "DequantizeLinear") {
         return k == 2;
     }
-    return node.opType == "QLinearConv" && (k == 2 || k == 5 || k == 7);
+    return (node.opType == "QLinearConv" || node.opType == "QLinearMatMul") &&
+           (k == 2 || k == 5 || k == 7);
 }
 
 } // namespace

@@ -160,7 +160,7 @@ double flopsOf(const Graph& g, NodeId id) {
                (input(2) != kNone ? static_cast<double>(out) : 0.0) +
                fusedPostOps(g, id) * static_cast<double>(out);
     }
-    if (op == "MatMul" || op == "FusedMatMul") {
+    if (op == "MatMul" || op == "FusedMatMul" || op == "QLinearMatMul") { // int8: a at 0
         const auto* a = dimsOf(g, input(0));
         if (!a || a->empty()) {
             return 0.0;

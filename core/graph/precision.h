@@ -4,9 +4,9 @@
 // runs, beside where. This build offers precisions; a node in a lower precision reads its
 // activations and weights converted to it and gives its outputs back in fp32 (the conversions
 // are nodes of their own in the lowered graph, measured like any operator). bf16 converts with
-// Cast; int8 quantizes with QuantizeLinear / QLinearConv / DequantizeLinear, its activation
-// scales calibrated from measured ranges and its weights' per-channel scales computed from the
-// weights when a program is prepared.
+// Cast; int8 quantizes with QuantizeLinear / QLinearConv or QLinearMatMul / DequantizeLinear,
+// its activation scales calibrated from measured ranges and its weights' per-channel scales
+// computed from the weights when a program is prepared.
 
 #include "graph/graph.h"
 
@@ -35,7 +35,10 @@ DType precisionDType(Precision precision);
 
 /// Whether a node can run in `precision`: Fp32 always; bf16 for a Conv, MatMul or Gemm whose
 /// floating-point inputs are all float32 (the products that dominate a model's time); int8 for a
-/// 2-D Conv of a float32 activation with float32 weights (and bias) that are initializers.
+/// 2-D Conv of a float32 activation with float32 weights (and bias) that are initializers, a
+/// MatMul of a float32 activation of rank ≥ 2 by a constant 2-D float32 B, and a Gemm of a 2-D
+/// activation (transA 0, alpha and beta 1) by a constant B (transB either way) and constant C.
+/// Fused nodes (fusion.h) stay fp32 or bf16.
 bool lowerable(const Graph& graph, NodeId node, Precision precision);
 
 /// The range of a tensor's values over calibration inputs: what an int8 node's activation
@@ -76,7 +79,11 @@ struct LoweredGraph {
 /// point from `ranges`), it runs as a QLinearConv on its weights quantized per output channel
 /// (Constant-kind nodes computing the scales from the weights: Abs, ReduceMax, Max, Div,
 /// QuantizeLinear; the bias as int32 at the input scale × the weight scale), and its output
-/// comes back through a DequantizeLinear ("NAME/to_fp32_0").
+/// comes back through a DequantizeLinear ("NAME/to_fp32_0"). A MatMul or Gemm runs as a
+/// QLinearMatMul on B quantized per column (b_scale of N elements; Gemm's transposed B
+/// quantized per row, then transposed by a Constant-kind Transpose), and a Gemm's C is added
+/// in float after the DequantizeLinear ("NAME/bias", an Add); its output scale covers Y's range
+/// less C's values.
 LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions,
                         const ActivationRanges* ranges = nullptr);
 

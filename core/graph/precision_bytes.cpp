@@ -23,8 +23,14 @@ double loweredWeightBytes(const Graph& graph, NodeId node, std::size_t input, Pr
     if (input != 1) {
         return bytes; // a bias becomes int32: 4 bytes an element, as in float32
     }
-    const bool conv = graph.nodes[static_cast<std::size_t>(node)].opType == "Conv";
-    const double channels = conv && !t.dims.empty() ? static_cast<double>(t.dims[0]) : 1.0;
+    // Channels: a Conv's output channels (W's first dimension); a MatMul's or Gemm's columns of
+    // B (its last dimension, or its first under Gemm's transB).
+    const Node& n = graph.nodes[static_cast<std::size_t>(node)];
+    const bool first = n.opType == "Conv" || (n.opType == "Gemm" && n.attrInt("transB", 0) != 0);
+    double channels = 1.0;
+    if (!t.dims.empty()) {
+        channels = static_cast<double>(first ? t.dims.front() : t.dims.back());
+    }
     return elements + channels * 5.0;
 }
 

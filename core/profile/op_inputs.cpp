@@ -165,8 +165,9 @@ at::Tensor makeInput(const Graph& graph, NodeId id, int index, at::Generator& ge
                           (op == "FusedConv" && index == 7) || // its normalisation's variance
                           // quantization scales
                           ((op == "QuantizeLinear" || op == "DequantizeLinear") && index == 1) ||
-                          (op == "QLinearConv" && (index == 1 || index == 4 || index == 6));
-    if (op == "QLinearConv" && index == 5) {
+                          ((op == "QLinearConv" || op == "QLinearMatMul") &&
+                           (index == 1 || index == 4 || index == 6));
+    if ((op == "QLinearConv" || op == "QLinearMatMul") && index == 5) {
         return at::zeros(dims, at::TensorOptions().dtype(type)); // symmetric weights
     }
     if (at::isIntegralType(type, false)) {

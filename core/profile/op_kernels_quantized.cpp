@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// ONNX's quantized operators on ATen: QuantizeLinear, DequantizeLinear and QLinearConv, the int8
-// variant of a convolution (graph/precision.h). Tensors between nodes stay plain uint8 / int8
-// tensors; QLinearConv wraps them as LibTorch quantized tensors (no copy) and runs the quantized
-// engine's convolution (oneDNN here) on weights packed once per weight tensor.
+// ONNX's quantized operators on ATen: QuantizeLinear, DequantizeLinear, QLinearConv and
+// QLinearMatMul, the int8 variants of a convolution and a matrix product (graph/precision.h).
+// Tensors between nodes stay plain uint8 / int8 tensors; QLinearConv and QLinearMatMul wrap them
+// as LibTorch quantized tensors (no copy) and run the quantized engine's convolution or linear
+// layer (oneDNN here) on weights packed once per weight tensor.
 #include "op_kernel_context.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -89,29 +90,28 @@ Tensors dequantizeLinear(const Context& c) {
 }
 
 using PackedConv = c10::intrusive_ptr<ConvPackedParamsBase<2>>;
+using PackedLinear = c10::intrusive_ptr<LinearPackedParamsBase>;
 
 /// Packed weights by the tensors they were packed from: a weight, its scales and the bias are
 /// fixed values of a prepared program, so their implementations identify them while the cache
 /// holds them (it keeps them alive, so an address is never reused for another weight while its
-/// entry is there). The oldest entries go beyond kCapacity.
-class PackCache {
+/// entry is there), beside what else the packing depended on (`Extra`). The oldest entries go
+/// beyond kCapacity.
+template <class Packed, class Extra> class PackCache {
 public:
-    PackedConv find(const std::vector<at::Tensor>& key, double inputScale, const ConvGeometry& g) {
+    Packed find(const std::vector<at::Tensor>& key, const Extra& extra) {
         const std::lock_guard<std::mutex> lock(m_mutex);
         for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
-            if (same(it->key, key) && it->inputScale == inputScale &&
-                it->geometry == std::tie(g.strides, g.padding, g.dilations, g.groups)) {
+            if (same(it->key, key) && it->extra == extra) {
                 m_entries.splice(m_entries.begin(), m_entries, it);
                 return it->packed;
             }
         }
         return {};
     }
-    void add(std::vector<at::Tensor> key, double inputScale, const ConvGeometry& g,
-             PackedConv packed) {
+    void add(std::vector<at::Tensor> key, Extra extra, Packed packed) {
         const std::lock_guard<std::mutex> lock(m_mutex);
-        m_entries.push_front(
-            {std::move(key), inputScale, {g.strides, g.padding, g.dilations, g.groups}, packed});
+        m_entries.push_front({std::move(key), std::move(extra), std::move(packed)});
         if (m_entries.size() > kCapacity) {
             m_entries.pop_back();
         }
@@ -132,16 +132,25 @@ private:
     }
     struct Entry {
         std::vector<at::Tensor> key;
-        double inputScale;
-        std::tuple<Ints, Ints, Ints, std::int64_t> geometry;
-        PackedConv packed;
+        Extra extra;
+        Packed packed;
     };
     std::mutex m_mutex;
     std::list<Entry> m_entries;
 };
 
-PackCache& packCache() {
-    static PackCache* cache = new PackCache; // lives as long as the process
+/// A convolution's packing depends on the input scale (its bias is stored in float) and its
+/// geometry.
+using ConvPackKey = std::tuple<double, Ints, Ints, Ints, std::int64_t>;
+
+PackCache<PackedConv, ConvPackKey>& convPacks() {
+    static auto* cache = new PackCache<PackedConv, ConvPackKey>; // lives as long as the process
+    return *cache;
+}
+
+/// A matrix product's packing (no bias) on its weight alone.
+PackCache<PackedLinear, int>& linearPacks() {
+    static auto* cache = new PackCache<PackedLinear, int>; // lives as long as the process
     return *cache;
 }
 
@@ -201,7 +210,8 @@ Tensors qlinearConv(const Context& c) {
     }
     const at::Tensor bias = c.has(8) ? c.in[8] : at::Tensor();
     const std::vector<at::Tensor> key{w, wScale, wZero, bias};
-    PackedConv packed = packCache().find(key, xScale, g);
+    const ConvPackKey extra{xScale, g.strides, g.padding, g.dilations, g.groups};
+    PackedConv packed = convPacks().find(key, extra);
     if (!packed) {
         // Weights packed only when symmetric (what the engine takes), checked once per weight.
         if (!at::all(wZero == 0).item<bool>()) {
@@ -226,7 +236,7 @@ Tensors qlinearConv(const Context& c) {
         packed = prepack.call(qw, floatBias, c10::List<std::int64_t>(g.strides),
                               c10::List<std::int64_t>(g.padding),
                               c10::List<std::int64_t>(g.dilations), g.groups);
-        packCache().add(key, xScale, g, packed);
+        convPacks().add(key, extra, packed);
     }
     static const auto conv =
         c10::Dispatcher::singleton()
@@ -240,12 +250,97 @@ Tensors qlinearConv(const Context& c) {
                 .int_repr()};
 }
 
+/// A scale or zero point of QLinearMatMul's a (per row: a 1-D one of M elements) or b (per
+/// column: a 1-D one of N elements) shaped to broadcast against the matrix; N-D ones are given
+/// in the matrix's rank already.
+at::Tensor alongMatrix(const at::Tensor& v, bool rows) {
+    const at::Tensor f = v.to(at::kFloat);
+    if (scalarLike(f)) {
+        return f.reshape({});
+    }
+    return f.dim() == 1 && rows ? f.reshape({-1, 1}) : f;
+}
+
+/// QLinearMatMul by its definition, in float: dequantize a and b, multiply, requantize to y's
+/// scale and zero point (round half to even, saturate). For what the quantized engine does not
+/// take.
+at::Tensor qlinearMatMulInFloat(const Context& c) {
+    const at::Tensor af =
+        (c.input(0).to(at::kFloat) - alongMatrix(c.input(2), true)) * alongMatrix(c.input(1), true);
+    const at::Tensor bf = (c.input(3).to(at::kFloat) - alongMatrix(c.input(5), false)) *
+                          alongMatrix(c.input(4), false);
+    const at::Tensor y = at::matmul(af, bf);
+    const at::Tensor& yZero = c.input(7);
+    const auto [lo, hi] = rangeOf(yZero.scalar_type());
+    return at::clamp(at::round(y / alongMatrix(c.input(6), true)) + alongMatrix(yZero, true), lo,
+                     hi)
+        .to(yZero.scalar_type());
+}
+
+/// QLinearMatMul on the quantized engine's linear layer when it applies: a uint8 a of rank ≥ 2
+/// with one scale, a 2-D int8 b with zero points 0 (per tensor or per column: the engine's per
+/// output channel), a uint8 y with one scale. b is packed once per weight (transposed to the
+/// engine's [N, K]); a is viewed as [rows, K] and the result given back in a's leading shape.
+Tensors qlinearMatMul(const Context& c) {
+    const at::Tensor& a = c.input(0);
+    const at::Tensor& b = c.input(3);
+    const at::Tensor& bScale = c.input(4);
+    const at::Tensor& bZero = c.input(5);
+    const at::Tensor& yZero = c.input(7);
+    const bool engine = a.scalar_type() == at::kByte && b.scalar_type() == at::kChar &&
+                        yZero.scalar_type() == at::kByte && a.dim() >= 2 && b.dim() == 2 &&
+                        a.is_cpu() && scalarLike(c.input(1)) && scalarLike(c.input(2)) &&
+                        scalarLike(c.input(6)) && scalarLike(yZero) && a.size(-1) == b.size(0) &&
+                        (scalarLike(bScale) || bScale.numel() == b.size(1)) &&
+                        bZero.numel() == bScale.numel() && quantizedEngineReady();
+    if (!engine) {
+        return {qlinearMatMulInFloat(c)};
+    }
+    const std::vector<at::Tensor> key{b, bScale, bZero};
+    PackedLinear packed = linearPacks().find(key, 0);
+    if (!packed) {
+        // Weights packed only when symmetric (what the engine takes), checked once per weight.
+        if (!at::all(bZero == 0).item<bool>()) {
+            return {qlinearMatMulInFloat(c)};
+        }
+        const at::Tensor w = b.t().contiguous();
+        const at::Tensor qw =
+            scalarLike(bScale)
+                ? at::_make_per_tensor_quantized_tensor(w, scalarOf(bScale), 0)
+                : at::_make_per_channel_quantized_tensor(
+                      w, bScale.to(at::kDouble).reshape(-1),
+                      at::zeros({bScale.numel()}, at::TensorOptions().dtype(at::kLong)), 0);
+        static const auto prepack =
+            c10::Dispatcher::singleton()
+                .findSchemaOrThrow("quantized::linear_prepack", "")
+                .typed<PackedLinear(at::Tensor, c10::optional<at::Tensor>)>();
+        // QLinearMatMul has no bias: a zero one (an empty optional trips GCC 12's
+        // -Wmaybe-uninitialized inside the dispatcher's call).
+        packed = prepack.call(qw, at::zeros({b.size(1)}, at::TensorOptions().dtype(at::kFloat)));
+        linearPacks().add(key, 0, packed);
+    }
+    static const auto linear =
+        c10::Dispatcher::singleton()
+            .findSchemaOrThrow("quantized::linear", "")
+            .typed<at::Tensor(at::Tensor, const PackedLinear&, double, std::int64_t)>();
+    const at::Tensor qa = at::_make_per_tensor_quantized_tensor(
+        a.reshape({-1, a.size(-1)}).contiguous(), scalarOf(c.input(1)),
+        static_cast<std::int64_t>(scalarOf(c.input(2))));
+    Ints shape(a.sizes().begin(), a.sizes().end());
+    shape.back() = b.size(1);
+    return {
+        linear.call(qa, packed, scalarOf(c.input(6)), static_cast<std::int64_t>(scalarOf(yZero)))
+            .int_repr()
+            .reshape(shape)};
+}
+
 } // namespace
 
 void addQuantizedKernels(KernelTable& t) {
     t["QuantizeLinear"] = quantizeLinear;
     t["DequantizeLinear"] = dequantizeLinear;
     t["QLinearConv"] = qlinearConv;
+    t["QLinearMatMul"] = qlinearMatMul;
 }
 
 } // namespace paretune::detail

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The lowered graph's builder (precision_lowering.h): nodes kept as they are, and nodes lowered
+// to bf16 through Casts. The int8 lowering is in precision_int8.cpp.
+#include "precision_lowering.h"
+
+#include "graph_links.h"
+
+#include <algorithm>
+
+namespace paretune::detail {
+
+bool isWeight(const Tensor& t) {
+    return t.role == TensorRole::Initializer || (t.value && t.role != TensorRole::GraphInput);
+}
+
+Attribute castTo(DType type) {
+    Attribute a;
+    a.name = "to";
+    a.kind = Attribute::Kind::Int;
+    a.i = static_cast<std::int64_t>(type);
+    a.canonical = "to=" + std::to_string(a.i);
+    return a;
+}
+
+Tensor constantTensor(std::string name, DType type, std::vector<std::int64_t> dims,
+                      std::vector<double> reals, std::vector<std::int64_t> ints) {
+    auto value = std::make_shared<ConstantTensor>();
+    value->dtype = type;
+    value->dims = dims;
+    value->reals = std::move(reals);
+    value->ints = std::move(ints);
+    Tensor t;
+    t.name = std::move(name);
+    t.dtype = type;
+    t.rankKnown = true;
+    t.dims = std::move(dims);
+    t.role = TensorRole::Initializer;
+    t.value = std::move(value);
+    return t;
+}
+
+Lowering::Lowering(const Graph& graph, const ActivationRanges* ranges)
+    : m_in(graph), m_ranges(ranges) {
+    m_out.graph = emptyCopyOf(graph);
+    m_out.graph.opset = std::max<std::int64_t>(graph.opset, 13); // Cast to bfloat16
+    m_out.parts.resize(graph.nodes.size());
+    m_out.precisions.assign(graph.nodes.size(), Precision::Fp32);
+}
+
+void Lowering::keep(NodeId n) {
+    part(n).push_back(keepOnly(n));
+}
+
+void Lowering::lower(NodeId n, Precision precision, bool copy) {
+    m_out.precisions[static_cast<std::size_t>(n)] = precision;
+    if (precision == Precision::Int8) {
+        if (m_in.nodes[static_cast<std::size_t>(n)].opType == "Conv") {
+            lowerConvToInt8(n, copy);
+        } else {
+            lowerProductToInt8(n, copy);
+        }
+        return;
+    }
+    const DType type = precisionDType(precision);
+    const std::string tag(precisionName(precision));
+    Node node = m_in.nodes[static_cast<std::size_t>(n)];
+    if (copy) {
+        node.name += "@" + tag;
+    }
+    std::vector<NodeId> conversions;
+    std::vector<TensorId> ins(m_in.nodeInputs.row(n).begin(), m_in.nodeInputs.row(n).end());
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+        const TensorId t = ins[i];
+        if (t == kNone || m_in.tensors[static_cast<std::size_t>(t)].dtype != DType::Float32) {
+            continue;
+        }
+        const Tensor& original = m_in.tensors[static_cast<std::size_t>(t)];
+        if (isWeight(original)) {
+            // Converted once, when a program is prepared (a Constant-kind node): every
+            // lowered reader of the weight shares it.
+            auto [it, added] = m_weights.try_emplace({t, type}, kNone);
+            if (added) {
+                it->second = convert(t, type, original.name + "@" + tag, NodeKind::Constant,
+                                     original.name + "/to_" + tag, n, nullptr);
+            }
+            ins[i] = it->second;
+        } else {
+            ins[i] =
+                convert(t, type, original.name + "@" + node.name + "_" + tag, NodeKind::Compute,
+                        node.name + "/to_" + tag + "_" + std::to_string(i), n, &conversions);
+        }
+    }
+    std::vector<TensorId> outs(m_in.nodeOutputs.row(n).begin(), m_in.nodeOutputs.row(n).end());
+    std::vector<std::pair<TensorId, TensorId>> back; // lowered output, original output
+    for (TensorId& t : outs) {
+        if (t == kNone || m_in.tensors[static_cast<std::size_t>(t)].dtype != DType::Float32) {
+            continue;
+        }
+        Tensor lowered = m_in.tensors[static_cast<std::size_t>(t)];
+        lowered.name += "@" + tag;
+        lowered.dtype = type;
+        lowered.graphOutput = false;
+        lowered.role = TensorRole::Activation;
+        lowered.value.reset();
+        const TensorId id = addTensor(std::move(lowered));
+        back.emplace_back(id, t);
+        t = id;
+    }
+    const std::string name = node.name;
+    part(n).push_back(append(std::move(node), ins, outs, m_in.capturedInputs.row(n), n));
+    part(n).insert(part(n).end(), conversions.begin(), conversions.end());
+    for (std::size_t k = 0; k < back.size(); ++k) {
+        Node cast;
+        cast.name = name + "/to_fp32_" + std::to_string(k);
+        cast.opType = "Cast";
+        cast.attributes = {castTo(DType::Float32)};
+        const TensorId from = back[k].first;
+        const TensorId to = resultTensor(back[k].second, copy, tag);
+        part(n).push_back(append(std::move(cast), std::span(&from, 1), std::span(&to, 1), {}, n));
+    }
+}
+
+NodeId Lowering::keepOnly(NodeId n) {
+    return append(m_in.nodes[static_cast<std::size_t>(n)], m_in.nodeInputs.row(n),
+                  m_in.nodeOutputs.row(n), m_in.capturedInputs.row(n), n);
+}
+
+LoweredGraph Lowering::finish() {
+    linkGraph(m_out.graph);
+    return std::move(m_out);
+}
+
+TensorId Lowering::resultTensor(TensorId y, bool copy, const std::string& tag) {
+    if (!copy) {
+        return y;
+    }
+    Tensor fresh = m_in.tensors[static_cast<std::size_t>(y)];
+    fresh.name += "+" + tag;
+    fresh.graphOutput = false;
+    return addTensor(std::move(fresh));
+}
+
+TensorId Lowering::addTensor(Tensor t) {
+    t.producer = kNone;
+    m_out.graph.tensors.push_back(std::move(t));
+    return static_cast<TensorId>(m_out.graph.tensors.size() - 1);
+}
+
+TensorId Lowering::convert(TensorId t, DType type, std::string tensorName, NodeKind kind,
+                           std::string nodeName, NodeId origin, std::vector<NodeId>* nodes) {
+    Tensor converted = m_in.tensors[static_cast<std::size_t>(t)];
+    converted.name = std::move(tensorName);
+    converted.dtype = type;
+    converted.role = TensorRole::Activation;
+    converted.graphOutput = false;
+    converted.value.reset();
+    const TensorId id = addTensor(std::move(converted));
+    Node cast;
+    cast.name = std::move(nodeName);
+    cast.opType = "Cast";
+    cast.kind = kind;
+    cast.attributes = {castTo(type)};
+    const NodeId node = append(std::move(cast), std::span(&t, 1), std::span(&id, 1), {}, origin);
+    if (nodes) {
+        nodes->push_back(node);
+    }
+    return id;
+}
+
+NodeId Lowering::append(Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
+                        std::span<const TensorId> captured, NodeId origin) {
+    m_out.origin.push_back(origin);
+    return appendNode(m_out.graph, std::move(node), ins, outs, captured);
+}
+
+} // namespace paretune::detail

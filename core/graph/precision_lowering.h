@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Inside precision.cpp: the builder of a lowered graph (precision.h), node by node in the
+// original topological order. The bf16 lowering (Casts) is in precision_lowering.cpp, the int8
+// one (ONNX's quantized operators) in precision_int8.cpp.
+
+#include "graph/precision.h"
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace paretune::detail {
+
+/// Whether a tensor's value is known before the run (an initializer or a constant).
+bool isWeight(const Tensor& t);
+/// A Cast attribute "to".
+Attribute castTo(DType type);
+/// A small constant tensor of the lowered graph: an initializer holding `value`.
+Tensor constantTensor(std::string name, DType type, std::vector<std::int64_t> dims,
+                      std::vector<double> reals, std::vector<std::int64_t> ints);
+/// Whether node n of `graph` can run in int8 (precision.h, lowerable).
+bool int8Lowerable(const Graph& graph, NodeId node);
+
+class Lowering {
+public:
+    Lowering(const Graph& graph, const ActivationRanges* ranges);
+
+    /// n as it is, its id recorded as n's part.
+    void keep(NodeId n);
+    /// n in `precision`. A copy (beside n, which stays) is named "NAME@bf16" and writes its
+    /// outputs back into new tensors; else it replaces n, giving back n's own outputs.
+    void lower(NodeId n, Precision precision, bool copy = false);
+    /// The node n as it is, in the graph being built.
+    NodeId keepOnly(NodeId n);
+    LoweredGraph finish();
+
+private:
+    /// Weight W quantized to int8 along `axis` (per output channel of a Conv, per column of a
+    /// matrix product's B), once for all its readers.
+    struct QuantizedWeight {
+        TensorId values = kNone;
+        TensorId scale = kNone;
+        TensorId zero = kNone;
+    };
+
+    std::vector<NodeId>& part(NodeId n) { return m_out.parts[static_cast<std::size_t>(n)]; }
+    /// The activation scale and zero point of tensor t, as initializers of the lowered graph
+    /// named after `prefix` ("NAME/x" gives NAME/x_scale and NAME/x_zero_point), over t's range
+    /// less `subtracted` (what a value of t minus one in `subtracted` can be).
+    std::pair<TensorId, TensorId> activationScale(TensorId t, const std::string& prefix,
+                                                  ActivationRange subtracted = {});
+    TensorId constantNode(std::string name, std::string op, std::vector<TensorId> ins, Tensor out,
+                          std::vector<Attribute> attributes, NodeId origin);
+    /// Quantized along `axis`; `transposed`: a 2-D weight given back transposed (Gemm's transB).
+    QuantizedWeight quantizedWeight(TensorId w, std::int64_t axis, bool transposed, NodeId origin);
+    /// QuantizeLinear of activation x for node `name`; returns the node and its output.
+    std::pair<NodeId, TensorId> quantizeActivation(TensorId x, TensorId scale, TensorId zero,
+                                                   const std::string& name, NodeId origin);
+    /// A new uint8 tensor like y, the quantized output of the lowered node.
+    TensorId quantizedOutput(TensorId y, const std::string& name, bool copy);
+    /// y itself, or for a copy a new float32 tensor "Y+TAG" like it that nothing reads.
+    TensorId resultTensor(TensorId y, bool copy, const std::string& tag);
+    void lowerConvToInt8(NodeId n, bool copy);
+    void lowerProductToInt8(NodeId n, bool copy);
+    TensorId addTensor(Tensor t);
+    TensorId convert(TensorId t, DType type, std::string tensorName, NodeKind kind,
+                     std::string nodeName, NodeId origin, std::vector<NodeId>* nodes);
+    NodeId append(Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,
+                  std::span<const TensorId> captured, NodeId origin);
+
+    const Graph& m_in;
+    const ActivationRanges* m_ranges;
+    LoweredGraph m_out;
+    std::map<std::pair<TensorId, DType>, TensorId> m_weights;
+    std::map<std::tuple<TensorId, std::int64_t, bool>, QuantizedWeight> m_int8Weights;
+};
+
+} // namespace paretune::detail
