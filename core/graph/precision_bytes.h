@@ -13,8 +13,8 @@ namespace paretune {
 /// `bytes` in the model. bf16 stores float32 weights at 2 bytes an element. int8 stores the
 /// weight of a Conv, MatMul or Gemm (input 1) at 1 byte an element, with a float32 scale and an
 /// int8 zero point per output channel (per column of B for a matrix), a Conv's bias (input 2)
-/// in int32 and a Gemm's C in float32, as large as before. Inputs a precision leaves as they are (not float32, not a
-/// weight, an activation) keep `bytes`; fp32 keeps every input's.
+/// in int32 and a Gemm's C in float32, as large as before. Inputs a precision leaves as they are
+/// (not float32, not a weight, an activation) keep `bytes`; fp32 keeps every input's.
 double loweredWeightBytes(const Graph& graph, NodeId node, std::size_t input, Precision precision,
                           double bytes);
 
