@@ -750,53 +750,60 @@ void TestSimulator::evaluateBatchMatchesEvaluate_data() {
     // Shared resources added to the table: its last two devices exclusive, and device d slowed
     // by device d + 1 (mod D) by 1.1 + 0.2 · d.
     QTest::addColumn<bool>("moreShared");
-    // Variants: bf16 cells (faster, with a deviation) for the lowerable nodes wherever their
-    // fp32 cell is supported; plans take random columns (device and precision), some of them
-    // unsupported (a bf16 column of a node that cannot be lowered).
-    QTest::addColumn<bool>("variants");
+    // Variants (0: none; 2: fp32 and bf16; 3: and int8): bf16 and int8 cells (faster, with a
+    // deviation) for the lowerable nodes wherever their fp32 cell is supported; plans take random
+    // columns (device and precision), some of them unsupported (a lower-precision column of a
+    // node that cannot be lowered). Three variants on three devices are 9 columns, on four 12:
+    // the batch path's two-register tables.
+    QTest::addColumn<int>("variants");
     QTest::newRow("resnet50, cpu gpu npu") << "resnet50"
                                            << "cpu gpu npu"
-                                           << "example" << false << false << false << false;
+                                           << "example" << false << false << false << 0;
     QTest::newRow("resnet50, cpu gpu npu, bf16") << "resnet50"
                                                  << "cpu gpu npu"
-                                                 << "example" << true << true << false << true;
-    QTest::newRow("bert_base, four devices, bf16, shared")
+                                                 << "example" << true << true << false << 2;
+    QTest::newRow("bert_base, four devices, bf16, shared") << "bert_base"
+                                                           << "cpu gpu npu dsp"
+                                                           << "four" << false << true << true << 2;
+    QTest::newRow("resnet50, cpu gpu npu, bf16 int8") << "resnet50"
+                                                      << "cpu gpu npu"
+                                                      << "example" << true << true << false << 3;
+    QTest::newRow("bert_base, four devices, bf16 int8, shared")
         << "bert_base"
         << "cpu gpu npu dsp"
-        << "four" << false << true << true << true;
+        << "four" << true << true << true << 3;
     QTest::newRow("resnet50, shared cores, bf16") << "resnet50"
                                                   << "cpu cpu:0 cpu:1"
-                                                  << "shared" << false << true << false << true;
+                                                  << "shared" << false << true << false << 2;
     QTest::newRow("resnet50, cpu npu, workspace") << "resnet50"
                                                   << "cpu npu"
-                                                  << "example" << true << false << false << false;
+                                                  << "example" << true << false << false << 0;
     QTest::newRow("resnet50, four devices") << "resnet50"
                                             << "cpu gpu npu dsp"
-                                            << "four" << false << true << false << false;
+                                            << "four" << false << true << false << 0;
     QTest::newRow("bert_base, cpu gpu npu") << "bert_base"
                                             << "cpu gpu npu"
-                                            << "example" << false << true << false << false;
+                                            << "example" << false << true << false << 0;
     QTest::newRow("bert_base, four devices, workspace") << "bert_base"
                                                         << "cpu gpu npu dsp"
-                                                        << "four" << true << true << false << false;
+                                                        << "four" << true << true << false << 0;
     // cpu exclusive with cpu:0 and cpu:1, which slow each other by 1.3.
     QTest::newRow("resnet50, shared cores") << "resnet50"
                                             << "cpu cpu:0 cpu:1"
-                                            << "shared" << false << false << false << false;
+                                            << "shared" << false << false << false << 0;
     QTest::newRow("resnet50, cpu cpu:0 (one core shared)")
         << "resnet50"
         << "cpu cpu:0"
-        << "shared" << false << false << false << false;
-    QTest::newRow("bert_base, shared cores, workspace")
-        << "bert_base"
-        << "cpu cpu:0 cpu:1"
-        << "shared" << true << false << false << false;
+        << "shared" << false << false << false << 0;
+    QTest::newRow("bert_base, shared cores, workspace") << "bert_base"
+                                                        << "cpu cpu:0 cpu:1"
+                                                        << "shared" << true << false << false << 0;
     QTest::newRow("resnet50, four devices, shared") << "resnet50"
                                                     << "cpu gpu npu dsp"
-                                                    << "four" << false << true << true << false;
+                                                    << "four" << false << true << true << 0;
     QTest::newRow("bert_base, cpu gpu npu, shared") << "bert_base"
                                                     << "cpu gpu npu"
-                                                    << "example" << false << true << true << false;
+                                                    << "example" << false << true << true << 0;
 }
 
 // evaluateBatch (eight plans per SIMD lane group where the CPU has AVX-512) must give exactly
@@ -810,7 +817,7 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
     QFETCH(bool, workspace);
     QFETCH(bool, someInfeasible);
     QFETCH(bool, moreShared);
-    QFETCH(bool, variants);
+    QFETCH(int, variants);
     const QString path = testModelPath(model);
     if (!std::filesystem::exists(path.toStdString())) {
         QSKIP(qPrintable(QStringLiteral("model not exported: ") + path));
@@ -860,26 +867,34 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
             table.setContention(d, (d + 1) % D, 1.1 + 0.2 * d, CostSource::Measured);
         }
     }
-    if (variants) {
-        table.setVariants({Precision::Fp32, Precision::Bf16});
-        for (std::size_t n = 0; n < g.nodes.size(); ++n) {
-            const auto node = static_cast<NodeId>(n);
-            if (g.nodes[n].kind != NodeKind::Compute || !lowerable(g, node, Precision::Bf16)) {
-                continue;
-            }
-            for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-                CostCell cell = table.cell(node, d);
-                if (cell.supported()) {
-                    cell.latencyUs = cell.latencyUs * 0.55 + 1.0;
-                    cell.energyUj *= 0.5;
-                    cell.deviationPct = 0.01 * static_cast<double>(n % 7 + 1);
-                    table.setCell(node, d, 1, cell);
+    if (variants > 0) {
+        const std::vector<Precision> offered{Precision::Fp32, Precision::Bf16, Precision::Int8};
+        table.setVariants({offered.begin(), offered.begin() + variants});
+        for (std::int32_t v = 1; v < variants; ++v) {
+            const Precision precision = table.variant(v);
+            for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+                const auto node = static_cast<NodeId>(n);
+                if (g.nodes[n].kind != NodeKind::Compute || !lowerable(g, node, precision)) {
+                    continue;
+                }
+                for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                    CostCell cell = table.cell(node, d);
+                    if (cell.supported()) {
+                        cell.latencyUs = cell.latencyUs * (v == 1 ? 0.55 : 0.4) + 1.0;
+                        cell.energyUj *= 0.5;
+                        cell.deviationPct = 0.01 * v * static_cast<double>(n % 7 + 1);
+                        table.setCell(node, d, v, cell);
+                    }
                 }
             }
         }
     }
     Simulator sim(g, table);
     qInfo("batch path: %s", sim.batchPath());
+    // Every row here is one the vector core takes where the CPU has AVX-512 (up to 16 columns).
+    __builtin_cpu_init();
+    QCOMPARE(QString::fromLatin1(sim.batchPath()),
+             QLatin1String(__builtin_cpu_supports("avx512f") ? "avx512x8" : "scalar"));
     const auto C = static_cast<std::size_t>(sim.computeCount());
     const auto columns = static_cast<std::uint32_t>(sim.columnCount());
     Random random(5);
@@ -904,8 +919,10 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
         genomes.push_back(allOnDevice(sim, d));
     }
     genomes.push_back(heftPlacement(sim));
-    for (std::int32_t d = 0; d < sim.deviceCount() && variants; ++d) {
-        genomes.push_back(allOnDeviceIn(sim, d, 1));
+    for (std::int32_t v = 1; v < variants; ++v) {
+        for (std::int32_t d = 0; d < sim.deviceCount(); ++d) {
+            genomes.push_back(allOnDeviceIn(sim, d, v));
+        }
     }
     std::vector<const std::uint8_t*> pointers;
     for (const auto& genome : genomes) {

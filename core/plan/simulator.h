@@ -164,11 +164,12 @@ public:
     Objectives evaluate(std::span<const std::uint8_t> genome);
 
     /// Evaluates several genomes at once: out[i] is bit for bit what evaluate(genomes[i]) gives.
-    /// Where the CPU has AVX-512 and the cost table 2 to 4 devices, at most 8 columns (devices ×
-    /// variants) and at most 16 transfer hops,
-    /// eight plans go through the schedule together, one per SIMD lane (the data-dependent
-    /// branches of one plan become lane masks); otherwise they are evaluated one after another.
-    /// Allocation-free after the first call. `out` has at least as many entries as `genomes`.
+    /// Where the CPU has AVX-512 and the cost table 2 to 4 devices, at most 16 columns (devices ×
+    /// variants: three precisions on four devices) and at most 16 transfer hops, eight plans go
+    /// through the schedule together, one per SIMD
+    /// lane (the data-dependent branches of one plan become lane masks); otherwise they are
+    /// evaluated one after another. Allocation-free after the first call. `out` has at least as
+    /// many entries as `genomes`.
     void evaluateBatch(std::span<const std::uint8_t* const> genomes, std::span<Objectives> out);
     /// How evaluateBatch runs on this machine and cost table: "avx512x8" or "scalar".
     const char* batchPath() const;
@@ -360,10 +361,10 @@ private:
     /// e of lane l at e · 8 + l), built on the first batch and again after the priority changes.
     struct Lanes {
         std::uint64_t stepsVersion = 0; // m_stepsVersion it was built for; 0: never
-        // Per step i and column c at i · K + c (K ≤ 8 columns).
+        // Per step i and column c at i · K + c.
         LaneVector<double> latencyUs, energyUj, exclusiveWeight;
         LaneVector<std::int64_t> workspaceBytes, unsupported;
-        std::int64_t columnDevice[8]; // per column, its device
+        LaneVector<std::int64_t> columnDevice; // per column, its device
         // The same for a step whose fusion group is taken (Simulator::m_stepFusedCells), per
         // step i and device d at i · D + d.
         LaneVector<double> fusedLatencyUs, fusedEnergyUj;

@@ -47,7 +47,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     const __m512d zeroTime = _mm512_setzero_pd();
     const __m512d noTransfer = splat(-1.0);
     const __m512d unit = splat(1.0);
-    // Cells per step: a column per device and variant (at most 8, see lanesApply()).
+    // Cells per step: a column per device and variant (looked up by columnCell()).
     const std::int64_t K = sim.m_columnCount;
     const bool variants = K > D;
 
@@ -136,17 +136,17 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         // Each lane's column (device and variant) and its device.
         const __m512i column = _mm512_cvtepu8_epi64(
             _mm_loadl_epi64(reinterpret_cast<const __m128i*>(genomeOfStep + i * kLanes)));
-        const __m512i d = variants ? lookup8(l.columnDevice, K, column) : column;
+        const __m512i d = variants ? columnCell(l.columnDevice.data(), K, column) : column;
         const DeviceMasks<D> on = masksOf<D>(d);
         const __m512i bitD = _mm512_sllv_epi64(one, d);
         // Lanes that take the step's fusion group use its fused cells.
         const __mmask8 fused =
             step.group >= 0 ? l.groupLanes[static_cast<std::size_t>(step.group)] : __mmask8{0};
-        __m512d latency = lookup8(l.latencyUs.data() + i * K, K, column);
-        __m512i unsupportedHere = lookup8(l.unsupported.data() + i * K, K, column);
-        __m512d energyHere = lookup8(l.energyUj.data() + i * K, K, column);
+        __m512d latency = columnCell(l.latencyUs.data() + i * K, K, column);
+        __m512i unsupportedHere = columnCell(l.unsupported.data() + i * K, K, column);
+        __m512d energyHere = columnCell(l.energyUj.data() + i * K, K, column);
         __m512i workspaceHere =
-            hasWorkspace ? lookup8(l.workspaceBytes.data() + i * K, K, column) : zero;
+            hasWorkspace ? columnCell(l.workspaceBytes.data() + i * K, K, column) : zero;
         if (fused != 0) { // the lanes that take a group are in fp32: column = device
             latency =
                 _mm512_mask_mov_pd(latency, fused, lookup8(l.fusedLatencyUs.data() + i * D, D, d));
@@ -281,7 +281,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             ready = _mm512_mask_max_pd(ready, reached, ready, t);
         }
         // Fused lanes are in fp32, where the column is the device: their own weights.
-        const __m512d exclusiveWeight = lookup8(l.exclusiveWeight.data() + i * K, K, column);
+        const __m512d exclusiveWeight = columnCell(l.exclusiveWeight.data() + i * K, K, column);
         for (int dd = 0; dd < D; ++dd) {
             weights[dd] = _mm512_mask_add_pd(weights[dd], on.on[dd], weights[dd], exclusiveWeight);
         }

@@ -10,6 +10,7 @@
 namespace paretune {
 
 using lanes::kLanes;
+using lanes::kMaxColumns;
 using lanes::kMaxQueues;
 using lanes::kPad;
 
@@ -30,7 +31,7 @@ template <class Vector> void fitTo(Vector& v, std::size_t size) {
 
 bool Simulator::lanesApply() const {
     static const bool avx512 = cpuHasAvx512();
-    return avx512 && m_deviceCount >= 2 && m_deviceCount <= 4 && m_columnCount <= 8 &&
+    return avx512 && m_deviceCount >= 2 && m_deviceCount <= 4 && m_columnCount <= kMaxColumns &&
            m_hopCount <= 16 && m_queueFree.size() <= static_cast<std::size_t>(kMaxQueues);
 }
 
@@ -48,10 +49,8 @@ void Simulator::prepareLanes() {
     const auto K = static_cast<std::size_t>(m_columnCount);
     const std::size_t C = m_steps.size();
     const std::size_t B = m_bufferBytes.size();
-    std::fill(std::begin(l.columnDevice), std::end(l.columnDevice), 0);
-    for (std::size_t c = 0; c < K && c < 8; ++c) {
-        l.columnDevice[c] = m_columnDeviceOf[c];
-    }
+    l.columnDevice.assign(m_columnDeviceOf.begin(),
+                          m_columnDeviceOf.begin() + static_cast<std::ptrdiff_t>(K));
     l.latencyUs.resize(C * K);
     l.energyUj.resize(C * K);
     l.exclusiveWeight.assign(m_stepWeight.begin(), m_stepWeight.end());

@@ -13,6 +13,7 @@ namespace paretune::lanes {
 constexpr std::int64_t kLanes = 8;
 constexpr std::int64_t kPad = 4; // sentinel steps on each side of a row of step starts
 constexpr std::int64_t kMaxQueues = 16;
+constexpr std::int64_t kMaxColumns = 16; // devices × variants
 
 } // namespace paretune::lanes
 
@@ -115,6 +116,26 @@ PARETUNE_LANES __m512i lookup8(const std::int64_t* table, std::int64_t size, __m
 PARETUNE_LANES __m512d lookup8(const double* table, std::int64_t size, __m512i index) {
     return _mm512_permutexvar_pd(
         index, _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << size) - 1), table));
+}
+
+/// Entry `index` of a row of `size` ≤ 16 values (a step's cells, one per column of device and
+/// variant), for each lane: a permutation of one register up to 8 values, of two beyond (every
+/// load stays inside the row).
+PARETUNE_LANES __m512d columnCell(const double* row, std::int64_t size, __m512i index) {
+    if (size <= kLanes) {
+        return lookup8(row, size, index);
+    }
+    const auto upper = static_cast<__mmask8>((1u << (size - kLanes)) - 1);
+    return _mm512_permutex2var_pd(_mm512_loadu_pd(row), index,
+                                  _mm512_maskz_loadu_pd(upper, row + kLanes));
+}
+PARETUNE_LANES __m512i columnCell(const std::int64_t* row, std::int64_t size, __m512i index) {
+    if (size <= kLanes) {
+        return lookup8(row, size, index);
+    }
+    const auto upper = static_cast<__mmask8>((1u << (size - kLanes)) - 1);
+    return _mm512_permutex2var_epi64(_mm512_loadu_si512(row), index,
+                                     _mm512_maskz_loadu_epi64(upper, row + kLanes));
 }
 
 PARETUNE_LANES __m512d gather(const double* base, __mmask8 m, __m512i index) {
