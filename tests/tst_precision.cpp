@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <set>
 
 using namespace paretune;
 using precision_fixture::fixture;
@@ -313,6 +314,52 @@ private Q_SLOTS:
             QCOMPARE(r.inputs, inputs.key);
             QVERIFY2(r.deviationPct > 0.0 && r.deviationPct < 3.0, r.nodeName.c_str());
         }
+    }
+
+    // Token ids (an integer input that only indexes a table) are drawn per set over the table's
+    // rows; a mask read by arithmetic is left to the executor; the float input keeps the values
+    // the same seed gives without ids.
+    void randomInputsDrawIndicesOverTheirTable() {
+        std::string table;
+        for (int i = 0; i < 40; ++i) {
+            table += (i == 0 ? "" : ", ") + std::to_string(i);
+        }
+        const std::string nodes = "{ s = Shape(ids)\n y = Gather(table, ids)\n"
+                                  " m = Cast<to = 1>(mask)\n z = Mul(x, m)\n }";
+        const Graph g = onnxFixture(
+            "(int64[1,6] ids, int64[1,6] mask, float[1,6] x) => (float[1,6,4] y, float[1,6] z) "
+            "<float[10,4] table = {" +
+            table + "}> " + nodes);
+        const Graph floatOnly =
+            onnxFixture("(int64[1,6] mask, float[1,6] x) => (float[1,6] z) " +
+                        std::string("{ m = Cast<to = 1>(mask)\n z = Mul(x, m)\n }"));
+        const CalibrationInputs inputs = randomCalibrationInputs(g, 5, 3);
+        QCOMPARE(inputs.key, std::string("random:3:5:indices"));
+        QCOMPARE(inputs.sets.size(), std::size_t{5});
+        const CalibrationInputs without = randomCalibrationInputs(floatOnly, 5, 3);
+        QCOMPARE(without.key, std::string("random:3:5"));
+        std::set<std::vector<double>> distinct;
+        for (std::size_t k = 0; k < inputs.sets.size(); ++k) {
+            const NamedTensors& set = inputs.sets[k];
+            QVERIFY(!set.contains("mask"));
+            const HostTensor& ids = set.at("ids");
+            QCOMPARE(ids.dtype, DType::Int64);
+            QCOMPARE(ids.dims, (std::vector<std::int64_t>{1, 6}));
+            for (const double v : ids.values) {
+                QVERIFY(v >= 0 && v < 10 && v == std::floor(v));
+            }
+            distinct.insert(ids.values);
+            QCOMPARE(set.at("x").values, without.sets[k].at("x").values);
+        }
+        QVERIFY(distinct.size() > 1);
+        // Drawn again from the same seed: the same sets.
+        QCOMPARE(randomCalibrationInputs(g, 5, 3).sets.back().at("ids").values,
+                 inputs.sets.back().at("ids").values);
+        // The model runs on them.
+        const std::vector<NamedTensors> outputs = runOnSets(g, inputs, ExecutionDevice{});
+        QCOMPARE(outputs.size(), std::size_t{5});
+        const HostTensor& y = outputs.front().at("y");
+        QCOMPARE(y.values[0], 4 * inputs.sets.front().at("ids").values[0]);
     }
 
     void aPlanWithVariantsRunsItsLoweredGraphAndMeasuresItsDeviation() {

@@ -25,8 +25,11 @@ std::string percent(double value) {
     return text;
 }
 
-/// "random:SEED:COUNT" → seed and count; false for another key.
-bool parseRandomKey(const std::string& key, std::uint64_t& seed, int& count) {
+/// "random:SEED:COUNT" (or with kRandomIndicesSuffix) → seed and count; false for another key.
+bool parseRandomKey(std::string key, std::uint64_t& seed, int& count) {
+    if (key.ends_with(kRandomIndicesSuffix)) {
+        key.resize(key.size() - kRandomIndicesSuffix.size());
+    }
     unsigned long long s = 0;
     int c = 0;
     char rest = 0;
@@ -179,6 +182,11 @@ void checkBundleOutputs(const BundleFileMap& files, const Json& manifest,
         int count = 0;
         if (parseRandomKey(key, seed, count)) {
             inputs = randomCalibrationInputs(graph, count, seed);
+            if (inputs.key != key) {
+                throw InputError("the deviation was measured on random inputs " + key +
+                                 ", which this version draws as " + inputs.key +
+                                 "; export the bundle again");
+            }
         } else if (check->inputsFolder.empty()) {
             throw InputError("the deviation was measured on input files (" + key +
                              "); give them with --inputs DIR");

@@ -8,13 +8,61 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
+#include <utility>
 
 namespace paretune {
 
 std::string randomInputsKey(std::uint64_t seed, int count) {
     return "random:" + std::to_string(seed) + ":" + std::to_string(count);
 }
+
+namespace {
+
+/// The number of rows an integer graph input indexes when every node that reads its values
+/// takes it as the indices of a Gather (or GatherElements) on static data: the smallest such
+/// dimension. None when some reader uses its values otherwise (a mask, a length) or the data's
+/// shape is not static. A Shape reads no values.
+std::optional<std::int64_t> indexedRows(const Graph& graph, TensorId input) {
+    std::optional<std::int64_t> rows;
+    for (const NodeId reader : graph.tensorConsumers.row(input)) {
+        const Node& node = graph.nodes[static_cast<std::size_t>(reader)];
+        if (node.opType == "Shape") {
+            continue;
+        }
+        const auto ins = graph.nodeInputs.row(reader);
+        if ((node.opType != "Gather" && node.opType != "GatherElements") || ins.size() < 2 ||
+            ins[0] == input || ins[1] != input) {
+            return std::nullopt;
+        }
+        const Tensor& data = graph.tensors[static_cast<std::size_t>(ins[0])];
+        if (!data.shapeKnown() || data.dims.empty()) {
+            return std::nullopt;
+        }
+        const auto rank = static_cast<std::int64_t>(data.dims.size());
+        std::int64_t axis = node.attrInt("axis", 0);
+        axis = axis < 0 ? axis + rank : axis;
+        if (axis < 0 || axis >= rank || data.dims[static_cast<std::size_t>(axis)] < 1) {
+            return std::nullopt;
+        }
+        const std::int64_t d = data.dims[static_cast<std::size_t>(axis)];
+        rows = rows ? std::min(*rows, d) : d;
+    }
+    return rows;
+}
+
+/// FNV-1a of a name: each integer input draws from a generator of its own, so that the float
+/// inputs' values do not depend on whether a model also has indices.
+std::uint64_t nameSeed(std::uint64_t seed, const std::string& name) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const char c : name) {
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    }
+    return seed ^ h;
+}
+
+} // namespace
 
 CalibrationInputs randomCalibrationInputs(const Graph& graph, int count, std::uint64_t seed) {
     if (count < 1) {
@@ -24,6 +72,31 @@ CalibrationInputs randomCalibrationInputs(const Graph& graph, int count, std::ui
     CalibrationInputs result;
     result.key = randomInputsKey(seed, count);
     result.random = true;
+    auto staticShape = [](const Tensor& tensor) {
+        if (!tensor.shapeKnown()) {
+            throw InputError("calibration: input '" + tensor.name + "' has shape " +
+                             tensor.typeString() + "; random inputs need a static shape");
+        }
+    };
+    // Integer inputs that only index a table (token ids): uniform over its rows.
+    std::vector<std::pair<TensorId, std::int64_t>> indices;
+    for (const TensorId t : graph.inputs) {
+        const Tensor& tensor = graph.tensors[static_cast<std::size_t>(t)];
+        if (isInteger(tensor.dtype)) {
+            if (const auto rows = indexedRows(graph, t)) {
+                staticShape(tensor);
+                indices.emplace_back(t, *rows);
+            }
+        }
+    }
+    if (!indices.empty()) {
+        result.key += kRandomIndicesSuffix;
+    }
+    std::vector<std::mt19937_64> indexGenerators;
+    for (const auto& [t, rows] : indices) {
+        indexGenerators.emplace_back(
+            nameSeed(seed, graph.tensors[static_cast<std::size_t>(t)].name));
+    }
     std::mt19937_64 generator(seed);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     for (int k = 0; k < count; ++k) {
@@ -33,10 +106,7 @@ CalibrationInputs randomCalibrationInputs(const Graph& graph, int count, std::ui
             if (!isFloatingPoint(tensor.dtype)) {
                 continue;
             }
-            if (!tensor.shapeKnown()) {
-                throw InputError("calibration: input '" + tensor.name + "' has shape " +
-                                 tensor.typeString() + "; random inputs need a static shape");
-            }
+            staticShape(tensor);
             HostTensor value;
             value.dtype = tensor.dtype;
             value.dims = tensor.dims;
@@ -44,6 +114,19 @@ CalibrationInputs randomCalibrationInputs(const Graph& graph, int count, std::ui
             for (double& v : value.values) {
                 v = uniform(generator);
             }
+            set[tensor.name] = std::move(value);
+        }
+        for (std::size_t i = 0; i < indices.size(); ++i) {
+            const Tensor& tensor = graph.tensors[static_cast<std::size_t>(indices[i].first)];
+            std::uniform_int_distribution<std::int64_t> row(0, indices[i].second - 1);
+            HostTensor value;
+            value.dtype = tensor.dtype;
+            value.dims = tensor.dims;
+            value.values.resize(static_cast<std::size_t>(tensor.elementCount()));
+            for (double& v : value.values) {
+                v = static_cast<double>(row(indexGenerators[i]));
+            }
+            value.ints.assign(value.values.begin(), value.values.end());
             set[tensor.name] = std::move(value);
         }
         result.sets.push_back(std::move(set));

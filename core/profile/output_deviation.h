@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paretune {
@@ -32,10 +33,18 @@ inline constexpr int kDefaultSensitivitySets = 4;
 inline constexpr std::uint64_t kDefaultSensitivitySeed = 1;
 /// "random:SEED:COUNT": the key of seeded random calibration sets.
 std::string randomInputsKey(std::uint64_t seed, int count);
+/// What randomCalibrationInputs adds to the key of sets that draw a model's indices (so that
+/// deviations measured before, when every set held the same indices, are not taken for them).
+inline constexpr std::string_view kRandomIndicesSuffix = ":indices";
 
 /// `count` sets of seeded random values for the graph's float inputs (uniform in [-1, 1), the
-/// model's static shapes); integer inputs are left to the executor, which makes valid ones.
-/// Throws InputError for count < 1 or a float input whose shape is not static.
+/// model's static shapes) and for its integer inputs that only index a table (every node that
+/// reads their values is a Gather taking them as indices, token ids for example: uniform over
+/// the table's rows, each input from a generator of its own, so that the float values stay
+/// those of the same seed without indices). Other integer inputs (masks, lengths) are left to
+/// the executor, which makes the same valid ones for every set. The key is "random:SEED:COUNT",
+/// with kRandomIndicesSuffix where indices were drawn. Throws InputError for count < 1 or a
+/// drawn input whose shape is not static.
 CalibrationInputs randomCalibrationInputs(const Graph& graph, int count, std::uint64_t seed);
 
 /// Calibration inputs from a folder: for each graph input NAME, a file NAME.npy (NumPy's format,
