@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The graph executor: one device, and plans split over several devices running concurrently,
 // whose outputs must equal the single-device outputs.
+#include "bundle/bundle_accuracy.h"
 #include "common/input_error.h"
 #include "device/device.h"
+#include "graph/model_weights.h"
 #include "graph/onnx_importer.h"
 #include "onnx_fixture.h"
 #include "profile/graph_executor.h"
+#include "profile/output_deviation.h"
 #include "testpaths.h"
 
 #include <QtTest>
+
+#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <filesystem>
@@ -75,6 +80,7 @@ class TestExecutor : public QObject {
 private Q_SLOTS:
     void tinyGraphComputesTheOnnxSemantics();
     void givenInitializerReplacesTheGraphsValue();
+    void accuracyRunsUseTheModelsOwnWeights();
     void badInputsAreRefusedByName();
     void unsupportedOperatorNamesTheNode();
     void splitPlanEqualsSingleDevice_data();
@@ -127,6 +133,87 @@ void TestExecutor::givenInitializerReplacesTheGraphsValue() {
     ExecuteOptions other;
     other.seed = 99;
     QVERIFY(executeGraph(g, {}, {}, other).at("y").values != a.at("y").values);
+}
+
+// A weight too large for the Graph to hold (90,000 floats) is read from the model when outputs
+// are compared (runOnSets, a bundle's partitions): y = x · W with every W[i][j] = 0.5 gives
+// 0.5 · Σx in every column. Without the model's file its values are made up, as for timing.
+void TestExecutor::accuracyRunsUseTheModelsOwnWeights() {
+    constexpr int n = 300;
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    onnx::GraphProto& graph = *model.mutable_graph();
+    graph.set_name("large_weight");
+    auto declare = [](onnx::ValueInfoProto* info, const char* name) {
+        info->set_name(name);
+        auto* type = info->mutable_type()->mutable_tensor_type();
+        type->set_elem_type(onnx::TensorProto::FLOAT);
+        type->mutable_shape()->add_dim()->set_dim_value(1);
+        type->mutable_shape()->add_dim()->set_dim_value(n);
+    };
+    declare(graph.add_input(), "x");
+    declare(graph.add_output(), "y");
+    onnx::TensorProto& w = *graph.add_initializer();
+    w.set_name("w");
+    w.set_data_type(onnx::TensorProto::FLOAT);
+    w.add_dims(n);
+    w.add_dims(n);
+    const std::vector<float> half(static_cast<std::size_t>(n) * n, 0.5f);
+    w.set_raw_data(std::string(reinterpret_cast<const char*>(half.data()), half.size() * 4));
+    onnx::NodeProto& matmul = *graph.add_node();
+    matmul.set_name("product");
+    matmul.set_op_type("MatMul");
+    matmul.add_input("x");
+    matmul.add_input("w");
+    matmul.add_output("y");
+    std::string bytes;
+    QVERIFY(model.SerializeToString(&bytes));
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("large_weight.onnx")).toStdString();
+    {
+        QFile file(QString::fromStdString(path));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes.data(), static_cast<qint64>(bytes.size()));
+    }
+    const Graph g = importOnnxFile(path).graph;
+    QVERIFY(g.tensors[static_cast<std::size_t>(g.findTensor("w"))].value == nullptr);
+    const std::shared_ptr<const ModelWeights> weights = readModelWeights(g);
+    QVERIFY(weights != nullptr);
+    QCOMPARE(weights->tensors.size(), std::size_t{1});
+    QCOMPARE(weights->tensors.at("w").bytes.size(), half.size() * 4);
+
+    const CalibrationInputs inputs = randomCalibrationInputs(g, 2, 9);
+    auto expected = [&](std::size_t set) {
+        double sum = 0.0;
+        for (const double v : inputs.sets[set].at("x").values) {
+            sum += v;
+        }
+        return 0.5 * sum;
+    };
+    auto checkColumns = [&](const std::vector<NamedTensors>& outputs) {
+        QCOMPARE(outputs.size(), std::size_t{2});
+        for (std::size_t k = 0; k < outputs.size(); ++k) {
+            const HostTensor& y = outputs[k].at("y");
+            QCOMPARE(y.values.size(), std::size_t{n});
+            for (const double v : y.values) {
+                QVERIFY2(std::abs(v - expected(k)) < 1e-3,
+                         qPrintable(QString::number(v) + QStringLiteral(" vs ") +
+                                    QString::number(expected(k))));
+            }
+        }
+    };
+    checkColumns(runOnSets(g, inputs, ExecutionDevice{}));
+    // A partition imported from memory reads its own bytes.
+    const std::vector<std::string> names{"y"};
+    const PartitionToRun whole{"the whole model", bytes, {"x"}, {"y"}};
+    checkColumns(runPartitionChain({&whole, 1}, inputs, names));
+    // Without them (timing runs; a graph whose file is gone), the weights are made up.
+    Graph detached = g;
+    detached.sourcePath.clear();
+    QVERIFY(cachedModelWeights(detached) == nullptr);
+    const HostTensor madeUp = runOnSets(detached, inputs, ExecutionDevice{}).front().at("y");
+    QVERIFY(std::abs(madeUp.values[0] - expected(0)) > 1e-3);
 }
 
 void TestExecutor::badInputsAreRefusedByName() {

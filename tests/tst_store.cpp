@@ -10,6 +10,7 @@
 #include "graph/onnx_importer.h"
 #include "library_files.h"
 #include "paretune/config.h"
+#include "profile/output_deviation.h"
 #include "store/benchmark_drift.h"
 #include "store/graph_records.h"
 #include "store/library_file.h"
@@ -207,6 +208,7 @@ private Q_SLOTS:
     void hostLinksAreStoredAndMoved();
     void migratesVersionOneLibrary();
     void migratesVersionTwoLibrary();
+    void measurementsOnMadeUpWeightsAreSetApart();
     void contentionRoundTrips();
     void filters();
     void batchIsAtomic();
@@ -584,6 +586,43 @@ void TestStore::migratesVersionOneLibrary() {
     const Fixture f;
     QVERIFY(recordBenchmark(library, f.device.fingerprint, MicroBenchmark{1.0, 1.0, 0.0})
                 .firstBenchmark);
+    QVERIFY(library.integrityProblems().empty());
+}
+
+// Schema 8: sensitivities and activation ranges stored by a version 7 library (measured on
+// made-up large weights) are kept under "made-up-weights:KEY", and no longer taken as the
+// newest for an int8 node's scales; measured again, the new ones are.
+void TestStore::measurementsOnMadeUpWeightsAreSetApart() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("samples.db"));
+    const Fixture f;
+    const std::string key = "random:1:4";
+    {
+        SampleLibrary library = SampleLibrary::open(path.toStdString());
+        f.store(library);
+        library.addSensitivities(
+            std::vector<SensitivityRecord>{{f.model.fingerprint, "conv1", "bf16", key, 0.25, {}}});
+        library.addActivationRanges(
+            std::vector<ActivationRangeRecord>{{f.model.fingerprint, "x", key, -1.0, 2.0, {}}});
+    }
+    rawQuery(path, "UPDATE precision_sensitivity SET measured_at = '2026-01-01T00:00:00Z'; "
+                   "UPDATE activation_ranges SET measured_at = '2026-01-01T00:00:00Z'; "
+                   "PRAGMA user_version = 7");
+    SampleLibrary library = SampleLibrary::open(path.toStdString());
+    QCOMPARE(library.schemaVersion(), SampleLibrary::kSchemaVersion);
+    const std::string apart = std::string(kMadeUpWeightsPrefix) + key;
+    QCOMPARE(library.sensitivityInputs(f.model.fingerprint, "bf16"),
+             std::vector<std::string>{apart});
+    QVERIFY(library.sensitivities(f.model.fingerprint, "bf16", key).empty());
+    QCOMPARE(library.sensitivities(f.model.fingerprint, "bf16", apart).size(), std::size_t{1});
+    Graph g;
+    g.fingerprint = f.model.fingerprint;
+    QVERIFY(newestActivationRanges(library, g).empty());
+    library.addActivationRanges(
+        std::vector<ActivationRangeRecord>{{f.model.fingerprint, "x", key, -3.0, 4.0, {}}});
+    const ActivationRanges ranges = newestActivationRanges(library, g);
+    QCOMPARE(ranges.size(), std::size_t{1});
+    QCOMPARE(ranges.at("x").hi, 4.0);
     QVERIFY(library.integrityProblems().empty());
 }
 

@@ -4,7 +4,7 @@
 #include "bundle_verify.h"
 #include "common/input_error.h"
 #include "common/sha256.h"
-#include "graph/onnx_importer.h"
+#include "graph/onnx_model.h"
 
 #include <nlohmann/json.hpp>
 
@@ -61,9 +61,13 @@ std::vector<NamedTensors> runPartitionChain(std::span<const PartitionToRun> part
                                             const CalibrationInputs& inputs,
                                             std::span<const std::string> modelOutputs) {
     std::vector<Graph> graphs;
+    std::vector<ExecuteOptions> options(partitions.size());
     graphs.reserve(partitions.size());
-    for (const PartitionToRun& part : partitions) {
-        graphs.push_back(importOnnxBytes(part.model, {}, part.label).graph);
+    for (std::size_t p = 0; p < partitions.size(); ++p) {
+        onnx::ModelProto prepared;
+        graphs.push_back(
+            importOnnxBytes(partitions[p].model, {}, partitions[p].label, prepared).graph);
+        options[p].weights = weightsOfModel(graphs.back(), prepared); // the partition's own
     }
     std::vector<NamedTensors> results;
     results.reserve(inputs.sets.size());
@@ -79,7 +83,7 @@ std::vector<NamedTensors> runPartitionChain(std::span<const PartitionToRun> part
                 // Else a model input the calibration sets leave to the executor (an integer
                 // one): it makes the same values for the model and every partition (by name).
             }
-            NamedTensors produced = executeGraph(graphs[p], feed);
+            NamedTensors produced = executeGraph(graphs[p], feed, {}, options[p]);
             for (const std::string& name : part.outputs) {
                 const auto it = produced.find(name);
                 if (it == produced.end()) {

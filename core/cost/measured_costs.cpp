@@ -165,9 +165,13 @@ int applySensitivities(CostTable& table, const Graph& graph, const SampleLibrary
         const std::string precision(precisionName(table.variant(v)));
         std::string key = inputsKey;
         if (key.empty()) {
-            const std::vector<std::string> keys =
-                library.sensitivityInputs(graph.fingerprint, precision);
-            key = keys.empty() ? std::string() : keys.front();
+            for (const std::string& stored :
+                 library.sensitivityInputs(graph.fingerprint, precision)) {
+                if (!stored.starts_with(kMadeUpWeightsPrefix)) { // the newest on its weights
+                    key = stored;
+                    break;
+                }
+            }
         }
         if (usedKeys != nullptr && !key.empty()) {
             usedKeys->push_back(precision + " on " + key);

@@ -3,6 +3,7 @@
 // For core's own .cpp files only: it includes ONNX's protobuf classes, which no header that the
 // rest of the code includes may carry.
 
+#include "model_weights.h"
 #include "onnx_importer.h"
 
 #include <onnx/onnx_pb.h>
@@ -22,6 +23,10 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
 /// importOnnxBytes that also hands back the prepared model (as importOnnxFile above).
 ImportResult importOnnxBytes(std::string_view bytes, const ImportOptions& options,
                              const std::string& displayName, onnx::ModelProto& preparedModel);
+
+/// The values of the initializers of `prepared` (importOnnxFile's or importOnnxBytes's model)
+/// that `graph`, imported with it, holds no value for.
+std::shared_ptr<ModelWeights> weightsOfModel(const Graph& graph, const onnx::ModelProto& prepared);
 
 /// A constant as an ONNX initializer named `name`. Integer and bool values are exact;
 /// floating-point values are written as float32 (float16 and bfloat16 change type).

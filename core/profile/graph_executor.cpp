@@ -49,7 +49,7 @@ NamedTensors torch_impl::executeGraph(const Graph& graph, const NamedTensors& in
         return planExecutor(graph, {device}, placement, {}, inputs, options)->run(true).outputs;
     }
     detail::ThreadScope scope(device.threads, device.cpus);
-    const detail::GraphProgram program(graph, inputs, options.seed);
+    const detail::GraphProgram program(graph, inputs, options.seed, options.weights.get());
     return program.outputsByName(program.runSequential());
 }
 

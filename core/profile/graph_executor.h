@@ -14,6 +14,7 @@
 namespace paretune {
 
 struct Device;
+struct ModelWeights;
 
 /// Tensors by name, as host copies.
 using NamedTensors = std::map<std::string, HostTensor>;
@@ -52,9 +53,13 @@ private:
 
 struct ExecuteOptions {
     /// Seed of the values the executor makes up: graph inputs not given, and weights too large
-    /// for the graph to keep (Tensor::value). Each such tensor is seeded by its name, so two
-    /// graphs sharing a tensor name and shape (a model and a partition of it) get equal values.
+    /// for the graph to keep (Tensor::value) that `weights` does not hold. Each such tensor is
+    /// seeded by its name, so two graphs sharing a tensor name and shape (a model and a
+    /// partition of it) get equal values.
     std::uint64_t seed = 0x5eed;
+    /// The model's large weights (graph/model_weights.h): what measures accuracy runs with, so
+    /// that it is the model's. Without them (timing), their values are made up.
+    std::shared_ptr<const ModelWeights> weights;
 };
 
 /// Executes the graph once on one device, in the calling thread (pinned for the call when the

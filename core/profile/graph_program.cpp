@@ -4,9 +4,12 @@
 #include "graph_program.h"
 
 #include "common/input_error.h"
+#include "graph/model_weights.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
+
+#include <cstring>
 
 namespace paretune::detail {
 
@@ -45,8 +48,9 @@ std::vector<at::Tensor> runStep(const Graph& graph, NodeId node,
     }
 }
 
-GraphProgram::GraphProgram(const Graph& g, const NamedTensors& given, std::uint64_t seed)
-    : m_graph(g) {
+GraphProgram::GraphProgram(const Graph& g, const NamedTensors& given, std::uint64_t seed,
+                           const ModelWeights* weights)
+    : m_graph(g), m_weights(weights) {
     const std::size_t tensorCount = g.tensors.size();
     m_stepOf.assign(g.nodes.size(), -1);
     for (NodeId id : g.topologicalOrder) {
@@ -117,6 +121,9 @@ GraphProgram::GraphProgram(const Graph& g, const NamedTensors& given, std::uint6
                 try {
                     m_fixed[ti] = convertedOnce(t, seed);
                     if (!m_fixed[ti].defined()) {
+                        m_fixed[ti] = givenWeight(t);
+                    }
+                    if (!m_fixed[ti].defined()) {
                         at::Generator generator =
                             at::detail::createCPUGenerator(seed ^ nameHash(g.tensors[ti].name));
                         m_fixed[ti] = makeInput(g, id, static_cast<int>(i), generator);
@@ -164,6 +171,24 @@ GraphProgram::GraphProgram(const Graph& g, const NamedTensors& given, std::uint6
     }
 }
 
+at::Tensor GraphProgram::givenWeight(TensorId t) const {
+    const Tensor& tensor = m_graph.tensors[static_cast<std::size_t>(t)];
+    if (m_weights == nullptr || tensor.role != TensorRole::Initializer) {
+        return {};
+    }
+    const WeightBytes* weight = m_weights->find(tensor);
+    if (weight == nullptr) {
+        return {};
+    }
+    at::Tensor value =
+        at::empty(weight->dims, at::TensorOptions().dtype(scalarTypeOf(weight->dtype)));
+    if (static_cast<std::size_t>(value.nbytes()) != weight->bytes.size()) {
+        return {};
+    }
+    std::memcpy(value.data_ptr(), weight->bytes.data(), weight->bytes.size());
+    return value;
+}
+
 at::Tensor GraphProgram::convertedOnce(TensorId t, std::uint64_t seed) {
     const Graph& g = m_graph;
     const NodeId producer = g.tensors[static_cast<std::size_t>(t)].producer;
@@ -183,6 +208,9 @@ at::Tensor GraphProgram::convertedOnce(TensorId t, std::uint64_t seed) {
         at::Tensor& value = m_fixed[static_cast<std::size_t>(in)];
         if (!value.defined()) {
             value = convertedOnce(in, seed); // a chain of conversions (an int8 weight's scales)
+        }
+        if (!value.defined()) {
+            value = givenWeight(in);
         }
         if (!value.defined()) {
             // Seeded by the input's name, as its other readers would make it: a weight converted

@@ -20,7 +20,10 @@ public:
     /// Throws InputError for a given tensor that is not an input, initializer or constant of the
     /// graph, or whose shape disagrees with the graph; ExecutionError when a value cannot be
     /// made (unsupported element type, unknown shape).
-    GraphProgram(const Graph& graph, const NamedTensors& given, std::uint64_t seed);
+    /// Initializers without a value in the graph take theirs from `weights` where it holds them
+    /// (same name, type and shape), else they are made up from `seed`.
+    GraphProgram(const Graph& graph, const NamedTensors& given, std::uint64_t seed,
+                 const ModelWeights* weights = nullptr);
 
     const Graph& graph() const { return m_graph; }
     const std::vector<NodeId>& steps() const { return m_steps; }
@@ -54,8 +57,11 @@ private:
     /// a lowered graph, graph/precision.h), computed once from those inputs; undefined for any
     /// other tensor.
     at::Tensor convertedOnce(TensorId t, std::uint64_t seed);
+    /// An initializer's value from m_weights; undefined when they do not hold it.
+    at::Tensor givenWeight(TensorId t) const;
 
     const Graph& m_graph;
+    const ModelWeights* m_weights = nullptr;
     std::vector<NodeId> m_steps;
     std::vector<int> m_stepOf;
     std::vector<std::uint8_t> m_computed;

@@ -4,6 +4,7 @@
 
 #include "common/input_error.h"
 #include "common/progress.h"
+#include "graph/model_weights.h"
 #include "store/sample_library.h"
 
 #include <algorithm>
@@ -233,10 +234,12 @@ OutputDeviation compareOutputs(const std::vector<NamedTensors>& reference,
 
 std::vector<NamedTensors> runOnSets(const Graph& graph, const CalibrationInputs& inputs,
                                     const ExecutionDevice& device) {
+    ExecuteOptions options;
+    options.weights = cachedModelWeights(graph); // the model's, not made-up ones
     std::vector<NamedTensors> outputs;
     outputs.reserve(inputs.sets.size());
     for (const NamedTensors& set : inputs.sets) {
-        outputs.push_back(executeGraph(graph, set, device));
+        outputs.push_back(executeGraph(graph, set, device, options));
     }
     return outputs;
 }
@@ -341,10 +344,12 @@ std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision 
 }
 
 ActivationRanges newestActivationRanges(const SampleLibrary& library, const Graph& graph) {
-    const std::vector<std::string> keys = library.activationRangeInputs(graph.fingerprint);
-    return keys.empty()
-               ? ActivationRanges{}
-               : activationRangesOf(library.activationRanges(graph.fingerprint, keys.front()));
+    for (const std::string& key : library.activationRangeInputs(graph.fingerprint)) {
+        if (!key.starts_with(kMadeUpWeightsPrefix)) { // the newest on the model's weights
+            return activationRangesOf(library.activationRanges(graph.fingerprint, key));
+        }
+    }
+    return {};
 }
 
 } // namespace paretune

@@ -307,7 +307,8 @@ TorchPlanExecutor::TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDe
             }
         }
     }
-    d->program = std::make_unique<detail::GraphProgram>(graph, inputs, options.seed);
+    d->program =
+        std::make_unique<detail::GraphProgram>(graph, inputs, options.seed, options.weights.get());
     const detail::GraphProgram& program = *d->program;
     const std::size_t S = program.steps().size();
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paretune {
@@ -127,11 +128,17 @@ struct SensitivityRecord {
     std::string nodeName;
     std::string precision; ///< "bf16"
     /// What the deviation was measured on: "random:SEED:COUNT" (seeded random inputs of the
-    /// model's shapes) or "files:SHA256" (the calibration inputs given, hashed).
+    /// model's shapes) or "files:SHA256" (the calibration inputs given, hashed); with
+    /// kMadeUpWeightsPrefix, measured by an earlier version on made-up large weights.
     std::string inputs;
     double deviationPct = 0.0; ///< relative L2 error of the outputs, %, mean over the inputs
     std::string measuredAt;    ///< set when empty
 };
+
+/// The prefix schema 8 gave the inputs keys of sensitivities and activation ranges measured
+/// before the executor read a model's large weights (store/schema.cpp): kept, never used for a
+/// search's estimate or an int8 node's scales.
+inline constexpr std::string_view kMadeUpWeightsPrefix = "made-up-weights:";
 
 /// The range of one activation of a model over calibration inputs, where the int8 variant's
 /// activation scales come from: a row of activation_ranges.

@@ -57,7 +57,7 @@ public:
     };
 
     /// Schema version this build writes; files at a lower version are migrated on open.
-    static constexpr int kSchemaVersion = 7;
+    static constexpr int kSchemaVersion = 8;
     /// PRAGMA application_id of a Paretune library: "PRTN".
     static constexpr std::int32_t kApplicationId = 0x5052544e;
 

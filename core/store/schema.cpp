@@ -202,6 +202,16 @@ ALTER TABLE device_benchmarks ADD COLUMN link_h2d_pageable_gbs REAL CHECK(link_h
 ALTER TABLE device_benchmarks ADD COLUMN link_d2h_pageable_gbs REAL CHECK(link_d2h_pageable_gbs IS NULL OR link_d2h_pageable_gbs > 0);
 )sql";
 
+// Version 8: sensitivities and activation ranges measured before the executor read a model's
+// large weights from its file (graph/model_weights.h) were measured on made-up values for every
+// float weight beyond 65,536 elements. They are kept, under their inputs key with the prefix
+// "made-up-weights:", which no measurement makes and no search or export takes: `profile
+// --variants` measures them again.
+constexpr const char* kVersion8 = R"sql(
+UPDATE precision_sensitivity SET inputs = 'made-up-weights:' || inputs;
+UPDATE activation_ranges SET inputs = 'made-up-weights:' || inputs;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "devices, models, op_signatures, perf_samples, stale_marks, predictors, plans", kVersion1},
     {2, "device_benchmarks", kVersion2},
@@ -210,6 +220,7 @@ constexpr Migration kMigrations[] = {
     {5, "perf_samples.sample_key, profile_jobs", kVersion5},
     {6, "precision_sensitivity", kVersion6},
     {7, "device_benchmarks link figures, activation_ranges", kVersion7},
+    {8, "sensitivities and activation ranges on made-up weights set apart", kVersion8},
 };
 
 /// PostgreSQL's spelling of a migration's column types. Keys and names compare byte by byte
