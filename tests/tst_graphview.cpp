@@ -15,18 +15,23 @@
 #include "paretoplot.h"
 #include "placementsearch.h"
 #include "plan/simulator.h"
+#include "planschedule.h"
+#include "search_fixture.h"
 #include "testpaths.h"
 
 #include <QDockWidget>
 #include <QGraphicsScene>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QtTest>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 
 using namespace paretune;
@@ -98,6 +103,8 @@ private Q_SLOTS:
     void selectingInTheTableHighlightsInTheGraph();
     void choosingAPlanColoursNodesByDevice();
     void latencyColoursNeedData();
+    void precisionColoursFollowThePlan();
+    void precisionColoursAreApartAndReadable();
     void edgesShowShapesAndTransfers();
     void findJumpsToTheNode();
     void findByOpTypeCycles();
@@ -256,6 +263,82 @@ void TestGraphView::latencyColoursNeedData() {
     }
     QVERIFY(slowest != kNone);
     QCOMPARE(w.view->nodeItem(slowest)->brush().color(), HeatScale::colourAt(1.0));
+}
+
+void TestGraphView::precisionColoursFollowThePlan() {
+    SampleWindow w;
+    QVERIFY(w.open());
+    // View > Colour graph by, and the choice above the graph, are one setting.
+    auto* menu = w.window.findChild<QMenu*>(QStringLiteral("graphColourMenu"));
+    QVERIFY(menu);
+    QVERIFY(w.window.findChild<QMenu*>(QStringLiteral("viewMenu"))
+                ->actions()
+                .contains(menu->menuAction()));
+    QCOMPARE(menu->actions().size(), 3);
+    QVERIFY(menu->actions().at(0)->isChecked());
+    menu->actions().at(2)->trigger();
+    QCOMPARE(w.view->colouring(), GraphView::Colouring::Precision);
+    // Without a plan every node is in fp32.
+    const QColor fp32 = precisionColour(Precision::Fp32);
+    for (const QRgb colour : w.brushes()) {
+        QCOMPARE(QColor(colour), fp32);
+    }
+    QVERIFY(w.view->legendText().contains(QStringLiteral("No plan selected")));
+    QVERIFY(w.view->legendText().contains(fp32.name()));
+
+    // A plan with nodes in bf16 and int8: each node takes its precision's colour.
+    const auto lowered = sampleLoweredOutcome(w.window.currentModel());
+    w.view->setSearch(lowered);
+    w.view->setPlan(0);
+    const std::vector<std::int32_t> variants = frontPlanVariants(*lowered, 0);
+    std::map<Precision, int> computing;
+    for (NodeId n = 0; n < static_cast<NodeId>(w.graph().nodes.size()); ++n) {
+        const Precision p = lowered->costs.variant(variants[static_cast<std::size_t>(n)]);
+        QCOMPARE(w.view->nodeItem(n)->brush().color(), precisionColour(p));
+        if (w.graph().nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute) {
+            ++computing[p];
+        }
+    }
+    QVERIFY(computing[Precision::Bf16] > 0);
+    QVERIFY(computing[Precision::Int8] > 0);
+    // The legend lists each precision the search offered, its colour and its nodes.
+    const QString legend = w.view->legendText();
+    QVERIFY2(legend.contains(QStringLiteral("Precision in plan 0")), qPrintable(legend));
+    for (const Precision p : {Precision::Fp32, Precision::Bf16, Precision::Int8}) {
+        const QString name = QString::fromStdString(std::string(precisionName(p)));
+        QVERIFY2(legend.contains(QStringLiteral("%1</span> %2 (%3 compute nodes)")
+                                     .arg(QStringLiteral("&#9632;"), name)
+                                     .arg(computing[p])),
+                 qPrintable(legend));
+        QVERIFY2(legend.contains(precisionColour(p).name()), qPrintable(legend));
+    }
+    // Back to devices: the plan runs everything on the host.
+    menu->actions().at(0)->trigger();
+    QCOMPARE(w.view->colouring(), GraphView::Colouring::Device);
+    const std::vector<std::int32_t> devices = frontPlanDevices(*lowered, 0);
+    for (NodeId n = 0; n < static_cast<NodeId>(w.graph().nodes.size()); ++n) {
+        QCOMPARE(w.view->nodeItem(n)->brush().color(),
+                 deviceColour(devices[static_cast<std::size_t>(n)]));
+    }
+}
+
+void TestGraphView::precisionColoursAreApartAndReadable() {
+    // The contrast ratio by the WCAG formula: white on black is 21.
+    QCOMPARE(qRound(contrastRatio(Qt::white, Qt::black)), 21);
+    QCOMPARE(contrastRatio(QColor(0x77, 0x77, 0x77), QColor(0x77, 0x77, 0x77)), 1.0);
+    const Precision all[] = {Precision::Fp32, Precision::Bf16, Precision::Int8};
+    for (const Precision p : all) {
+        const QColor fill = precisionColour(p);
+        // A node's label is readable on its fill (WCAG AA for text).
+        QVERIFY2(contrastRatio(fill, labelColour(fill)) >= 4.5, qPrintable(fill.name()));
+        for (const Precision q : all) {
+            if (p != q) {
+                // Apart in lightness too, so that they differ for the colour-blind and in grey.
+                QVERIFY2(contrastRatio(fill, precisionColour(q)) >= 1.5,
+                         qPrintable(fill.name() + QLatin1Char(' ') + precisionColour(q).name()));
+            }
+        }
+    }
 }
 
 void TestGraphView::edgesShowShapesAndTransfers() {
