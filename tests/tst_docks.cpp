@@ -20,6 +20,20 @@
 
 using namespace paretune;
 
+namespace {
+
+/// A new sample library at `db` holding one predictor stored with `metricsJson`.
+void storePredictor(const QString& db, const char* createdAt, const char* metricsJson) {
+    SampleLibrary library = SampleLibrary::open(db.toStdString());
+    PredictorRecord record;
+    record.createdAt = createdAt;
+    record.trainSetJson = "{}";
+    record.metricsJson = metricsJson;
+    library.addPredictor(record);
+}
+
+} // namespace
+
 class TestDocks : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -106,14 +120,7 @@ void TestDocks::predictorWithEmptyLibrary() {
 void TestDocks::predictorWithStoredPredictor() {
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("samples.db"));
-    {
-        SampleLibrary library = SampleLibrary::open(db.toStdString());
-        PredictorRecord record;
-        record.createdAt = "2026-11-29T12:00:00Z";
-        record.trainSetJson = "{}";
-        record.metricsJson = R"({"mape": 0.12, "spearman": 0.93})";
-        library.addPredictor(record);
-    }
+    storePredictor(db, "2026-11-29T12:00:00Z", R"({"mape": 0.12, "spearman": 0.93})");
     PredictorPanel panel;
     panel.showLibrary(db);
     QTRY_VERIFY_WITH_TIMEOUT(!panel.summaryPending(), 30000);
@@ -141,14 +148,7 @@ void TestDocks::predictorShowsStoredPrecisions() {
     for (const bool variants : {true, false}) {
         QTemporaryDir dir;
         const QString db = dir.filePath(QStringLiteral("samples.db"));
-        {
-            SampleLibrary library = SampleLibrary::open(db.toStdString());
-            PredictorRecord record;
-            record.createdAt = "2026-12-01T12:00:00Z";
-            record.trainSetJson = "{}";
-            record.metricsJson = variants ? withVariants : fp32Only;
-            library.addPredictor(record);
-        }
+        storePredictor(db, "2026-12-01T12:00:00Z", variants ? withVariants : fp32Only);
         PredictorPanel panel;
         panel.showLibrary(db);
         QTRY_VERIFY_WITH_TIMEOUT(!panel.summaryPending(), 30000);
