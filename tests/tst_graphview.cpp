@@ -108,6 +108,7 @@ private Q_SLOTS:
     void findJumpsToTheNode();
     void findByOpTypeCycles();
     void propertiesShowCostsWithSources();
+    void propertiesMarkThePlansPrecision();
     void zoomAndOverview();
     void swinIsGroupedAndFindExpands();
     void latestLayoutWins();
@@ -416,6 +417,39 @@ void TestGraphView::propertiesShowCostsWithSources() {
     }
     QVERIFY(text.contains(QStringLiteral("modelled")));
     QVERIFY(text.contains(QStringLiteral("(plan)")));
+}
+
+void TestGraphView::propertiesMarkThePlansPrecision() {
+    // The plan's cell is marked where the node runs: in the variants' table for a lowered node
+    // (its device and precision), in the per-device table for an fp32 one.
+    const auto lowered = sampleLoweredOutcome();
+    const std::vector<std::int32_t> variants = frontPlanVariants(*lowered, 0);
+    NodeProperties properties;
+    properties.setModel(lowered->model);
+    properties.setSearch(lowered);
+    properties.setPlan(0);
+    const Graph& g = lowered->model->graph;
+    std::set<Precision> seen;
+    for (NodeId n = 0; n < static_cast<NodeId>(g.nodes.size()); ++n) {
+        if (g.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
+            continue;
+        }
+        const Precision p = lowered->costs.variant(variants[static_cast<std::size_t>(n)]);
+        properties.showNode(n);
+        const QString text = properties.toPlainText();
+        QCOMPARE(text.count(QStringLiteral("(plan)")), 1);
+        const QString cell = text.mid(text.indexOf(QStringLiteral("(plan)")), 40);
+        if (p == Precision::Fp32) {
+            QVERIFY2(!cell.contains(QStringLiteral("bf16")) &&
+                         !cell.contains(QStringLiteral("int8")),
+                     qPrintable(cell));
+        } else {
+            QVERIFY2(cell.contains(QString::fromStdString(std::string(precisionName(p)))),
+                     qPrintable(cell));
+        }
+        seen.insert(p);
+    }
+    QCOMPARE(seen.size(), std::size_t{3});
 }
 
 void TestGraphView::zoomAndOverview() {
