@@ -291,6 +291,14 @@ void TestGraphView::precisionColoursFollowThePlan() {
         if (w.graph().nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute) {
             ++computing[p];
         }
+        // The plan's line in the tooltip names a lowered node's precision beside its device.
+        const QString tip = w.view->nodeItem(n)->toolTip();
+        const QString where = QStringLiteral("Plan 0: cpu · %1")
+                                  .arg(QString::fromStdString(std::string(precisionName(p))));
+        QVERIFY2(p == Precision::Fp32 ? tip.contains(QStringLiteral("Plan 0: cpu")) &&
+                                            !tip.contains(QStringLiteral("Plan 0: cpu ·"))
+                                      : tip.contains(where),
+                 qPrintable(tip));
     }
     QVERIFY(computing[Precision::Bf16] > 0);
     QVERIFY(computing[Precision::Int8] > 0);

@@ -497,7 +497,12 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+39"/>
+        <source>%1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Plan %1: %2</source>
         <translation type="unfinished"></translation>
     </message>

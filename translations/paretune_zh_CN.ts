@@ -493,7 +493,12 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+39"/>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Plan %1: %2</source>
         <translation>方案 %1：%2</translation>
     </message>

@@ -378,6 +378,7 @@ void GraphView::planToolTips() {
             continue;
         }
         std::map<std::int32_t, int> placed;
+        std::int32_t variant = 0; // of a single node: shown beside its device
         double latencyUs = 0.0;
         std::set<std::string_view> sources;
         for (const NodeId n : outline.items[i].members) {
@@ -386,6 +387,7 @@ void GraphView::planToolTips() {
                 continue;
             }
             ++placed[d];
+            variant = variantOf(n);
             const CostCell& cell = m_search->costs.cell(n, d, variantOf(n));
             if (cell.supported() && cell.latencyUs > 0.0) {
                 latencyUs += cell.latencyUs;
@@ -396,8 +398,14 @@ void GraphView::planToolTips() {
         for (const auto& [d, count] : placed) {
             const QString id =
                 QString::fromStdString(m_search->deviceIds[static_cast<std::size_t>(d)]);
-            devices << (outline.items[i].isGroup() ? QStringLiteral("%1 ×%2").arg(id).arg(count)
-                                                   : id);
+            if (outline.items[i].isGroup()) {
+                devices << QStringLiteral("%1 ×%2").arg(id).arg(count);
+            } else if (variant > 0) { // "cpu:0 · bf16"
+                devices << tr("%1 · %2").arg(id, QString::fromStdString(std::string(precisionName(
+                                                     m_search->costs.variant(variant)))));
+            } else {
+                devices << id;
+            }
         }
         QStringList sourceNames;
         for (const std::string_view source : sources) {
