@@ -20,6 +20,20 @@
 
 using namespace paretune;
 
+namespace {
+
+/// A new sample library at `db` holding one predictor stored with `metricsJson`.
+void storePredictor(const QString& db, const char* createdAt, const char* metricsJson) {
+    SampleLibrary library = SampleLibrary::open(db.toStdString());
+    PredictorRecord record;
+    record.createdAt = createdAt;
+    record.trainSetJson = "{}";
+    record.metricsJson = metricsJson;
+    library.addPredictor(record);
+}
+
+} // namespace
+
 class TestDocks : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -30,6 +44,7 @@ private Q_SLOTS:
     void predictorWithEmptyLibrary();
     void predictorWithStoredPredictor();
     void predictorCurvesApi();
+    void predictorShowsStoredPrecisions();
     void badCatalogIsRefused();
     void searchDevicesAreTicked();
 };
@@ -105,20 +120,57 @@ void TestDocks::predictorWithEmptyLibrary() {
 void TestDocks::predictorWithStoredPredictor() {
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("samples.db"));
-    {
-        SampleLibrary library = SampleLibrary::open(db.toStdString());
-        PredictorRecord record;
-        record.createdAt = "2026-11-29T12:00:00Z";
-        record.trainSetJson = "{}";
-        record.metricsJson = R"({"mape": 0.12, "spearman": 0.93})";
-        library.addPredictor(record);
-    }
+    storePredictor(db, "2026-11-29T12:00:00Z", R"({"mape": 0.12, "spearman": 0.93})");
     PredictorPanel panel;
     panel.showLibrary(db);
     QTRY_VERIFY_WITH_TIMEOUT(!panel.summaryPending(), 30000);
     QCOMPARE(panel.storedPredictorCount(), 1);
     QVERIFY2(panel.statusText().contains(QStringLiteral("predictor #1")),
              qPrintable(panel.statusText()));
+}
+
+void TestDocks::predictorShowsStoredPrecisions() {
+    // A predictor stored with its evaluation: the dock lists its figures overall and, the rows
+    // holding variants, each precision's (as `paretune train` prints "Per precision"); one
+    // evaluated on fp32 rows alone lists no precision.
+    const char* withVariants = R"json({"split": {}, "evaluation": {"set": "held out",
+      "predictor": {"ops": 50, "mape_percent": 21.5, "within_10_percent": 0.4, "spearman": 0.9,
+                    "end_to_end_error_percent": 6.5},
+      "roofline": {"ops": 50, "mape_percent": 80.0},
+      "pairs": [{"pair": "tiny_cnn on cpu:0 (abc)", "predictor": {"ops": 50}}],
+      "precisions": [
+        {"precision": "fp32", "predictor": {"ops": 30, "mape_percent": 12.5}, "roofline": {}},
+        {"precision": "bf16", "predictor": {"ops": 12, "mape_percent": 33.25}, "roofline": {}},
+        {"precision": "int8", "predictor": {"ops": 8, "mape_percent": 41.0}, "roofline": {}},
+        {"precision": "fp4", "predictor": {"ops": 1}}]}})json";
+    const char* fp32Only = R"({"evaluation": {"predictor": {"ops": 9, "mape_percent": 7.0},
+      "precisions": [{"precision": "fp32", "predictor": {"ops": 9, "mape_percent": 7.0}}]}})";
+    for (const bool variants : {true, false}) {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("samples.db"));
+        storePredictor(db, "2026-12-01T12:00:00Z", variants ? withVariants : fp32Only);
+        PredictorPanel panel;
+        panel.showLibrary(db);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.summaryPending(), 30000);
+        const QStringList names = panel.metricNames();
+        QVERIFY2(names.size() >= 4, qPrintable(names.join(QStringLiteral("; "))));
+        QCOMPARE(names.mid(0, 4),
+                 QStringList({QStringLiteral("MAPE %"), QStringLiteral("Share within ±10%"),
+                              QStringLiteral("Spearman"), QStringLiteral("End-to-end error %")}));
+        if (!variants) {
+            QCOMPARE(names.size(), 4);
+            QCOMPARE(panel.predictorMetric(QStringLiteral("MAPE %")), 7.0);
+            continue;
+        }
+        QCOMPARE(panel.predictorMetric(QStringLiteral("MAPE %")), 21.5);
+        // One pair: no rows of its own. Three precisions this build knows, four rows each.
+        QCOMPARE(names.size(), 4 + 3 * 4);
+        QCOMPARE(panel.predictorMetric(QStringLiteral("MAPE %, fp32 (30 ops)")), 12.5);
+        QCOMPARE(panel.predictorMetric(QStringLiteral("MAPE %, bf16 (12 ops)")), 33.25);
+        QCOMPARE(panel.predictorMetric(QStringLiteral("MAPE %, int8 (8 ops)")), 41.0);
+        QVERIFY(names.contains(QStringLiteral("End-to-end error %, int8 (8 ops)")));
+        QVERIFY(names.filter(QStringLiteral("fp4")).isEmpty());
+    }
 }
 
 void TestDocks::predictorCurvesApi() {

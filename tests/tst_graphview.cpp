@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The graph view in the workbench, offscreen: laid out on a worker, clicks and selections shared
-// with the per-layer table, colours that follow the chosen plan, find, folded groups on a real
-// Swin-T, the properties pane, and the colour scale's numbers.
+// with the per-layer table, colours that follow the chosen plan (device, latency, precision),
+// find, folded groups on a real Swin-T and the properties pane.
 #include "graph/onnx_importer.h"
 #include "graphcanvas.h"
 #include "graphitems.h"
@@ -15,18 +15,23 @@
 #include "paretoplot.h"
 #include "placementsearch.h"
 #include "plan/simulator.h"
+#include "planschedule.h"
+#include "search_fixture.h"
 #include "testpaths.h"
 
 #include <QDockWidget>
 #include <QGraphicsScene>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QtTest>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 
 using namespace paretune;
@@ -98,20 +103,15 @@ private Q_SLOTS:
     void selectingInTheTableHighlightsInTheGraph();
     void choosingAPlanColoursNodesByDevice();
     void latencyColoursNeedData();
+    void precisionColoursFollowThePlan();
     void edgesShowShapesAndTransfers();
     void findJumpsToTheNode();
     void findByOpTypeCycles();
     void propertiesShowCostsWithSources();
+    void propertiesMarkThePlansPrecision();
     void zoomAndOverview();
     void swinIsGroupedAndFindExpands();
     void latestLayoutWins();
-    void heatScale_data();
-    void heatScale();
-    void formatMicroseconds_data();
-    void formatMicroseconds();
-    void labelsOnlyWhenReadable_data();
-    void labelsOnlyWhenReadable();
-    void nameLikeOpTypeIsNotRepeated();
 };
 
 void TestGraphView::graphIsCentralAndDocksAreNamed() {
@@ -258,6 +258,71 @@ void TestGraphView::latencyColoursNeedData() {
     QCOMPARE(w.view->nodeItem(slowest)->brush().color(), HeatScale::colourAt(1.0));
 }
 
+void TestGraphView::precisionColoursFollowThePlan() {
+    SampleWindow w;
+    QVERIFY(w.open());
+    // View > Colour graph by, and the choice above the graph, are one setting.
+    auto* menu = w.window.findChild<QMenu*>(QStringLiteral("graphColourMenu"));
+    QVERIFY(menu);
+    QVERIFY(w.window.findChild<QMenu*>(QStringLiteral("viewMenu"))
+                ->actions()
+                .contains(menu->menuAction()));
+    QCOMPARE(menu->actions().size(), 3);
+    QVERIFY(menu->actions().at(0)->isChecked());
+    menu->actions().at(2)->trigger();
+    QCOMPARE(w.view->colouring(), GraphView::Colouring::Precision);
+    // Without a plan every node is in fp32.
+    const QColor fp32 = precisionColour(Precision::Fp32);
+    for (const QRgb colour : w.brushes()) {
+        QCOMPARE(QColor(colour), fp32);
+    }
+    QVERIFY(w.view->legendText().contains(QStringLiteral("No plan selected")));
+    QVERIFY(w.view->legendText().contains(fp32.name()));
+
+    // A plan with nodes in bf16 and int8: each node takes its precision's colour.
+    const auto lowered = sampleLoweredOutcome(w.window.currentModel());
+    w.view->setSearch(lowered);
+    w.view->setPlan(0);
+    const std::vector<std::int32_t> variants = frontPlanVariants(*lowered, 0);
+    std::map<Precision, int> computing;
+    for (NodeId n = 0; n < static_cast<NodeId>(w.graph().nodes.size()); ++n) {
+        const Precision p = lowered->costs.variant(variants[static_cast<std::size_t>(n)]);
+        QCOMPARE(w.view->nodeItem(n)->brush().color(), precisionColour(p));
+        if (w.graph().nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute) {
+            ++computing[p];
+        }
+        // The plan's line in the tooltip names a lowered node's precision beside its device.
+        const QString tip = w.view->nodeItem(n)->toolTip();
+        const QString where = QStringLiteral("Plan 0: cpu · %1")
+                                  .arg(QString::fromStdString(std::string(precisionName(p))));
+        QVERIFY2(p == Precision::Fp32 ? tip.contains(QStringLiteral("Plan 0: cpu")) &&
+                                            !tip.contains(QStringLiteral("Plan 0: cpu ·"))
+                                      : tip.contains(where),
+                 qPrintable(tip));
+    }
+    QVERIFY(computing[Precision::Bf16] > 0);
+    QVERIFY(computing[Precision::Int8] > 0);
+    // The legend lists each precision the search offered, its colour and its nodes.
+    const QString legend = w.view->legendText();
+    QVERIFY2(legend.contains(QStringLiteral("Precision in plan 0")), qPrintable(legend));
+    for (const Precision p : {Precision::Fp32, Precision::Bf16, Precision::Int8}) {
+        const QString name = QString::fromStdString(std::string(precisionName(p)));
+        QVERIFY2(legend.contains(QStringLiteral("%1</span> %2 (%3 compute nodes)")
+                                     .arg(QStringLiteral("&#9632;"), name)
+                                     .arg(computing[p])),
+                 qPrintable(legend));
+        QVERIFY2(legend.contains(precisionColour(p).name()), qPrintable(legend));
+    }
+    // Back to devices: the plan runs everything on the host.
+    menu->actions().at(0)->trigger();
+    QCOMPARE(w.view->colouring(), GraphView::Colouring::Device);
+    const std::vector<std::int32_t> devices = frontPlanDevices(*lowered, 0);
+    for (NodeId n = 0; n < static_cast<NodeId>(w.graph().nodes.size()); ++n) {
+        QCOMPARE(w.view->nodeItem(n)->brush().color(),
+                 deviceColour(devices[static_cast<std::size_t>(n)]));
+    }
+}
+
 void TestGraphView::edgesShowShapesAndTransfers() {
     SampleWindow w;
     QVERIFY(w.open());
@@ -360,6 +425,39 @@ void TestGraphView::propertiesShowCostsWithSources() {
     }
     QVERIFY(text.contains(QStringLiteral("modelled")));
     QVERIFY(text.contains(QStringLiteral("(plan)")));
+}
+
+void TestGraphView::propertiesMarkThePlansPrecision() {
+    // The plan's cell is marked where the node runs: in the variants' table for a lowered node
+    // (its device and precision), in the per-device table for an fp32 one.
+    const auto lowered = sampleLoweredOutcome();
+    const std::vector<std::int32_t> variants = frontPlanVariants(*lowered, 0);
+    NodeProperties properties;
+    properties.setModel(lowered->model);
+    properties.setSearch(lowered);
+    properties.setPlan(0);
+    const Graph& g = lowered->model->graph;
+    std::set<Precision> seen;
+    for (NodeId n = 0; n < static_cast<NodeId>(g.nodes.size()); ++n) {
+        if (g.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
+            continue;
+        }
+        const Precision p = lowered->costs.variant(variants[static_cast<std::size_t>(n)]);
+        properties.showNode(n);
+        const QString text = properties.toPlainText();
+        QCOMPARE(text.count(QStringLiteral("(plan)")), 1);
+        const QString cell = text.mid(text.indexOf(QStringLiteral("(plan)")), 40);
+        if (p == Precision::Fp32) {
+            QVERIFY2(!cell.contains(QStringLiteral("bf16")) &&
+                         !cell.contains(QStringLiteral("int8")),
+                     qPrintable(cell));
+        } else {
+            QVERIFY2(cell.contains(QString::fromStdString(std::string(precisionName(p)))),
+                     qPrintable(cell));
+        }
+        seen.insert(p);
+    }
+    QCOMPARE(seen.size(), std::size_t{3});
 }
 
 void TestGraphView::zoomAndOverview() {
@@ -465,84 +563,6 @@ void TestGraphView::latestLayoutWins() {
     QCOMPARE(laidOut.count(), 1);
     QCOMPARE(view.currentLayout()->outline->drawnNodeCount,
              static_cast<std::int32_t>(small->graph.nodes.size()));
-}
-
-void TestGraphView::heatScale_data() {
-    QTest::addColumn<double>("value");
-    QTest::addColumn<double>("position");
-    QTest::newRow("minimum") << 10.0 << 0.0;
-    QTest::newRow("maximum") << 1000.0 << 1.0;
-    QTest::newRow("geometric middle") << 100.0 << 0.5;
-    QTest::newRow("below") << 1.0 << 0.0;
-    QTest::newRow("above") << 1e6 << 1.0;
-    QTest::newRow("zero") << 0.0 << 0.0;
-}
-
-void TestGraphView::heatScale() {
-    QFETCH(double, value);
-    QFETCH(double, position);
-    const HeatScale scale(10.0, 1000.0);
-    QVERIFY(scale.isValid());
-    QVERIFY(std::abs(scale.position(value) - position) < 1e-12);
-    QCOMPARE(HeatScale::colourAt(0.0), QColor(0xffffcc));
-    QCOMPARE(HeatScale::colourAt(1.0), QColor(0x800026));
-    QVERIFY(!HeatScale().isValid());
-    QCOMPARE(HeatScale(5.0, 5.0).position(5.0), 0.0);
-}
-
-void TestGraphView::formatMicroseconds_data() {
-    QTest::addColumn<double>("us");
-    QTest::addColumn<QString>("text");
-    QTest::newRow("tiny") << 3.14159 << QStringLiteral("3.14 \u00b5s");
-    QTest::newRow("micro") << 850.0 << QStringLiteral("850.0 \u00b5s");
-    QTest::newRow("milli") << 12400.0 << QStringLiteral("12.4 ms");
-    QTest::newRow("second") << 1.2e6 << QStringLiteral("1.20 s");
-}
-
-void TestGraphView::formatMicroseconds() {
-    QFETCH(double, us);
-    QFETCH(QString, text);
-    QCOMPARE(paretune::formatMicroseconds(us), text);
-}
-
-void TestGraphView::labelsOnlyWhenReadable_data() {
-    QTest::addColumn<qreal>("detail");
-    QTest::addColumn<bool>("subtitle");
-    QTest::addColumn<int>("lines");
-    // A node's box is 30 scene units high; titles and names need 8 px on the screen.
-    QTest::newRow("zoomed in") << 1.5 << true << int(NodeLabel::TitleAndSubtitle);
-    QTest::newRow("1:1") << 1.0 << true << int(NodeLabel::TitleAndSubtitle);
-    QTest::newRow("names too small") << 0.7 << true << int(NodeLabel::Title);
-    QTest::newRow("a typical fit") << 0.45 << true << int(NodeLabel::Title);
-    QTest::newRow("far out") << 0.3 << true << int(NodeLabel::None);
-    QTest::newRow("no name, 1:1") << 1.0 << false << int(NodeLabel::Title);
-    QTest::newRow("no zoom") << 0.0 << true << int(NodeLabel::None);
-}
-
-void TestGraphView::labelsOnlyWhenReadable() {
-    QFETCH(qreal, detail);
-    QFETCH(bool, subtitle);
-    QFETCH(int, lines);
-    const QSizeF box(120.0, 30.0);
-    const NodeLabel label = nodeLabel(box, detail, subtitle);
-    QCOMPARE(int(label.lines), lines);
-    if (label.lines != NodeLabel::None) {
-        QVERIFY(label.titlePixels * detail >= NodeLabel::kReadablePixels);
-        QVERIFY(label.titlePixels <= box.height());
-    }
-    if (label.lines == NodeLabel::TitleAndSubtitle) {
-        QVERIFY(label.subtitlePixels * detail >= NodeLabel::kReadablePixels);
-        QVERIFY(label.titlePixels + label.subtitlePixels <= box.height());
-    }
-}
-
-void TestGraphView::nameLikeOpTypeIsNotRepeated() {
-    const GraphNodeItem same(0, QRectF(0, 0, 100, 30), QStringLiteral("Conv"),
-                             QStringLiteral("Conv"), false);
-    QVERIFY(same.subtitle().isEmpty());
-    const GraphNodeItem named(0, QRectF(0, 0, 100, 30), QStringLiteral("Conv"),
-                              QStringLiteral("conv1"), false);
-    QCOMPARE(named.subtitle(), QStringLiteral("conv1"));
 }
 
 QTEST_MAIN(TestGraphView)

@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <limits>
+#include <set>
 
 using namespace paretune;
 
@@ -22,6 +23,7 @@ private Q_SLOTS:
     void figuresComeFromTheCostTable();
     void shareSumsToOne();
     void sortsAndFilters();
+    void placementNamesThePrecision();
 
 private:
     std::shared_ptr<const SearchOutcome> m_outcome;
@@ -167,6 +169,36 @@ void TestProfileTable::sortsAndFilters() {
         }
         QVERIFY(found);
     }
+}
+
+void TestProfileTable::placementNamesThePrecision() {
+    // A node the plan lowers reads "cpu · bf16" in the device column; an fp32 one its device.
+    const auto outcome = sampleLoweredOutcome();
+    auto schedule = std::make_shared<const PlanSchedule>(simulateFrontPlan(*outcome, 0));
+    NodeTableModel model;
+    model.setModel(outcome->model);
+    model.setPlan(outcome, schedule);
+    std::set<QString> shown;
+    for (int n = 0; n < model.rowCount(); ++n) {
+        const auto i = static_cast<std::size_t>(n);
+        const std::int32_t d = schedule->plan.device[i];
+        const QString text = model.data(model.index(n, NodeTableModel::Device)).toString();
+        if (d < 0) {
+            QVERIFY(text.isEmpty());
+            continue;
+        }
+        const QString device =
+            QString::fromStdString(outcome->deviceIds[static_cast<std::size_t>(d)]);
+        const std::int32_t v = schedule->plan.variant[i];
+        QCOMPARE(text, v == 0 ? device
+                              : device + QStringLiteral(" · ") +
+                                    QString::fromStdString(
+                                        std::string(precisionName(outcome->costs.variant(v)))));
+        shown.insert(text);
+    }
+    QVERIFY(shown.count(QStringLiteral("cpu · bf16")));
+    QVERIFY(shown.count(QStringLiteral("cpu · int8")));
+    QVERIFY(shown.count(QStringLiteral("cpu")));
 }
 
 QTEST_MAIN(TestProfileTable)

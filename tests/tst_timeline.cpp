@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 using namespace paretune;
@@ -34,6 +35,7 @@ private Q_SLOTS:
     void wheelZoomsAroundCursor();
     void differingNodes();
     void measuredLanesKeepTheDeviceColour();
+    void barsNameTheirPrecision();
 };
 
 void TestTimeline::mapping_data() {
@@ -171,8 +173,9 @@ namespace {
 TimelineData twoBars() {
     TimelineData data;
     data.lanes = {{QStringLiteral("cpu (cpu)"), false}, {QStringLiteral("cpu->gpu"), true}};
-    data.bars = {{0, 0.0, 600.0, 7, QStringLiteral("conv1"), QStringLiteral("Conv")},
-                 {1, 600.0, 1000.0, -1, QStringLiteral("x"), QStringLiteral("transfer")}};
+    data.bars = {
+        {0, 0.0, 600.0, 7, QStringLiteral("conv1"), QStringLiteral("Conv"), QString()},
+        {1, 600.0, 1000.0, -1, QStringLiteral("x"), QStringLiteral("transfer"), QString()}};
     data.endUs = 1000.0;
     data.source = QStringLiteral("simulated");
     return data;
@@ -338,6 +341,83 @@ void TestTimeline::measuredLanesKeepTheDeviceColour() {
                 static_cast<int>(data.lanes.size()) * TimelineView::kLaneHeight +
                 TimelineView::kLegendHeight);
     QVERIFY(!view.grab().isNull());
+}
+
+void TestTimeline::barsNameTheirPrecision() {
+    // A plan with nodes in bf16 and int8: every node's bar names the precision it runs in, and
+    // so does its hover text, beside the device ("cpu (cpu) · bf16").
+    const auto outcome = sampleLoweredOutcome();
+    const PlanSchedule s = simulateFrontPlan(*outcome, 0);
+    const TimelineData data = timelineData(outcome->model->graph, outcome->costs, s.simulation,
+                                           QStringLiteral("simulated"), s.plan.variant);
+    std::map<QString, int> widest; // precision -> its widest bar
+    for (int i = 0; i < static_cast<int>(data.bars.size()); ++i) {
+        const TimelineData::Bar& b = data.bars[static_cast<std::size_t>(i)];
+        if (b.node < 0) {
+            QVERIFY(b.precision.isEmpty());
+            continue;
+        }
+        const std::int32_t v = s.plan.variant[static_cast<std::size_t>(b.node)];
+        QCOMPARE(b.precision,
+                 QString::fromStdString(std::string(precisionName(outcome->costs.variant(v)))));
+        const auto w = widest.find(b.precision);
+        if (w == widest.end() ||
+            b.endUs - b.beginUs > data.bars[static_cast<std::size_t>(w->second)].endUs -
+                                      data.bars[static_cast<std::size_t>(w->second)].beginUs) {
+            widest[b.precision] = i;
+        }
+    }
+    for (const char* p : {"fp32", "bf16", "int8"}) {
+        QVERIFY2(widest.count(QLatin1String(p)), p);
+    }
+    TimelineView view;
+    view.resize(TimelineView::kLabelWidth + 4008, 200);
+    view.setData(data);
+    for (const auto& [precision, bar] : widest) {
+        const TimelineData::Bar& b = data.bars[static_cast<std::size_t>(bar)];
+        const QString tip = view.toolTipAt(view.barRect(bar).center().toPoint());
+        QVERIFY2(tip.contains(b.label.toHtmlEscaped()), qPrintable(tip));
+        QVERIFY2(tip.contains(data.lanes[static_cast<std::size_t>(b.lane)].label +
+                              QStringLiteral(" · ") + precision),
+                 qPrintable(tip));
+    }
+    // Its measured bars, after validation, name the precision each node ran in.
+    ValidationOutcome validation;
+    validation.search = outcome;
+    validation.planIndex = 0;
+    ValidatedDevice host;
+    host.id = outcome->costs.device(outcome->costs.host()).id;
+    validation.report.devices.push_back(host);
+    for (const TimelineData::Bar& b : data.bars) {
+        if (b.node >= 0) {
+            ValidatedNode n;
+            n.node = b.node;
+            n.precision = outcome->costs.variant(s.plan.variant[static_cast<std::size_t>(b.node)]);
+            n.measuredBeginUs = b.beginUs;
+            n.measuredEndUs = b.endUs;
+            validation.report.nodes.push_back(n);
+        }
+    }
+    const TimelineData measured = withMeasuredLanes(data, *outcome->model, validation);
+    int checked = 0;
+    for (std::size_t i = data.bars.size(); i < measured.bars.size(); ++i) {
+        const TimelineData::Bar& b = measured.bars[i];
+        const std::int32_t v = s.plan.variant[static_cast<std::size_t>(b.node)];
+        QCOMPARE(b.precision,
+                 QString::fromStdString(std::string(precisionName(outcome->costs.variant(v)))));
+        ++checked;
+    }
+    QVERIFY(checked > 0);
+    // Where the search offered fp32 alone, nothing is added.
+    const auto plain = sampleSearchOutcome();
+    const PlanSchedule p = simulateFrontPlan(*plain, 0);
+    const TimelineData fp32 = timelineData(plain->model->graph, plain->costs, p.simulation,
+                                           QStringLiteral("simulated"), p.plan.variant);
+    for (const TimelineData::Bar& b : fp32.bars) {
+        QVERIFY(b.precision.isEmpty());
+    }
+    view.setData(fp32);
+    QVERIFY(!view.toolTipAt(view.barRect(0).center().toPoint()).contains(QStringLiteral(" · ")));
 }
 
 QTEST_MAIN(TestTimeline)

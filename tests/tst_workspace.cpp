@@ -2,6 +2,7 @@
 // Persistence: the .paretune workspace (round trip, clear errors for bad files, reopening the
 // chosen plan), recent files, the window layout in QSettings, and opening by drag-and-drop.
 #include "common/input_error.h"
+#include "graphview.h"
 #include "mainwindow.h"
 #include "paretoplot.h"
 #include "placementsearch.h"
@@ -9,6 +10,7 @@
 #include "workspace.h"
 
 #include <QDockWidget>
+#include <QMenu>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
@@ -26,6 +28,7 @@ private Q_SLOTS:
     void badFiles_data();
     void badFiles();
     void windowReopensChosenPlan();
+    void windowKeepsGraphColouring();
     void badWorkspaceShowsError();
     void layoutPersists();
     void dropOpensModel();
@@ -54,6 +57,7 @@ void TestWorkspace::roundTrip() {
     w.search.seed = 42;
     w.search.coarseToFine = true;
     w.chosenPlan = 3;
+    w.graphColouring = GraphColouring::Precision;
     const QString path = m_dir.filePath(QStringLiteral("round.paretune"));
     saveWorkspace(w, path);
     const Workspace r = loadWorkspace(path);
@@ -67,6 +71,10 @@ void TestWorkspace::roundTrip() {
     QCOMPARE(r.search.seed, std::uint64_t(42));
     QCOMPARE(r.search.coarseToFine, true);
     QCOMPARE(r.chosenPlan, 3);
+    QCOMPARE(r.graphColouring, GraphColouring::Precision);
+    // A workspace saved before views were kept shows the graph by device.
+    const QByteArray older = R"({"schema": "paretune.workspace/1", "model": "m.onnx"})";
+    QCOMPARE(workspaceFromJson(older, path).graphColouring, GraphColouring::Device);
     // Saving what was loaded gives the same file.
     QCOMPARE(workspaceToJson(r, path), workspaceToJson(w, path));
 }
@@ -111,6 +119,12 @@ void TestWorkspace::badFiles_data() {
         << QByteArray("{" + schema +
                       R"(, "model": "m", "search": {"objectives": ["speed", "energy"]}})")
         << QStringLiteral("search.objectives:");
+    QTest::newRow("view") << QByteArray("{" + schema + R"(, "model": "m", "view": "precision"})")
+                          << QStringLiteral("view: expected an object");
+    QTest::newRow("graph colouring")
+        << QByteArray("{" + schema + R"(, "model": "m", "view": {"graph_colouring": "rainbow"}})")
+        << QStringLiteral("view.graph_colouring: expected \"device\", \"latency\" or "
+                          "\"precision\"");
     QTest::newRow("chosen plan") << QByteArray("{" + schema +
                                                R"(, "model": "m", "chosen_plan": 1.5})")
                                  << QStringLiteral("chosen_plan: expected a plan index");
@@ -164,6 +178,33 @@ void TestWorkspace::windowReopensChosenPlan() {
     QCOMPARE(again.energyMj, chosen.energyMj);
     QVERIFY(window.recentFiles().contains(path));
     QVERIFY(window.recentFiles().contains(QStringLiteral(PARETUNE_SAMPLE_MODEL)));
+}
+
+void TestWorkspace::windowKeepsGraphColouring() {
+    // The graph's colouring goes with the workspace: chosen in the View menu, saved, reopened.
+    const QString path = m_dir.filePath(QStringLiteral("colouring.paretune"));
+    {
+        MainWindow window;
+        QSignalSpy shown(&window, &MainWindow::modelShown);
+        window.openModel(QStringLiteral(PARETUNE_SAMPLE_MODEL));
+        QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+        auto* menu = window.findChild<QMenu*>(QStringLiteral("graphColourMenu"));
+        QVERIFY(menu);
+        menu->actions().at(2)->trigger();
+        QCOMPARE(window.findChild<GraphView*>()->colouring(), GraphColouring::Precision);
+        QVERIFY(window.saveWorkspace(path));
+    }
+    QCOMPARE(loadWorkspace(path).graphColouring, GraphColouring::Precision);
+    MainWindow window;
+    auto* view = window.findChild<GraphView*>();
+    QCOMPARE(view->colouring(), GraphColouring::Device);
+    QSignalSpy shown(&window, &MainWindow::modelShown);
+    QVERIFY(window.openWorkspace(path));
+    QCOMPARE(view->colouring(), GraphColouring::Precision);
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QCOMPARE(view->colouring(), GraphColouring::Precision); // the model shown keeps it
+    QVERIFY(
+        window.findChild<QMenu*>(QStringLiteral("graphColourMenu"))->actions().at(2)->isChecked());
 }
 
 void TestWorkspace::badWorkspaceShowsError() {

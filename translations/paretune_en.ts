@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+166"/>
+        <location filename="../widgets/planjobs.cpp" line="+174"/>
         <source>exporting the bundle</source>
         <translation type="unfinished"></translation>
     </message>
@@ -324,7 +324,7 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="+45"/>
+        <location filename="../widgets/graphview.cpp" line="+47"/>
         <source>Colour by:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -336,6 +336,11 @@
     <message>
         <location line="+1"/>
         <source>Latency on the plan&apos;s devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Precision of the selected plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -355,17 +360,22 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+80"/>
+        <location line="+97"/>
         <source>No model open.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-63"/>
+        <location line="-77"/>
         <source>Find node</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+18"/>
+        <source>&amp;Colour graph by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+66"/>
         <source>Laying out the graph...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -414,7 +424,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+97"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+98"/>
         <source>Fusion group %1: runs as one node</source>
         <translation type="unfinished"></translation>
     </message>
@@ -424,7 +434,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+39"/>
         <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; fusion group, run as one node (%2 in this plan)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -454,7 +464,27 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+35"/>
+        <source>%1 %2 (%3 compute nodes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1&lt;br&gt;&lt;i&gt;Search placements with lower precisions offered and pick a plan to colour by precision.&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&lt;b&gt;Precision in plan %1&lt;/b&gt;&lt;br&gt;%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&lt;br&gt;&lt;i&gt;This search offered fp32 only (Search &amp;gt; Offer lower precisions).&lt;/i&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+23"/>
         <source>transfer %1 → %2: %3, %4 (modelled link)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -467,7 +497,12 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+39"/>
+        <source>%1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Plan %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -610,7 +645,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+38"/>
+        <location filename="../widgets/mainwindow.cpp" line="+39"/>
         <source>Paretune Workbench</source>
         <translation type="unfinished"></translation>
     </message>
@@ -650,7 +685,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+15"/>
         <source>&amp;Help</source>
         <translation type="unfinished"></translation>
     </message>
@@ -660,17 +695,17 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-39"/>
+        <location line="-41"/>
         <source>Tune</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+50"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-54"/>
+        <location line="-56"/>
         <source>Timeline</source>
         <translation type="unfinished"></translation>
     </message>
@@ -705,7 +740,7 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+42"/>
         <source>Workflow</source>
         <translation type="unfinished"></translation>
     </message>
@@ -815,12 +850,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+50"/>
         <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+19"/>
         <source>Op type</source>
         <translation type="unfinished"></translation>
     </message>
@@ -891,19 +926,19 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+56"/>
+        <location line="+58"/>
         <location line="+31"/>
         <source>Device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-87"/>
-        <location line="+56"/>
+        <location line="-89"/>
+        <location line="+58"/>
         <source>Latency</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-56"/>
+        <location line="-58"/>
         <source>Energy</source>
         <translation type="unfinished"></translation>
     </message>
@@ -914,23 +949,24 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+0"/>
-        <location line="+57"/>
+        <location line="+59"/>
         <location line="+30"/>
         <source>Source</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-81"/>
+        <location line="-83"/>
+        <location line="+35"/>
         <source> (plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-30"/>
         <source>not supported on this device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>%1 %</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1001,7 +1037,7 @@ Double-click to expand</source>
     <message>
         <location filename="../widgets/nodetablemodel.cpp" line="+93"/>
         <location line="+4"/>
-        <location line="+147"/>
+        <location line="+146"/>
         <source>measured</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1042,28 +1078,29 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-101"/>
-        <location line="+111"/>
+        <location line="-100"/>
+        <location line="+50"/>
+        <location line="+60"/>
         <source>%1 · %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-146"/>
+        <location line="-145"/>
         <source>Median latency measured on %1 (sample library)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+275"/>
+        <location line="+274"/>
         <source> (unknown op)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-276"/>
+        <location line="-275"/>
         <source>Measured on %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+201"/>
+        <location line="+200"/>
         <location line="+8"/>
         <source>compute</source>
         <translation type="unfinished"></translation>
@@ -1476,7 +1513,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+24"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+27"/>
         <source>No sample library opened yet.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1541,12 +1578,12 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+40"/>
         <source>predictor #%1 trained %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-22"/>
+        <location line="-24"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1556,7 +1593,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location line="+21"/>
+        <location line="+23"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -1566,6 +1603,36 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     <message>
         <location line="+9"/>
         <source>Training...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../widgets/accuracyrows.cpp" line="+17"/>
+        <source>MAPE %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Share within ±10%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Spearman</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>End-to-end error %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1, %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>%1 (%2 ops)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2069,18 +2136,23 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+69"/>
+        <location filename="../widgets/timelineview.cpp" line="+77"/>
         <location line="+38"/>
         <source>transfer</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+88"/>
+        <location line="+90"/>
+        <source>%1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2) on %3&lt;br&gt;start %4, end %5, duration %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+12"/>
         <source>No plan selected: search placements and pick a plan on the Pareto front.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2118,32 +2190,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>MAPE %</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Share within ±10%</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Spearman</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>End-to-end error %</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+16"/>
-        <source>%1, %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+10"/>
+        <location line="+12"/>
         <source>Training cancelled; nothing was stored.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2429,7 +2476,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-75"/>
+        <location filename="../widgets/planjobs.cpp" line="-82"/>
         <source>validating the plan</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2468,7 +2515,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WorkspaceController</name>
     <message>
-        <location filename="../widgets/workspacecontroller.cpp" line="+64"/>
+        <location filename="../widgets/workspacecontroller.cpp" line="+66"/>
         <source>Open &amp;workspace...</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2518,7 +2565,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+37"/>
         <source>Workspace %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2528,7 +2575,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>Saved workspace %1</source>
         <translation type="unfinished"></translation>
     </message>

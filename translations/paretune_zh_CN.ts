@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+166"/>
+        <location filename="../widgets/planjobs.cpp" line="+174"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -321,7 +321,7 @@
 <context>
     <name>paretune::GraphView</name>
     <message>
-        <location filename="../widgets/graphview.cpp" line="+45"/>
+        <location filename="../widgets/graphview.cpp" line="+47"/>
         <source>Colour by:</source>
         <translation>着色依据：</translation>
     </message>
@@ -334,6 +334,11 @@
         <location line="+1"/>
         <source>Latency on the plan&apos;s devices</source>
         <translation>方案所用设备上的延迟</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Precision of the selected plan</source>
+        <translation>所选方案的精度</translation>
     </message>
     <message>
         <location line="+7"/>
@@ -352,17 +357,22 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+80"/>
+        <location line="+97"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
     <message>
-        <location line="-63"/>
+        <location line="-77"/>
         <source>Find node</source>
         <translation>查找节点</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+18"/>
+        <source>&amp;Colour graph by</source>
+        <translation>图着色依据(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+66"/>
         <source>Laying out the graph...</source>
         <translation>正在布局计算图...</translation>
     </message>
@@ -411,7 +421,7 @@ Double-click to expand</source>
 双击展开</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+97"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+98"/>
         <source>Fusion group %1: runs as one node</source>
         <translation>融合组 %1：作为一个节点运行</translation>
     </message>
@@ -421,7 +431,7 @@ Double-click to expand</source>
         <translation>%1 以 %2 运行（输入先转换，输出转换回 fp32）</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+39"/>
         <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; fusion group, run as one node (%2 in this plan)</source>
         <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; 融合组，作为一个节点运行（本方案中 %2 个）</translation>
     </message>
@@ -451,7 +461,27 @@ Double-click to expand</source>
         <translation>&lt;b&gt;方案 %1 所用设备上的延迟&lt;/b&gt;（%2，对数刻度）&lt;br&gt;%3 %4 &amp;nbsp; %5 &amp;nbsp; %6 无开销</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+35"/>
+        <source>%1 %2 (%3 compute nodes)</source>
+        <translation>%1 %2（%3 个计算节点）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1&lt;br&gt;&lt;i&gt;Search placements with lower precisions offered and pick a plan to colour by precision.&lt;/i&gt;</source>
+        <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1&lt;br&gt;&lt;i&gt;在提供更低精度的情况下搜索放置方案并选择一个方案，即可按精度着色。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&lt;b&gt;Precision in plan %1&lt;/b&gt;&lt;br&gt;%2</source>
+        <translation>&lt;b&gt;方案 %1 中的精度&lt;/b&gt;&lt;br&gt;%2</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&lt;br&gt;&lt;i&gt;This search offered fp32 only (Search &amp;gt; Offer lower precisions).&lt;/i&gt;</source>
+        <translation>&lt;br&gt;&lt;i&gt;本次搜索只提供了 fp32（搜索 &amp;gt; 提供更低精度）。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location line="+23"/>
         <source>transfer %1 → %2: %3, %4 (modelled link)</source>
         <translation>传输 %1 → %2：%3，%4（链路为建模值）</translation>
     </message>
@@ -463,7 +493,12 @@ Double-click to expand</source>
         </translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+39"/>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Plan %1: %2</source>
         <translation>方案 %1：%2</translation>
     </message>
@@ -606,7 +641,7 @@ Double-click to expand</source>
 <context>
     <name>paretune::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="+38"/>
+        <location filename="../widgets/mainwindow.cpp" line="+39"/>
         <source>Paretune Workbench</source>
         <translation>Paretune 工作台</translation>
     </message>
@@ -641,7 +676,7 @@ Double-click to expand</source>
         <translation>搜索(&amp;S)</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+15"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -651,17 +686,17 @@ Double-click to expand</source>
         <translation>关于 Paretune(&amp;A)</translation>
     </message>
     <message>
-        <location line="-39"/>
+        <location line="-41"/>
         <source>Tune</source>
         <translation>调优</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+50"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location line="-54"/>
+        <location line="-56"/>
         <source>Timeline</source>
         <translation>时间线</translation>
     </message>
@@ -696,7 +731,7 @@ Double-click to expand</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+42"/>
         <source>Workflow</source>
         <translation>工作流程</translation>
     </message>
@@ -726,7 +761,7 @@ Double-click to expand</source>
         <translation>&lt;b&gt;Paretune 工作台&lt;/b&gt;&lt;br&gt;在本机的设备上对神经网络算子进行性能分析、预测和放置。</translation>
     </message>
     <message>
-        <location line="-98"/>
+        <location line="-100"/>
         <source>Per-layer profile</source>
         <translation>逐层性能分析</translation>
     </message>
@@ -810,12 +845,12 @@ Double-click to expand</source>
         <translation>图输出</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+50"/>
         <source>&lt;i&gt;Select a node in the graph or the per-layer profile to see its properties.&lt;/i&gt;</source>
         <translation>&lt;i&gt;在计算图或逐层性能分析中选择一个节点以查看其属性。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+19"/>
         <source>Op type</source>
         <translation>算子类型</translation>
     </message>
@@ -886,19 +921,19 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+56"/>
+        <location line="+58"/>
         <location line="+31"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location line="-87"/>
-        <location line="+56"/>
+        <location line="-89"/>
+        <location line="+58"/>
         <source>Latency</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location line="-56"/>
+        <location line="-58"/>
         <source>Energy</source>
         <translation>能耗</translation>
     </message>
@@ -909,23 +944,24 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+0"/>
-        <location line="+57"/>
+        <location line="+59"/>
         <location line="+30"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location line="-81"/>
+        <location line="-83"/>
+        <location line="+35"/>
         <source> (plan)</source>
         <translation>（方案）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-30"/>
         <source>not supported on this device</source>
         <translation>此设备不支持</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>%1 %</source>
         <translation>%1 %</translation>
     </message>
@@ -996,7 +1032,7 @@ Double-click to expand</source>
     <message>
         <location filename="../widgets/nodetablemodel.cpp" line="+93"/>
         <location line="+4"/>
-        <location line="+147"/>
+        <location line="+146"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
@@ -1037,28 +1073,29 @@ Double-click to expand</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <location line="-101"/>
-        <location line="+111"/>
+        <location line="-100"/>
+        <location line="+50"/>
+        <location line="+60"/>
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
     </message>
     <message>
-        <location line="-146"/>
+        <location line="-145"/>
         <source>Median latency measured on %1 (sample library)</source>
         <translation>在 %1 上实测的延迟中位数（样本库）</translation>
     </message>
     <message>
-        <location line="+275"/>
+        <location line="+274"/>
         <source> (unknown op)</source>
         <translation>（未知算子）</translation>
     </message>
     <message>
-        <location line="-276"/>
+        <location line="-275"/>
         <source>Measured on %1</source>
         <translation>在 %1 上实测</translation>
     </message>
     <message>
-        <location line="+201"/>
+        <location line="+200"/>
         <location line="+8"/>
         <source>compute</source>
         <translation>计算</translation>
@@ -1469,7 +1506,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PredictorPanel</name>
     <message>
-        <location filename="../widgets/predictorpanel.cpp" line="+24"/>
+        <location filename="../widgets/predictorpanel.cpp" line="+27"/>
         <source>No sample library opened yet.</source>
         <translation>尚未打开样本库。</translation>
     </message>
@@ -1534,12 +1571,12 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>读取预测器</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+40"/>
         <source>predictor #%1 trained %2</source>
         <translation>预测器 #%1，训练于 %2</translation>
     </message>
     <message>
-        <location line="-22"/>
+        <location line="-24"/>
         <source>Cannot read the predictors of %1: %2</source>
         <translation>无法读取 %1 中的预测器：%2</translation>
     </message>
@@ -1549,7 +1586,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>%1 中尚未训练预测器：开销来自实测样本和目录（建模）。完成样本分析后即可训练。</translation>
     </message>
     <message numerus="yes">
-        <location line="+21"/>
+        <location line="+23"/>
         <source>%n predictor(s) in %1; the latest: %2 (metrics as stored).</source>
         <translation>
             <numerusform>%1 中有 %n 个预测器；最新的：%2（指标为存储值）。</numerusform>
@@ -1559,6 +1596,36 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <location line="+9"/>
         <source>Training...</source>
         <translation>正在训练...</translation>
+    </message>
+    <message>
+        <location filename="../widgets/accuracyrows.cpp" line="+17"/>
+        <source>MAPE %</source>
+        <translation>MAPE %</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Share within ±10%</source>
+        <translation>误差在 ±10% 以内的比例</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Spearman</source>
+        <translation>Spearman 相关系数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>End-to-end error %</source>
+        <translation>端到端误差 %</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>%1 (%2 ops)</source>
+        <translation>%1（%2 个算子）</translation>
     </message>
 </context>
 <context>
@@ -2061,18 +2128,23 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+69"/>
+        <location filename="../widgets/timelineview.cpp" line="+77"/>
         <location line="+38"/>
         <source>transfer</source>
         <translation>传输</translation>
     </message>
     <message>
-        <location line="+88"/>
+        <location line="+90"/>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>&lt;b&gt;%1&lt;/b&gt; (%2) on %3&lt;br&gt;start %4, end %5, duration %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;（%2）位于 %3&lt;br&gt;开始 %4，结束 %5，时长 %6&lt;br&gt;&lt;i&gt;%7&lt;/i&gt;</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+12"/>
         <source>No plan selected: search placements and pick a plan on the Pareto front.</source>
         <translation>未选择方案：请搜索放置方案并在帕累托前沿上选择一个方案。</translation>
     </message>
@@ -2110,32 +2182,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>留出：%1</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>MAPE %</source>
-        <translation>MAPE %</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Share within ±10%</source>
-        <translation>误差在 ±10% 以内的比例</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Spearman</source>
-        <translation>Spearman 相关系数</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>End-to-end error %</source>
-        <translation>端到端误差 %</translation>
-    </message>
-    <message>
-        <location line="+16"/>
-        <source>%1, %2</source>
-        <translation>%1，%2</translation>
-    </message>
-    <message>
-        <location line="+10"/>
+        <location line="+12"/>
         <source>Training cancelled; nothing was stored.</source>
         <translation>训练已取消；未存储任何内容。</translation>
     </message>
@@ -2417,7 +2464,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::ValidateJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="-75"/>
+        <location filename="../widgets/planjobs.cpp" line="-82"/>
         <source>validating the plan</source>
         <translation>验证方案</translation>
     </message>
@@ -2456,7 +2503,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::WorkspaceController</name>
     <message>
-        <location filename="../widgets/workspacecontroller.cpp" line="+64"/>
+        <location filename="../widgets/workspacecontroller.cpp" line="+66"/>
         <source>Open &amp;workspace...</source>
         <translation>打开工作区(&amp;W)...</translation>
     </message>
@@ -2506,7 +2553,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>清除列表</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+37"/>
         <source>Workspace %1</source>
         <translation>工作区 %1</translation>
     </message>
@@ -2516,7 +2563,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>请先打开模型再保存工作区。</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>Saved workspace %1</source>
         <translation>已保存工作区 %1</translation>
     </message>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "graphitems.h"
 
+#include "graphpalette.h"
+
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPathStroker>
@@ -89,8 +91,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     if (label.lines == NodeLabel::None) {
         return;
     }
-    const QColor fill = brush().color();
-    painter->setPen(fill.lightnessF() < 0.5 ? Qt::white : Qt::black);
+    painter->setPen(labelColour(brush().color()));
     QFont font = painter->font();
     font.setPixelSize(label.titlePixels);
     font.setBold(true);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "graphpalette.h"
 
+#include "graph/precision.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,6 +18,56 @@ QColor deviceColour(int index) {
         return QColor(0xd9d9d9);
     }
     return QColor(kColours[static_cast<std::size_t>(index) % kColours.size()]);
+}
+
+QString graphColouringName(GraphColouring colouring) {
+    switch (colouring) {
+    case GraphColouring::Device:
+        return QStringLiteral("device");
+    case GraphColouring::Latency:
+        return QStringLiteral("latency");
+    case GraphColouring::Precision:
+        return QStringLiteral("precision");
+    }
+    return QStringLiteral("device");
+}
+
+std::optional<GraphColouring> parseGraphColouring(const QString& name) {
+    for (const GraphColouring c :
+         {GraphColouring::Device, GraphColouring::Latency, GraphColouring::Precision}) {
+        if (name == graphColouringName(c)) {
+            return c;
+        }
+    }
+    return std::nullopt;
+}
+
+QColor precisionColour(Precision precision) {
+    // In the order of the enum (fp32, bf16, int8); a precision added later takes the last,
+    // a teal apart from the three.
+    static constexpr std::array<QRgb, 4> kColours = {0xc6dbef, 0xe69f00, 0x5e3c99, 0x00756a};
+    const auto i = std::min(static_cast<std::size_t>(precision), kColours.size() - 1);
+    return QColor(kColours[i]);
+}
+
+double relativeLuminance(const QColor& colour) {
+    const auto linear = [](double v) {
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * linear(colour.redF()) + 0.7152 * linear(colour.greenF()) +
+           0.0722 * linear(colour.blueF());
+}
+
+double contrastRatio(const QColor& a, const QColor& b) {
+    const double la = relativeLuminance(a);
+    const double lb = relativeLuminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+QColor labelColour(const QColor& fill) {
+    const QColor white(Qt::white);
+    const QColor black(Qt::black);
+    return contrastRatio(fill, white) > contrastRatio(fill, black) ? white : black;
 }
 
 QString formatMicroseconds(double us) {

@@ -4,11 +4,37 @@
 #include <QColor>
 #include <QString>
 
+#include <cstdint>
+#include <optional>
+
 namespace paretune {
+
+enum class Precision : std::uint8_t;
+
+/// What the graph view's fill colours say: the chosen plan's device per node, the node's
+/// latency on it, or the precision it computes in.
+enum class GraphColouring { Device, Latency, Precision };
+
+/// "device", "latency", "precision": the name a workspace stores.
+QString graphColouringName(GraphColouring colouring);
+/// The colouring of a name graphColouringName gives; none for another text.
+std::optional<GraphColouring> parseGraphColouring(const QString& name);
 
 /// Fill colour of device `index` of a search (index into SearchOutcome::deviceIds), so that a
 /// device keeps its colour in every view; negative: a node the plan does not place.
 QColor deviceColour(int index);
+
+/// Fill colour of a node computing in `precision` (fp32: also every node of no plan): pale
+/// blue, orange, dark purple, apart in lightness as in hue so that they stay apart for the
+/// colour-blind and in grey, each with a label colour (labelColour) of WCAG AA contrast.
+QColor precisionColour(Precision precision);
+
+/// WCAG 2 relative luminance (0 black, 1 white) and contrast ratio (1 to 21).
+double relativeLuminance(const QColor& colour);
+double contrastRatio(const QColor& a, const QColor& b);
+/// The colour node labels are written in on a box filled with `fill`: white or black, whichever
+/// contrasts more with it.
+QColor labelColour(const QColor& fill);
 
 /// "850 µs", "12.4 ms", "1.20 s".
 QString formatMicroseconds(double us);

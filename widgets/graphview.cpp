@@ -10,12 +10,14 @@
 #include "nodetablemodel.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QGraphicsScene>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPainter>
 #include <QTimer>
 #include <QToolButton>
@@ -46,6 +48,7 @@ GraphView::GraphView(QWidget* parent)
     m_colourBy = new QComboBox(this);
     m_colourBy->addItem(tr("Device of the selected plan"));
     m_colourBy->addItem(tr("Latency on the plan's devices"));
+    m_colourBy->addItem(tr("Precision of the selected plan"));
     // Narrow enough for the graph to keep its width on a laptop screen.
     m_colourBy->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_colourBy->setMinimumContentsLength(14);
@@ -71,8 +74,11 @@ GraphView::GraphView(QWidget* parent)
     m_legend = new QLabel(this);
     m_legend->setObjectName(QStringLiteral("graphLegend"));
     m_legend->setTextFormat(Qt::RichText);
-    m_legend->setStyleSheet(QStringLiteral(
-        "QLabel { background: white; border: 1px solid #bbb; padding: 2px 4px; margin: 0 4px; }"));
+    // Dark on white in any palette: its swatches are the graph's colours, drawn on a light
+    // canvas.
+    m_legend->setStyleSheet(
+        QStringLiteral("QLabel { background: white; color: black; border: 1px solid #bbb; "
+                       "padding: 2px 4px; margin: 0 4px; }"));
     m_legend->setWordWrap(true);
     m_legend->hide();
     // Above the canvas, not over it: an overlay would hide the first nodes of the graph.
@@ -98,7 +104,20 @@ GraphView::GraphView(QWidget* parent)
     connect(m_find, &QLineEdit::returnPressed, this, [this] { find(m_find->text()); });
     connect(m_find, &QLineEdit::textEdited, this, [this] { m_findCursor = -1; });
     connect(fitButton, &QToolButton::clicked, this, &GraphView::fit);
-    connect(m_colourBy, &QComboBox::currentIndexChanged, this, [this] { recolour(); });
+    m_colourMenu = new QMenu(tr("&Colour graph by"), this);
+    m_colourMenu->setObjectName(QStringLiteral("graphColourMenu"));
+    m_colourActions = new QActionGroup(this);
+    for (int i = 0; i < m_colourBy->count(); ++i) {
+        QAction* a = m_colourMenu->addAction(m_colourBy->itemText(i));
+        a->setCheckable(true);
+        a->setChecked(i == m_colourBy->currentIndex());
+        m_colourActions->addAction(a);
+        connect(a, &QAction::triggered, this, [this, i] { m_colourBy->setCurrentIndex(i); });
+    }
+    connect(m_colourBy, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_colourActions->actions().at(index)->setChecked(true);
+        recolour();
+    });
     connect(m_canvas, &GraphCanvas::fitRequested, this, &GraphView::fit);
     connect(m_canvas, &GraphCanvas::nodeClicked, this, &GraphView::clickItem);
     connect(m_canvas, &GraphCanvas::nodeActivated, this, &GraphView::activateItem);
@@ -129,6 +148,7 @@ void GraphView::setModel(std::shared_ptr<const ImportResult> model) {
     m_search.reset();
     m_plan = -1;
     m_planDevice.clear();
+    m_planVariant.clear();
     m_selected = -1;
     m_findCursor = -1;
     m_focusAfterLayout = -1;

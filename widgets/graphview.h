@@ -2,6 +2,7 @@
 #pragma once
 
 #include "graphoutline.h"
+#include "graphpalette.h"
 
 #include <QWidget>
 
@@ -13,7 +14,9 @@ class QComboBox;
 class QGraphicsItem;
 class QGraphicsScene;
 class QLabel;
+class QActionGroup;
 class QLineEdit;
+class QMenu;
 class QTimer;
 
 namespace paretune {
@@ -29,12 +32,12 @@ class JobRunner;
 
 /// The model's graph, laid out top to bottom by Graphviz `dot` on a worker thread and drawn in
 /// a QGraphicsView: zoom, pan, fit, an overview, folded groups for large graphs (double-click
-/// to expand), nodes coloured by the selected plan's device or by latency, transfers between
-/// devices drawn on the edges that cross them, Ctrl+F to find nodes.
+/// to expand), nodes coloured by the selected plan's device, by latency or by precision,
+/// transfers between devices drawn on the edges that cross them, Ctrl+F to find nodes.
 class GraphView : public QWidget {
     Q_OBJECT
 public:
-    enum class Colouring { Device, Latency };
+    using Colouring = GraphColouring;
 
     explicit GraphView(QWidget* parent = nullptr);
     ~GraphView() override;
@@ -47,6 +50,9 @@ public:
     void setPlan(int index);
     void setColouring(Colouring colouring);
     Colouring colouring() const;
+    /// "Colour graph by" with a checkable entry per colouring, in step with the view's own
+    /// choice above the graph (for the window's View menu).
+    QMenu* colouringMenu() const { return m_colourMenu; }
 
     /// Highlights the item that draws graph node `nodeId` (its group when folded) and, unless
     /// the node was clicked here, scrolls to it when it is out of sight or too small to read;
@@ -90,6 +96,7 @@ private:
     void recolour();
     void colourByDevice(QString& legend);
     void colourByLatency(QString& legend);
+    void colourByPrecision(QString& legend);
     void markTransfers();
     /// Outlines the fusion groups the chosen plan takes; returns how many.
     int outlineFusionGroups();
@@ -110,7 +117,9 @@ private:
     QString nodeToolTip(int nodeId) const;
     const Graph* graph() const;
 
-    QComboBox* m_colourBy = nullptr;
+    QComboBox* m_colourBy = nullptr; ///< items in the order of GraphColouring
+    QMenu* m_colourMenu = nullptr;
+    QActionGroup* m_colourActions = nullptr;
     QLineEdit* m_find = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_legend = nullptr;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// GraphView's colouring by the chosen plan: the fill of every box (by device, or by latency on
-// its device), the legend saying what the colours mean and where the figures came from, the
-// transfers between devices on the edges, and the plan's line in every tooltip.
+// GraphView's colouring by the chosen plan: the fill of every box (by device, by latency on its
+// device, or by the precision it computes in), the legend saying what the colours mean and where
+// the figures came from, the transfers between devices on the edges, and the plan's line in every
+// tooltip.
 #include "graphview.h"
 
 #include "graph/onnx_importer.h"
@@ -141,11 +142,11 @@ int GraphView::markVariants() {
 }
 
 void GraphView::setColouring(Colouring colouring) {
-    m_colourBy->setCurrentIndex(colouring == Colouring::Device ? 0 : 1);
+    m_colourBy->setCurrentIndex(static_cast<int>(colouring));
 }
 
 GraphView::Colouring GraphView::colouring() const {
-    return m_colourBy->currentIndex() == 0 ? Colouring::Device : Colouring::Latency;
+    return static_cast<Colouring>(m_colourBy->currentIndex());
 }
 
 QString GraphView::legendText() const {
@@ -157,10 +158,16 @@ void GraphView::recolour() {
         return;
     }
     QString legend;
-    if (colouring() == Colouring::Device) {
+    switch (colouring()) {
+    case Colouring::Device:
         colourByDevice(legend);
-    } else {
+        break;
+    case Colouring::Latency:
         colourByLatency(legend);
+        break;
+    case Colouring::Precision:
+        colourByPrecision(legend);
+        break;
     }
     markTransfers();
     if (const int groups = outlineFusionGroups(); groups > 0) {
@@ -277,6 +284,54 @@ void GraphView::colourByLatency(QString& legend) {
                       formatMicroseconds(highest), swatch(kNoDataFill));
 }
 
+void GraphView::colourByPrecision(QString& legend) {
+    const GraphOutline& outline = *m_layout->outline;
+    const Graph& g = *graph();
+    // The precisions the search offered, fp32 first; without a plan, fp32 alone.
+    std::vector<Precision> offered{Precision::Fp32};
+    if (!m_planVariant.empty()) {
+        for (std::int32_t v = 1; v < m_search->costs.variantCount(); ++v) {
+            offered.push_back(m_search->costs.variant(v));
+        }
+    }
+    std::vector<int> computing(offered.size(), 0); // compute nodes per offered precision
+    for (std::size_t i = 0; i < outline.items.size(); ++i) {
+        // A group takes the precision most of its compute nodes run in (fp32 on a tie).
+        std::vector<int> votes(offered.size(), 0);
+        for (const NodeId n : outline.items[i].members) {
+            if (g.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute) {
+                const auto v = static_cast<std::size_t>(variantOf(n));
+                ++votes[v];
+                ++computing[v];
+            }
+        }
+        const auto best = std::max_element(votes.begin(), votes.end()) - votes.begin();
+        m_nodeItems[i]->setBrush(precisionColour(votes[static_cast<std::size_t>(best)] > 0
+                                                     ? offered[static_cast<std::size_t>(best)]
+                                                     : Precision::Fp32));
+    }
+    QStringList entries;
+    for (std::size_t v = 0; v < offered.size(); ++v) {
+        entries << tr("%1 %2 (%3 compute nodes)")
+                       .arg(swatch(precisionColour(offered[v])),
+                            QString::fromStdString(std::string(precisionName(offered[v]))))
+                       .arg(computing[v]);
+    }
+    if (m_planVariant.empty()) {
+        legend = tr("<b>No plan selected</b><br>%1<br><i>Search placements with lower precisions "
+                    "offered and pick a plan to colour by precision.</i>")
+                     .arg(entries.join(QStringLiteral(" &nbsp; ")));
+        return;
+    }
+    legend = tr("<b>Precision in plan %1</b><br>%2")
+                 .arg(m_plan)
+                 .arg(entries.join(QStringLiteral(" &nbsp; ")));
+    if (offered.size() == 1) {
+        legend += tr("<br><i>This search offered fp32 only (Search &gt; Offer lower "
+                     "precisions).</i>");
+    }
+}
+
 void GraphView::markTransfers() {
     const GraphOutline& outline = *m_layout->outline;
     const Graph& g = *graph();
@@ -323,6 +378,7 @@ void GraphView::planToolTips() {
             continue;
         }
         std::map<std::int32_t, int> placed;
+        std::int32_t variant = 0; // of a single node: shown beside its device
         double latencyUs = 0.0;
         std::set<std::string_view> sources;
         for (const NodeId n : outline.items[i].members) {
@@ -331,6 +387,7 @@ void GraphView::planToolTips() {
                 continue;
             }
             ++placed[d];
+            variant = variantOf(n);
             const CostCell& cell = m_search->costs.cell(n, d, variantOf(n));
             if (cell.supported() && cell.latencyUs > 0.0) {
                 latencyUs += cell.latencyUs;
@@ -341,8 +398,14 @@ void GraphView::planToolTips() {
         for (const auto& [d, count] : placed) {
             const QString id =
                 QString::fromStdString(m_search->deviceIds[static_cast<std::size_t>(d)]);
-            devices << (outline.items[i].isGroup() ? QStringLiteral("%1 ×%2").arg(id).arg(count)
-                                                   : id);
+            if (outline.items[i].isGroup()) {
+                devices << QStringLiteral("%1 ×%2").arg(id).arg(count);
+            } else if (variant > 0) { // "cpu:0 · bf16"
+                devices << tr("%1 · %2").arg(id, QString::fromStdString(std::string(precisionName(
+                                                     m_search->costs.variant(variant)))));
+            } else {
+                devices << id;
+            }
         }
         QStringList sourceNames;
         for (const std::string_view source : sources) {

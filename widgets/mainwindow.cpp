@@ -4,6 +4,7 @@
 #include "devicecontroller.h"
 #include "documentcontroller.h"
 #include "graphdock.h"
+#include "graphview.h"
 #include "jobstatusbar.h"
 #include "memoryview.h"
 #include "paretoplot.h"
@@ -57,7 +58,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // The docks; arrangeDefaultLayout below puts them in place.
     addDock(tr("Per-layer profile"), QStringLiteral("profileDock"), m_document->panel(),
             Qt::BottomDockWidgetArea);
-    addGraphView(*this);
+    GraphView* graph = addGraphView(*this);
     addDock(tr("Pareto front"), QStringLiteral("paretoDock"), m_search->paretoPlot(),
             Qt::RightDockWidgetArea);
     auto* scroll = new QScrollArea(this);
@@ -99,12 +100,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     searchMenu->addAction(m_search->searchAction());
     searchMenu->addAction(m_search->variantsAction());
     setupToolBar();
+    viewMenu->addMenu(graph->colouringMenu());
+    viewMenu->addSeparator();
     fillViewMenu(*this, *viewMenu);
     setGeometry(defaultWindowGeometry(screen()->availableGeometry()));
     arrangeDefaultLayout(*this);
 
-    m_workspace =
-        new WorkspaceController(this, *m_log, *m_document, *m_devices, *m_profiling, *m_search);
+    m_workspace = new WorkspaceController(this, *m_log, *m_document, *m_devices, *m_profiling,
+                                          *m_search, *graph);
     connect(m_workspace, &WorkspaceController::workspaceOpened, this, &MainWindow::workspaceOpened);
     m_workspace->addFileActions(m_fileMenu);
     m_workspace->addSettingsMenu(menuBar());

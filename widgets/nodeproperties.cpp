@@ -54,6 +54,7 @@ void NodeProperties::setModel(std::shared_ptr<const ImportResult> model) {
     m_model = std::move(model);
     m_search.reset();
     m_planDevice.clear();
+    m_planVariant.clear();
     m_node = -1;
     refresh();
 }
@@ -61,14 +62,17 @@ void NodeProperties::setModel(std::shared_ptr<const ImportResult> model) {
 void NodeProperties::setSearch(std::shared_ptr<const SearchOutcome> search) {
     m_search = std::move(search);
     m_planDevice.clear();
+    m_planVariant.clear();
     refresh();
 }
 
 void NodeProperties::setPlan(int index) {
     m_planDevice.clear();
+    m_planVariant.clear();
     if (m_search && m_search->model == m_model && index >= 0 &&
         index < static_cast<int>(m_search->result.front.size())) {
         m_planDevice = frontPlanDevices(*m_search, index);
+        m_planVariant = frontPlanVariants(*m_search, index);
     }
     refresh();
 }
@@ -85,14 +89,16 @@ void NodeProperties::refresh() {
         return;
     }
     const bool searchFits = m_search && m_search->model == m_model;
-    const int planDevice =
-        m_planDevice.empty() ? -1 : m_planDevice[static_cast<std::size_t>(m_node)];
+    const auto n = static_cast<std::size_t>(m_node);
+    const int planDevice = m_planDevice.empty() ? -1 : m_planDevice[n];
+    const int planVariant = n < m_planVariant.size() ? m_planVariant[n] : 0;
     setHtml(describe(m_model->graph, m_node, searchFits ? m_search.get() : nullptr, planDevice,
-                     &m_planDevice));
+                     planVariant, &m_planDevice));
 }
 
 QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome* search,
-                                 int planDevice, const std::vector<std::int32_t>* planDevices) {
+                                 int planDevice, int planVariant,
+                                 const std::vector<std::int32_t>* planDevices) {
     const auto n = static_cast<std::size_t>(nodeId);
     const Node& node = g.nodes[n];
     const OpMetrics& m = g.metrics[n];
@@ -135,7 +141,7 @@ QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome
         const CostCell& cell = search->costs.cell(nodeId, d);
         QString device = QStringLiteral("<span style=\"color:%1\">&#9632;</span> %2")
                              .arg(deviceColour(d).name(), html(search->costs.device(d).id));
-        if (d == planDevice) {
+        if (d == planDevice && planVariant == 0) {
             device += tr(" (plan)");
         }
         if (!cell.supported()) {
@@ -153,12 +159,13 @@ QString NodeProperties::describe(const Graph& g, int nodeId, const SearchOutcome
                          NodeTableModel::sourceText(cell.source));
     }
     page += QStringLiteral("</table>");
-    page += variantSection(nodeId, *search);
+    page += variantSection(nodeId, *search, planDevice, planVariant);
     page += fusionGroupSection(g, nodeId, *search, planDevices);
     return page;
 }
 
-QString NodeProperties::variantSection(int nodeId, const SearchOutcome& search) {
+QString NodeProperties::variantSection(int nodeId, const SearchOutcome& search, int planDevice,
+                                       int planVariant) {
     const CostTable& costs = search.costs;
     QString rows;
     for (std::int32_t v = 1; v < costs.variantCount(); ++v) {
@@ -169,7 +176,8 @@ QString NodeProperties::variantSection(int nodeId, const SearchOutcome& search) 
             }
             rows += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>"
                                    "</tr>")
-                        .arg(html(costs.device(d).id),
+                        .arg(html(costs.device(d).id) +
+                                 (d == planDevice && v == planVariant ? tr(" (plan)") : QString()),
                              html(std::string(precisionName(costs.variant(v)))),
                              formatMicroseconds(cell.latencyUs),
                              tr("%1 %").arg(cell.deviationPct, 0, 'g', 3),

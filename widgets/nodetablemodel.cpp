@@ -139,10 +139,9 @@ void NodeTableModel::setPlan(std::shared_ptr<const SearchOutcome> outcome,
             QString where =
                 d < 0 ? QString()
                       : QString::fromStdString(m_outcome->deviceIds[static_cast<std::size_t>(d)]);
-            if (d >= 0 && v > 0) { // the node's variant beside its device: "cpu:0 bf16"
-                where +=
-                    QLatin1Char(' ') +
-                    QString::fromStdString(std::string(precisionName(m_outcome->costs.variant(v))));
+            if (d >= 0 && v > 0) { // the node's variant beside its device: "cpu:0 · bf16"
+                where = tr("%1 · %2").arg(where, QString::fromStdString(std::string(
+                                                     precisionName(m_outcome->costs.variant(v)))));
             }
             devices.push_back(where);
             if (d >= 0 && m_model->graph.nodes[n].kind == NodeKind::Compute) {

@@ -20,6 +20,7 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace paretune {
@@ -124,6 +125,10 @@ TimelineData withMeasuredLanes(TimelineData simulated, const ImportResult& model
         }
         simulated.lanes.push_back(lane);
     }
+    // Each measured bar names the precision it ran in where the simulated ones name theirs.
+    const bool precisions =
+        std::any_of(simulated.bars.begin(), simulated.bars.end(),
+                    [](const TimelineData::Bar& b) { return !b.precision.isEmpty(); });
     for (const ValidatedNode& n : report.nodes) {
         const Node& node = model.graph.nodes[static_cast<std::size_t>(n.node)];
         TimelineData::Bar bar;
@@ -133,6 +138,9 @@ TimelineData withMeasuredLanes(TimelineData simulated, const ImportResult& model
         bar.node = n.node;
         bar.label = QString::fromStdString(node.name);
         bar.kind = QString::fromStdString(node.opType);
+        if (precisions) {
+            bar.precision = QString::fromStdString(std::string(precisionName(n.precision)));
+        }
         if (!n.fusedMembers.empty()) { // a fusion group, run as one node: one bar
             QStringList ops;
             for (const NodeId m : n.fusedMembers) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "predictorpanel.h"
 
+#include "accuracyrows.h"
 #include "jobrunner.h"
 #include "librarylocation.h"
 
@@ -12,6 +13,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "qcustomplot_fenced.h"
 #include "store/library_location.h"
@@ -111,15 +114,17 @@ void PredictorPanel::showSummary(const QString& dbPath, const SummaryResult& r) 
         return;
     }
     // The metrics of a training that just ended (setMetrics) say more than the stored ones.
-    if (!m_metricsFromTraining) {
-        m_metrics->setRowCount(0);
+    if (!m_metricsFromTraining && r.summary.latestEvaluation) {
+        showRows(accuracyRows(*r.summary.latestEvaluation));
+    } else if (!m_metricsFromTraining) {
+        // A predictor stored before evaluations were: its top-level figures, as stored.
+        AccuracyRows stored;
         for (const auto& [name, value] : r.summary.latestMetrics) {
-            const int row = m_metrics->rowCount();
-            m_metrics->insertRow(row);
-            m_metrics->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(name)));
-            m_metrics->setItem(row, 1, new QTableWidgetItem(QString::number(value)));
-            m_metrics->setItem(row, 2, new QTableWidgetItem(QString()));
+            stored.names << QString::fromStdString(name);
+            stored.predictor.push_back(value);
+            stored.roofline.push_back(std::numeric_limits<double>::quiet_NaN());
         }
+        showRows(stored);
     }
     const QString latest = tr("predictor #%1 trained %2")
                                .arg(r.summary.latestId)
@@ -161,22 +166,23 @@ void PredictorPanel::setHeldOut(const std::vector<double>& measuredUs,
     m_scatter->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void PredictorPanel::setMetrics(const QStringList& names, const std::vector<double>& predictor,
-                                const std::vector<double>& roofline) {
+void PredictorPanel::setMetrics(const AccuracyRows& rows) {
     m_metricsFromTraining = true;
+    showRows(rows);
+}
+
+void PredictorPanel::showRows(const AccuracyRows& rows) {
+    const auto text = [](const std::vector<double>& values, std::size_t k) {
+        return k < values.size() && !std::isnan(values[k]) ? QString::number(values[k], 'g', 4)
+                                                           : QString();
+    };
     m_metrics->setRowCount(0);
-    for (int i = 0; i < names.size(); ++i) {
+    for (int i = 0; i < rows.names.size(); ++i) {
         const auto k = static_cast<std::size_t>(i);
         m_metrics->insertRow(i);
-        m_metrics->setItem(i, 0, new QTableWidgetItem(names[i]));
-        m_metrics->setItem(i, 1,
-                           new QTableWidgetItem(k < predictor.size()
-                                                    ? QString::number(predictor[k], 'g', 4)
-                                                    : QString()));
-        m_metrics->setItem(i, 2,
-                           new QTableWidgetItem(k < roofline.size()
-                                                    ? QString::number(roofline[k], 'g', 4)
-                                                    : QString()));
+        m_metrics->setItem(i, 0, new QTableWidgetItem(rows.names[i]));
+        m_metrics->setItem(i, 1, new QTableWidgetItem(text(rows.predictor, k)));
+        m_metrics->setItem(i, 2, new QTableWidgetItem(text(rows.roofline, k)));
     }
 }
 
@@ -186,6 +192,15 @@ QStringList PredictorPanel::metricNames() const {
         names << m_metrics->item(row, 0)->text();
     }
     return names;
+}
+
+double PredictorPanel::predictorMetric(const QString& name) const {
+    for (int row = 0; row < m_metrics->rowCount(); ++row) {
+        if (m_metrics->item(row, 0)->text() == name) {
+            return m_metrics->item(row, 1)->text().toDouble();
+        }
+    }
+    return std::numeric_limits<double>::quiet_NaN();
 }
 
 int PredictorPanel::lossPointCount() const {

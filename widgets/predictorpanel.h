@@ -14,12 +14,15 @@ class QTableWidget;
 
 namespace paretune {
 
+struct AccuracyRows;
 class JobRunner;
 
 /// The predictor dock: whether the sample library holds a trained predictor (and its stored
 /// metrics), the training loss curves while training, predicted-vs-measured on the held-out
-/// split, and the metrics beside the roofline baseline. It shows only figures it is given or
-/// reads from the database; with no predictor it says so.
+/// split, and the metrics beside the roofline baseline (overall, per (model, device) pair and,
+/// once variants are among the rows, per precision: after a training, and for the newest
+/// stored predictor from its stored evaluation). It shows only figures it is given or reads
+/// from the database; with no predictor it says so.
 class PredictorPanel : public QWidget {
     Q_OBJECT
 public:
@@ -39,12 +42,13 @@ public:
     /// Held-out pairs, µs (measured on the device, predicted by the model).
     void setHeldOut(const std::vector<double>& measuredUs, const std::vector<double>& predictedUs);
     /// One row per metric: the predictor's value and the roofline baseline's.
-    void setMetrics(const QStringList& names, const std::vector<double>& predictor,
-                    const std::vector<double>& roofline);
+    void setMetrics(const AccuracyRows& rows);
     int lossPointCount() const;
     int heldOutPointCount() const;
     /// The metric names shown, in row order.
     QStringList metricNames() const;
+    /// The predictor's value shown in the row named `name`; NaN when no row has that name.
+    double predictorMetric(const QString& name) const;
 
 Q_SIGNALS:
     void summaryShown();
@@ -55,6 +59,7 @@ private:
         QString error;
     };
     void showSummary(const QString& dbPath, const SummaryResult& result);
+    void showRows(const AccuracyRows& rows);
 
     QLabel* m_status = nullptr;
     QCustomPlot* m_loss = nullptr;

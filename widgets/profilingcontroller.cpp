@@ -155,7 +155,7 @@ void ProfilingController::setupTrainJob() {
         }
         m_predictor->showLibrary(o.dbPath);
         m_predictor->setHeldOut(o.measuredUs, o.predictedUs);
-        m_predictor->setMetrics(o.metricNames, o.predictorMetrics, o.rooflineMetrics);
+        m_predictor->setMetrics(o.metrics);
         const QString text = tr("Predictor %1 trained and stored in %2; evaluated on the %3 "
                                 "(%4 operators, predicted beside measured)")
                                  .arg(o.predictorId)

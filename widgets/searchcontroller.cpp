@@ -208,9 +208,9 @@ void SearchController::showPlan(int index) {
     m_document.clearPlanMeasurements();
     m_schedule = schedule;
     m_document.nodeTableModel()->setPlan(m_search, m_schedule);
-    m_timeline->setData(timelineData(m_document.model()->graph, m_search->costs,
-                                     schedule->simulation,
-                                     tr("simulated; costs %1").arg(m_search->costSource)));
+    m_timeline->setData(
+        timelineData(m_document.model()->graph, m_search->costs, schedule->simulation,
+                     tr("simulated; costs %1").arg(m_search->costSource), schedule->plan.variant));
     m_memory->setData(memoryViewData(m_document.model()->graph, m_search->costs, schedule->memory));
     const Objectives& o = chosen.objectives;
     m_window->statusBar()->showMessage(

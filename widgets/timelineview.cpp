@@ -3,6 +3,7 @@
 
 #include "cost/cost_table.h"
 #include "graph/graph.h"
+#include "graph/precision.h"
 #include "graphpalette.h"
 #include "plan/simulator.h"
 
@@ -19,7 +20,8 @@
 namespace paretune {
 
 TimelineData timelineData(const Graph& graph, const CostTable& costs,
-                          const SimulationResult& simulation, const QString& source) {
+                          const SimulationResult& simulation, const QString& source,
+                          std::span<const std::int32_t> variants) {
     TimelineData data;
     data.source = source;
     for (std::int32_t d = 0; d < costs.deviceCount(); ++d) {
@@ -53,6 +55,12 @@ TimelineData timelineData(const Graph& graph, const CostTable& costs,
             bar.node = s.node;
             bar.label = QString::fromStdString(node.name);
             bar.kind = QString::fromStdString(node.opType);
+            if (costs.variantCount() > 1) {
+                const auto n = static_cast<std::size_t>(s.node);
+                const std::int32_t v = n < variants.size() ? variants[n] : 0;
+                bar.precision =
+                    QString::fromStdString(std::string(precisionName(costs.variant(v))));
+            }
             if (const auto group = groupOfTail.find(s.node); group != groupOfTail.end()) {
                 bar.label =
                     QString::fromStdString(
@@ -192,9 +200,12 @@ QString TimelineView::toolTipAt(QPoint pos) const {
         return {};
     }
     const TimelineData::Bar& b = m_data.bars[static_cast<std::size_t>(i)];
+    QString where = m_data.lanes[static_cast<std::size_t>(b.lane)].label;
+    if (!b.precision.isEmpty()) {
+        where = tr("%1 · %2").arg(where, b.precision); // the device and how the node runs there
+    }
     return tr("<b>%1</b> (%2) on %3<br>start %4, end %5, duration %6<br><i>%7</i>")
-        .arg(b.label.toHtmlEscaped(), b.kind.toHtmlEscaped(),
-             m_data.lanes[static_cast<std::size_t>(b.lane)].label.toHtmlEscaped(),
+        .arg(b.label.toHtmlEscaped(), b.kind.toHtmlEscaped(), where.toHtmlEscaped(),
              formatMicroseconds(b.beginUs), formatMicroseconds(b.endUs),
              formatMicroseconds(b.endUs - b.beginUs), m_data.source.toHtmlEscaped());
 }

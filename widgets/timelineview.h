@@ -7,6 +7,8 @@
 #include <QString>
 #include <QWidget>
 
+#include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -39,6 +41,9 @@ struct TimelineData {
         int node = -1; ///< graph node of a device bar; -1 for a transfer
         QString label; ///< node name, or the tensor crossing the link
         QString kind;  ///< op type, or "transfer"
+        /// The precision the node computes in ("bf16"); empty for a transfer and where the
+        /// plan has no precisions to choose from.
+        QString precision;
     };
     std::vector<Lane> lanes;
     std::vector<Bar> bars;
@@ -54,14 +59,18 @@ QColor laneColour(const TimelineData& data, int lane);
 std::vector<std::pair<QString, QColor>> timelineLegend(const TimelineData& data);
 
 /// One lane per device and per link queue of the cost table, bars from the simulation's
-/// timeline. Lanes of links no transfer used are left out.
+/// timeline. Lanes of links no transfer used are left out. When the cost table offers
+/// precisions besides fp32, each node's bar names its precision, from `variants` (the plan's
+/// variant per graph node, Plan::variant; empty or short: fp32).
 TimelineData timelineData(const Graph& graph, const CostTable& costs,
-                          const SimulationResult& simulation, const QString& source);
+                          const SimulationResult& simulation, const QString& source,
+                          std::span<const std::int32_t> variants = {});
 
 /// Gantt view of a plan's schedule: one lane per device and per link, each device lane tagged
 /// "simulated" or "measured", a legend of the device colours below; zoom with the wheel
 /// (around the cursor), pan by dragging, double-click to fit; hovering a bar shows its node (or
-/// tensor) and times; clicking a node's bar emits nodeClicked. The time axis is an AxisMapping.
+/// tensor), its device and precision ("cpu:0 (cpu) · bf16") and times; clicking a node's bar emits
+/// nodeClicked. The time axis is an AxisMapping.
 class TimelineView : public QWidget {
     Q_OBJECT
 public:

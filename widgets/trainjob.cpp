@@ -57,32 +57,11 @@ void TrainJob::start(const QString& dbPath, const QString& holdoutModel, int epo
                                     : tr("held out: %1")
                                           .arg(QString::fromStdString(report.dataset.modelNames.at(
                                               report.heldOutModels.front())));
-                const std::pair<double AccuracyMetrics::*, QString> metrics[] = {
-                    {&AccuracyMetrics::mapePercent, tr("MAPE %")},
-                    {&AccuracyMetrics::within10, tr("Share within ±10%")},
-                    {&AccuracyMetrics::spearman, tr("Spearman")},
-                    {&AccuracyMetrics::endToEndPercent, tr("End-to-end error %")}};
                 for (std::size_t i = 0; i < report.evaluatedRows.size(); ++i) {
                     o.measuredUs.push_back(report.evaluatedRows[i].latencyUs);
                     o.predictedUs.push_back(report.predictedUs[i]);
                 }
-                for (const auto& [field, name] : metrics) {
-                    o.metricNames << name;
-                    o.predictorMetrics.push_back(evaluation.predictor.*field);
-                    o.rooflineMetrics.push_back(evaluation.roofline.*field);
-                }
-                // With several (model, device) pairs, each one's own figures follow: a noisy
-                // device must not hide how well another is predicted.
-                if (evaluation.pairs.size() > 1) {
-                    for (const PairEvaluation& pair : evaluation.pairs) {
-                        const QString label = QString::fromStdString(pair.pair);
-                        for (const auto& [field, name] : metrics) {
-                            o.metricNames << tr("%1, %2").arg(name, label);
-                            o.predictorMetrics.push_back(pair.predictor.*field);
-                            o.rooflineMetrics.push_back(pair.roofline.*field);
-                        }
-                    }
-                }
+                o.metrics = accuracyRows(evaluation);
                 for (const Diagnostic& d : report.diagnostics) {
                     o.notes << QString::fromStdString(d.message);
                 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "accuracyrows.h"
 #include "jobrunner.h"
 
 #include <QObject>
@@ -18,8 +19,8 @@ struct TrainOutcome {
     std::int64_t predictorId = 0;
     QString evaluatedOn; ///< "held out: MODEL" or "training set (in-sample, nothing held out)"
     std::vector<double> measuredUs, predictedUs; ///< per evaluated operator
-    QStringList metricNames;
-    std::vector<double> predictorMetrics, rooflineMetrics; ///< per metric name
+    /// The evaluation's figures: overall, per (model, device) pair, per precision.
+    AccuracyRows metrics;
     QStringList notes;
 };
 

@@ -99,6 +99,8 @@ QByteArray workspaceToJson(const Workspace& w, const QString& workspacePath) {
         {QStringLiteral("devices"), QJsonArray::fromStringList(w.devices)},
         {QStringLiteral("search"), search},
         {QStringLiteral("chosen_plan"), w.chosenPlan},
+        {QStringLiteral("view"),
+         QJsonObject{{QStringLiteral("graph_colouring"), graphColouringName(w.graphColouring)}}},
     };
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
@@ -120,8 +122,8 @@ Workspace workspaceFromJson(const QByteArray& json, const QString& file) {
         fail(file, QStringLiteral("schema: expected \"%1\", found \"%2\"")
                        .arg(QLatin1String(Workspace::kSchema), schema));
     }
-    static const char* const kKnown[] = {"schema",  "model",  "database",   "catalog",
-                                         "devices", "search", "chosen_plan"};
+    static const char* const kKnown[] = {"schema",  "model",  "database",    "catalog",
+                                         "devices", "search", "chosen_plan", "view"};
     for (const QString& key : root.keys()) {
         if (std::find_if(std::begin(kKnown), std::end(kKnown), [&](const char* k) {
                 return key == QLatin1String(k);
@@ -207,6 +209,21 @@ Workspace workspaceFromJson(const QByteArray& json, const QString& file) {
             fail(file, QStringLiteral("chosen_plan: expected a plan index (or -1 for none)"));
         }
         w.chosenPlan = chosen.toInt();
+    }
+    const QJsonValue view = root.value(QStringLiteral("view"));
+    if (!view.isUndefined()) { // absent in older workspaces: the default views
+        if (!view.isObject()) {
+            fail(file, QStringLiteral("view: expected an object"));
+        }
+        const QJsonValue colouring = view.toObject().value(QStringLiteral("graph_colouring"));
+        if (!colouring.isUndefined()) {
+            const auto parsed = parseGraphColouring(colouring.toString());
+            if (!colouring.isString() || !parsed) {
+                fail(file, QStringLiteral("view.graph_colouring: expected \"device\", "
+                                          "\"latency\" or \"precision\""));
+            }
+            w.graphColouring = *parsed;
+        }
     }
     return w;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "graphpalette.h"
 #include "search/pareto_search.h"
 
 #include <QByteArray>
@@ -10,10 +11,10 @@
 namespace paretune {
 
 /// What a `.paretune` workspace file keeps so that work can be reopened: the model, the sample
-/// library, the device catalog and the devices searched on, the search settings and the chosen
+/// library, the device catalog and the devices searched on, the search settings, the chosen
 /// plan (its index on the front the same settings reproduce: the search is deterministic for a
-/// seed). JSON, schema "paretune.workspace/1"; paths are stored relative to the workspace file's
-/// folder when they lie inside it.
+/// seed) and how the views show it (the graph's colouring). JSON, schema "paretune.workspace/1";
+/// paths are stored relative to the workspace file's folder when they lie inside it.
 struct Workspace {
     static constexpr const char* kSchema = "paretune.workspace/1";
 
@@ -23,6 +24,8 @@ struct Workspace {
     QStringList devices; ///< catalog ids to search on; empty: the catalog's default set
     SearchOptions search;
     int chosenPlan = -1; ///< index on the front; -1: none chosen
+    /// "view": {"graph_colouring": "device" | "latency" | "precision"}; absent: device.
+    GraphColouring graphColouring = GraphColouring::Device;
 };
 
 /// JSON text of a workspace to be written at `workspacePath`.

@@ -4,6 +4,7 @@
 #include "common/input_error.h"
 #include "devicecontroller.h"
 #include "documentcontroller.h"
+#include "graphview.h"
 #include "paretoplot.h"
 #include "profilingcontroller.h"
 #include "searchcontroller.h"
@@ -45,9 +46,10 @@ bool isOpenable(const QString& path) {
 
 WorkspaceController::WorkspaceController(QMainWindow* window, WorkbenchLog& log,
                                          DocumentController& document, DeviceController& devices,
-                                         ProfilingController& profiling, SearchController& search)
+                                         ProfilingController& profiling, SearchController& search,
+                                         GraphView& graph)
     : QObject(window), m_window(window), m_log(log), m_document(document), m_devices(devices),
-      m_profiling(profiling), m_search(search) {}
+      m_profiling(profiling), m_search(search), m_graph(graph) {}
 
 QString WorkspaceController::languageSetting() {
     return QSettings().value(kLanguageKey).toString();
@@ -198,6 +200,7 @@ bool WorkspaceController::openWorkspace(const QString& path) {
     }
     m_devices.setSearchDevices(w.devices);
     m_search.setSearchOptions(w.search);
+    m_graph.setColouring(w.graphColouring);
     m_pendingPlan = w.chosenPlan;
     addRecentFile(path);
     m_log.log(tr("Workspace %1").arg(path));
@@ -222,6 +225,7 @@ bool WorkspaceController::saveWorkspace(const QString& path) {
     w.devices = m_devices.searchDevices();
     w.search = m_search.searchOptions();
     w.chosenPlan = m_search.currentSearch() ? m_search.paretoPlot()->selectedPlan() : -1;
+    w.graphColouring = m_graph.colouring();
     try {
         paretune::saveWorkspace(w, path);
     } catch (const InputError& e) {

@@ -14,20 +14,21 @@ namespace paretune {
 
 class DeviceController;
 class DocumentController;
+class GraphView;
 class ProfilingController;
 class SearchController;
 class WorkbenchLog;
 
 /// What the workbench remembers: the window layout, recent files and the language in
 /// QSettings, and workspace files (.paretune) that restore the sample library, the catalog, the
-/// searched devices, the search settings, the model and, after the same search again, the
-/// chosen plan; opening by menu, recent list and drag-and-drop.
+/// searched devices, the search settings, the model, the graph's colouring and, after the same
+/// search again, the chosen plan; opening by menu, recent list and drag-and-drop.
 class WorkspaceController : public QObject {
     Q_OBJECT
 public:
     WorkspaceController(QMainWindow* window, WorkbenchLog& log, DocumentController& document,
                         DeviceController& devices, ProfilingController& profiling,
-                        SearchController& search);
+                        SearchController& search, GraphView& graph);
 
     /// Adds Open workspace, Save workspace as and Open recent to `fileMenu`, before its last
     /// separator and action (Quit).
@@ -77,6 +78,7 @@ private:
     DeviceController& m_devices;
     ProfilingController& m_profiling;
     SearchController& m_search;
+    GraphView& m_graph;
     QMenu* m_recentMenu = nullptr;
     int m_pendingPlan = -1; ///< plan to choose once the workspace's search is done
 };

@@ -97,6 +97,26 @@ nlohmann::json toJson(const AccuracyMetrics& m) {
             {"end_to_end_max_error_percent", m.endToEndMaxPercent}};
 }
 
+AccuracyMetrics accuracyMetricsFromJson(const nlohmann::json& json) {
+    const auto number = [&json](const char* key) {
+        const auto it = json.is_object() ? json.find(key) : json.end();
+        return it != json.end() && it->is_number() ? it->get<double>() : 0.0;
+    };
+    const auto count = [&number](const char* key) {
+        const double n = number(key);
+        return n > 0.0 ? static_cast<std::size_t>(n) : std::size_t{0};
+    };
+    AccuracyMetrics m;
+    m.ops = count("ops");
+    m.mapePercent = number("mape_percent");
+    m.within10 = number("within_10_percent");
+    m.spearman = number("spearman");
+    m.groups = count("pairs");
+    m.endToEndPercent = number("end_to_end_error_percent");
+    m.endToEndMaxPercent = number("end_to_end_max_error_percent");
+    return m;
+}
+
 double rooflineBaselineUs(const DeviceFigures& device, std::string_view opType, double flops,
                           double bytes) {
     if (!device.hasMicroBenchmark()) {

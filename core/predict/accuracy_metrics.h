@@ -33,6 +33,8 @@ AccuracyMetrics accuracyMetrics(std::span<const double> predicted, std::span<con
                                 std::span<const std::string> groups);
 
 nlohmann::json toJson(const AccuracyMetrics& metrics);
+/// The inverse of toJson; a field that is missing or not a number stays 0.
+AccuracyMetrics accuracyMetricsFromJson(const nlohmann::json& json);
 
 /// The baseline the predictor must beat: the roofline model (as the catalog computes it, see
 /// DeviceSpec::rooflineLatencyUs) with the device's micro-benchmarked GEMM rate as peak and

@@ -86,35 +86,6 @@ nlohmann::json fewShotJson(const std::vector<FewShotPoint>& curve) {
 
 } // namespace
 
-nlohmann::json toJson(const PredictorEvaluation& evaluation) {
-    nlohmann::json pairs = nlohmann::json::array();
-    for (const PairEvaluation& p : evaluation.pairs) {
-        pairs.push_back({{"pair", p.pair},
-                         {"measured_sum_us", p.measuredSumUs},
-                         {"predicted_sum_us", p.predictedSumUs},
-                         {"roofline_sum_us", p.rooflineSumUs},
-                         {"predictor", toJson(p.predictor)},
-                         {"roofline", toJson(p.roofline)}});
-    }
-    nlohmann::json precisions = nlohmann::json::array();
-    for (const PrecisionEvaluation& p : evaluation.precisions) {
-        precisions.push_back({{"precision", precisionName(p.precision)},
-                              {"measured_sum_us", p.measuredSumUs},
-                              {"predicted_sum_us", p.predictedSumUs},
-                              {"roofline_sum_us", p.rooflineSumUs},
-                              {"predictor", toJson(p.predictor)},
-                              {"roofline", toJson(p.roofline)}});
-    }
-    nlohmann::json doc = {{"predictor", toJson(evaluation.predictor)},
-                          {"roofline", toJson(evaluation.roofline)},
-                          {"pairs", pairs},
-                          {"precisions", precisions}};
-    if (!evaluation.set.empty()) {
-        doc["set"] = evaluation.set;
-    }
-    return doc;
-}
-
 PredictorEvaluation evaluatePredictor(const PerformancePredictor& predictor,
                                       const PredictorDataset& dataset,
                                       const std::vector<PredictorRow>& rows) {

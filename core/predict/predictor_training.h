@@ -4,6 +4,7 @@
 #include "accuracy_metrics.h"
 #include "performance_predictor.h"
 #include "predictor_dataset.h"
+#include "predictor_evaluation.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,43 +27,6 @@ struct TrainingSettings {
     bool holdoutModelIfPossible = false;
     PredictorOptions options;
 };
-
-/// One (model, device) pair's figures within an evaluation.
-struct PairEvaluation {
-    std::string pair; ///< "MODEL on DEVICE (FINGERPRINT)"
-    double measuredSumUs = 0.0, predictedSumUs = 0.0, rooflineSumUs = 0.0;
-    AccuracyMetrics predictor, roofline;
-};
-
-/// The rows of one precision within an evaluation (PredictorRow::precision): the variants'
-/// lowered nodes and their conversions beside the fp32 nodes. The end-to-end error is over the
-/// rows' (model, device) pairs, each summed over its rows of this precision.
-struct PrecisionEvaluation {
-    Precision precision = Precision::Fp32;
-    double measuredSumUs = 0.0, predictedSumUs = 0.0, rooflineSumUs = 0.0;
-    AccuracyMetrics predictor, roofline;
-};
-
-/// The predictor and the roofline baseline scored on a set of measured rows.
-struct PredictorEvaluation {
-    /// Which rows: kHeldOutSet, kTrainingSet, or empty where the caller names them.
-    std::string set;
-    AccuracyMetrics predictor, roofline;
-    std::vector<PairEvaluation> pairs; ///< each (model, device) pair on its own, by name
-    /// each precision the rows hold on its own, in the order fp32, bf16, int8
-    std::vector<PrecisionEvaluation> precisions;
-    /// True when the rows are the training set (nothing held out).
-    bool inSample() const { return set == kTrainingSet; }
-
-    static constexpr const char* kHeldOutSet = "held out";
-    static constexpr const char* kTrainingSet = "training set (in-sample, nothing held out)";
-};
-
-/// {"set" (when not empty), "predictor", "roofline", "pairs": [{"pair", "measured_sum_us",
-/// "predicted_sum_us", "roofline_sum_us", "predictor", "roofline"}], "precisions":
-/// [{"precision", "measured_sum_us", "predicted_sum_us", "roofline_sum_us", "predictor",
-/// "roofline"}]}, as stored with a predictor.
-nlohmann::json toJson(const PredictorEvaluation& evaluation);
 
 /// A point of the few-shot curve: k operators of the held-out device measured, the predictor
 /// fine-tuned on them and scored on the device's other operators.

@@ -24,6 +24,10 @@ PredictorSummary summarizePredictors(const std::filesystem::path& path) {
                 summary.latestMetrics.emplace_back(name, value.get<double>());
             }
         }
+        if (const auto evaluation = metrics.find("evaluation");
+            evaluation != metrics.end() && evaluation->is_object()) {
+            summary.latestEvaluation = evaluationFromJson(*evaluation);
+        }
     }
     return summary;
 }

@@ -2,8 +2,11 @@
 #pragma once
 // What a sample library holds about its trained predictors, for a status line and a metrics
 // table (the workbench's Predictor dock).
+#include "predict/predictor_evaluation.h"
+
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +19,9 @@ struct PredictorSummary {
     std::string latestCreatedAt; ///< as stored (UTC, ISO 8601)
     /// The newest predictor's top-level numeric metrics (name, value), by name.
     std::vector<std::pair<std::string, double>> latestMetrics;
+    /// The newest predictor's stored evaluation (its metrics' "evaluation"): overall, per
+    /// (model, device) pair and per precision; none for a predictor stored without one.
+    std::optional<PredictorEvaluation> latestEvaluation;
 };
 
 /// Reads the summary of the library at `path` (which must exist). Throws InputError when the
