@@ -218,7 +218,7 @@ void TestCatalog::brokenFiles_data() {
         << "devices[1].contention: expected a number of at least 1, got 0.8";
     QTest::newRow("precision name") << "bad_precision_name.json"
                                     << "devices[1].precisions.bf17: unknown precision 'bf17' "
-                                       "(expected one of fp32, bf16, int8)";
+                                       "(expected one of fp32, bf16, fp16, int8)";
     QTest::newRow("precision peak")
         << "bad_precision_peak.json"
         << "devices[1].precisions.bf16.peak_gflops: expected a positive number, got -5";
