@@ -186,6 +186,14 @@ void TestCatalog::exampleLoads() {
     QVERIFY(!npu.supports("Softmax"));
     QVERIFY(npu.supports("Conv"));
     QVERIFY(npu.modelled);
+    // Lower precisions: bf16 and int8 everywhere, fp16 on the GPU and the NPU only (the
+    // desktop CPU has no float16 arithmetic, so its fp16 cells stay unsupported).
+    QVERIFY(npu.peakGflopsFor(Precision::Fp16) > npu.peakGflops);
+    const DeviceSpec& gpu = catalog.devices[static_cast<std::size_t>(catalog.findDevice("gpu"))];
+    QVERIFY(gpu.peakGflopsFor(Precision::Fp16) > gpu.peakGflops);
+    const DeviceSpec& cpu = catalog.devices[static_cast<std::size_t>(catalog.findDevice("cpu"))];
+    QCOMPARE(cpu.peakGflopsFor(Precision::Fp16), 0.0);
+    QVERIFY(cpu.peakGflopsFor(Precision::Bf16) > 0.0);
     QCOMPARE(catalog.path("gpu", "npu"), (std::vector<std::string>{"gpu", "cpu", "npu"}));
     QCOMPARE(catalog.path("cpu", "gpu"), (std::vector<std::string>{"cpu", "gpu"}));
     QCOMPARE(catalog.links[0].transferUs(16e3), 11.0);
@@ -218,7 +226,7 @@ void TestCatalog::brokenFiles_data() {
         << "devices[1].contention: expected a number of at least 1, got 0.8";
     QTest::newRow("precision name") << "bad_precision_name.json"
                                     << "devices[1].precisions.bf17: unknown precision 'bf17' "
-                                       "(expected one of fp32, bf16, int8)";
+                                       "(expected one of fp32, bf16, fp16, int8)";
     QTest::newRow("precision peak")
         << "bad_precision_peak.json"
         << "devices[1].precisions.bf16.peak_gflops: expected a positive number, got -5";

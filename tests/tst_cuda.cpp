@@ -2,13 +2,19 @@
 // The GPU paths of the LibTorch module (the CUDA flavour): the runner on cuda:0, plans across
 // the CPU and a GPU, the GPU micro-benchmark. Without a usable GPU (no GPU here, or the CPU
 // flavour's module) those tests skip saying why, and the refusals are checked instead: a CUDA
-// device LibTorch does not see fails with a message naming the flavour.
+// device LibTorch does not see fails with a message naming the flavour. The fp16 variant runs
+// on a GPU (its lowered graph executed and profiled on cuda:0).
 #include "common/input_error.h"
+#include "device/device.h"
 #include "device/micro_benchmark.h"
+#include "graph/precision.h"
 #include "onnx_fixture.h"
+#include "precision_fixture.h"
 #include "profile/graph_executor.h"
 #include "profile/measurement.h"
 #include "profile/op_runner.h"
+#include "profile/output_deviation.h"
+#include "profile/precision_support.h"
 #include "profile/profile_model.h"
 #include "runtime/torch_runtime.h"
 
@@ -60,6 +66,7 @@ private Q_SLOTS:
     void planAcrossCpuAndGpu();
     void planOnAbsentGpuIsRefused();
     void gpuMicroBenchmark();
+    void fp16OnCuda();
 };
 
 // The GPU path of the runner (the CUDA flavour on a machine with a GPU): inputs on the device,
@@ -183,6 +190,39 @@ void TestCuda::gpuMicroBenchmark() {
           b.d2hPageableGbs, b.linkLatencyUs}) {
         QVERIFY(std::isfinite(figure) && figure > 0);
     }
+}
+
+// fp16 where a device supports it: CUDA devices do. The lowered graph (Casts to float16 around
+// the Conv, the MatMul and the Gemm, the weights converted once) runs on cuda:0 close to the fp32
+// model, and profiling measures each of its nodes there, the Half ones included.
+void TestCuda::fp16OnCuda() {
+    Device cuda;
+    cuda.id = "cuda:0";
+    cuda.kind = "gpu";
+    cuda.cudaIndex = 0;
+    QVERIFY(precisionRefusal(cuda, Precision::Fp16).empty());
+    if (const std::string why = noGpu(); !why.empty()) {
+        QSKIP(("no CUDA device to run fp16 on: " + why).c_str());
+    }
+    const Graph g = precision_fixture::fixture(); // Conv + Relu, MatMul + Add
+    const LoweredGraph lowered = lowerGraph(g, lowerAll(g, Precision::Fp16));
+    ExecutionDevice gpu;
+    gpu.id = "cuda:0";
+    gpu.cudaIndex = 0;
+    const NamedTensors inputs = randomCalibrationInputs(g, 1, 7).sets.front();
+    const OutputDeviation d =
+        compareOutputs({executeGraph(g, inputs)}, {executeGraph(lowered.graph, inputs, gpu)});
+    // fp16 keeps 11 bits of mantissa: a relative error of about 2^-12 per rounding.
+    QVERIFY2(d.relativeL2Pct > 0.0 && d.relativeL2Pct < 1.0,
+             std::to_string(d.relativeL2Pct).c_str());
+    QVERIFY(d.minCosine > 0.9999);
+    ProfileOptions po;
+    po.measure = quickOptions();
+    po.measure.cudaIndex = 0;
+    const ProfileResult r = profileModel(lowered.graph, po);
+    QCOMPARE(r.count(ProfileStatus::Failed), 0);
+    QCOMPARE(r.count(ProfileStatus::Unsupported), 0);
+    QVERIFY(r.count(ProfileStatus::Ok) >= 7); // Conv, MatMul, their Casts, Relu, Add, Reshape
 }
 
 QTEST_GUILESS_MAIN(TestCuda)

@@ -30,7 +30,7 @@ void TestGraphPalette::precisionColoursAreApartAndReadable() {
     // The contrast ratio by the WCAG formula: white on black is 21.
     QCOMPARE(qRound(contrastRatio(Qt::white, Qt::black)), 21);
     QCOMPARE(contrastRatio(QColor(0x77, 0x77, 0x77), QColor(0x77, 0x77, 0x77)), 1.0);
-    const Precision all[] = {Precision::Fp32, Precision::Bf16, Precision::Int8};
+    const Precision all[] = {Precision::Fp32, Precision::Bf16, Precision::Int8, Precision::Fp16};
     for (const Precision p : all) {
         const QColor fill = precisionColour(p);
         // A node's label is readable on its fill (WCAG AA for text).

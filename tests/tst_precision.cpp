@@ -80,9 +80,10 @@ private Q_SLOTS:
     void namesAreParsedAndBadOnesRefused() {
         QCOMPARE(parsePrecisions("bf16"), std::vector<Precision>{Precision::Bf16});
         QCOMPARE(parsePrecision("fp32"), Precision::Fp32);
+        QCOMPARE(parsePrecision("fp16"), Precision::Fp16);
         const std::pair<const char*, const char*> bad[] = {
-            {"fp16", "not offered by this version yet"},
-            {"fp64", "unknown precision 'fp64'"},
+            {"fp64", "unknown precision 'fp64' (expected one of fp32, bf16, fp16, int8)"},
+            {"half", "unknown precision 'half'"},
             {"bf16,bf16", "listed twice"},
             {"", "unknown precision ''"}};
         for (const auto& [text, message] : bad) {

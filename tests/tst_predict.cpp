@@ -137,34 +137,37 @@ private Q_SLOTS:
     }
 
     void precisionFeatures() {
-        // The precision is three one-hot features at the end (nodePrecision); a lowered node's
+        // The precision is four one-hot features at the end (nodePrecision); a lowered node's
         // other features are its fp32 form's, except what follows from the narrower elements.
         const auto& names = opFeatureNames();
         QCOMPARE(names[kPrecisionFeature], std::string_view("precision_fp32"));
         QCOMPARE(names[kPrecisionFeature + 1], std::string_view("precision_bf16"));
         QCOMPARE(names[kPrecisionFeature + 2], std::string_view("precision_int8"));
-        QCOMPARE(kPrecisionFeature + 3, kOpFeatureCount);
+        QCOMPARE(names[kPrecisionFeature + 3], std::string_view("precision_fp16"));
+        QCOMPARE(kPrecisionFeature + kPrecisionCount, kOpFeatureCount);
+        using OneHot = std::array<float, kPrecisionCount>;
         const auto oneHot = [](const OpFeatureVector& f) {
-            return std::array<float, 3>{f[kPrecisionFeature], f[kPrecisionFeature + 1],
-                                        f[kPrecisionFeature + 2]};
+            OneHot h{};
+            std::copy_n(f.begin() + kPrecisionFeature, kPrecisionCount, h.begin());
+            return h;
         };
         const Graph g = precision_fixture::fixture();
         const NodeId conv = precision_fixture::nodeOfType(g, "Conv");
         const NodeId relu = precision_fixture::nodeOfType(g, "Relu");
         const OpFeatureVector fp32 = opFeatures(g, conv);
-        QCOMPARE(oneHot(fp32), (std::array<float, 3>{1.0f, 0.0f, 0.0f}));
+        QCOMPARE(oneHot(fp32), (OneHot{1.0f, 0.0f, 0.0f, 0.0f}));
         QCOMPARE(precisionOfFeatures(fp32), Precision::Fp32);
         QCOMPARE(fp32[12], 4.0f); // dtype_bytes
         // The features that depend on the shapes and attributes only.
         const std::size_t shapeFeatures[] = {0, 5, 6, 7, 8, 9, 10, 11, 13, 14, 16, 17};
-        const std::pair<Precision, float> cases[] = {{Precision::Bf16, 2.0f},
-                                                     {Precision::Int8, 1.0f}};
+        const std::pair<Precision, float> cases[] = {
+            {Precision::Bf16, 2.0f}, {Precision::Fp16, 2.0f}, {Precision::Int8, 1.0f}};
         for (const auto& [precision, elementBytes] : cases) {
             const LoweredGraph lowered = lowerGraph(g, lowerAll(g, precision));
             const Graph& lg = lowered.graph;
             const auto& parts = lowered.parts[static_cast<std::size_t>(conv)];
             const OpFeatureVector f = opFeatures(lg, parts.front());
-            std::array<float, 3> expected{};
+            OneHot expected{};
             expected[static_cast<std::size_t>(precision)] = 1.0f;
             QCOMPARE(oneHot(f), expected);
             QCOMPARE(precisionOfFeatures(f), precision);

@@ -4,7 +4,8 @@
 // tiny_cnn and resnet18 profiled on cpu:0 with --variants bf16,int8): every variant sample
 // reaches the dataset with its precision, a model's lowered graphs are held out with it, the
 // held-out evaluation is reported per precision, variant cells without samples are predicted
-// from the precision features, and a predictor of the older feature set is refused by name.
+// from the precision features (but never on a device that cannot run the precision: fp16 on
+// this machine's CPU), and a predictor of an older feature set is refused by name.
 // Nothing here asserts an accuracy figure: the assertions hold for any training outcome.
 #include "cliprocess.h"
 #include "onnx_fixture.h"
@@ -21,6 +22,7 @@
 #include "predict/performance_predictor.h"
 #include "predict/predictor_dataset.h"
 #include "profile/output_deviation.h"
+#include "profile/precision_support.h"
 #include "store/graph_records.h"
 #include "store/records.h"
 #include "store/sample_library.h"
@@ -36,6 +38,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -246,7 +249,7 @@ private Q_SLOTS:
         // The same rows with the fp32 one-hot: the precision features are used.
         std::vector<PredictorRow> asFp32 = variants;
         for (PredictorRow& row : asFp32) {
-            std::fill_n(row.features.begin() + kPrecisionFeature, 3, 0.0f);
+            std::fill_n(row.features.begin() + kPrecisionFeature, kPrecisionCount, 0.0f);
             row.features[kPrecisionFeature] = 1.0f;
         }
         const auto fromAllAsFp32 = all.predict(asFp32, d.devices);
@@ -311,15 +314,41 @@ private Q_SLOTS:
                 {"id": "cpu:0", "kind": "cpu", "cost": "measured", "active_w": 15, "idle_w": 2,
                  "memory_mb": 4096}], "links": []})",
             "test catalog");
+        // fp16 as the search would see it had its sensitivity been measured somewhere: a
+        // device that cannot run fp16 (precisionRefusal) still gets no fp16 cell, predicted
+        // or not.
+        std::vector<SensitivityRecord> fp16;
+        for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+            if (lowerable(graph, static_cast<NodeId>(n), Precision::Fp16)) {
+                fp16.push_back(
+                    {graph.fingerprint, graph.nodes[n].name, "fp16", "random:1:4", 0.1, {}});
+            }
+        }
+        QVERIFY(!fp16.empty());
+        library.addSensitivities(fp16);
+        const std::string fp16Refusal = precisionRefusal(*cpu0, Precision::Fp16);
         CostTableOptions options;
-        options.variants = {Precision::Bf16, Precision::Int8};
+        options.variants = {Precision::Bf16, Precision::Int8, Precision::Fp16};
         CostTable table = buildCostTable(graph, catalog, {"cpu:0"}, options);
         const LibraryCosts costs = fillCostsFromLibrary(table, graph, catalog, library);
         QVERIFY(costs.predictorId > 0);
         QCOMPARE(costs.variantMeasuredCells, 0);
         QVERIFY(costs.variantPredictedCells > 0);
+        const bool noted = std::any_of(
+            costs.diagnostics.begin(), costs.diagnostics.end(), [&](const Diagnostic& note) {
+                return note.code == "variant-not-on-device" &&
+                       note.message.find("fp16 is not offered on cpu:0") != std::string::npos &&
+                       note.message.find(fp16Refusal) != std::string::npos;
+            });
+        QCOMPARE(noted, !fp16Refusal.empty());
         const std::int32_t d = table.findDevice("cpu:0");
         for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+            if (table.variant(v) == Precision::Fp16 && !fp16Refusal.empty()) {
+                for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+                    QVERIFY(!table.cell(static_cast<NodeId>(n), d, v).supported());
+                }
+                continue;
+            }
             int predicted = 0;
             for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
                 const CostCell& cell = table.cell(static_cast<NodeId>(n), d, v);
@@ -335,10 +364,25 @@ private Q_SLOTS:
         }
     }
 
+    void refusesPredictorOfOlderFeatureSet_data() {
+        QTest::addColumn<int>("first");     // the first op feature the older predictor lacks
+        QTest::addColumn<QString>("added"); // what the message says is new
+        QTest::newRow("before the precision features")
+            << static_cast<int>(kPrecisionFeature)
+            << QStringLiteral("adding precision_fp32, precision_bf16, precision_int8, "
+                              "precision_fp16");
+        QTest::newRow("before fp16") << static_cast<int>(kOpFeatureCount - 1)
+                                     << QStringLiteral("; this version has %1, adding "
+                                                       "precision_fp16)")
+                                            .arg(kOpFeatureCount + kDeviceFeatureCount);
+    }
+
     void refusesPredictorOfOlderFeatureSet() {
-        // A predictor stored before the precision features: refused by name, saying what is new
-        // and what to do, by the core and by the command line.
-        const QString db = restored(QStringLiteral("old.db"));
+        // A predictor stored before the precision features, or before fp16 joined them: refused
+        // by name, saying what is new and what to do, by the core and by the command line.
+        QFETCH(int, first);
+        QFETCH(QString, added);
+        const QString db = restored(QStringLiteral("old%1.db").arg(first));
         {
             SampleLibrary library = SampleLibrary::open(db.toStdString());
             const PredictorDataset d = assembleDataset(library);
@@ -348,17 +392,17 @@ private Q_SLOTS:
                                          .toRecord(nlohmann::json::object());
             nlohmann::json set = nlohmann::json::parse(record.trainSetJson);
             auto& names = set["feature_names"];
-            names.erase(names.begin() + static_cast<std::ptrdiff_t>(kPrecisionFeature),
+            names.erase(names.begin() + first,
                         names.begin() + static_cast<std::ptrdiff_t>(kOpFeatureCount));
             record.trainSetJson = set.dump();
             try {
                 PerformancePredictor::fromRecord(record);
-                QFAIL("a predictor of the older feature set was loaded");
+                QFAIL("a predictor of an older feature set was loaded");
             } catch (const InputError& e) {
                 const std::string what = e.what();
                 QVERIFY2(what.find("another feature set") != std::string::npos &&
-                             what.find("adding precision_fp32, precision_bf16, precision_int8") !=
-                                 std::string::npos &&
+                             what.find(added.toStdString()) != std::string::npos &&
+                             what.find("no longer") == std::string::npos &&
                              what.find("paretune train") != std::string::npos,
                          e.what());
             }
@@ -368,7 +412,7 @@ private Q_SLOTS:
                                         QStringLiteral("--device"), QStringLiteral("cpu:0"),
                                         QStringLiteral("--db"), db});
         QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains("adding precision_fp32, precision_bf16, precision_int8") &&
+        QVERIFY2(run.err.contains(added.toUtf8()) &&
                      run.err.contains("train again with paretune train"),
                  run.err.constData());
     }

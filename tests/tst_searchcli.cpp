@@ -172,11 +172,11 @@ void TestSearchCli::badInputExitsWithTwo_data() {
         << searchArgs({QStringLiteral("--variants"), QStringLiteral("bf17"),
                        QStringLiteral("--objectives"), QStringLiteral("latency,accuracy")})
         << QStringLiteral(
-               "--variants: unknown precision 'bf17' (expected one of fp32, bf16, int8)");
-    QTest::newRow("precision not offered yet")
-        << searchArgs({QStringLiteral("--variants"), QStringLiteral("fp16"),
+               "--variants: unknown precision 'bf17' (expected one of fp32, bf16, fp16, int8)");
+    QTest::newRow("precision listed twice")
+        << searchArgs({QStringLiteral("--variants"), QStringLiteral("fp16,fp16"),
                        QStringLiteral("--objectives"), QStringLiteral("latency,accuracy")})
-        << QStringLiteral("--variants: precision 'fp16' is not offered by this version yet");
+        << QStringLiteral("--variants: precision 'fp16' is listed twice");
     QTest::newRow("variants without accuracy")
         << searchArgs({QStringLiteral("--variants"), QStringLiteral("bf16")})
         << QStringLiteral("--variants needs accuracy among --objectives or --max-accuracy-loss");

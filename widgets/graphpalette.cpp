@@ -43,9 +43,8 @@ std::optional<GraphColouring> parseGraphColouring(const QString& name) {
 }
 
 QColor precisionColour(Precision precision) {
-    // In the order of the enum (fp32, bf16, int8); a precision added later takes the last,
-    // a teal apart from the three.
-    static constexpr std::array<QRgb, 4> kColours = {0xc6dbef, 0xe69f00, 0x5e3c99, 0x00756a};
+    // In the order of the enum (fp32, bf16, int8, fp16: a bluish green apart from the three).
+    static constexpr std::array<QRgb, 4> kColours = {0xc6dbef, 0xe69f00, 0x5e3c99, 0x009e73};
     const auto i = std::min(static_cast<std::size_t>(precision), kColours.size() - 1);
     return QColor(kColours[i]);
 }

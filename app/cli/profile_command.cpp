@@ -450,8 +450,9 @@ void addProfileCommand(CLI::App& app) {
                   "Do not also measure the model's fusion groups as fused nodes");
     cmd->add_option("--variants", args->variants,
                     "Also measure the model's lowerable nodes in these precisions, bf16 (Conv, "
-                    "MatMul, Gemm) and int8 (Conv, MatMul, Gemm with constant weights, CPU "
-                    "devices; its activation ranges are calibrated first), and how much each "
+                    "MatMul, Gemm), fp16 (the same nodes; CUDA devices, and CPUs whose LibTorch "
+                    "runs them in float16) and int8 (Conv, MatMul, Gemm with constant weights, "
+                    "CPU devices; its activation ranges are calibrated first), and how much each "
                     "moves the outputs (the sensitivity table the search estimates accuracy "
                     "from), e.g. bf16,int8");
     cmd->add_option("--inputs", args->inputs,

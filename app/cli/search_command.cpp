@@ -118,9 +118,10 @@ void addSearchSettings(CLI::App& cmd, SearchArguments& args) {
     cmd.add_flag("--no-fusion", args.noFusion,
                  "Offer no fusion groups: every operator runs on its own");
     cmd.add_option("--variants", args.variants,
-                   "Precisions to offer besides fp32: bf16 (Conv, MatMul and Gemm nodes), int8 "
-                   "(Conv), e.g. bf16,int8; needs accuracy among --objectives or "
-                   "--max-accuracy-loss");
+                   "Precisions to offer besides fp32: bf16 and fp16 (Conv, MatMul and Gemm "
+                   "nodes; fp16 on devices that run it: CUDA, a catalog device listing it), "
+                   "int8 (Conv, MatMul and Gemm with constant weights; CPU devices), e.g. "
+                   "bf16,int8; needs accuracy among --objectives or --max-accuracy-loss");
     cmd.add_option("--max-accuracy-loss", args.maxAccuracyLoss,
                    "Largest estimated output deviation from fp32 a plan may have, % (plans "
                    "above it are infeasible)");

@@ -121,7 +121,8 @@ CostSource weaker(CostSource a, CostSource b) {
 } // namespace
 
 VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
-                                  const std::function<void(CostTable&, const Graph&)>& fill) {
+                                  const std::function<void(CostTable&, const Graph&)>& fill,
+                                  const std::function<bool(std::int32_t, Precision)>& runs) {
     VariantCellCount count;
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
         const Precision precision = table.variant(v);
@@ -135,6 +136,10 @@ VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
                 continue;
             }
             for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                if (runs && !runs(d, precision)) {
+                    table.setCell(static_cast<NodeId>(n), d, v, CostCell{});
+                    continue;
+                }
                 CostCell sum;
                 sum.source = CostSource::Measured;
                 for (const NodeId part : lowered.parts[n]) {

@@ -54,13 +54,17 @@ FusionCellCount fillFusionCells(CostTable& table, const Graph& graph,
 /// same devices, then `fill(loweredTable, loweredGraph)`; each lowered node's variant cell is
 /// the sum of its parts there (the node in the precision and its conversions, which it runs
 /// with): latencies and energies added, the largest workspace, the weakest source (unsupported
-/// when a part is, predicted when one is). Returns the variant cells now measured and predicted.
+/// when a part is, predicted when one is). `runs`, when given, says whether table device d runs
+/// precision p at all (precisionRefusal): a device that does not keeps its cells in that
+/// variant unsupported, whatever samples or predictions its parts have. Returns the variant
+/// cells now measured and predicted.
 struct VariantCellCount {
     int measured = 0;
     int predicted = 0;
 };
 VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
-                                  const std::function<void(CostTable&, const Graph&)>& fill);
+                                  const std::function<void(CostTable&, const Graph&)>& fill,
+                                  const std::function<bool(std::int32_t, Precision)>& runs = {});
 
 /// Sets each supported variant cell's deviation from the library's sensitivity table of the
 /// model for `inputsKey` (CalibrationInputs::key; empty: the inputs it was measured on most

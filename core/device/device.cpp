@@ -6,6 +6,9 @@
 
 #include <cpuinfo.h>
 #include <pthread.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <sched.h>
 
 #include <algorithm>
@@ -20,6 +23,22 @@ namespace paretune {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
+
+/// AVX512-FP16 (CPUID leaf 7, sub-leaf 0, EDX bit 23): float16 arithmetic in AVX-512
+/// registers, which Debian's libcpuinfo does not report. Only with AVX-512 itself usable (the
+/// OS saves its registers: cpuinfo's avx512f says so).
+bool hasAvx512Fp16(bool avx512f) {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0;
+    unsigned b = 0;
+    unsigned c = 0;
+    unsigned d = 0;
+    return avx512f && __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (d & (1u << 23)) != 0;
+#else
+    (void)avx512f;
+    return false;
+#endif
+}
 
 /// The Linux CPU ids this process may run on, or an empty set when the affinity is unreadable.
 std::set<std::int32_t> allowedProcessors() {
@@ -93,6 +112,7 @@ CpuTopology readTopology() {
     t.avx512f = cpuinfo_has_x86_avx512f();
     t.fma3 = cpuinfo_has_x86_fma3();
 #endif
+    t.avx512fp16 = hasAvx512Fp16(t.avx512f);
     if (t.name.empty()) {
         t.name = "unknown CPU";
     }
@@ -115,6 +135,7 @@ Device cpuDevice(const CpuTopology& t, std::string id, std::string name,
     d.avx2 = t.avx2;
     d.avx512f = t.avx512f;
     d.fma3 = t.fma3;
+    d.avx512fp16 = t.avx512fp16;
     return d;
 }
 

@@ -29,6 +29,7 @@ struct CpuTopology {
     bool avx2 = false;
     bool avx512f = false;
     bool fma3 = false;
+    bool avx512fp16 = false; ///< float16 arithmetic (CPUID.7.0:EDX[23]; libcpuinfo 0.0 lacks it)
     std::vector<std::vector<std::int32_t>> coreProcessors;
 };
 
@@ -51,6 +52,7 @@ struct Device {
     bool avx2 = false;
     bool avx512f = false;
     bool fma3 = false;
+    bool avx512fp16 = false; ///< not in the device's fingerprint (a feature, not an identity)
 
     // GPU
     std::int32_t cudaIndex = -1;

@@ -12,7 +12,8 @@ namespace paretune {
 
 namespace {
 
-constexpr Precision kPrecisions[] = {Precision::Fp32, Precision::Bf16, Precision::Int8};
+constexpr Precision kPrecisions[] = {Precision::Fp32, Precision::Bf16, Precision::Fp16,
+                                     Precision::Int8};
 
 std::string knownNames() {
     std::string names;
@@ -32,6 +33,8 @@ std::string_view precisionName(Precision precision) {
         return "bf16";
     case Precision::Int8:
         return "int8";
+    case Precision::Fp16:
+        return "fp16";
     }
     return "fp32";
 }
@@ -41,10 +44,6 @@ Precision parsePrecision(std::string_view name) {
         if (name == precisionName(p)) {
             return p;
         }
-    }
-    if (name == "fp16") {
-        throw InputError("precision '" + std::string(name) +
-                         "' is not offered by this version yet (available: " + knownNames() + ")");
     }
     throw InputError("unknown precision '" + std::string(name) + "' (expected one of " +
                      knownNames() + ")");
@@ -69,6 +68,8 @@ DType precisionDType(Precision precision) {
     switch (precision) {
     case Precision::Bf16:
         return DType::BFloat16;
+    case Precision::Fp16:
+        return DType::Float16;
     case Precision::Int8:
         return DType::UInt8;
     case Precision::Fp32:
@@ -209,8 +210,13 @@ Precision nodePrecision(const Graph& graph, NodeId node) {
     }
     for (const auto& tensors : {graph.nodeInputs.row(node), graph.nodeOutputs.row(node)}) {
         for (const TensorId t : tensors) {
-            if (t != kNone && graph.tensors[static_cast<std::size_t>(t)].dtype == DType::BFloat16) {
+            const DType type =
+                t != kNone ? graph.tensors[static_cast<std::size_t>(t)].dtype : DType::Float32;
+            if (type == DType::BFloat16) {
                 return Precision::Bf16;
+            }
+            if (type == DType::Float16) {
+                return Precision::Fp16;
             }
         }
     }

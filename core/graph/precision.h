@@ -3,10 +3,10 @@
 // The variant layer of a plan (DESIGN.md "The plan, second generation"): how a compute node
 // runs, beside where. This build offers precisions; a node in a lower precision reads its
 // activations and weights converted to it and gives its outputs back in fp32 (the conversions
-// are nodes of their own in the lowered graph, measured like any operator). bf16 converts with
-// Cast; int8 quantizes with QuantizeLinear / QLinearConv or QLinearMatMul / DequantizeLinear,
-// its activation scales calibrated from measured ranges and its weights' per-channel scales
-// computed from the weights when a program is prepared.
+// are nodes of their own in the lowered graph, measured like any operator). bf16 and fp16
+// convert with Cast; int8 quantizes with QuantizeLinear / QLinearConv or QLinearMatMul /
+// DequantizeLinear, its activation scales calibrated from measured ranges and its weights'
+// per-channel scales computed from the weights when a program is prepared.
 
 #include "graph/graph.h"
 
@@ -21,24 +21,26 @@
 namespace paretune {
 
 /// Precision of a node's arithmetic. Fp32 is the model as given (variant 0 of a cost table).
-enum class Precision : std::uint8_t { Fp32, Bf16, Int8 };
+/// The values are the order of the predictor's one-hot precision features (op_features.h):
+/// Fp16 came last so that the older features stay a prefix.
+enum class Precision : std::uint8_t { Fp32, Bf16, Int8, Fp16 };
 
-std::string_view precisionName(Precision precision); ///< "fp32", "bf16", "int8"
-/// Parses one name. Throws InputError naming it and the names this build knows; a precision the
-/// design lists but this build does not run yet (fp16) says so.
+std::string_view precisionName(Precision precision); ///< "fp32", "bf16", "int8", "fp16"
+/// Parses one name. Throws InputError naming it and the names this build knows.
 Precision parsePrecision(std::string_view name);
 /// Parses "bf16,…" (distinct names). Throws InputError like parsePrecision, or for a repeat.
 std::vector<Precision> parsePrecisions(std::string_view text);
-/// The element type a precision stores floating-point activations in (int8: uint8, the
-/// quantized activations; its weights are int8).
+/// The element type a precision stores floating-point activations in (fp16: float16; int8:
+/// uint8, the quantized activations; its weights are int8).
 DType precisionDType(Precision precision);
 
-/// Whether a node can run in `precision`: Fp32 always; bf16 for a Conv, MatMul or Gemm whose
-/// floating-point inputs are all float32 (the products that dominate a model's time); int8 for a
-/// 2-D Conv of a float32 activation with float32 weights (and bias) that are initializers, a
+/// Whether a node can run in `precision`: Fp32 always; bf16 and fp16 for a Conv, MatMul or Gemm
+/// whose floating-point inputs are all float32 (the products that dominate a model's time); int8
+/// for a 2-D Conv of a float32 activation with float32 weights (and bias) that are initializers, a
 /// MatMul of a float32 activation of rank ≥ 2 by a constant 2-D float32 B, and a Gemm of a 2-D
 /// activation (transA 0, alpha and beta 1) by a constant B (transB either way) and constant C.
-/// Fused nodes (fusion.h) stay fp32 or bf16.
+/// Fused nodes (fusion.h) stay fp32, bf16 or fp16. Whether a device runs the precision is
+/// another question (profile/precision_support.h).
 bool lowerable(const Graph& graph, NodeId node, Precision precision);
 
 /// The range of a tensor's values over calibration inputs: what an int8 node's activation
@@ -74,10 +76,10 @@ struct LoweredGraph {
 /// are stored converted, and each float32 output is computed in the precision and cast back to
 /// float32 (a node "NAME/to_fp32_K" producing the original tensor). Throws InputError for a
 /// size mismatch or a node that is not lowerable to its precision. The result is a valid ONNX
-/// graph (opset ≥ 13 for bfloat16 Cast). An int8 node is spelled in ONNX's quantized
-/// operators: its activation passes through a QuantizeLinear ("NAME/quantize_0", scale and zero
-/// point from `ranges`), it runs as a QLinearConv on its weights quantized per output channel
-/// (Constant-kind nodes computing the scales from the weights: Abs, ReduceMax, Max, Div,
+/// graph (opset ≥ 13 for bfloat16 Cast; float16 Casts are older). An int8 node is spelled in ONNX's
+/// quantized operators: its activation passes through a QuantizeLinear ("NAME/quantize_0", scale
+/// and zero point from `ranges`), it runs as a QLinearConv on its weights quantized per output
+/// channel (Constant-kind nodes computing the scales from the weights: Abs, ReduceMax, Max, Div,
 /// QuantizeLinear; the bias as int32 at the input scale × the weight scale), and its output
 /// comes back through a DequantizeLinear ("NAME/to_fp32_0"). A MatMul or Gemm runs as a
 /// QLinearMatMul on B quantized per column (b_scale of N elements; Gemm's transposed B
@@ -115,8 +117,8 @@ std::optional<Precision> loweredGraphPrecision(std::string_view name, std::strin
 /// profiled pair and an imported quantized model all say the same): int8 for ONNX's quantized
 /// operators (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearConv,
 /// QLinearMatMul, ConvInteger, MatMulInteger), bf16 for a node that reads or writes a bfloat16
-/// tensor (a lowered node and the Casts of its conversions), fp32 otherwise (float16 too: this
-/// build offers no fp16 variant). Pure.
+/// tensor (a lowered node and the Casts of its conversions), fp16 likewise for a float16 tensor
+/// (a model exported in half precision reads as fp16 too), fp32 otherwise. Pure.
 Precision nodePrecision(const Graph& graph, NodeId node);
 
 } // namespace paretune

@@ -16,7 +16,7 @@ double loweredWeightBytes(const Graph& graph, NodeId node, std::size_t input, Pr
         return bytes;
     }
     const auto elements = static_cast<double>(t.elementCount());
-    if (precision == Precision::Bf16) {
+    if (precision == Precision::Bf16 || precision == Precision::Fp16) {
         return elements * 2.0;
     }
     // int8: the weight quantized with a scale (float32) and a zero point (int8) per channel.

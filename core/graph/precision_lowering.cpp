@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The lowered graph's builder (precision_lowering.h): nodes kept as they are, and nodes lowered
-// to bf16 through Casts. The int8 lowering is in precision_int8.cpp.
+// to bf16 or fp16 through Casts. The int8 lowering is in precision_int8.cpp.
 #include "precision_lowering.h"
 
 #include "graph_links.h"
@@ -42,7 +42,8 @@ Tensor constantTensor(std::string name, DType type, std::vector<std::int64_t> di
 Lowering::Lowering(const Graph& graph, const ActivationRanges* ranges)
     : m_in(graph), m_ranges(ranges) {
     m_out.graph = emptyCopyOf(graph);
-    m_out.graph.opset = std::max<std::int64_t>(graph.opset, 13); // Cast to bfloat16
+    m_out.graph.opset =
+        std::max<std::int64_t>(graph.opset, 13); // Cast to bfloat16 (float16: opset 6)
     m_out.parts.resize(graph.nodes.size());
     m_out.precisions.assign(graph.nodes.size(), Precision::Fp32);
 }

@@ -8,10 +8,12 @@
 #include "device/device_fingerprint.h"
 #include "performance_predictor.h"
 #include "predictor_dataset.h"
+#include "profile/precision_support.h"
 #include "store/sample_library.h"
 
 #include <map>
 #include <optional>
+#include <set>
 
 namespace paretune {
 
@@ -86,6 +88,35 @@ LibraryCosts fillNodeCosts(CostTable& table, const Graph& graph, const DeviceCat
 
 } // namespace
 
+std::function<bool(std::int32_t, Precision)> variantDevices(const CostTable& table,
+                                                            const DeviceCatalog& catalog,
+                                                            const DeviceInventory& inventory,
+                                                            Diagnostics& diagnostics) {
+    std::set<std::pair<std::int32_t, Precision>> refused;
+    for (std::int32_t v = 1; v < table.variantCount(); ++v) {
+        for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+            const std::string& id = table.device(d).id;
+            const int index = catalog.findDevice(id);
+            const Device* device = inventory.find(id);
+            if (device == nullptr ||
+                (index >= 0 && catalog.devices[static_cast<std::size_t>(index)].modelled)) {
+                continue;
+            }
+            const std::string why = precisionRefusal(*device, table.variant(v));
+            if (!why.empty()) {
+                refused.emplace(d, table.variant(v));
+                diagnostics.push_back({Diagnostic::Severity::Info, "variant-not-on-device",
+                                       std::string(precisionName(table.variant(v))) +
+                                           " is not offered on " + id +
+                                           " (its cells stay unsupported): " + why});
+            }
+        }
+    }
+    return [refused = std::move(refused)](std::int32_t d, Precision p) {
+        return refused.count({d, p}) == 0;
+    };
+}
+
 LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
                                   const DeviceCatalog& catalog, SampleLibrary& library) {
     LibraryCosts result = fillNodeCosts(table, graph, catalog, library);
@@ -104,10 +135,12 @@ LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
     if (table.variantCount() > 1) {
         // Each variant's cells: its lowered nodes' and conversions' samples, else predictions;
         // then the deviation each causes, from the model's sensitivity table.
-        const VariantCellCount variants =
-            fillVariantCells(table, graph, [&](CostTable& loweredTable, const Graph& lowered) {
+        const VariantCellCount variants = fillVariantCells(
+            table, graph,
+            [&](CostTable& loweredTable, const Graph& lowered) {
                 fillNodeCosts(loweredTable, lowered, catalog, library);
-            });
+            },
+            variantDevices(table, catalog, discoverDevices(), result.diagnostics));
         result.variantMeasuredCells = variants.measured;
         result.variantPredictedCells = variants.predicted;
         std::vector<std::string> keys;

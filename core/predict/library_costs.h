@@ -8,6 +8,7 @@
 #include "paretune/config.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,16 @@ struct LibraryCosts {
 LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
                                   const DeviceCatalog& catalog, SampleLibrary& library);
 
+/// Which of the table's devices run which of its variants' precisions: the `runs` of
+/// fillVariantCells. A real device of this machine (a device the catalog does not model) runs
+/// a precision when precisionRefusal says nothing (asked once per device and precision); a note
+/// in `diagnostics` names each one refused and why, so that its cells stay unsupported
+/// visibly. Modelled devices, and devices not on this machine, are not refused here.
+std::function<bool(std::int32_t, Precision)> variantDevices(const CostTable& table,
+                                                            const DeviceCatalog& catalog,
+                                                            const DeviceInventory& inventory,
+                                                            Diagnostics& diagnostics);
+
 /// The costs a sample library gives the catalog's real devices, as `paretune search --db`, export
 /// and the workbench's search use them: fillCostsFromLibrary in builds with LibTorch (it is in
 /// paretune_predict, which callers then link); without it the measured cells only, with a note.
@@ -56,10 +67,12 @@ inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
         applyMeasuredSamples(fusedTable, fusedGraph, library, fingerprints);
     });
     if (table.variantCount() > 1) {
-        const VariantCellCount variants =
-            fillVariantCells(table, graph, [&](CostTable& loweredTable, const Graph& lowered) {
+        const VariantCellCount variants = fillVariantCells(
+            table, graph,
+            [&](CostTable& loweredTable, const Graph& lowered) {
                 applyMeasuredSamples(loweredTable, lowered, library, fingerprints);
-            });
+            },
+            variantDevices(table, catalog, discoverDevices(), costs.diagnostics));
         costs.variantMeasuredCells = variants.measured;
         applySensitivities(table, graph, library);
     }

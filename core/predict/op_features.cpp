@@ -85,7 +85,7 @@ const std::array<std::string_view, kOpFeatureCount>& opFeatureNames() {
         "log_in_channels", "log_out_channels", "log_spatial",       "log_sequence_length",
         "dtype_bytes",     "output_rank",      "log_out_elements",  "input_count",
         "depthwise",       "log_batch",        "conv_native_path",  "precision_fp32",
-        "precision_bf16",  "precision_int8"};
+        "precision_bf16",  "precision_int8",   "precision_fp16"};
     return names;
 }
 
@@ -188,7 +188,7 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
 }
 
 Precision precisionOfFeatures(const OpFeatureVector& features) {
-    for (const Precision p : {Precision::Bf16, Precision::Int8}) {
+    for (const Precision p : {Precision::Bf16, Precision::Int8, Precision::Fp16}) {
         if (features[kPrecisionFeature + static_cast<std::size_t>(p)] > 0.5f) {
             return p;
         }

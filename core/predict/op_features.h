@@ -16,10 +16,11 @@ struct DeviceRecord;
 /// Numeric features of one operator node, all finite; sizes enter as log1p so that a ResNet
 /// convolution and a tiny element-wise op sit on comparable scales. The order is fixed (the
 /// stored normalisation statistics refer to it, and a stored predictor whose names differ is
-/// refused); see opFeatureNames(). The last three are the node's precision, one-hot
-/// (precision_fp32, precision_bf16, precision_int8; nodePrecision): the variant a sample was
-/// measured in, so that one network predicts a node in each precision.
-constexpr std::size_t kOpFeatureCount = 22;
+/// refused); see opFeatureNames(). The last four are the node's precision, one-hot
+/// (precision_fp32, precision_bf16, precision_int8, precision_fp16; nodePrecision, in the order
+/// of Precision's values): the variant a sample was measured in, so that one network predicts a
+/// node in each precision.
+constexpr std::size_t kOpFeatureCount = 23;
 using OpFeatureVector = std::array<float, kOpFeatureCount>;
 
 /// Numeric fingerprint of a device: what lets the predictor place a device it was never
@@ -34,8 +35,9 @@ const std::array<std::string_view, kDeviceFeatureCount>& deviceFeatureNames();
 /// with unknown shapes get zeros where a size is unknown. Pure.
 OpFeatureVector opFeatures(const Graph& graph, NodeId node);
 
-/// Index of the first precision feature (precision_fp32); Fp32, Bf16, Int8 follow in order.
-constexpr std::size_t kPrecisionFeature = kOpFeatureCount - 3;
+/// Index of the first precision feature (precision_fp32); Fp32, Bf16, Int8, Fp16 follow in order.
+constexpr std::size_t kPrecisionCount = 4;
+constexpr std::size_t kPrecisionFeature = kOpFeatureCount - kPrecisionCount;
 /// The precision a feature vector's one-hot says (Fp32 when none is set).
 Precision precisionOfFeatures(const OpFeatureVector& features);
 

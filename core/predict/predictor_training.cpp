@@ -125,7 +125,8 @@ PredictorEvaluation evaluatePredictor(const PerformancePredictor& predictor,
     }
     // And each precision: the variants' rows are few beside the fp32 ones, and predicted from
     // fewer samples; their error must show on its own.
-    for (const Precision precision : {Precision::Fp32, Precision::Bf16, Precision::Int8}) {
+    for (const Precision precision :
+         {Precision::Fp32, Precision::Bf16, Precision::Fp16, Precision::Int8}) {
         PrecisionEvaluation scored;
         scored.precision = precision;
         std::vector<double> p, r, m;

@@ -33,6 +33,10 @@ struct ExecutionDevice {
 
 /// Whether this build's LibTorch can run on CUDA (Debian's cannot).
 bool torchHasCuda();
+/// Empty when this build's LibTorch runs Conv and matrix products in float16 on the CPU; else
+/// why not (LibTorch 1.13's CPU kernels have no Half convolution). Loads LibTorch; throws
+/// TorchUnavailable without it.
+std::string torchCpuHalfRefusal();
 
 /// The execution device for a device of the inventory: a CPU device pins to its CPUs with one
 /// intra-op thread per CPU; a CUDA device needs LibTorch with CUDA. Throws InputError naming the

@@ -8,6 +8,7 @@
 #include "common/openmp_wait.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
+#include "precision_support.h"
 #include "runtime/torch_runtime.h"
 #include "store/benchmark_drift.h"
 #include "store/graph_records.h"
@@ -231,6 +232,11 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     }
     if (options.repeats < 0) {
         throw InputError("repeats must be positive");
+    }
+    for (const Precision precision : options.variants) { // before anything is measured
+        if (const std::string why = precisionRefusal(device, precision); !why.empty()) {
+            throw InputError(why);
+        }
     }
     // LibTorch first: loading it fixes the OpenMP environment that the measurements run in and
     // that every sample's config records (openMpWaitPolicy).

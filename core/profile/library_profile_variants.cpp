@@ -9,6 +9,7 @@
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "output_deviation.h"
+#include "precision_support.h"
 #include "store/sample_library.h"
 
 #include <nlohmann/json.hpp>
@@ -40,10 +41,8 @@ CalibrationInputs calibrationInputsOf(const Graph& graph, const LibraryProfileOp
 /// when the library has them all (and profiling is not forced), else measured and stored.
 ActivationRanges int8Ranges(const Graph& graph, const Device& device, SampleLibrary& library,
                             const LibraryProfileOptions& options, Progress* progress) {
-    if (device.cudaIndex >= 0 || !device.isCpu()) {
-        throw InputError("device '" + device.id +
-                         "': the int8 variant runs on CPU devices only in this version (LibTorch's "
-                         "quantized engine); profile bf16 there, or int8 on cpu or cpu:N");
+    if (const std::string why = precisionRefusal(device, Precision::Int8); !why.empty()) {
+        throw InputError(why);
     }
     const CalibrationInputs inputs = calibrationInputsOf(graph, options);
     const std::vector<TensorId> tensors = int8RangeTensors(graph);

@@ -25,6 +25,10 @@ bool torchHasCuda() {
     return torchRuntime().hasCuda();
 }
 
+std::string torchCpuHalfRefusal() {
+    return torchRuntime().cpuHalfRefusal();
+}
+
 GpuMicroBenchmark runGpuMicroBenchmark(int cudaIndex, const MicroBenchmarkOptions& options) {
     return torchRuntime().gpuMicroBenchmark(cudaIndex, options.quick);
 }

@@ -21,6 +21,7 @@ double dispatchOverheadUs(const std::vector<int>& cpus);
 TorchCudaInfo cudaInfo();
 std::string cudaUnusable(int cudaIndex);
 GpuMicroBenchmark gpuMicroBenchmark(int cudaIndex, bool quick);
+std::string cpuHalfRefusal();
 std::unique_ptr<PredictorEngine> trainPredictor(const PredictorDataset& dataset,
                                                 std::span<const std::size_t> rows,
                                                 const PredictorOptions& options,

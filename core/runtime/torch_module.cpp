@@ -37,6 +37,7 @@ public:
     GpuMicroBenchmark gpuMicroBenchmark(int cudaIndex, bool quick) const override {
         return torch_impl::gpuMicroBenchmark(cudaIndex, quick);
     }
+    std::string cpuHalfRefusal() const override { return torch_impl::cpuHalfRefusal(); }
     std::unique_ptr<PredictorEngine>
     trainPredictor(const PredictorDataset& dataset, std::span<const std::size_t> rows,
                    const PredictorOptions& options,

@@ -60,6 +60,9 @@ public:
     /// Empty when LibTorch can run on CUDA device `cudaIndex`; else why not (names the flavour).
     virtual std::string cudaUnusable(int cudaIndex) const = 0;
     virtual GpuMicroBenchmark gpuMicroBenchmark(int cudaIndex, bool quick) const = 0;
+    /// Empty when this LibTorch's CPU kernels run a Conv and a matrix product in float16; else
+    /// which does not, in LibTorch's words (tried once on tiny tensors, then remembered).
+    virtual std::string cpuHalfRefusal() const = 0;
 
     virtual std::unique_ptr<PredictorEngine>
     trainPredictor(const PredictorDataset& dataset, std::span<const std::size_t> rows,
@@ -108,7 +111,7 @@ std::string cudaDeviceRefusal(const std::string& id, int cudaIndex, int cudaDevi
 
 /// The ABI the module and its loader must agree on; raised when TorchRuntime or a type it
 /// passes changes layout.
-inline constexpr std::uint32_t kTorchRuntimeAbi = 2;
+inline constexpr std::uint32_t kTorchRuntimeAbi = 3;
 
 } // namespace paretune
 
