@@ -185,6 +185,9 @@ at::Tensor GraphProgram::givenWeight(TensorId t) const {
     if (static_cast<std::size_t>(value.nbytes()) != weight->bytes.size()) {
         return {};
     }
+    if (weight->bytes.empty()) {
+        return value; // no elements: nothing to copy (and no pointer to copy through)
+    }
     std::memcpy(value.data_ptr(), weight->bytes.data(), weight->bytes.size());
     return value;
 }
