@@ -26,20 +26,4 @@ for m in tiny_mlp tiny_cnn resnet18; do
     --variants bf16,int8 >/dev/null
 done
 
-cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)
-{
-  echo "-- A Paretune sample library measured by tools/make_variant_fixture.sh; do not edit."
-  echo "-- Measured on: $cpu, $(nproc) CPUs, $(uname -sr), $(date -u +%Y-%m-%d)"
-  echo "-- Tool: $("$paretune" --version | head -n 1)"
-  /usr/bin/python3 - "$work/samples.db" <<'PY'
-import sqlite3, sys
-con = sqlite3.connect(sys.argv[1])
-for line in con.iterdump():
-    print(line)
-# iterdump leaves out the header fields that mark the file as a Paretune library.
-for pragma in ("application_id", "user_version"):
-    print("PRAGMA %s = %d;" % (pragma, con.execute("PRAGMA " + pragma).fetchone()[0]))
-PY
-} > "$out.tmp"
-mv "$out.tmp" "$out"
-echo "wrote $out ($(wc -c < "$out") bytes)"
+"$root/tools/dump_fixture_library.sh" "$work/samples.db" "$out" make_variant_fixture.sh "$paretune"
