@@ -20,7 +20,10 @@ double percentileOf(std::vector<double> values, double q) {
     const auto lower = static_cast<std::size_t>(std::floor(position));
     const std::size_t upper = std::min(lower + 1, values.size() - 1);
     const double weight = position - static_cast<double>(lower);
-    return values[lower] * (1.0 - weight) + values[upper] * weight;
+    // std::lerp, not a·(1−w) + b·w: between equal timings that sum can round one ulp below them,
+    // and a p90 then reads below its median (tied microsecond timings are common for tiny ops).
+    // lerp is exact at equal ends and monotone in w, so percentiles keep their order.
+    return std::lerp(values[lower], values[upper], weight);
 }
 
 std::vector<double> rejectOutliersMad(const std::vector<double>& samples, double cutoff) {
