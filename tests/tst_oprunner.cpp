@@ -360,6 +360,19 @@ void TestOpRunner::robustStatistics() {
     QCOMPARE(s.medianUs, 10.2);
     QVERIFY(s.p10Us <= s.medianUs && s.medianUs <= s.p90Us);
     QCOMPARE(percentileOf({1, 2, 3, 4, 5}, 0.1), 1.4);
+    // Tied timings (common for tiny ops timed in whole nanoseconds): every percentile between
+    // them is exactly their value, never an ulp below, so p10 ≤ median ≤ p90 always holds.
+    for (int i = 1; i < 5000; ++i) {
+        const double t = i / 1000.0;
+        const std::vector<double> tied = {t / 2, t, t, t, t, t, t};
+        for (double q : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+            QVERIFY2(percentileOf(tied, q) <= percentileOf(tied, 0.9) &&
+                         (q < 0.3 || percentileOf(tied, q) == t),
+                     qPrintable(QString::number(t, 'g', 17)));
+        }
+        const LatencyStats round = summariseRound(tied);
+        QVERIFY(round.p10Us <= round.medianUs && round.medianUs <= round.p90Us);
+    }
     // Identical timings: nothing is rejected.
     QCOMPARE(rejectOutliersMad(std::vector<double>(7, 3.0)).size(), std::size_t(7));
     // Median of rounds, not the mean.
