@@ -4,6 +4,7 @@
 #include "common/progress.h"
 #include "graph/fusion.h"
 
+#include "common/host_memory.h"
 #include "common/input_error.h"
 #include "common/openmp_wait.h"
 #include "device/device.h"
@@ -238,8 +239,9 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
             throw InputError(why);
         }
     }
-    // LibTorch first: loading it fixes the OpenMP environment that the measurements run in and
-    // that every sample's config records (openMpWaitPolicy).
+    // LibTorch first: loading it fixes the OpenMP environment and the host allocator's policy
+    // that the measurements run in and that every sample's config records (openMpWaitPolicy,
+    // hostMemoryPolicy).
     torchRuntime();
     LibraryProfileRun run;
     run.deviceFingerprint = deviceFingerprint(device);
@@ -309,7 +311,8 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
                              {"warmup_runs", profileOptions.measure.warmupRuns},
                              {"min_repeats", profileOptions.measure.minRepeats},
                              {"min_measure_ms", profileOptions.measure.minMeasureMs},
-                             {"openmp_wait_policy", openMpWaitPolicy()}};
+                             {"openmp_wait_policy", openMpWaitPolicy()},
+                             {"host_memory", hostMemoryPolicy()}};
     if (checkSpeed) { // the machine's speed when the measurements began
         config["speed_before"] = {{"gemm_gflops", speed.before.gemmGflops},
                                   {"memory_bw_gbs", speed.before.memoryBwGbs}};

@@ -5,6 +5,7 @@
 #include "plan_variants.h"
 
 #include "common/data_folders.h"
+#include "common/host_memory.h"
 #include "common/input_error.h"
 #include "common/json_values.h"
 #include "common/progress.h"
@@ -494,7 +495,8 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
                                       {"cpus", execDevices[dv].cpus},
                                       {"predicted_us", optionalJson(np.latencyUs)},
                                       {"predicted_source", np.source},
-                                      {"residual_us", optionalJson(residual)}}
+                                      {"residual_us", optionalJson(residual)},
+                                      {"host_memory", hostMemoryPolicy()}}
                            .dump();
         samples.push_back(s);
         ValidatedNode node;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtime/torch_runtime.h"
 
+#include "common/host_memory.h"
 #include "common/openmp_wait.h"
 #include "paretune/config.h"
 
@@ -45,6 +46,7 @@ std::vector<fs::path> candidates() {
 
 const TorchRuntime* load() {
     setPassiveOpenMpWaitIfUnset();
+    keepFreedHostMemory();
     std::string tried;
     for (const fs::path& path : candidates()) {
         std::error_code ec;
