@@ -53,8 +53,17 @@ void printRounds(const TuneRun& run) {
                         "max error %.1f%% at that speed",
                         *r.speedChange, *r.maxAbsErrorAtSpeed * 100.0);
         }
-        std::printf("; costs: %d nodes in context, %d scaled", r.fit.nodesInContext,
-                    r.fit.nodesScaled);
+        std::printf("; costs: %d nodes in context, %d scaled, %d fused groups in context, %d "
+                    "scaled",
+                    r.fit.nodesInContext, r.fit.nodesScaled, r.fit.fusedInContext,
+                    r.fit.fusedScaled);
+        if (r.fit.roundSpeedScales.size() > 1) {
+            std::printf(", earlier rounds' times at the latest speed (x");
+            for (std::size_t k = 0; k < r.fit.roundSpeedScales.size(); ++k) {
+                std::printf("%s%.2f", k == 0 ? "" : ", x", r.fit.roundSpeedScales[k]);
+            }
+            std::printf(")");
+        }
         for (const FittedContention& c : r.fit.contention) {
             std::printf("; %s beside %s x%.2f", c.device.c_str(), c.other.c_str(), c.factor);
         }

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow/in_context_costs.h"
 
+#include "common/input_error.h"
 #include "graph/graph.h"
 #include "profile/measurement.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <string_view>
 #include <tuple>
 
 namespace paretune {
@@ -34,10 +37,48 @@ nlohmann::json InContextFit::toJson() const {
     }
     return {{"nodes_in_context", nodesInContext},
             {"nodes_scaled", nodesScaled},
+            {"fused_in_context", fusedInContext},
+            {"fused_scaled", fusedScaled},
             {"device_scales", scales},
             {"contention", pairs},
             {"deviation_scale", deviationScale ? nlohmann::json(*deviationScale) : nullptr},
-            {"deviation_observations", deviationObservations}};
+            {"deviation_observations", deviationObservations},
+            {"round_speed_scales", roundSpeedScales}};
+}
+
+std::vector<PlanObservation>
+observationsAtLatestSpeed(const std::vector<std::vector<PlanObservation>>& rounds,
+                          const std::vector<std::optional<double>>& speedChanges,
+                          std::vector<double>* scales) {
+    if (rounds.size() != speedChanges.size()) {
+        throw InputError("tune: " + std::to_string(rounds.size()) + " rounds of observations, " +
+                         std::to_string(speedChanges.size()) + " speed changes");
+    }
+    std::vector<double> factor(rounds.size(), 1.0);
+    for (std::size_t j = rounds.size(); j-- > 1;) {
+        const double change = speedChanges[j].value_or(1.0);
+        if (!(change > 0.0) || !std::isfinite(change)) {
+            throw InputError("tune: round " + std::to_string(j + 1) +
+                             " measured a speed change of " + std::to_string(change) +
+                             ", expected a positive factor");
+        }
+        factor[j - 1] = factor[j] * change;
+    }
+    std::vector<PlanObservation> all;
+    for (std::size_t j = 0; j < rounds.size(); ++j) {
+        for (PlanObservation plan : rounds[j]) {
+            for (NodeObservation& n : plan.nodes) {
+                n.us *= factor[j];
+                n.beginUs *= factor[j];
+                n.endUs *= factor[j];
+            }
+            all.push_back(std::move(plan));
+        }
+    }
+    if (scales != nullptr) {
+        *scales = std::move(factor);
+    }
+    return all;
 }
 
 std::vector<std::pair<NodeContext, std::string>> nodeContexts(const PlanObservation& plan,
@@ -111,6 +152,26 @@ std::pair<NodeId, std::int32_t> observedNode(const Graph& graph, const CostTable
     return {graph.findNode(name), 0};
 }
 
+constexpr std::string_view kFusedSuffix = "+fused";
+
+/// The fusion option of the table an observation names ("FIRST+fused", FIRST its first
+/// member), or -1.
+std::int32_t observedFusion(const Graph& graph, const CostTable& table, const std::string& name) {
+    if (name.size() <= kFusedSuffix.size() ||
+        name.compare(name.size() - kFusedSuffix.size(), kFusedSuffix.size(), kFusedSuffix) != 0) {
+        return -1;
+    }
+    const NodeId first =
+        graph.findNode(std::string_view(name).substr(0, name.size() - kFusedSuffix.size()));
+    const auto& options = table.fusionOptions();
+    for (std::size_t g = 0; g < options.size(); ++g) {
+        if (first != kNone && options[g].group.members.front() == first) {
+            return static_cast<std::int32_t>(g);
+        }
+    }
+    return -1;
+}
+
 } // namespace
 
 InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
@@ -123,12 +184,20 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
         double us;
     };
     std::vector<Contended> contended;
+    std::map<std::pair<std::int32_t, std::int32_t>, std::vector<double>> fusedAlone; // (g, d)
     for (const PlanObservation& plan : plans) {
         const auto contexts = nodeContexts(plan, table);
         for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
             const NodeObservation& o = plan.nodes[i];
-            const auto [node, v] = observedNode(graph, table, o.node);
             const std::int32_t d = table.findDevice(o.device);
+            // A fused group ran as one node: its time is its fusion option's cost there.
+            if (const std::int32_t g = observedFusion(graph, table, o.node); g >= 0) {
+                if (d >= 0 && o.us > 0.0 && contexts[i].first == NodeContext::Alone) {
+                    fusedAlone[{g, d}].push_back(o.us);
+                }
+                continue;
+            }
+            const auto [node, v] = observedNode(graph, table, o.node);
             if (node == kNone || d < 0 || !(o.us > 0.0) ||
                 graph.nodes[static_cast<std::size_t>(node)].kind != NodeKind::Compute) {
                 continue;
@@ -154,6 +223,16 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
         inContext[key] = us;
         if (cell.supported() && cell.latencyUs > 0.0) {
             ratios[key.device].push_back(us / cell.latencyUs);
+        }
+    }
+    std::map<std::pair<std::int32_t, std::int32_t>, double> fusedInContext;
+    for (const auto& [key, times] : fusedAlone) {
+        const CostCell& cell = table.fusionOptions()[static_cast<std::size_t>(key.first)]
+                                   .cells[static_cast<std::size_t>(key.second)];
+        const double us = medianOf(times);
+        fusedInContext[key] = us;
+        if (cell.supported() && cell.latencyUs > 0.0) {
+            ratios[key.second].push_back(us / cell.latencyUs);
         }
     }
     std::map<std::int32_t, double> scale;
@@ -219,6 +298,37 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
             cell.latencyUs = us;
             table.setCell(n, d, v, cell);
         }
+    }
+    // The fusion options' cells alike: in-context times where a fused group ran alone, else the
+    // device's scale (a group and its members scale alike, so whether a plan takes the group
+    // stays decided by their costs as learned).
+    if (!fusedInContext.empty() || !scale.empty()) {
+        std::vector<FusionOption> options = table.fusionOptions();
+        for (std::size_t g = 0; g < options.size(); ++g) {
+            for (std::size_t dv = 0; dv < options[g].cells.size(); ++dv) {
+                CostCell& cell = options[g].cells[dv];
+                const auto d = static_cast<std::int32_t>(dv);
+                if (!cell.supported() || !(cell.latencyUs > 0.0)) {
+                    continue;
+                }
+                double us = 0.0;
+                if (const auto it = fusedInContext.find({static_cast<std::int32_t>(g), d});
+                    it != fusedInContext.end()) {
+                    us = it->second;
+                    ++fit.fusedInContext;
+                    cell.source = CostSource::Measured;
+                    cell.uncertainty = 0.0;
+                } else if (const auto sc = scale.find(d); sc != scale.end()) {
+                    us = cell.latencyUs * sc->second;
+                    ++fit.fusedScaled;
+                } else {
+                    continue;
+                }
+                cell.energyUj *= us / cell.latencyUs;
+                cell.latencyUs = us;
+            }
+        }
+        table.setFusionOptions(std::move(options));
     }
     std::vector<double> deviationRatios;
     for (const PlanObservation& plan : plans) {

@@ -53,8 +53,10 @@ struct FittedContention {
 
 /// What applyInContextCosts changed, for reports.
 struct InContextFit {
-    int nodesInContext = 0;                    ///< cells set to a time measured inside plans
-    int nodesScaled = 0;                       ///< cells scaled by their device's in-plan factor
+    int nodesInContext = 0; ///< cells set to a time measured inside plans
+    int nodesScaled = 0;    ///< cells scaled by their device's in-plan factor
+    int fusedInContext = 0; ///< fusion options' cells set to a fused group's in-plan time
+    int fusedScaled = 0;    ///< fusion options' cells scaled by their device's in-plan factor
     std::map<std::string, double> deviceScale; ///< in-plan / alone, median over nodes
     std::map<std::string, int> deviceObservations;
     std::vector<FittedContention> contention;
@@ -62,6 +64,9 @@ struct InContextFit {
     /// measured one; every variant cell's deviation is scaled by it. None: no such plan.
     std::optional<double> deviationScale;
     int deviationObservations = 0;
+    /// Per earlier round (oldest first): the factor its times were multiplied by to put them at
+    /// the machine's latest measured speed (observationsAtLatestSpeed); empty before round 2.
+    std::vector<double> roundSpeedScales;
 
     nlohmann::json toJson() const;
 };
@@ -69,9 +74,10 @@ struct InContextFit {
 /// Fits and applies in-context costs to `table` (its cells as the search would use them):
 /// * a node measured alone inside plans (not beside another device's work) takes the median of
 ///   those times on that device: the operator as it runs in a plan (caches, threads, the
-///   framework between nodes), which the library's isolated sample misses;
-/// * other nodes of a device scale by the median ratio in-plan / cell of its nodes measured
-///   alone (at least 3, else unchanged);
+///   framework between nodes), which the library's isolated sample misses; a fused group
+///   observed as "FIRST+fused" (FIRST its first member) likewise sets its fusion option's cell;
+/// * other nodes and fusion options of a device scale by the median ratio in-plan / cell of its
+///   nodes and fused groups measured alone (at least 3, else unchanged);
 /// * for a pair of devices that do not share a core, the median of (measured / expected alone)
 ///   over nodes that ran at least half their time beside the other device is the pair's
 ///   contention factor (at least 3 observations, clamped to [1, 4]; source measured).
@@ -82,6 +88,19 @@ struct InContextFit {
 /// variant's cell. Deterministic in the observations' order.
 InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                                  const std::vector<PlanObservation>& plans);
+
+/// Every round's plan observations on the time base of the last round: round j's node times,
+/// begins and ends multiplied by the speed changes the rounds after it measured (the product of
+/// speedChanges[k] for k = j+1 … last; a round that measured none counts as 1). The machine's
+/// speed drifts between rounds (a shared VM here: ±10–20 % within minutes, the same plan
+/// re-measured), so costs learned from an older round at its own speed predict the next round
+/// at a speed the machine no longer has; the latest speed is the best guess of the next one.
+/// `rounds` and `speedChanges` are per round, oldest first, of the same length (InputError
+/// otherwise; a factor must be positive). `scales`, when given, receives each round's factor.
+std::vector<PlanObservation>
+observationsAtLatestSpeed(const std::vector<std::vector<PlanObservation>>& rounds,
+                          const std::vector<std::optional<double>>& speedChanges,
+                          std::vector<double>* scales = nullptr);
 
 /// The context of each node of a plan (by index into plan.nodes), given which devices of the
 /// table share a core (they cannot overlap). Devices the table lacks count as other devices.

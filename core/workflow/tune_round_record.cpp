@@ -114,6 +114,11 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
     const nlohmann::json& fit = j.at("fit");
     round.fit.nodesInContext = static_cast<int>(number(fit, "nodes_in_context"));
     round.fit.nodesScaled = static_cast<int>(number(fit, "nodes_scaled"));
+    // Rounds stored before fused groups were learned have neither.
+    if (fit.contains("fused_in_context")) {
+        round.fit.fusedInContext = static_cast<int>(number(fit, "fused_in_context"));
+        round.fit.fusedScaled = static_cast<int>(number(fit, "fused_scaled"));
+    }
     for (const auto& [device, scale] : fit.at("device_scales").items()) {
         round.fit.deviceScale[device] = number(scale, "scale");
         round.fit.deviceObservations[device] = static_cast<int>(number(scale, "observations"));
@@ -126,6 +131,15 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
     if (const auto scale = fit.find("deviation_scale"); scale != fit.end() && scale->is_number()) {
         round.fit.deviationScale = scale->get<double>();
         round.fit.deviationObservations = static_cast<int>(number(fit, "deviation_observations"));
+    }
+    // Rounds stored before earlier rounds were put at the latest speed have none.
+    if (const auto scales = fit.find("round_speed_scales"); scales != fit.end()) {
+        for (const nlohmann::json& scale : *scales) {
+            if (!scale.is_number()) {
+                throw std::runtime_error("tune round: a round speed scale is not a number");
+            }
+            round.fit.roundSpeedScales.push_back(scale.get<double>());
+        }
     }
     for (const nlohmann::json& p : j.at("plans")) {
         TunedPlan plan;

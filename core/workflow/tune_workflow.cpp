@@ -183,12 +183,17 @@ PlanToValidate validationOf(const Simulator& sim, const TunedPlan& plan) {
     return v;
 }
 
-std::vector<PlanObservation> observationsOf(const std::vector<TuneRound>& rounds) {
-    std::vector<PlanObservation> all;
+/// Every round's observations at the latest round's measured speed (observationsAtLatestSpeed);
+/// `scales` receives each round's factor.
+std::vector<PlanObservation> observationsOf(const std::vector<TuneRound>& rounds,
+                                            std::vector<double>* scales = nullptr) {
+    std::vector<std::vector<PlanObservation>> observed;
+    std::vector<std::optional<double>> speedChanges;
     for (const TuneRound& r : rounds) {
-        all.insert(all.end(), r.observations.begin(), r.observations.end());
+        observed.push_back(r.observations);
+        speedChanges.push_back(r.speedChange);
     }
-    return all;
+    return observationsAtLatestSpeed(observed, speedChanges, scales);
 }
 
 /// A library without samples of the model on a device cannot be tuned there.
@@ -417,15 +422,17 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
     const auto searchRound = [&](std::size_t learnedRounds, InContextFit* fit, Progress* p) {
         const std::vector<TuneRound> before(
             run.rounds.begin(), run.rounds.begin() + static_cast<std::ptrdiff_t>(learnedRounds));
-        const std::vector<PlanObservation> observations = observationsOf(before);
+        std::vector<double> speedScales;
+        const std::vector<PlanObservation> observations = observationsOf(before, &speedScales);
         SearchRequest search;
         search.deviceIds = request.deviceIds;
         search.options = request.options;
         search.catalogOrigin = request.catalogOrigin;
         search.dbPath = request.dbPath;
-        search.refineCosts = [observations, fit](CostTable& table, const Graph& g) {
-            const InContextFit f = applyInContextCosts(table, g, observations);
+        search.refineCosts = [observations, speedScales, fit](CostTable& table, const Graph& g) {
+            InContextFit f = applyInContextCosts(table, g, observations);
             if (fit) {
+                f.roundSpeedScales = speedScales;
                 *fit = f;
             }
         };
@@ -496,9 +503,9 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             }
             PlanObservation observation;
             for (const ValidatedNode& n : v.nodes) {
-                // A fused group is observed under its fused node's name, which no node of the
-                // graph has: its time does not become its last member's cost. A node in another
-                // precision as "NAME@bf16": its time is that variant's cost.
+                // A fused group is observed as "FIRST+fused" (its first member's name): its time
+                // is its fusion option's cost, not a member's. A node in another precision as
+                // "NAME@bf16": its time is that variant's cost.
                 const std::size_t named = static_cast<std::size_t>(
                     n.fusedMembers.empty() ? n.node : n.fusedMembers.front());
                 const std::string suffix = !n.fusedMembers.empty() ? "+fused"

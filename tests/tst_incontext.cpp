@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What the tune loop learns from plans measured on the hardware (workflow/in_context_costs.h),
+// worked by hand: in-plan times, per-device scales, and earlier rounds put at the machine's
+// latest measured speed.
+#include "common/input_error.h"
+#include "cost/cost_table.h"
+#include "graph/fusion_group.h"
+#include "graph_fixture.h"
+#include "store/records.h"
+#include "workflow/in_context_costs.h"
+#include "workflow/tune_round_record.h"
+
+#include <QtTest>
+
+using namespace paretune;
+using paretune::test::fixtureGraph;
+
+namespace {
+
+/// Cells a 100, b 200, c 400, d 800 µs (energy 1 µJ per µs) on cpu:0 and cpu:1, measured.
+CostTable tableOf(const Graph& g) {
+    CostTable table(
+        static_cast<std::int32_t>(g.nodes.size()),
+        {CostDevice{"cpu:0", "cpu", 10.0, 1.0, 1e9}, CostDevice{"cpu:1", "cpu", 10.0, 1.0, 1e9}},
+        0);
+    const std::map<std::string, double> us = {{"a", 100}, {"b", 200}, {"c", 400}, {"d", 800}};
+    for (const auto& [name, latency] : us) {
+        for (std::int32_t d = 0; d < 2; ++d) {
+            CostCell cell;
+            cell.latencyUs = latency;
+            cell.energyUj = latency;
+            cell.source = CostSource::Measured;
+            table.setCell(g.findNode(name), d, cell);
+        }
+    }
+    return table;
+}
+
+/// One plan run node after node on one device: each node's time, back to back from `start`.
+PlanObservation sequential(const std::string& device,
+                           const std::vector<std::pair<std::string, double>>& times,
+                           double start = 0.0) {
+    PlanObservation plan;
+    double t = start;
+    for (const auto& [node, us] : times) {
+        plan.nodes.push_back({node, device, us, t, t + us});
+        t += us;
+    }
+    return plan;
+}
+
+} // namespace
+
+class TestInContext : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void nodesTakeTheirInPlanTimes();
+    void fusedGroupsTakeTheirInPlanTimes();
+    void earlierRoundsAreAtTheLatestSpeed_data();
+    void earlierRoundsAreAtTheLatestSpeed();
+    void learningFromRoundsAtTheirSpeeds();
+    void speedScalesAreStoredWithTheRound();
+    void badSpeedChangesAreRefused();
+};
+
+void TestInContext::nodesTakeTheirInPlanTimes() {
+    const Graph g = fixtureGraph("a->b->c->d");
+    CostTable table = tableOf(g);
+    // a, b, c ran alone on cpu:0 at 1.5, 2 and 1 times their cells; d never ran there.
+    const InContextFit fit =
+        applyInContextCosts(table, g, {sequential("cpu:0", {{"a", 150}, {"b", 400}, {"c", 400}})});
+    QCOMPARE(table.cell(g.findNode("a"), 0).latencyUs, 150.0);
+    QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 400.0);
+    QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 400.0);
+    QVERIFY(table.cell(g.findNode("a"), 0).source == CostSource::Measured);
+    // d scales by the median ratio of the device's in-plan nodes (1, 1.5, 2): 1.5; energy too.
+    QCOMPARE(fit.deviceScale.at("cpu:0"), 1.5);
+    QCOMPARE(table.cell(g.findNode("d"), 0).latencyUs, 1200.0);
+    QCOMPARE(table.cell(g.findNode("d"), 0).energyUj, 1200.0);
+    QCOMPARE(fit.nodesInContext, 3);
+    QCOMPARE(fit.nodesScaled, 1);
+    // cpu:1 ran nothing: its cells stay.
+    QCOMPARE(table.cell(g.findNode("a"), 1).latencyUs, 100.0);
+    QCOMPARE(fit.deviceScale.count("cpu:1"), std::size_t(0));
+}
+
+void TestInContext::fusedGroupsTakeTheirInPlanTimes() {
+    const Graph g = fixtureGraph("a->b->c->d");
+    CostTable table = tableOf(g);
+    FusionOption bc;
+    bc.group.kind = FusionKind::Conv;
+    bc.group.members = {g.findNode("b"), g.findNode("c")};
+    bc.group.pattern = "Op+Op";
+    for (int d = 0; d < 2; ++d) {
+        CostCell cell;
+        cell.latencyUs = 300.0;
+        cell.energyUj = 300.0;
+        cell.source = CostSource::Modelled;
+        bc.cells.push_back(cell);
+    }
+    table.setFusionOptions({bc});
+    // On cpu:0: a at 1.5× its cell, the group b+c (observed under its first member's name) at
+    // 2× its option's cell, d at 1×: the device's scale is their median, 1.5.
+    const InContextFit fit = applyInContextCosts(
+        table, g, {sequential("cpu:0", {{"a", 150}, {"b+fused", 600}, {"d", 800}})});
+    QCOMPARE(fit.deviceScale.at("cpu:0"), 1.5);
+    QCOMPARE(fit.deviceObservations.at("cpu:0"), 3);
+    const CostCell& fused = table.fusionOptions()[0].cells[0];
+    QCOMPARE(fused.latencyUs, 600.0);
+    QCOMPARE(fused.energyUj, 600.0);
+    QVERIFY(fused.source == CostSource::Measured);
+    QCOMPARE(fit.fusedInContext, 1);
+    QCOMPARE(fit.fusedScaled, 0);
+    // Its members, not run on their own there, scale like any node: b 300, c 600.
+    QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 300.0);
+    QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 600.0);
+    QCOMPARE(fit.nodesInContext, 2);
+    QCOMPARE(fit.nodesScaled, 2);
+    // cpu:1 ran nothing: the option's cell there stays.
+    QCOMPARE(table.fusionOptions()[0].cells[1].latencyUs, 300.0);
+    QVERIFY(table.fusionOptions()[0].cells[1].source == CostSource::Modelled);
+
+    // With a scale on cpu:1 too (three nodes measured there), the option's cell there scales.
+    CostTable both = tableOf(g);
+    both.setFusionOptions({bc});
+    const InContextFit scaled =
+        applyInContextCosts(both, g,
+                            {sequential("cpu:0", {{"a", 150}, {"b+fused", 600}, {"d", 800}}),
+                             sequential("cpu:1", {{"a", 200}, {"b", 400}, {"c", 800}}, 5000.0)});
+    QCOMPARE(scaled.deviceScale.at("cpu:1"), 2.0);
+    QCOMPARE(both.fusionOptions()[0].cells[1].latencyUs, 600.0);
+    QCOMPARE(scaled.fusedScaled, 1);
+}
+
+void TestInContext::earlierRoundsAreAtTheLatestSpeed_data() {
+    QTest::addColumn<QList<double>>("changes"); // per round; 0: none measured
+    QTest::addColumn<QList<double>>("scales");
+    QTest::newRow("one round") << QList<double>{0} << QList<double>{1};
+    QTest::newRow("slower now") << QList<double>{0, 1.2} << QList<double>{1.2, 1};
+    QTest::newRow("three rounds") << QList<double>{0, 1.2, 0.5} << QList<double>{0.6, 0.5, 1};
+    QTest::newRow("a round without re-validated plans")
+        << QList<double>{0, 0, 2.0} << QList<double>{2, 2, 1};
+}
+
+void TestInContext::earlierRoundsAreAtTheLatestSpeed() {
+    QFETCH(QList<double>, changes);
+    QFETCH(QList<double>, scales);
+    std::vector<std::vector<PlanObservation>> rounds;
+    std::vector<std::optional<double>> speedChanges;
+    for (const double change : changes) {
+        rounds.push_back({sequential("cpu:0", {{"a", 100}, {"b", 300}}, 10.0)});
+        speedChanges.push_back(change > 0 ? std::optional<double>(change) : std::nullopt);
+    }
+    std::vector<double> got;
+    const std::vector<PlanObservation> all = observationsAtLatestSpeed(rounds, speedChanges, &got);
+    QCOMPARE(got.size(), std::size_t(scales.size()));
+    QCOMPARE(all.size(), rounds.size());
+    for (qsizetype j = 0; j < scales.size(); ++j) {
+        const double f = scales[j];
+        QCOMPARE(got[static_cast<std::size_t>(j)], f);
+        const PlanObservation& plan = all[static_cast<std::size_t>(j)];
+        QCOMPARE(plan.nodes[0].us, 100 * f);
+        QCOMPARE(plan.nodes[1].us, 300 * f);
+        QCOMPARE(plan.nodes[1].beginUs, 110 * f);
+        QCOMPARE(plan.nodes[1].endUs, 410 * f);
+        QCOMPARE(plan.nodes[1].node, std::string("b"));
+    }
+}
+
+void TestInContext::learningFromRoundsAtTheirSpeeds() {
+    const Graph g = fixtureGraph("a->b->c->d");
+    // Round 1 measured a, b, c at 1.5× their cells; round 2, with the machine 1.2× slower (its
+    // re-validated plans said so), at 1.8×. At the latest speed, round 1's times are 1.8× too:
+    // every in-plan time is 1.8× its cell, and d, never run, scales by 1.8.
+    const std::vector<std::vector<PlanObservation>> rounds = {
+        {sequential("cpu:0", {{"a", 150}, {"b", 300}, {"c", 600}})},
+        {sequential("cpu:0", {{"a", 180}, {"b", 360}, {"c", 720}})}};
+    CostTable table = tableOf(g);
+    const InContextFit fit =
+        applyInContextCosts(table, g, observationsAtLatestSpeed(rounds, {std::nullopt, 1.2}));
+    QCOMPARE(table.cell(g.findNode("a"), 0).latencyUs, 180.0);
+    QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 720.0);
+    QCOMPARE(fit.deviceScale.at("cpu:0"), 1.8);
+    QCOMPARE(table.cell(g.findNode("d"), 0).latencyUs, 1440.0);
+    // Taken as they were measured, the two speeds mix: a 165 µs (the median of 150 and 180).
+    CostTable mixed = tableOf(g);
+    applyInContextCosts(mixed, g, observationsAtLatestSpeed(rounds, {std::nullopt, std::nullopt}));
+    QCOMPARE(mixed.cell(g.findNode("a"), 0).latencyUs, 165.0);
+}
+
+void TestInContext::speedScalesAreStoredWithTheRound() {
+    TuneRound round;
+    round.index = 2;
+    round.maxAbsError = 0.1;
+    round.medianAbsError = 0.05;
+    round.fit.roundSpeedScales = {0.6, 0.5, 1.0};
+    TuneRoundRecord record;
+    record.round = 2;
+    record.recordJson = detail::roundJson(round).dump();
+    const TuneRound back = detail::roundFrom(record);
+    QCOMPARE(back.fit.roundSpeedScales, round.fit.roundSpeedScales);
+    // A round stored before the scales were: none.
+    nlohmann::json older = detail::roundJson(round);
+    older["fit"].erase("round_speed_scales");
+    record.recordJson = older.dump();
+    QVERIFY(detail::roundFrom(record).fit.roundSpeedScales.empty());
+}
+
+void TestInContext::badSpeedChangesAreRefused() {
+    const std::vector<std::vector<PlanObservation>> two = {{}, {}};
+    QVERIFY_THROWS_EXCEPTION(InputError, observationsAtLatestSpeed(two, {std::nullopt}));
+    QVERIFY_THROWS_EXCEPTION(InputError, observationsAtLatestSpeed(two, {std::nullopt, 0.0}));
+    QVERIFY_THROWS_EXCEPTION(InputError, observationsAtLatestSpeed(two, {std::nullopt, -1.0}));
+}
+
+QTEST_GUILESS_MAIN(TestInContext)
+#include "tst_incontext.moc"
