@@ -270,7 +270,34 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                                   static_cast<int>(values.size())});
     }
 
-    // The cells: in-context times where measured, else scaled (energy in proportion).
+    // A cell as learned: its in-context time where one was measured, else scaled by its
+    // device's factor (energy in proportion); left as it is without either. Counts into
+    // `inContextCount` or `scaledCount`; false when left.
+    const auto learn = [&scale](CostCell& cell, std::int32_t d, std::optional<double> inContextUs,
+                                int& inContextCount, int& scaledCount) {
+        if (!cell.supported() || !(cell.latencyUs > 0.0)) {
+            return false;
+        }
+        double us = 0.0;
+        if (inContextUs) {
+            us = *inContextUs;
+            ++inContextCount;
+            cell.source = CostSource::Measured;
+            cell.uncertainty = 0.0;
+        } else if (const auto s = scale.find(d); s != scale.end()) {
+            us = cell.latencyUs * s->second;
+            ++scaledCount;
+        } else {
+            return false;
+        }
+        cell.energyUj *= us / cell.latencyUs;
+        cell.latencyUs = us;
+        return true;
+    };
+    const auto found = [](const auto& map, const auto& key) {
+        const auto it = map.find(key);
+        return it == map.end() ? std::nullopt : std::optional<double>(it->second);
+    };
     for (NodeId n = 0; n < table.nodeCount(); ++n) {
         if (graph.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
             continue;
@@ -279,53 +306,22 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
             const std::int32_t d = c % table.deviceCount();
             const std::int32_t v = c / table.deviceCount();
             CostCell cell = table.cell(n, d, v);
-            if (!cell.supported() || !(cell.latencyUs > 0.0)) {
-                continue;
+            if (learn(cell, d, found(inContext, Key{n, d, v}), fit.nodesInContext,
+                      fit.nodesScaled)) {
+                table.setCell(n, d, v, cell);
             }
-            double us = 0.0;
-            if (const auto it = inContext.find({n, d, v}); it != inContext.end()) {
-                us = it->second;
-                ++fit.nodesInContext;
-                cell.source = CostSource::Measured;
-                cell.uncertainty = 0.0;
-            } else if (const auto s = scale.find(d); s != scale.end()) {
-                us = cell.latencyUs * s->second;
-                ++fit.nodesScaled;
-            } else {
-                continue;
-            }
-            cell.energyUj *= us / cell.latencyUs;
-            cell.latencyUs = us;
-            table.setCell(n, d, v, cell);
         }
     }
-    // The fusion options' cells alike: in-context times where a fused group ran alone, else the
-    // device's scale (a group and its members scale alike, so whether a plan takes the group
-    // stays decided by their costs as learned).
+    // The fusion options' cells alike (a group and its members scale alike, so whether a plan
+    // takes the group stays decided by their costs as learned).
     if (!fusedInContext.empty() || !scale.empty()) {
         std::vector<FusionOption> options = table.fusionOptions();
         for (std::size_t g = 0; g < options.size(); ++g) {
             for (std::size_t dv = 0; dv < options[g].cells.size(); ++dv) {
-                CostCell& cell = options[g].cells[dv];
                 const auto d = static_cast<std::int32_t>(dv);
-                if (!cell.supported() || !(cell.latencyUs > 0.0)) {
-                    continue;
-                }
-                double us = 0.0;
-                if (const auto it = fusedInContext.find({static_cast<std::int32_t>(g), d});
-                    it != fusedInContext.end()) {
-                    us = it->second;
-                    ++fit.fusedInContext;
-                    cell.source = CostSource::Measured;
-                    cell.uncertainty = 0.0;
-                } else if (const auto sc = scale.find(d); sc != scale.end()) {
-                    us = cell.latencyUs * sc->second;
-                    ++fit.fusedScaled;
-                } else {
-                    continue;
-                }
-                cell.energyUj *= us / cell.latencyUs;
-                cell.latencyUs = us;
+                learn(options[g].cells[dv], d,
+                      found(fusedInContext, std::pair{static_cast<std::int32_t>(g), d}),
+                      fit.fusedInContext, fit.fusedScaled);
             }
         }
         table.setFusionOptions(std::move(options));
