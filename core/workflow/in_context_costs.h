@@ -65,7 +65,7 @@ struct InContextFit {
     std::optional<double> deviationScale;
     int deviationObservations = 0;
     /// Per earlier round (oldest first): the factor its times were multiplied by to put them at
-    /// the machine's latest measured speed (observationsAtLatestSpeed); empty before round 2.
+    /// the machine's latest measured speed (observationsAtLatestSpeed; the latest's is 1).
     std::vector<double> roundSpeedScales;
 
     nlohmann::json toJson() const;
