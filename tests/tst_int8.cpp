@@ -5,6 +5,7 @@
 // search. No timing is asserted.
 #include "cliprocess.h"
 #include "common/input_error.h"
+#include "common/int8_products.h"
 #include "graph/fusion.h"
 #include "graph/precision.h"
 #include "int8_by_hand.h"
@@ -130,14 +131,21 @@ private Q_SLOTS:
     // QLinearConv against its definition: per-channel weight scales through the quantized
     // engine (zero weight zero points), and a weight zero point the engine does not take
     // (computed in float). Requantization may round a value the other way: at most 1 apart.
+    // Inputs up to 255 take the engine only where the CPU multiplies 8 bits exactly (VNNI);
+    // inputs in 7 bits take it on any CPU (common/int8_products.h).
     void qlinearConvMatchesItsDefinition_data() {
         QTest::addColumn<QString>("weightZero");
-        QTest::newRow("symmetric weights (quantized engine)") << QStringLiteral("0, 0, 0");
-        QTest::newRow("a weight zero point (in float)") << QStringLiteral("3, 0, -2");
+        QTest::addColumn<int>("inputTop");
+        QTest::newRow("symmetric weights (quantized engine with VNNI)")
+            << QStringLiteral("0, 0, 0") << 255;
+        QTest::newRow("symmetric weights, 7-bit inputs (quantized engine)")
+            << QStringLiteral("0, 0, 0") << 127;
+        QTest::newRow("a weight zero point (in float)") << QStringLiteral("3, 0, -2") << 255;
     }
     void qlinearConvMatchesItsDefinition() {
         QFETCH(QString, weightZero);
-        const std::vector<std::int64_t> x = integers(32, 0, 255);
+        QFETCH(int, inputTop);
+        const std::vector<std::int64_t> x = integers(32, 0, inputTop);
         const std::vector<std::int64_t> w = integers(54, -127, 127);
         const std::vector<double> ws{0.01, 0.02, 0.015};
         std::vector<std::int64_t> wz;
@@ -180,22 +188,30 @@ private Q_SLOTS:
         QTest::addColumn<QString>("aShape");
         QTest::addColumn<QString>("weightZero");
         QTest::addColumn<bool>("perColumn");
-        QTest::newRow("2-D a, per column (quantized engine)")
-            << QStringLiteral("6,8") << QStringLiteral("0, 0, 0, 0, 0") << true;
-        QTest::newRow("3-D a, per column (quantized engine)")
-            << QStringLiteral("2,3,8") << QStringLiteral("0, 0, 0, 0, 0") << true;
-        QTest::newRow("per tensor (quantized engine)")
-            << QStringLiteral("6,8") << QStringLiteral("0") << false;
+        QTest::addColumn<int>("inputTop");
+        QTest::newRow("2-D a, per column (quantized engine with VNNI)")
+            << QStringLiteral("6,8") << QStringLiteral("0, 0, 0, 0, 0") << true << 255;
+        QTest::newRow("2-D a, per column, 7-bit a (quantized engine)")
+            << QStringLiteral("6,8") << QStringLiteral("0, 0, 0, 0, 0") << true << 127;
+        QTest::newRow("3-D a, per column (quantized engine with VNNI)")
+            << QStringLiteral("2,3,8") << QStringLiteral("0, 0, 0, 0, 0") << true << 255;
+        QTest::newRow("3-D a, per column, 7-bit a (quantized engine)")
+            << QStringLiteral("2,3,8") << QStringLiteral("0, 0, 0, 0, 0") << true << 127;
+        QTest::newRow("per tensor (quantized engine with VNNI)")
+            << QStringLiteral("6,8") << QStringLiteral("0") << false << 255;
+        QTest::newRow("per tensor, 7-bit a (quantized engine)")
+            << QStringLiteral("6,8") << QStringLiteral("0") << false << 127;
         QTest::newRow("a weight zero point (in float)")
-            << QStringLiteral("6,8") << QStringLiteral("3, 0, -2, 1, 0") << true;
+            << QStringLiteral("6,8") << QStringLiteral("3, 0, -2, 1, 0") << true << 255;
     }
     void qlinearMatMulMatchesItsDefinition() {
         QFETCH(QString, aShape);
         QFETCH(QString, weightZero);
         QFETCH(bool, perColumn);
+        QFETCH(int, inputTop);
         constexpr int k = 8;
         constexpr int n = 5;
-        const std::vector<std::int64_t> a = integers(6 * k, 0, 255);
+        const std::vector<std::int64_t> a = integers(6 * k, 0, inputTop);
         const std::vector<std::int64_t> b = integers(k * n, -127, 127);
         std::vector<std::int64_t> bz;
         for (const QString& z : weightZero.split(QStringLiteral(", "))) {
@@ -253,12 +269,13 @@ private Q_SLOTS:
     // and −0.125. p in [−1.275, 2.55]: scale 0.015, zero point 85; 2.27 / 0.015 = 151.3 → 236,
     // −0.125 / 0.015 = −8.3 → 77; back: 2.265 and −0.12 (fp32: 2.27, −0.127). Gemm reads W
     // transposed and adds C = [0.1, −0.2] in float after its product; q's range [−1.175, 2.35]
-    // less C's gives the product the same range, so q = [2.365, −0.32].
+    // less C's gives the product the same range, so q = [2.365, −0.32]. (Inputs over 255
+    // levels, as on a CPU with VNNI; this CPU may compute them by the definition.)
     void int8ProductsByHand() {
         const Graph g = productsFixture();
         const ActivationRanges ranges{
             {"x", {0.0, 2.55}}, {"p", {-1.275, 2.55}}, {"q", {-1.175, 2.35}}};
-        const LoweredGraph lowered = lowerGraph(g, lowerAll(g, Precision::Int8), &ranges);
+        const LoweredGraph lowered = lowerGraph(g, lowerAll(g, Precision::Int8), &ranges, 255);
         QVERIFY(lowered.calibrated);
         QCOMPARE(lowered.precisions, (std::vector<Precision>{Precision::Int8, Precision::Int8}));
         HostTensor x;
@@ -276,11 +293,25 @@ private Q_SLOTS:
         }
     }
 
+    // A sensitivity table's deviations depend on int8's input levels: one measured with 7-bit
+    // inputs is stored apart, and the search takes only tables of this CPU's levels.
+    void sevenBitSensitivityTablesAreKeptApart() {
+        QCOMPARE(sensitivityInputsKey("random:1:4", "int8", 127), std::string("random:1:4:u7"));
+        QCOMPARE(sensitivityInputsKey("random:1:4", "int8", 255), std::string("random:1:4"));
+        QCOMPARE(sensitivityInputsKey("files:ab", "bf16", 127), std::string("files:ab"));
+        QVERIFY(sensitivityKeyFitsLevels("random:1:4:indices:u7", "int8", 127));
+        QVERIFY(!sensitivityKeyFitsLevels("random:1:4:indices", "int8", 127));
+        QVERIFY(sensitivityKeyFitsLevels("random:1:4", "int8", 255));
+        QVERIFY(!sensitivityKeyFitsLevels("random:1:4:u7", "int8", 255));
+        QVERIFY(sensitivityKeyFitsLevels("random:1:4", "bf16", 127));
+        QCOMPARE(int8InputLevels(), cpuMultipliesUint8Exactly() ? 255 : 127);
+    }
+
     void theLoweredProductsAreSpelledInQuantizedOperators() {
         const Graph g = productsFixture();
         const ActivationRanges ranges{
             {"x", {0.0, 2.55}}, {"p", {-1.275, 2.55}}, {"q", {-1.175, 2.35}}};
-        const LoweredGraph lowered = lowerGraph(g, lowerAll(g, Precision::Int8), &ranges);
+        const LoweredGraph lowered = lowerGraph(g, lowerAll(g, Precision::Int8), &ranges, 255);
         const Graph& l = lowered.graph;
         const auto ops = [&](NodeId original) {
             QStringList names;
@@ -378,7 +409,7 @@ private Q_SLOTS:
         const NodeId conv = nodeOfType(g, "Conv");
         precisions[static_cast<std::size_t>(conv)] = Precision::Int8;
         const ActivationRanges ranges{{"x", {-1.0, 1.0}}, {"v", {-2.0, 3.0}}};
-        const LoweredGraph lowered = lowerGraph(g, precisions, &ranges);
+        const LoweredGraph lowered = lowerGraph(g, precisions, &ranges, 255);
         QVERIFY(lowered.calibrated);
         const Graph& l = lowered.graph;
         const auto& parts = lowered.parts[static_cast<std::size_t>(conv)];
@@ -401,6 +432,49 @@ private Q_SLOTS:
         QCOMPARE(tensor(ins[2]).value->ints.front(), std::int64_t{128});
         QCOMPARE(tensor(ins[6]).value->reals.front(), 5.0 / 255.0);
         QCOMPARE(tensor(ins[7]).value->ints.front(), std::int64_t{102});
+        {
+            // The input in 7 bits (a CPU without VNNI): x over 127 steps, scale 2/127 and zero
+            // point 63.5 rounded to even, 64; the output keeps its 255 steps.
+            const LoweredGraph seven = lowerGraph(g, precisions, &ranges, 127);
+            const auto sevenIns =
+                seven.graph.nodeInputs.row(seven.parts[static_cast<std::size_t>(conv)][0]);
+            const auto value = [&](int k) -> const ConstantTensor& {
+                return *seven.graph.tensors[static_cast<std::size_t>(sevenIns[k])].value;
+            };
+            QCOMPARE(value(1).reals.front(), 2.0 / 127.0);
+            QCOMPARE(value(2).ints.front(), std::int64_t{64});
+            QCOMPARE(value(6).reals.front(), 5.0 / 255.0);
+            QCOMPARE(value(7).ints.front(), std::int64_t{102});
+            // A value past the calibrated range is clipped to 127 after its QuantizeLinear
+            // (which saturates at 255), so that the engine always multiplies 7-bit inputs.
+            const auto& sevenParts = seven.parts[static_cast<std::size_t>(conv)];
+            QStringList sevenOps;
+            for (const NodeId n : sevenParts) {
+                sevenOps << QString::fromStdString(
+                    seven.graph.nodes[static_cast<std::size_t>(n)].opType);
+            }
+            QCOMPARE(sevenOps.join(QLatin1Char(' ')),
+                     QStringLiteral("QLinearConv QuantizeLinear Clip DequantizeLinear"));
+            const auto clipIns = seven.graph.nodeInputs.row(sevenParts[2]);
+            QCOMPARE(sevenIns[0], seven.graph.nodeOutputs.row(sevenParts[2])[0]);
+            QCOMPARE(seven.graph.tensors[static_cast<std::size_t>(clipIns[2])].value->ints,
+                     std::vector<std::int64_t>{127});
+            // x = 5 (calibrated to [-1, 1]) quantizes to 381.5, saturated to 255, then clipped
+            // to 127: the same input as x = 1 (127.5, rounded to even 128, clipped to 127).
+            const Tensor& input = g.tensors[static_cast<std::size_t>(g.inputs[0])];
+            QCOMPARE(input.name, std::string("x"));
+            QCOMPARE(g.inputs.size(), std::size_t{1});
+            const auto constantInput = [&](double v) {
+                HostTensor x;
+                x.dtype = DType::Float32;
+                x.dims = input.dims;
+                x.values.assign(static_cast<std::size_t>(input.elementCount()), v);
+                return NamedTensors{{"x", x}};
+            };
+            QCOMPARE(executeGraph(seven.graph, constantInput(5.0)).at("y").values,
+                     executeGraph(seven.graph, constantInput(1.0)).at("y").values);
+            QVERIFY_THROWS_EXCEPTION(InputError, lowerGraph(g, precisions, &ranges, 200));
+        }
         // The weight's scales and the bias are computed when a program is prepared: Constant
         // nodes, no cost per run.
         QStringList constants;
@@ -414,7 +488,7 @@ private Q_SLOTS:
         QCOMPARE(tensor(l.outputs[0]).name, std::string("y"));
         QCOMPARE(tensor(l.outputs[0]).dtype, DType::Float32);
         // Without ranges the structure is the same (enough to cost it), but not calibrated.
-        const LoweredGraph uncalibrated = lowerGraph(g, precisions);
+        const LoweredGraph uncalibrated = lowerGraph(g, precisions, nullptr, 255);
         QVERIFY(!uncalibrated.calibrated);
         QCOMPARE(uncalibrated.graph.nodes.size(), l.nodes.size());
         QCOMPARE(uncalibrated.graph.signatures, l.signatures);
@@ -526,7 +600,9 @@ private Q_SLOTS:
             const std::string key = randomInputsKey(1, 4);
             QCOMPARE(library.activationRanges(g.fingerprint, key).size(),
                      int8RangeTensors(g).size());
-            QCOMPARE(library.sensitivities(g.fingerprint, "int8", key).size(),
+            // Stored under this CPU's input levels (":u7" without VNNI).
+            QCOMPARE(library.sensitivities(g.fingerprint, "int8", sensitivityInputsKey(key, "int8"))
+                         .size(),
                      static_cast<std::size_t>(int8));
         }
         const QString plans = dir.path() + QStringLiteral("/plans.json");

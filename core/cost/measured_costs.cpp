@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "measured_costs.h"
 
+#include "common/int8_products.h"
 #include "graph/fusion.h"
 
 #include "device/device.h"
@@ -168,11 +169,13 @@ int applySensitivities(CostTable& table, const Graph& graph, const SampleLibrary
     int missing = 0;
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
         const std::string precision(precisionName(table.variant(v)));
-        std::string key = inputsKey;
+        std::string key = inputsKey.empty() ? "" : sensitivityInputsKey(inputsKey, precision);
         if (key.empty()) {
             for (const std::string& stored :
                  library.sensitivityInputs(graph.fingerprint, precision)) {
-                if (!stored.starts_with(kMadeUpWeightsPrefix)) { // the newest on its weights
+                // The newest on the model's weights, with this CPU's int8 input levels.
+                if (!stored.starts_with(kMadeUpWeightsPrefix) &&
+                    sensitivityKeyFitsLevels(stored, precision)) {
                     key = stored;
                     break;
                 }

@@ -122,12 +122,12 @@ std::vector<TensorId> int8RangeTensors(const Graph& graph) {
 }
 
 LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions,
-                        const ActivationRanges* ranges) {
+                        const ActivationRanges* ranges, int int8Levels) {
     if (precisions.size() != graph.nodes.size()) {
         throw InputError("a precision per node is needed: " + std::to_string(precisions.size()) +
                          " given for " + std::to_string(graph.nodes.size()) + " nodes");
     }
-    detail::Lowering lowering(graph, ranges);
+    detail::Lowering lowering(graph, ranges, int8Levels);
     for (const NodeId n : graph.topologicalOrder) {
         const Precision p = precisions[static_cast<std::size_t>(n)];
         if (p == Precision::Fp32) {
@@ -144,8 +144,8 @@ LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precision
 }
 
 PairedVariants appendLoweredNodes(const Graph& graph, Precision precision,
-                                  const ActivationRanges* ranges) {
-    detail::Lowering lowering(graph, ranges);
+                                  const ActivationRanges* ranges, int int8Levels) {
+    detail::Lowering lowering(graph, ranges, int8Levels);
     PairedVariants result;
     result.nodeOf.assign(graph.nodes.size(), kNone);
     for (const NodeId n : graph.topologicalOrder) {
@@ -208,7 +208,12 @@ Precision nodePrecision(const Graph& graph, NodeId node) {
         std::find(std::begin(kQuantized), std::end(kQuantized), n.opType) != std::end(kQuantized)) {
         return Precision::Int8;
     }
-    for (const auto& tensors : {graph.nodeInputs.row(node), graph.nodeOutputs.row(node)}) {
+    const auto outs = graph.nodeOutputs.row(node);
+    if (n.domain.empty() && n.opType == "Clip" && outs.size() == 1 && outs[0] != kNone &&
+        graph.tensors[static_cast<std::size_t>(outs[0])].dtype == DType::UInt8) {
+        return Precision::Int8; // a quantized activation held in 7 bits (int8 lowering)
+    }
+    for (const auto& tensors : {graph.nodeInputs.row(node), outs}) {
         for (const TensorId t : tensors) {
             const DType type =
                 t != kNone ? graph.tensors[static_cast<std::size_t>(t)].dtype : DType::Float32;

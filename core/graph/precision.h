@@ -8,6 +8,7 @@
 // DequantizeLinear, its activation scales calibrated from measured ranges and its weights'
 // per-channel scales computed from the weights when a program is prepared.
 
+#include "common/int8_products.h"
 #include "graph/graph.h"
 
 #include <cstdint>
@@ -85,9 +86,12 @@ struct LoweredGraph {
 /// QLinearMatMul on B quantized per column (b_scale of N elements; Gemm's transposed B
 /// quantized per row, then transposed by a Constant-kind Transpose), and a Gemm's C is added
 /// in float after the DequantizeLinear ("NAME/bias", an Add); its output scale covers Y's range
-/// less C's values.
+/// less C's values. An int8 product's input is quantized over `int8Levels` steps (255, or 127
+/// where this CPU's engines would not multiply 8-bit inputs exactly: common/int8_products.h), its
+/// output over 255. Throws InputError for other levels.
 LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions,
-                        const ActivationRanges* ranges = nullptr);
+                        const ActivationRanges* ranges = nullptr,
+                        int int8Levels = int8InputLevels());
 
 /// The graph with, after each node lowerable to `precision`, a lowered copy of it: "NAME@bf16"
 /// with its conversions, its outputs cast back into new float32 tensors ("OUT+bf16") that
@@ -99,7 +103,8 @@ struct PairedVariants {
     std::vector<NodeId> nodeOf;
 };
 PairedVariants appendLoweredNodes(const Graph& graph, Precision precision,
-                                  const ActivationRanges* ranges = nullptr);
+                                  const ActivationRanges* ranges = nullptr,
+                                  int int8Levels = int8InputLevels());
 
 /// Every node lowerable to `precision` lowered to it: what `profile --variants` measures.
 std::vector<Precision> lowerAll(const Graph& graph, Precision precision);
@@ -116,7 +121,8 @@ std::optional<Precision> loweredGraphPrecision(std::string_view name, std::strin
 /// The precision a node computes in, read from the node itself (so that a lowered graph, a
 /// profiled pair and an imported quantized model all say the same): int8 for ONNX's quantized
 /// operators (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearConv,
-/// QLinearMatMul, ConvInteger, MatMulInteger), bf16 for a node that reads or writes a bfloat16
+/// QLinearMatMul, ConvInteger, MatMulInteger, and a Clip of uint8: int8 lowering's 7-bit
+/// inputs), bf16 for a node that reads or writes a bfloat16
 /// tensor (a lowered node and the Casts of its conversions), fp16 likewise for a float16 tensor
 /// (a model exported in half precision reads as fp16 too), fp32 otherwise. Pure.
 Precision nodePrecision(const Graph& graph, NodeId node);

@@ -13,13 +13,14 @@ namespace paretune::detail {
 
 namespace {
 
-/// uint8 scale and zero point covering a range (0 included, so that zero is exact).
-std::pair<double, std::int64_t> uint8Scale(ActivationRange range) {
+/// uint8 scale and zero point covering a range (0 included, so that zero is exact) over
+/// `levels` steps (255, or 127 for a product's input: common/int8_products.h).
+std::pair<double, std::int64_t> uint8Scale(ActivationRange range, int levels) {
     const double lo = std::min(range.lo, 0.0);
     const double hi = std::max(range.hi, 0.0);
-    const double scale = hi > lo && std::isfinite(hi - lo) ? (hi - lo) / 255.0 : 1.0;
+    const double scale = hi > lo && std::isfinite(hi - lo) ? (hi - lo) / levels : 1.0;
     const auto zero = static_cast<std::int64_t>(std::nearbyint(-lo / scale));
-    return {scale, std::clamp<std::int64_t>(zero, 0, 255)};
+    return {scale, std::clamp<std::int64_t>(zero, 0, levels)};
 }
 
 /// The range of a constant's values; {0, 0} when the graph does not hold them.
@@ -69,7 +70,7 @@ bool int8Lowerable(const Graph& graph, NodeId node) {
 }
 
 std::pair<TensorId, TensorId> Lowering::activationScale(TensorId t, const std::string& prefix,
-                                                        ActivationRange subtracted) {
+                                                        int levels, ActivationRange subtracted) {
     const std::string& name = m_in.tensors[static_cast<std::size_t>(t)].name;
     ActivationRange range{-1.0, 1.0};
     const auto found = m_ranges ? m_ranges->find(name) : ActivationRanges::const_iterator();
@@ -79,7 +80,7 @@ std::pair<TensorId, TensorId> Lowering::activationScale(TensorId t, const std::s
         m_out.calibrated = false;
     }
     range = {range.lo - subtracted.hi, range.hi - subtracted.lo};
-    const auto [scale, zero] = uint8Scale(range);
+    const auto [scale, zero] = uint8Scale(range, levels);
     return {addTensor(constantTensor(prefix + "_scale", DType::Float32, {}, {scale}, {})),
             addTensor(constantTensor(prefix + "_zero_point", DType::UInt8, {}, {}, {zero}))};
 }
@@ -165,20 +166,41 @@ Lowering::QuantizedWeight Lowering::quantizedWeight(TensorId w, std::int64_t axi
     return q;
 }
 
-std::pair<NodeId, TensorId> Lowering::quantizeActivation(TensorId x, TensorId scale, TensorId zero,
-                                                         const std::string& name, NodeId origin) {
-    Tensor quantized = m_in.tensors[static_cast<std::size_t>(x)];
-    quantized.name += "@" + name + "_int8";
-    quantized.dtype = DType::UInt8;
-    quantized.role = TensorRole::Activation;
-    quantized.graphOutput = false;
-    quantized.value.reset();
-    const TensorId xq = addTensor(std::move(quantized));
+std::pair<std::vector<NodeId>, TensorId> Lowering::quantizeActivation(TensorId x, TensorId scale,
+                                                                      TensorId zero,
+                                                                      const std::string& name,
+                                                                      NodeId origin) {
+    const auto uint8Like = [&](const std::string& suffix) {
+        Tensor t = m_in.tensors[static_cast<std::size_t>(x)];
+        t.name += "@" + name + suffix;
+        t.dtype = DType::UInt8;
+        t.role = TensorRole::Activation;
+        t.graphOutput = false;
+        t.value.reset();
+        return addTensor(std::move(t));
+    };
+    const TensorId xq = uint8Like("_int8");
     Node quantize;
     quantize.name = name + "/quantize_0";
     quantize.opType = "QuantizeLinear";
     const TensorId ins[] = {x, scale, zero};
-    return {append(std::move(quantize), ins, std::span(&xq, 1), {}, origin), xq};
+    std::vector<NodeId> nodes{append(std::move(quantize), ins, std::span(&xq, 1), {}, origin)};
+    if (m_inputLevels == 255) {
+        return {std::move(nodes), xq};
+    }
+    // 7-bit inputs: a value past the calibrated range would reach 128…255 (QuantizeLinear
+    // saturates at 255), which the engine would not multiply exactly. Clip keeps it at the top
+    // of the scale, as QuantizeLinear does for 8-bit inputs.
+    const TensorId clipped = uint8Like("_int7");
+    const TensorId low = addTensor(constantTensor(name + "/x_low", DType::UInt8, {}, {}, {0}));
+    const TensorId high =
+        addTensor(constantTensor(name + "/x_high", DType::UInt8, {}, {}, {m_inputLevels}));
+    Node clip;
+    clip.name = name + "/clip_0";
+    clip.opType = "Clip";
+    const TensorId clipIns[] = {xq, low, high};
+    nodes.push_back(append(std::move(clip), clipIns, std::span(&clipped, 1), {}, origin));
+    return {std::move(nodes), clipped};
 }
 
 TensorId Lowering::quantizedOutput(TensorId y, const std::string& name, bool copy) {
@@ -198,10 +220,10 @@ void Lowering::lowerConvToInt8(NodeId n, bool copy) {
     const auto ins = m_in.nodeInputs.row(n);
     const TensorId x = ins[0];
     const TensorId y = m_in.nodeOutputs.row(n)[0];
-    const auto [xScale, xZero] = activationScale(x, name + "/x");
-    const auto [yScale, yZero] = activationScale(y, name + "/y");
+    const auto [xScale, xZero] = activationScale(x, name + "/x", m_inputLevels);
+    const auto [yScale, yZero] = activationScale(y, name + "/y", 255);
     const QuantizedWeight w = quantizedWeight(ins[1], 0, false, n);
-    const auto [quantizeNode, xq] = quantizeActivation(x, xScale, xZero, name, n);
+    const auto [quantizeNodes, xq] = quantizeActivation(x, xScale, xZero, name, n);
 
     std::vector<TensorId> convIns{xq, xScale, xZero, w.values, w.scale, w.zero, yScale, yZero};
     if (ins.size() > 2 && ins[2] != kNone) {
@@ -227,7 +249,7 @@ void Lowering::lowerConvToInt8(NodeId n, bool copy) {
     node.name = name;
     node.opType = "QLinearConv";
     part(n).push_back(append(std::move(node), convIns, std::span(&yq, 1), {}, n));
-    part(n).push_back(quantizeNode);
+    part(n).insert(part(n).end(), quantizeNodes.begin(), quantizeNodes.end());
 
     const TensorId back = resultTensor(y, copy, "int8");
     Node dequantize;
@@ -248,21 +270,21 @@ void Lowering::lowerProductToInt8(NodeId n, bool copy) {
     const bool gemm = node.opType == "Gemm";
     const TensorId c = gemm && ins.size() > 2 ? ins[2] : kNone;
     const bool transB = gemm && node.attrInt("transB", 0) != 0;
-    const auto [xScale, xZero] = activationScale(x, name + "/x");
+    const auto [xScale, xZero] = activationScale(x, name + "/x", m_inputLevels);
     // The product is Gemm's Y less C: within Y's range less C's.
     const auto [yScale, yZero] = activationScale(
-        y, name + "/y",
+        y, name + "/y", 255,
         c == kNone ? ActivationRange{} : valueRange(m_in.tensors[static_cast<std::size_t>(c)]));
     // Per column of B: axis 1 of a [K, N] B, axis 0 of Gemm's [N, K] B^T (then transposed).
     const QuantizedWeight w = quantizedWeight(ins[1], transB ? 0 : 1, transB, n);
-    const auto [quantizeNode, xq] = quantizeActivation(x, xScale, xZero, name, n);
+    const auto [quantizeNodes, xq] = quantizeActivation(x, xScale, xZero, name, n);
     const TensorId yq = quantizedOutput(y, name, copy);
     Node product;
     product.name = name;
     product.opType = "QLinearMatMul";
     const TensorId productIns[] = {xq, xScale, xZero, w.values, w.scale, w.zero, yScale, yZero};
     part(n).push_back(append(std::move(product), productIns, std::span(&yq, 1), {}, n));
-    part(n).push_back(quantizeNode);
+    part(n).insert(part(n).end(), quantizeNodes.begin(), quantizeNodes.end());
 
     TensorId back = resultTensor(y, copy, "int8");
     TensorId dequantized = back;

@@ -3,6 +3,7 @@
 // to bf16 or fp16 through Casts. The int8 lowering is in precision_int8.cpp.
 #include "precision_lowering.h"
 
+#include "common/input_error.h"
 #include "graph_links.h"
 
 #include <algorithm>
@@ -39,8 +40,12 @@ Tensor constantTensor(std::string name, DType type, std::vector<std::int64_t> di
     return t;
 }
 
-Lowering::Lowering(const Graph& graph, const ActivationRanges* ranges)
-    : m_in(graph), m_ranges(ranges) {
+Lowering::Lowering(const Graph& graph, const ActivationRanges* ranges, int inputLevels)
+    : m_in(graph), m_ranges(ranges), m_inputLevels(inputLevels) {
+    if (inputLevels != 255 && inputLevels != 127) {
+        throw InputError("int8 inputs are quantized over 255 or 127 levels, not " +
+                         std::to_string(inputLevels));
+    }
     m_out.graph = emptyCopyOf(graph);
     m_out.graph.opset =
         std::max<std::int64_t>(graph.opset, 13); // Cast to bfloat16 (float16: opset 6)

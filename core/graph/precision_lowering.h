@@ -26,7 +26,8 @@ bool int8Lowerable(const Graph& graph, NodeId node);
 
 class Lowering {
 public:
-    Lowering(const Graph& graph, const ActivationRanges* ranges);
+    /// `inputLevels`: the steps an int8 product's input is quantized over (255 or 127).
+    Lowering(const Graph& graph, const ActivationRanges* ranges, int inputLevels);
 
     /// n as it is, its id recorded as n's part.
     void keep(NodeId n);
@@ -49,16 +50,20 @@ private:
     std::vector<NodeId>& part(NodeId n) { return m_out.parts[static_cast<std::size_t>(n)]; }
     /// The activation scale and zero point of tensor t, as initializers of the lowered graph
     /// named after `prefix` ("NAME/x" gives NAME/x_scale and NAME/x_zero_point), over t's range
-    /// less `subtracted` (what a value of t minus one in `subtracted` can be).
-    std::pair<TensorId, TensorId> activationScale(TensorId t, const std::string& prefix,
+    /// less `subtracted` (what a value of t minus one in `subtracted` can be), over `levels`
+    /// steps (uint8Scale).
+    std::pair<TensorId, TensorId> activationScale(TensorId t, const std::string& prefix, int levels,
                                                   ActivationRange subtracted = {});
     TensorId constantNode(std::string name, std::string op, std::vector<TensorId> ins, Tensor out,
                           std::vector<Attribute> attributes, NodeId origin);
     /// Quantized along `axis`; `transposed`: a 2-D weight given back transposed (Gemm's transB).
     QuantizedWeight quantizedWeight(TensorId w, std::int64_t axis, bool transposed, NodeId origin);
     /// QuantizeLinear of activation x for node `name`; returns the node and its output.
-    std::pair<NodeId, TensorId> quantizeActivation(TensorId x, TensorId scale, TensorId zero,
-                                                   const std::string& name, NodeId origin);
+    /// 7-bit inputs (m_inputLevels 127) are clipped to 127 after it (a Clip on uint8).
+    std::pair<std::vector<NodeId>, TensorId> quantizeActivation(TensorId x, TensorId scale,
+                                                                TensorId zero,
+                                                                const std::string& name,
+                                                                NodeId origin);
     /// A new uint8 tensor like y, the quantized output of the lowered node.
     TensorId quantizedOutput(TensorId y, const std::string& name, bool copy);
     /// y itself, or for a copy a new float32 tensor "Y+TAG" like it that nothing reads.
@@ -73,6 +78,7 @@ private:
 
     const Graph& m_in;
     const ActivationRanges* m_ranges;
+    int m_inputLevels;
     LoweredGraph m_out;
     std::map<std::pair<TensorId, DType>, TensorId> m_weights;
     std::map<std::tuple<TensorId, std::int64_t, bool>, QuantizedWeight> m_int8Weights;

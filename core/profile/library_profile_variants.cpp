@@ -5,6 +5,7 @@
 #include "library_profile.h"
 
 #include "common/input_error.h"
+#include "common/int8_products.h"
 #include "common/progress.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
@@ -76,7 +77,8 @@ int measureMissingSensitivity(const Graph& graph, const Device& device, SampleLi
     const std::string name(precisionName(precision));
     if (lowered == 0 ||
         (!options.force &&
-         library.sensitivities(graph.fingerprint, name, inputs.key).size() >= lowered)) {
+         library.sensitivities(graph.fingerprint, name, sensitivityInputsKey(inputs.key, name))
+                 .size() >= lowered)) {
         return 0;
     }
     std::vector<SensitivityRecord> rows =

@@ -6,12 +6,10 @@
 // layer (oneDNN here) on weights packed once per weight tensor.
 #include "op_kernel_context.h"
 
+#include "common/int8_products.h"
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/native/quantized/PackedParams.h>
-
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 
 #include <cmath>
 #include <list>
@@ -158,41 +156,10 @@ PackCache<PackedLinear, int>& linearPacks() {
     return *cache;
 }
 
-/// Whether the CPU multiplies uint8 by int8 exactly in the engine's kernels: with VNNI
-/// (AVX512-VNNI, CPUID.7.0:ECX[11]; AVX-VNNI, CPUID.7.1:EAX[4]) or AMX-INT8 (CPUID.7.0:EDX[25]).
-/// Without them (AVX2 alone, as on an AMD EPYC of the Zen 3 generation) oneDNN adds pairs of
-/// products in int16 with saturation (vpmaddubsw), and FBGEMM expects activations in 7 bits:
-/// measured here, QLinearConv results off by up to 17 steps and a model's int8 products 19 %
-/// from fp32 (1.4 % with VNNI). The definition in float is exact on any CPU.
-bool exactIntegerProducts() {
-#if defined(__x86_64__)
-    unsigned a = 0;
-    unsigned b = 0;
-    unsigned c = 0;
-    unsigned d = 0;
-    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) {
-        return false;
-    }
-    const bool avx512Vnni = (c & (1u << 11)) != 0;
-    const bool amxInt8 = (d & (1u << 25)) != 0;
-    bool avxVnni = false;
-    if (a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0) {
-        avxVnni = (a & (1u << 4)) != 0;
-    }
-    return avx512Vnni || avxVnni || amxInt8;
-#else
-    return true; // other architectures' engines (QNNPACK on ARM) multiply exactly
-#endif
-}
-
 /// The quantized engine (oneDNN where LibTorch has it, else FBGEMM), chosen once; false when
-/// neither is there or the CPU's integer products would not be exact (exactIntegerProducts):
-/// QLinearConv and QLinearMatMul then compute in float by their definition.
+/// neither is there: QLinearConv and QLinearMatMul then compute in float by their definition.
 bool quantizedEngineReady() {
     static const bool ready = [] {
-        if (!exactIntegerProducts()) {
-            return false;
-        }
         const auto engines = at::globalContext().supportedQEngines();
         for (const at::QEngine wanted : {at::QEngine::ONEDNN, at::QEngine::FBGEMM}) {
             if (std::find(engines.begin(), engines.end(), wanted) != engines.end()) {
@@ -203,6 +170,13 @@ bool quantizedEngineReady() {
         return false;
     }();
     return ready;
+}
+
+/// Whether the engine computes a product of this uint8 input exactly (common/int8_products.h):
+/// always where the CPU multiplies exactly, else when every input value is at most 127 (what
+/// int8 lowering's 7-bit input scales give; a pair of products then stays inside int16).
+bool engineExactFor(const at::Tensor& x) {
+    return cpuMultipliesUint8Exactly() || x.numel() == 0 || x.max().item<std::uint8_t>() <= 127;
 }
 
 /// QLinearConv by its definition, in float: dequantize, convolve, requantize (round half to
@@ -239,7 +213,7 @@ Tensors qlinearConv(const Context& c) {
     const ConvGeometry g = convGeometry(c.node, x, w.sizes(), xZero);
     const bool engine = x.scalar_type() == at::kByte && w.scalar_type() == at::kChar &&
                         yZero.scalar_type() == at::kByte && x.dim() == 4 && x.is_cpu() &&
-                        quantizedEngineReady();
+                        quantizedEngineReady() && engineExactFor(x);
     if (!engine) {
         return {qlinearConvInFloat(c, x, g)};
     }
@@ -277,12 +251,17 @@ Tensors qlinearConv(const Context& c) {
         c10::Dispatcher::singleton()
             .findSchemaOrThrow("quantized::conv2d", "new")
             .typed<at::Tensor(at::Tensor, const PackedConv&, double, std::int64_t)>();
-    // Channels last, the layout oneDNN's quantized convolution works in (its output has it too,
-    // and so the next quantized input after elementwise nodes): no reorder then.
+    // Channels last, the layout oneDNN's quantized convolution works in, and back to the graph's
+    // NCHW for its readers: a channels-last tensor reaching an fp32 Conv after the
+    // DequantizeLinear would make it take LibTorch's channels-last path, measured here (AVX2,
+    // one thread, channels-last input and weights) 1.3× to 3.5× slower than NCHW for ResNet's
+    // convolutions, a cost no sample of that Conv has seen. Both reorders are of uint8 tensors
+    // and part of this node's measured time.
     const at::Tensor qx = at::_make_per_tensor_quantized_tensor(
         x.contiguous(at::MemoryFormat::ChannelsLast), xScale, xZero);
     return {conv.call(qx, packed, scalarOf(c.input(6)), static_cast<std::int64_t>(scalarOf(yZero)))
-                .int_repr()};
+                .int_repr()
+                .contiguous()};
 }
 
 /// A scale or zero point of QLinearMatMul's a (per row: a 1-D one of M elements) or b (per
@@ -327,7 +306,8 @@ Tensors qlinearMatMul(const Context& c) {
                         a.is_cpu() && scalarLike(c.input(1)) && scalarLike(c.input(2)) &&
                         scalarLike(c.input(6)) && scalarLike(yZero) && a.size(-1) == b.size(0) &&
                         (scalarLike(bScale) || bScale.numel() == b.size(1)) &&
-                        bZero.numel() == bScale.numel() && quantizedEngineReady();
+                        bZero.numel() == bScale.numel() && quantizedEngineReady() &&
+                        engineExactFor(a);
     if (!engine) {
         return {qlinearMatMulInFloat(c)};
     }
