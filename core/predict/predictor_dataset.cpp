@@ -5,6 +5,7 @@
 #include "store/graph_records.h"
 
 #include "common/input_error.h"
+#include "common/int8_products.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "device/micro_benchmark.h"
@@ -96,8 +97,10 @@ struct StoredGraph {
 
 /// The derived graph a models row names (a fused or lowered graph of `model`, built again as
 /// profiling built it), when its fingerprint is the row's; its own nodes are those `model`
-/// lacks. An int8 graph's fingerprint holds its activations' zero points: it is built with each
-/// set of activation ranges the library holds for the model until one gives the row's.
+/// lacks. An int8 graph's fingerprint holds its activations' zero points and, where its inputs
+/// were quantized in 7 bits, their Clips (common/int8_products.h): it is built with each set of
+/// activation ranges the library holds for the model, in both input levels (a library holds
+/// graphs profiled on CPUs with and without VNNI), until one gives the row's.
 std::optional<StoredGraph> derivedGraph(const SampleLibrary& library, const Graph& model,
                                         const ModelRecord& record, const std::string& stem) {
     Graph named = model;
@@ -113,13 +116,19 @@ std::optional<StoredGraph> derivedGraph(const SampleLibrary& library, const Grap
                     activationRangesOf(library.activationRanges(model.fingerprint, inputs)));
             }
         }
-        for (const std::optional<ActivationRanges>& ranges : candidates) {
-            PairedVariants pairs =
-                appendLoweredNodes(model, *precision, ranges ? &*ranges : nullptr);
-            if (pairs.paired.graph.fingerprint == record.fingerprint) {
+        std::vector<int> levels{int8InputLevels()};
+        if (*precision == Precision::Int8) {
+            levels.push_back(levels.front() == 255 ? 127 : 255);
+        }
+        bool found = false;
+        for (std::size_t k = 0; k < candidates.size() * levels.size() && !found; ++k) {
+            const std::optional<ActivationRanges>& ranges = candidates[k / levels.size()];
+            PairedVariants pairs = appendLoweredNodes(
+                model, *precision, ranges ? &*ranges : nullptr, levels[k % levels.size()]);
+            found = pairs.paired.graph.fingerprint == record.fingerprint;
+            if (found) {
                 derived.graph = std::move(pairs.paired.graph);
                 modelNodes = std::move(pairs.nodeOf);
-                break;
             }
         }
         derived.name = loweredGraphName(named, *precision);
