@@ -94,7 +94,8 @@ def main():
                 "deviation_pct": acc["deviation_pct"],
                 "cosine_min": acc["cosine_min"], "cosine_mean": acc["cosine_mean"],
                 "top1_agreement": acc["top1_agreement"], "top1_misses": acc["top1_misses"],
-                "largest_miss_margin": acc["largest_miss_margin"], "note": acc.get("note"),
+                "largest_miss_margin": acc["largest_miss_margin"],
+                "median_top1_margin": acc.get("median_top1_margin"), "note": acc.get("note"),
                 "source": "measured, interleaved A/B"}
         report["models"][model] = entry
         print(json.dumps({model: entry}), file=sys.stderr)

@@ -180,6 +180,7 @@ private Q_SLOTS:
         QCOMPARE(*d.top1Agreement, 0.5);
         QCOMPARE(d.top1Misses, 1);
         QCOMPARE(d.largestMissMargin, 0.5);
+        QCOMPARE(d.medianTop1Margin, (1.0 + 0.5) / 2.0); // margins 4 − 3 and 1 − 0.5
         QVERIFY_THROWS_EXCEPTION(InputError, compareOutputs({set({1})}, {}));
         QVERIFY_THROWS_EXCEPTION(InputError, compareOutputs({set({1, 2})}, {set({1})}));
     }

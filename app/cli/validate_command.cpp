@@ -89,8 +89,9 @@ void printAccuracy(const PlanValidation& report) {
                 a.randomInputs ? ": accuracy on real data may differ" : "");
     if (a.top1Misses > 0) {
         std::printf("  %d top-1 misses; the largest fp32 margin between the two classes was %.4g "
-                    "(a miss between nearly tied logits)\n",
-                    a.top1Misses, a.largestMissMargin);
+                    "(a miss between nearly tied logits), against a median margin of %.4g "
+                    "between the fp32 outputs' two highest logits\n",
+                    a.top1Misses, a.largestMissMargin, a.medianTop1Margin);
     }
 }
 

@@ -3,12 +3,14 @@
 #include "output_deviation.h"
 
 #include "common/input_error.h"
+#include "common/int8_products.h"
 #include "common/progress.h"
 #include "graph/model_weights.h"
 #include "store/sample_library.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <random>
 #include <utility>
@@ -204,6 +206,7 @@ OutputDeviation compareOutputs(const std::vector<NamedTensors>& reference,
     result.minCosine = 1.0;
     int agree = 0;
     bool classifier = true;
+    std::vector<double> margins;
     for (std::size_t k = 0; k < reference.size(); ++k) {
         const SetDeviation d = deviationOf(reference[k], outputs[k]);
         l2 += d.relativeL2;
@@ -215,6 +218,11 @@ OutputDeviation compareOutputs(const std::vector<NamedTensors>& reference,
         if (classifier) {
             const std::size_t want = argMax(r->values);
             const std::size_t got = argMax(y->values);
+            double second = -std::numeric_limits<double>::infinity();
+            for (std::size_t i = 0; i < r->values.size(); ++i) {
+                second = i == want ? second : std::max(second, r->values[i]);
+            }
+            margins.push_back(r->values[want] - second);
             if (want == got) {
                 ++agree;
             } else {
@@ -228,6 +236,10 @@ OutputDeviation compareOutputs(const std::vector<NamedTensors>& reference,
     result.meanCosine = cosine / static_cast<double>(reference.size());
     if (classifier) {
         result.top1Agreement = static_cast<double>(agree) / static_cast<double>(reference.size());
+        std::sort(margins.begin(), margins.end());
+        const std::size_t half = margins.size() / 2;
+        result.medianTop1Margin =
+            margins.size() % 2 == 1 ? margins[half] : (margins[half - 1] + margins[half]) / 2.0;
     }
     return result;
 }
@@ -336,7 +348,7 @@ std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision 
         rows.push_back({graph.fingerprint,
                         graph.nodes[static_cast<std::size_t>(nodes[k])].name,
                         std::string(precisionName(precision)),
-                        inputs.key,
+                        sensitivityInputsKey(inputs.key, precisionName(precision)),
                         d.relativeL2Pct,
                         {}});
     }

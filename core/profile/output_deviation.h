@@ -66,10 +66,12 @@ struct OutputDeviation {
     double meanCosine = 1.0;
     /// Classifier-shaped models (one output of shape [1, K], K ≥ 2): the share of sets whose
     /// arg-max agrees, and of the sets that disagree, the largest reference margin between the
-    /// two classes (a miss between nearly tied logits).
+    /// two classes (a miss between nearly tied logits); the median over all sets of the margin
+    /// between the reference's two highest logits, the scale a miss's margin is read against.
     std::optional<double> top1Agreement;
     double largestMissMargin = 0.0;
     int top1Misses = 0;
+    double medianTop1Margin = 0.0;
 };
 
 /// Compares outputs set by set (same names and shapes). Throws InputError when they disagree

@@ -104,6 +104,7 @@ struct ValidatedAccuracy {
     std::optional<double> top1Agreement; ///< classifier-shaped outputs only
     int top1Misses = 0;
     double largestMissMargin = 0.0;
+    double medianTop1Margin = 0.0;      ///< OutputDeviation::medianTop1Margin
     std::optional<double> estimatedPct; ///< the sensitivity table's sum (the plan file's)
     /// estimated − measured, percentage points.
     std::optional<double> errorPoints;

@@ -36,6 +36,7 @@ nlohmann::json accuracyJson(const std::optional<ValidatedAccuracy>& a) {
                         {"top1_agreement", optionalJson(a->top1Agreement)},
                         {"top1_misses", a->top1Misses},
                         {"largest_miss_margin", a->largestMissMargin},
+                        {"median_top1_margin", a->medianTop1Margin},
                         {"inputs", a->inputs}};
     if (a->randomInputs) {
         j["note"] = "random inputs: accuracy on real data may differ";

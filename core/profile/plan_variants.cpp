@@ -128,6 +128,7 @@ ValidatedAccuracy measureAccuracy(const Graph& graph, const LoweredGraph& lowere
     a.top1Agreement = d.top1Agreement;
     a.top1Misses = d.top1Misses;
     a.largestMissMargin = d.largestMissMargin;
+    a.medianTop1Margin = d.medianTop1Margin;
     a.estimatedPct = plan.plannedDeviationPct;
     if (a.estimatedPct) {
         a.errorPoints = *a.estimatedPct - a.deviationPct;
