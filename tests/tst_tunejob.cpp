@@ -81,6 +81,7 @@ private Q_SLOTS:
     void actionAndDialog();
     void tuneShowsMeasuredPointsAndRounds();
     void cancelRightAfterStart();
+    void roundsSayWhatWasLearnedAndTheMachinesDrift();
     void refusalsAreShown_data();
     void refusalsAreShown();
 
@@ -283,6 +284,49 @@ void TestTuneJob::tuneShowsMeasuredPointsAndRounds() {
     QVERIFY(searched.wait(120000));
     QCOMPARE(plot->measuredGraph()->dataCount(), 0);
     QVERIFY(!plot->plot()->legend->hasItemWithPlottable(plot->measuredGraph()));
+}
+
+// The Tune panel's rounds: the fused groups learned in context, earlier rounds put at the latest
+// speed, and a round's error at the machine's drifted speed beside its plain error.
+void TestTuneJob::roundsSayWhatWasLearnedAndTheMachinesDrift() {
+    InContextFit fit;
+    QCOMPARE(TuneRoundsModel::costsText(fit), QStringLiteral("library costs only"));
+    fit.fusedInContext = 4;
+    fit.fusedScaled = 2;
+    QCOMPARE(TuneRoundsModel::costsText(fit),
+             QStringLiteral("0 nodes in context, 0 scaled; 4 fused groups in context, 2 scaled"));
+    fit.nodesInContext = 30;
+    fit.nodesScaled = 5;
+    fit.deviceScale["cpu:0"] = 1.25;
+    fit.roundSpeedScales = {0.93, 1.0};
+    QCOMPARE(TuneRoundsModel::costsText(fit),
+             QStringLiteral("30 nodes in context, 5 scaled; 4 fused groups in context, 2 scaled; "
+                            "cpu:0 ×1.25; earlier rounds' times at the latest speed: ×0.93, "
+                            "×1.00"));
+
+    TuneRound drifted;
+    drifted.index = 2;
+    drifted.maxAbsError = 0.144;
+    drifted.medianAbsError = 0.126;
+    drifted.speedChange = 0.87;
+    drifted.maxAbsErrorAtSpeed = 0.069;
+    TuneRound steady = drifted;
+    steady.index = 1;
+    steady.speedChange.reset();
+    steady.maxAbsErrorAtSpeed.reset();
+    TuneRoundsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRounds({steady, drifted});
+    QCOMPARE(model.data(model.index(0, TuneRoundsModel::MaxError)).toString(),
+             QStringLiteral("14.4 %"));
+    QCOMPARE(model.data(model.index(1, TuneRoundsModel::MaxError)).toString(),
+             QStringLiteral("14.4 % (6.9 % at ×0.87 speed)"));
+    QCOMPARE(model.data(model.index(1, TuneRoundsModel::MaxError), TuneRoundsModel::ValueRole)
+                 .toDouble(),
+             0.144);
+    QVERIFY(model.data(model.index(1, TuneRoundsModel::Round), Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("took ×0.87 as long")));
 }
 
 void TestTuneJob::cancelRightAfterStart() {

@@ -2413,7 +2413,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneRoundsModel</name>
     <message>
-        <location filename="../widgets/tuneroundsmodel.cpp" line="+32"/>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+33"/>
         <source>library costs only</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2424,6 +2424,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
+        <source>%1 fused groups in context, %2 scaled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 ×%2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2433,8 +2438,18 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+9"/>
+        <source>earlier rounds&apos; times at the latest speed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>%1 (stored)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 (%2 at ×%3 speed)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2444,6 +2459,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
+        <source>The plans run again from the round before took ×%1 as long (the machine&apos;s speed drifted); at that speed the largest error is %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>%1: predicted %2 ms, measured %3 ms (p10 %4, p90 %5, %6 runs), error %7</source>
         <translation type="unfinished"></translation>
     </message>

@@ -2401,7 +2401,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneRoundsModel</name>
     <message>
-        <location filename="../widgets/tuneroundsmodel.cpp" line="+32"/>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+33"/>
         <source>library costs only</source>
         <translation>仅样本库成本</translation>
     </message>
@@ -2412,6 +2412,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
+        <source>%1 fused groups in context, %2 scaled</source>
+        <translation>%1 个融合组按上下文计时，%2 个按比例缩放</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 ×%2</source>
         <translation>%1 ×%2</translation>
     </message>
@@ -2421,9 +2426,19 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>%1 与 %2 并行 ×%3</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+9"/>
+        <source>earlier rounds&apos; times at the latest speed: %1</source>
+        <translation>前几轮的时间按最新速度折算：%1</translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>%1 (stored)</source>
         <translation>%1（已存储）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 (%2 at ×%3 speed)</source>
+        <translation>%1（按 ×%3 速度为 %2）</translation>
     </message>
     <message>
         <location line="+28"/>
@@ -2432,6 +2447,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
+        <source>The plans run again from the round before took ×%1 as long (the machine&apos;s speed drifted); at that speed the largest error is %2</source>
+        <translation>上一轮的方案重新运行耗时为原来的 ×%1（机器速度发生漂移）；按该速度计，最大误差为 %2</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>%1: predicted %2 ms, measured %3 ms (p10 %4, p90 %5, %6 runs), error %7</source>
         <translation>%1：预测 %2 ms，实测 %3 ms（p10 %4，p90 %5，%6 次运行），误差 %7</translation>
     </message>

@@ -28,11 +28,17 @@ void TuneRoundsModel::setRounds(std::vector<TuneRound> rounds) {
 }
 
 QString TuneRoundsModel::costsText(const InContextFit& fit) {
-    if (fit.nodesInContext == 0 && fit.nodesScaled == 0 && fit.contention.empty()) {
+    if (fit.nodesInContext == 0 && fit.nodesScaled == 0 && fit.fusedInContext == 0 &&
+        fit.fusedScaled == 0 && fit.contention.empty()) {
         return tr("library costs only");
     }
     QStringList parts{
         tr("%1 nodes in context, %2 scaled").arg(fit.nodesInContext).arg(fit.nodesScaled)};
+    if (fit.fusedInContext > 0 || fit.fusedScaled > 0) {
+        parts << tr("%1 fused groups in context, %2 scaled")
+                     .arg(fit.fusedInContext)
+                     .arg(fit.fusedScaled);
+    }
     for (const auto& [device, scale] : fit.deviceScale) {
         parts << tr("%1 ×%2").arg(QString::fromStdString(device)).arg(scale, 0, 'f', 2);
     }
@@ -40,6 +46,14 @@ QString TuneRoundsModel::costsText(const InContextFit& fit) {
         parts << tr("%1 beside %2 ×%3")
                      .arg(QString::fromStdString(c.device), QString::fromStdString(c.other))
                      .arg(c.factor, 0, 'f', 2);
+    }
+    if (fit.roundSpeedScales.size() > 1) {
+        QStringList scales;
+        for (const double s : fit.roundSpeedScales) {
+            scales << QStringLiteral("×%1").arg(s, 0, 'f', 2);
+        }
+        parts << tr("earlier rounds' times at the latest speed: %1")
+                     .arg(scales.join(QStringLiteral(", ")));
     }
     return parts.join(QStringLiteral("; "));
 }
@@ -64,6 +78,11 @@ QVariant TuneRoundsModel::data(const QModelIndex& index, int role) const {
         case Plans:
             return static_cast<int>(r.plans.size());
         case MaxError:
+            if (r.speedChange && r.maxAbsErrorAtSpeed) {
+                return tr("%1 (%2 at ×%3 speed)")
+                    .arg(percent(r.maxAbsError), percent(*r.maxAbsErrorAtSpeed))
+                    .arg(*r.speedChange, 0, 'f', 2);
+            }
             return percent(r.maxAbsError);
         case MedianError:
             return percent(r.medianAbsError);
@@ -89,6 +108,12 @@ QVariant TuneRoundsModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::ToolTipRole) {
         QStringList lines{tr("Round %1: plans validated on this machine").arg(r.index + 1)};
+        if (r.speedChange && r.maxAbsErrorAtSpeed) {
+            lines << tr("The plans run again from the round before took ×%1 as long (the "
+                        "machine's speed drifted); at that speed the largest error is %2")
+                         .arg(*r.speedChange, 0, 'f', 2)
+                         .arg(percent(*r.maxAbsErrorAtSpeed));
+        }
         for (const TunedPlan& p : r.plans) {
             lines << tr("%1: predicted %2 ms, measured %3 ms (p10 %4, p90 %5, %6 runs), error %7")
                          .arg(QString::fromStdString(p.label))
