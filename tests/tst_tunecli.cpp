@@ -76,8 +76,10 @@ private Q_SLOTS:
 private:
     /// A copy of the profiled library, for a test of its own.
     QString freshLibrary(const char* name) const;
-    /// Rows of the tune_rounds table, read-only (0 while the library has none).
+    /// Rows of the tune_rounds table, read-only (0 while the library has none); countOf: the
+    /// first column of a count query.
     static int storedRounds(const QString& db);
+    static int countOf(const QString& db, const char* query);
 
     QTemporaryDir m_dir;
     QString m_db;
@@ -214,6 +216,19 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
     QCOMPARE(static_cast<qsizetype>(stored.size()), rounds.size());
     QCOMPARE(stored.front().modelFingerprint, g.fingerprint);
     QVERIFY(library.integrityProblems().empty());
+
+    // Validated plans ran as they were searched: a plan that takes fusion groups ran each as one
+    // fused node, whose in-plan time the library now holds ("NAME+fused", context plan).
+    bool measuredFused = false;
+    for (const QJsonValue& v : plans) {
+        const QJsonObject p = v.toObject();
+        measuredFused = measuredFused || (!p[key("measured")].isNull() &&
+                                          !p[key("fusion_groups")].toArray().isEmpty());
+    }
+    const int fusedInPlan = countOf(db, "SELECT count(*) FROM perf_samples WHERE config_json "
+                                        "LIKE '%\"context\":\"plan\"%' AND op_meta LIKE "
+                                        "'%+fused%'");
+    QVERIFY2(!measuredFused || fusedInPlan > 0, "a validated plan's fusion groups ran unfused");
 }
 
 void TestTuneCli::sameSeedSameFirstRound() {
@@ -331,13 +346,16 @@ void TestTuneCli::killedMidRoundKeepsCommittedRounds() {
 }
 
 int TestTuneCli::storedRounds(const QString& db) {
+    return countOf(db, "SELECT count(*) FROM tune_rounds");
+}
+
+int TestTuneCli::countOf(const QString& db, const char* query) {
     sqlite3* handle = nullptr;
     int count = 0;
     if (sqlite3_open_v2(db.toUtf8().constData(), &handle, SQLITE_OPEN_READONLY, nullptr) ==
         SQLITE_OK) {
         sqlite3_stmt* statement = nullptr;
-        if (sqlite3_prepare_v2(handle, "SELECT count(*) FROM tune_rounds", -1, &statement,
-                               nullptr) == SQLITE_OK &&
+        if (sqlite3_prepare_v2(handle, query, -1, &statement, nullptr) == SQLITE_OK &&
             sqlite3_step(statement) == SQLITE_ROW) {
             count = sqlite3_column_int(statement, 0);
         }

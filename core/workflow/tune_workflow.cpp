@@ -165,6 +165,13 @@ PlanToValidate validationOf(const Simulator& sim, const TunedPlan& plan) {
     for (const CostDevice& d : table.devices()) {
         v.costDevices.push_back(d.id);
     }
+    // It runs as it was searched: each fusion group it takes as one fused node (without them
+    // the plan ran unfused while its prediction was fused, and no group's in-plan time was
+    // ever observed to learn from).
+    for (const std::int32_t k : sim.takenGroups(plan.genome)) {
+        v.fusionGroups.push_back(table.fusionOptions()[static_cast<std::size_t>(k)].group);
+    }
+    v.fusion = !table.fusionOptions().empty();
     // Its nodes in other precisions run lowered; the estimate of their deviation is checked.
     if (std::any_of(p.variant.begin(), p.variant.end(), [](std::int32_t x) { return x > 0; })) {
         v.precisions.assign(g.nodes.size(), Precision::Fp32);
