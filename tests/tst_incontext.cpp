@@ -6,6 +6,7 @@
 #include "cost/cost_table.h"
 #include "graph/fusion_group.h"
 #include "graph_fixture.h"
+#include "plan/simulator.h"
 #include "store/records.h"
 #include "workflow/in_context_costs.h"
 #include "workflow/tune_round_record.h"
@@ -62,6 +63,8 @@ private Q_SLOTS:
     void learningFromRoundsAtTheirSpeeds();
     void speedScalesAreStoredWithTheRound();
     void badSpeedChangesAreRefused();
+    void gapsBetweenNodesAreLearned();
+    void aNodeThatWaitedForItsDeviceGivesNoGap();
 };
 
 void TestInContext::nodesTakeTheirInPlanTimes() {
@@ -212,6 +215,84 @@ void TestInContext::badSpeedChangesAreRefused() {
     QVERIFY_THROWS_EXCEPTION(InputError, observationsAtLatestSpeed(two, {std::nullopt}));
     QVERIFY_THROWS_EXCEPTION(InputError, observationsAtLatestSpeed(two, {std::nullopt, 0.0}));
     QVERIFY_THROWS_EXCEPTION(InputError, observationsAtLatestSpeed(two, {std::nullopt, -1.0}));
+}
+
+void TestInContext::gapsBetweenNodesAreLearned() {
+    const Graph g = fixtureGraph("a->b->c->d"); // every tensor 1000 bytes
+    CostTable table = tableOf(g);
+    // The catalog's copy from cpu:0 to cpu:1: 2 µs and 100 bytes/µs (10 µs for a tensor).
+    const std::int32_t queue = table.addQueue("cpu:0->cpu:1");
+    table.setPath(0, 1, {TransferHop{queue, 0, 1, 2.0, 100.0, CostSource::Modelled}});
+    // Three runs of a, b on cpu:0 and c, d on cpu:1, each node at its cell's time: b and d
+    // start 10 µs after their producer on their own device, c 50 µs after b on the other.
+    PlanObservation plan;
+    plan.nodes = {{"a", "cpu:0", 100, 0, 100},
+                  {"b", "cpu:0", 200, 110, 310},
+                  {"c", "cpu:1", 400, 360, 760},
+                  {"d", "cpu:1", 800, 770, 1570}};
+    const InContextFit fit = applyInContextCosts(table, g, {plan, plan, plan});
+    QCOMPARE(fit.gaps.dispatchUs.at("cpu:0"), 10.0);
+    QCOMPARE(fit.gaps.dispatchUs.at("cpu:1"), 10.0);
+    QCOMPARE(fit.gaps.dispatchObservations.at("cpu:0"), 3);
+    // The handoff: 50 µs less cpu:1's dispatch (10) and the copy's bandwidth time (10).
+    QCOMPARE(fit.gaps.handoffs.size(), std::size_t(1));
+    const FittedHandoff& h = fit.gaps.handoffs[0];
+    QCOMPARE(h.from, std::string("cpu:0"));
+    QCOMPARE(h.to, std::string("cpu:1"));
+    QCOMPARE(h.latencyUs, 30.0);
+    QCOMPARE(h.modelledLatencyUs, 2.0);
+    QCOMPARE(h.observations, 3);
+    QCOMPARE(table.path(0, 1)[0].latencyUs, 30.0);
+    QCOMPARE(table.path(0, 1)[0].bytesPerUs, 100.0);
+    QVERIFY(table.path(0, 1)[0].source == CostSource::Measured);
+    QCOMPARE(table.transferUs(0, 1, 1000.0), 40.0);
+    // Every cell of a device with a time gains its dispatch, energy unchanged: b's in-plan 200
+    // becomes 210, c on cpu:0 (never run there, no scale: two nodes) 400 + 10.
+    QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 210.0);
+    QCOMPARE(table.cell(g.findNode("b"), 0).energyUj, 200.0);
+    QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 410.0);
+    QCOMPARE(table.cell(g.findNode("d"), 1).latencyUs, 810.0);
+    // The plan simulated on these costs: a 0–110, b 110–320, the copy 40 µs, c 360–770,
+    // d 770–1580: the measured run (1570 µs) and a's own dispatch.
+    Simulator sim(g, table);
+    std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+    genome[static_cast<std::size_t>(sim.computeIndex(g.findNode("c")))] = 1;
+    genome[static_cast<std::size_t>(sim.computeIndex(g.findNode("d")))] = 1;
+    QCOMPARE(sim.simulate(sim.planOf(genome)).objectives.latencyUs, 1580.0);
+    // Stored with the round and read back.
+    TuneRound round;
+    round.fit = fit;
+    TuneRoundRecord record;
+    record.recordJson = detail::roundJson(round).dump();
+    const TuneRound back = detail::roundFrom(record);
+    QCOMPARE(back.fit.gaps.dispatchUs, fit.gaps.dispatchUs);
+    QCOMPARE(back.fit.gaps.handoffs.size(), std::size_t(1));
+    QCOMPARE(back.fit.gaps.handoffs[0].latencyUs, 30.0);
+    QCOMPARE(back.fit.gaps.handoffs[0].observations, 3);
+    // Two runs are not enough: nothing is learned.
+    CostTable few = tableOf(g);
+    few.setPath(0, 1, {TransferHop{few.addQueue("q"), 0, 1, 2.0, 100.0, CostSource::Modelled}});
+    const InContextFit none = applyInContextCosts(few, g, {plan, plan});
+    QVERIFY(none.gaps.dispatchUs.empty());
+    QVERIFY(none.gaps.handoffs.empty());
+    QCOMPARE(none.gaps.dispatchObservations.at("cpu:0"), 2);
+    QCOMPARE(few.path(0, 1)[0].latencyUs, 2.0);
+    QCOMPARE(few.cell(g.findNode("b"), 0).latencyUs, 200.0);
+}
+
+void TestInContext::aNodeThatWaitedForItsDeviceGivesNoGap() {
+    const Graph g = fixtureGraph("a->b; a->c; b,c->d");
+    CostTable table = tableOf(g);
+    // All on cpu:0: b 5 µs after a; c ready when a ended (100) but run after b, so its 300 µs
+    // wait was for the device; d 8 µs after c, the last of its producers.
+    PlanObservation plan;
+    plan.nodes = {{"a", "cpu:0", 100, 0, 100},
+                  {"b", "cpu:0", 200, 105, 305},
+                  {"c", "cpu:0", 400, 400, 800},
+                  {"d", "cpu:0", 800, 808, 1608}};
+    const InContextFit fit = applyInContextCosts(table, g, {plan, plan});
+    QCOMPARE(fit.gaps.dispatchObservations.at("cpu:0"), 4);
+    QCOMPARE(fit.gaps.dispatchUs.at("cpu:0"), 6.5); // the median of 5, 8, 5, 8
 }
 
 QTEST_GUILESS_MAIN(TestInContext)

@@ -303,6 +303,13 @@ void TestTuneJob::roundsSayWhatWasLearnedAndTheMachinesDrift() {
              QStringLiteral("30 nodes in context, 5 scaled; 4 fused groups in context, 2 scaled; "
                             "cpu:0 ×1.25; earlier rounds' times at the latest speed: ×0.93, "
                             "×1.00"));
+    fit.roundSpeedScales.clear();
+    fit.gaps.dispatchUs["cpu:1"] = 6.4;
+    fit.gaps.handoffs.push_back({"cpu:0", "cpu", 41.5, 4.0, 12});
+    QCOMPARE(TuneRoundsModel::costsText(fit),
+             QStringLiteral("30 nodes in context, 5 scaled; 4 fused groups in context, 2 scaled; "
+                            "cpu:0 ×1.25; cpu:1 +6.4 µs a node; cpu:0 → cpu handoff 41.5 µs "
+                            "(catalog 4.0 µs)"));
 
     TuneRound drifted;
     drifted.index = 2;

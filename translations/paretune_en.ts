@@ -2413,7 +2413,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneRoundsModel</name>
     <message>
-        <location filename="../widgets/tuneroundsmodel.cpp" line="+33"/>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+34"/>
         <source>library costs only</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2438,7 +2438,17 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+5"/>
+        <source>%1 +%2 µs a node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 → %2 handoff %3 µs (catalog %4 µs)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>earlier rounds&apos; times at the latest speed: %1</source>
         <translation type="unfinished"></translation>
     </message>

@@ -2401,7 +2401,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneRoundsModel</name>
     <message>
-        <location filename="../widgets/tuneroundsmodel.cpp" line="+33"/>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+34"/>
         <source>library costs only</source>
         <translation>仅样本库成本</translation>
     </message>
@@ -2426,7 +2426,17 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>%1 与 %2 并行 ×%3</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+5"/>
+        <source>%1 +%2 µs a node</source>
+        <translation>%1 每个节点 +%2 µs</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 → %2 handoff %3 µs (catalog %4 µs)</source>
+        <translation>%1 → %2 交接 %3 µs（目录 %4 µs）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>earlier rounds&apos; times at the latest speed: %1</source>
         <translation>前几轮的时间按最新速度折算：%1</translation>
     </message>

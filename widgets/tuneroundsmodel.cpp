@@ -29,7 +29,8 @@ void TuneRoundsModel::setRounds(std::vector<TuneRound> rounds) {
 
 QString TuneRoundsModel::costsText(const InContextFit& fit) {
     if (fit.nodesInContext == 0 && fit.nodesScaled == 0 && fit.fusedInContext == 0 &&
-        fit.fusedScaled == 0 && fit.contention.empty()) {
+        fit.fusedScaled == 0 && fit.contention.empty() && fit.gaps.dispatchUs.empty() &&
+        fit.gaps.handoffs.empty()) {
         return tr("library costs only");
     }
     QStringList parts{
@@ -46,6 +47,15 @@ QString TuneRoundsModel::costsText(const InContextFit& fit) {
         parts << tr("%1 beside %2 ×%3")
                      .arg(QString::fromStdString(c.device), QString::fromStdString(c.other))
                      .arg(c.factor, 0, 'f', 2);
+    }
+    for (const auto& [device, us] : fit.gaps.dispatchUs) {
+        parts << tr("%1 +%2 µs a node").arg(QString::fromStdString(device)).arg(us, 0, 'f', 1);
+    }
+    for (const FittedHandoff& h : fit.gaps.handoffs) {
+        parts << tr("%1 → %2 handoff %3 µs (catalog %4 µs)")
+                     .arg(QString::fromStdString(h.from), QString::fromStdString(h.to))
+                     .arg(h.latencyUs, 0, 'f', 1)
+                     .arg(h.modelledLatencyUs, 0, 'f', 1);
     }
     if (fit.roundSpeedScales.size() > 1) {
         QStringList scales;

@@ -35,6 +35,18 @@ nlohmann::json InContextFit::toJson() const {
                          {"factor", c.factor},
                          {"observations", c.observations}});
     }
+    nlohmann::json dispatch = nlohmann::json::object();
+    for (const auto& [device, us] : gaps.dispatchUs) {
+        dispatch[device] = {{"us", us}, {"observations", gaps.dispatchObservations.at(device)}};
+    }
+    nlohmann::json handoffs = nlohmann::json::array();
+    for (const FittedHandoff& h : gaps.handoffs) {
+        handoffs.push_back({{"from", h.from},
+                            {"to", h.to},
+                            {"latency_us", h.latencyUs},
+                            {"modelled_latency_us", h.modelledLatencyUs},
+                            {"observations", h.observations}});
+    }
     return {{"nodes_in_context", nodesInContext},
             {"nodes_scaled", nodesScaled},
             {"fused_in_context", fusedInContext},
@@ -43,7 +55,9 @@ nlohmann::json InContextFit::toJson() const {
             {"contention", pairs},
             {"deviation_scale", deviationScale ? nlohmann::json(*deviationScale) : nullptr},
             {"deviation_observations", deviationObservations},
-            {"round_speed_scales", roundSpeedScales}};
+            {"round_speed_scales", roundSpeedScales},
+            {"dispatch", dispatch},
+            {"handoffs", handoffs}};
 }
 
 std::vector<PlanObservation>
@@ -348,6 +362,8 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
             }
         }
     }
+    fit.gaps = fitInPlanGaps(table, graph, plans);
+    applyInPlanGaps(table, graph, fit.gaps);
     return fit;
 }
 

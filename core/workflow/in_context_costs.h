@@ -4,6 +4,7 @@
 // per-device scales and contention between devices that run side by side (DESIGN.md "The plan,
 // second generation": the tune loop).
 #include "cost/cost_table.h"
+#include "workflow/in_plan_gaps.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -67,6 +68,8 @@ struct InContextFit {
     /// Per earlier round (oldest first): the factor its times were multiplied by to put them at
     /// the machine's latest measured speed (observationsAtLatestSpeed; the latest's is 1).
     std::vector<double> roundSpeedScales;
+    /// The time between nodes inside plans (in_plan_gaps.h), applied after the cells.
+    InPlanGaps gaps;
 
     nlohmann::json toJson() const;
 };
@@ -83,7 +86,9 @@ struct InContextFit {
 ///   contention factor (at least 3 observations, clamped to [1, 4]; source measured).
 /// * the deviation of every variant cell scales by the median of measured / estimated output
 ///   deviation over the plans with variants (the sensitivity table's sum errs alike for plans
-///   not yet run: it misses how deviations combine).
+///   not yet run: it misses how deviations combine);
+/// * last, the gaps between nodes inside plans (fitInPlanGaps, applyInPlanGaps): each device's
+///   dispatch time added to its cells, each measured handoff's latency to its path.
 /// Devices or nodes the table lacks are ignored; a node in a variant ("NAME@bf16") is that
 /// variant's cell. Deterministic in the observations' order.
 InContextFit applyInContextCosts(CostTable& table, const Graph& graph,

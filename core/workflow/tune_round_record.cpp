@@ -141,6 +141,22 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
             round.fit.roundSpeedScales.push_back(scale.get<double>());
         }
     }
+    // Rounds stored before the gaps between nodes were learned have neither.
+    if (const auto dispatch = fit.find("dispatch"); dispatch != fit.end()) {
+        for (const auto& [device, d] : dispatch->items()) {
+            round.fit.gaps.dispatchUs[device] = number(d, "us");
+            round.fit.gaps.dispatchObservations[device] =
+                static_cast<int>(number(d, "observations"));
+        }
+    }
+    if (const auto handoffs = fit.find("handoffs"); handoffs != fit.end()) {
+        for (const nlohmann::json& h : *handoffs) {
+            round.fit.gaps.handoffs.push_back(
+                {h.at("from").get<std::string>(), h.at("to").get<std::string>(),
+                 number(h, "latency_us"), number(h, "modelled_latency_us"),
+                 static_cast<int>(number(h, "observations"))});
+        }
+    }
     for (const nlohmann::json& p : j.at("plans")) {
         TunedPlan plan;
         plan.label = p.at("label").get<std::string>();

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workflow/in_plan_gaps.h"
+
+#include "graph/graph.h"
+#include "profile/measurement.h"
+#include "workflow/in_context_costs.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace paretune {
+
+namespace {
+
+constexpr int kMinObservations = 3;
+constexpr std::string_view kFusedSuffix = "+fused";
+
+/// The graph nodes an observation ran: "NAME", "NAME@variant", or a fusion option's members
+/// for "FIRST+fused". Empty for a name the graph lacks.
+std::vector<NodeId> observedMembers(const Graph& graph, const CostTable& table,
+                                    const std::string& name) {
+    if (name.size() > kFusedSuffix.size() &&
+        name.compare(name.size() - kFusedSuffix.size(), kFusedSuffix.size(), kFusedSuffix) == 0) {
+        const NodeId first =
+            graph.findNode(std::string_view(name).substr(0, name.size() - kFusedSuffix.size()));
+        for (const FusionOption& option : table.fusionOptions()) {
+            if (first != kNone && option.group.members.front() == first) {
+                return option.group.members;
+            }
+        }
+        return {};
+    }
+    NodeId node = graph.findNode(name);
+    if (node == kNone) {
+        if (const std::size_t at = name.rfind('@'); at != std::string::npos) {
+            node = graph.findNode(std::string_view(name).substr(0, at));
+        }
+    }
+    return node == kNone ? std::vector<NodeId>{} : std::vector<NodeId>{node};
+}
+
+/// One observed node's inputs from other observed nodes.
+struct Producers {
+    std::vector<std::size_t> nodes; ///< indices into the plan's nodes, distinct
+    std::vector<double> bytes;      ///< per producer: the bytes read from it
+    bool known = true;              ///< false when an input's producer could not be traced
+};
+
+/// The observed producers of an observation that ran graph nodes `members`, tracing back through
+/// graph nodes that were not observed (pass-through, folded, constant nodes).
+Producers producersOf(const Graph& graph, const std::vector<NodeId>& members,
+                      const std::vector<std::optional<std::size_t>>& observedAt) {
+    Producers result;
+    const auto add = [&result](std::size_t node, double bytes) {
+        const auto it = std::find(result.nodes.begin(), result.nodes.end(), node);
+        if (it == result.nodes.end()) {
+            result.nodes.push_back(node);
+            result.bytes.push_back(bytes);
+        } else {
+            result.bytes[static_cast<std::size_t>(it - result.nodes.begin())] += bytes;
+        }
+    };
+    for (NodeId member : members) {
+        std::vector<std::pair<TensorId, double>> pending; // tensor, bytes the consumer reads
+        for (TensorId t : graph.nodeInputs.row(member)) {
+            if (t != kNone) {
+                const auto size = graph.tensors[static_cast<std::size_t>(t)].byteSize();
+                pending.emplace_back(t, static_cast<double>(std::max<std::int64_t>(size, 0)));
+            }
+        }
+        std::vector<NodeId> visited;
+        while (!pending.empty()) {
+            const auto [t, bytes] = pending.back();
+            pending.pop_back();
+            const NodeId p = graph.tensors[static_cast<std::size_t>(t)].producer;
+            if (p == kNone || std::find(members.begin(), members.end(), p) != members.end()) {
+                continue; // a graph input or initializer, or made inside the group
+            }
+            if (const auto at = observedAt[static_cast<std::size_t>(p)]; at) {
+                add(*at, bytes);
+                continue;
+            }
+            if (graph.nodes[static_cast<std::size_t>(p)].kind == NodeKind::Compute) {
+                result.known = false; // a compute node the plan did not report
+                continue;
+            }
+            if (std::find(visited.begin(), visited.end(), p) != visited.end()) {
+                continue;
+            }
+            visited.push_back(p);
+            for (TensorId u : graph.nodeInputs.row(p)) {
+                if (u != kNone) {
+                    pending.emplace_back(u, bytes);
+                }
+            }
+        }
+    }
+    return result;
+}
+
+/// The path's time for `bytes` less its latencies: what copying the tensor costs there.
+double bandwidthUs(const CostTable& table, std::int32_t from, std::int32_t to, double bytes) {
+    double us = 0.0;
+    for (const TransferHop& hop : table.path(from, to)) {
+        us += bytes / hop.bytesPerUs;
+    }
+    return us;
+}
+
+double pathLatencyUs(const CostTable& table, std::int32_t from, std::int32_t to) {
+    double us = 0.0;
+    for (const TransferHop& hop : table.path(from, to)) {
+        us += hop.latencyUs;
+    }
+    return us;
+}
+
+} // namespace
+
+InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
+                         const std::vector<PlanObservation>& plans) {
+    std::map<std::int32_t, std::vector<double>> dispatch;
+    struct Handoff {
+        double gapUs;
+        double bytes;
+    };
+    std::map<std::pair<std::int32_t, std::int32_t>, std::vector<Handoff>> handoffs;
+    for (const PlanObservation& plan : plans) {
+        std::vector<std::optional<std::size_t>> observedAt(graph.nodes.size());
+        std::vector<std::vector<NodeId>> members(plan.nodes.size());
+        std::vector<std::int32_t> device(plan.nodes.size());
+        for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+            members[i] = observedMembers(graph, table, plan.nodes[i].node);
+            device[i] = table.findDevice(plan.nodes[i].device);
+            for (NodeId m : members[i]) {
+                observedAt[static_cast<std::size_t>(m)] = i;
+            }
+        }
+        for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+            const NodeObservation& node = plan.nodes[i];
+            const std::int32_t d = device[i];
+            if (d < 0 || members[i].empty()) {
+                continue;
+            }
+            const Producers producers = producersOf(graph, members[i], observedAt);
+            if (!producers.known || producers.nodes.empty()) {
+                continue;
+            }
+            std::size_t last = 0;
+            for (std::size_t k = 1; k < producers.nodes.size(); ++k) {
+                if (plan.nodes[producers.nodes[k]].endUs >
+                    plan.nodes[producers.nodes[last]].endUs) {
+                    last = k;
+                }
+            }
+            const NodeObservation& producer = plan.nodes[producers.nodes[last]];
+            const std::int32_t from = device[producers.nodes[last]];
+            if (from < 0) {
+                continue;
+            }
+            // Its device (or one sharing a core with it) was busy after the producer ended:
+            // the node waited for the device, not for its input.
+            bool deviceWasBusy = false;
+            for (std::size_t j = 0; j < plan.nodes.size() && !deviceWasBusy; ++j) {
+                const NodeObservation& other = plan.nodes[j];
+                deviceWasBusy = j != i && device[j] >= 0 &&
+                                (device[j] == d || table.exclusive(device[j], d)) &&
+                                other.beginUs < node.beginUs && other.endUs > producer.endUs;
+            }
+            if (deviceWasBusy) {
+                continue;
+            }
+            const double gap = std::max(0.0, node.beginUs - producer.endUs);
+            int elsewhere = 0;
+            for (std::size_t k = 0; k < producers.nodes.size(); ++k) {
+                elsewhere += device[producers.nodes[k]] != d ? 1 : 0;
+            }
+            if (from == d && elsewhere == 0) {
+                dispatch[d].push_back(gap);
+            } else if (from != d && elsewhere == 1) {
+                handoffs[{from, d}].push_back({gap, producers.bytes[last]});
+            }
+        }
+    }
+
+    InPlanGaps gaps;
+    std::map<std::int32_t, double> dispatchOf;
+    for (const auto& [d, values] : dispatch) {
+        const std::string& id = table.device(d).id;
+        gaps.dispatchObservations[id] = static_cast<int>(values.size());
+        if (static_cast<int>(values.size()) >= kMinObservations) {
+            dispatchOf[d] = medianOf(values);
+            gaps.dispatchUs[id] = dispatchOf[d];
+        }
+    }
+    for (const auto& [pair, observed] : handoffs) {
+        if (static_cast<int>(observed.size()) < kMinObservations ||
+            !table.reachable(pair.first, pair.second)) {
+            continue;
+        }
+        const auto d = dispatchOf.find(pair.second);
+        const double dispatchUs = d == dispatchOf.end() ? 0.0 : d->second;
+        std::vector<double> latencies;
+        for (const Handoff& h : observed) {
+            latencies.push_back(h.gapUs - dispatchUs -
+                                bandwidthUs(table, pair.first, pair.second, h.bytes));
+        }
+        gaps.handoffs.push_back({table.device(pair.first).id, table.device(pair.second).id,
+                                 std::max(0.0, medianOf(latencies)),
+                                 pathLatencyUs(table, pair.first, pair.second),
+                                 static_cast<int>(observed.size())});
+    }
+    return gaps;
+}
+
+void applyInPlanGaps(CostTable& table, const Graph& graph, const InPlanGaps& gaps) {
+    for (const auto& [id, us] : gaps.dispatchUs) {
+        const std::int32_t d = table.findDevice(id);
+        if (d < 0 || !(us > 0.0)) {
+            continue;
+        }
+        const auto addTo = [us](CostCell& cell) {
+            if (!cell.supported() || !(cell.latencyUs > 0.0)) {
+                return false;
+            }
+            cell.latencyUs += us;
+            return true;
+        };
+        for (NodeId n = 0; n < table.nodeCount(); ++n) {
+            if (graph.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
+                continue;
+            }
+            for (std::int32_t v = 0; v < table.variantCount(); ++v) {
+                CostCell cell = table.cell(n, d, v);
+                if (addTo(cell)) {
+                    table.setCell(n, d, v, cell);
+                }
+            }
+        }
+        std::vector<FusionOption> options = table.fusionOptions();
+        for (FusionOption& option : options) {
+            addTo(option.cells[static_cast<std::size_t>(d)]);
+        }
+        table.setFusionOptions(std::move(options));
+    }
+    for (const FittedHandoff& h : gaps.handoffs) {
+        const std::int32_t from = table.findDevice(h.from);
+        const std::int32_t to = table.findDevice(h.to);
+        if (from < 0 || to < 0 || table.path(from, to).empty()) {
+            continue;
+        }
+        std::vector<TransferHop> hops(table.path(from, to).begin(), table.path(from, to).end());
+        const double modelled = pathLatencyUs(table, from, to);
+        for (std::size_t k = 0; k < hops.size(); ++k) {
+            hops[k].latencyUs = modelled > 0.0 ? h.latencyUs * hops[k].latencyUs / modelled
+                                               : (k == 0 ? h.latencyUs : 0.0);
+            hops[k].source = CostSource::Measured;
+        }
+        table.setPath(from, to, std::move(hops));
+    }
+}
+
+} // namespace paretune

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The time between nodes inside plans, as measured (the tune loop, beside in_context_costs.h):
+// a node's measured time runs from its kernel's start to its end, but in a plan the executor
+// also spends time before each node (taking it from the ready queue, preparing its inputs) and
+// before a node whose input comes from another device (waking that device's thread, copying
+// the tensor). Neither is in an operator's sample, and the catalog's copy cost between CPU
+// cores is an illustrative figure. Both show in every plan, so what one plan measured carries
+// over to plans not yet run.
+#include "cost/cost_table.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct Graph;
+struct PlanObservation;
+
+/// A handoff between two devices fitted from in-plan gaps.
+struct FittedHandoff {
+    std::string from;
+    std::string to;
+    /// The path's latency as measured: the median over the observed handoffs of the gap less
+    /// the consumer's dispatch time and the path's bandwidth time for the tensors copied.
+    double latencyUs = 0.0;
+    double modelledLatencyUs = 0.0; ///< the path's latency before (the catalog's)
+    int observations = 0;
+};
+
+/// What fitInPlanGaps measured.
+struct InPlanGaps {
+    /// Per device id: the median gap before a node whose inputs were all produced on its own
+    /// device, when the device was idle and waiting for them (the executor's time per node).
+    std::map<std::string, double> dispatchUs;
+    std::map<std::string, int> dispatchObservations;
+    std::vector<FittedHandoff> handoffs;
+};
+
+/// Reads the gaps of the plans' nodes. A gap is observed before a node that waited for its
+/// input, not for its device: it started after the last of its producers (observed nodes,
+/// through nodes that are not, such as pass-through ones) ended, and that producer ended after
+/// every node its device (or a device sharing a core with it) ran before it. A node whose
+/// producers are all on its own device gives its device's dispatch gap; one whose only producer
+/// elsewhere is that last one gives the pair's handoff gap. A figure needs at least 3
+/// observations (dispatch at least 0, handoff latency at least 0). Fused groups ("FIRST+fused")
+/// and variants ("NAME@bf16") count as the nodes they run. Deterministic in the plans' order.
+InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
+                         const std::vector<PlanObservation>& plans);
+
+/// Applies the gaps: each device's dispatch time is added to every supported compute cell and
+/// fusion option's cell of that device with a time (the executor spends it per node); each
+/// handoff sets its path's latency (spread over the path's hops in proportion to their modelled
+/// latencies, all on the first hop where they have none; their bandwidths kept; source
+/// measured).
+void applyInPlanGaps(CostTable& table, const Graph& graph, const InPlanGaps& gaps);
+
+} // namespace paretune
