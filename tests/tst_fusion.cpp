@@ -9,6 +9,7 @@
 #include "onnx_fixture.h"
 #include "plan/simulator.h"
 #include "profile/graph_executor.h"
+#include "profile/plan_prediction.h"
 #include "profile/plan_validation.h"
 #include "store/sample_library.h"
 
@@ -132,6 +133,7 @@ private Q_SLOTS:
     void fusedGraphComputesTheModel();
     void simulatorRunsTakenGroupAsOneNode();
     void validationRefusesGroupOverTwoDevices();
+    void fusedNodeIsPredictedAsItsMembersWhereTheSimulationRanThemApart();
 };
 
 void TestFusion::findsConvolutionGroups() {
@@ -388,6 +390,33 @@ void TestFusion::validationRefusesGroupOverTwoDevices() {
     } catch (const InputError& e) {
         QVERIFY2(std::string(e.what()).find("two devices") != std::string::npos, e.what());
     }
+}
+
+// validate's row for a fused node of the plan: where today's costs did not take the group, the
+// simulation ran its members on their own, and the row says their sum, not the last member's.
+void TestFusion::fusedNodeIsPredictedAsItsMembersWhereTheSimulationRanThemApart() {
+    detail::Prediction prediction;
+    prediction.nodes.resize(3);
+    prediction.nodes[0] = {400.0, "measured", 10.0, 410.0};  // Conv
+    prediction.nodes[1] = {30.0, "predicted", 410.0, 440.0}; // Clip
+    prediction.nodes[2] = {50.0, "measured", 440.0, 490.0};
+    const std::vector<NodeId> group = {0, 1};
+    const detail::NodePrediction apart = detail::fusedNodePrediction(prediction, group);
+    QCOMPARE(apart.latencyUs.value(), 430.0);
+    QCOMPARE(apart.startUs.value(), 10.0);
+    QCOMPARE(apart.finishUs.value(), 440.0);
+    QCOMPARE(apart.source, std::string("predicted")); // the less certain of the two
+    // A member without a figure: none for the group.
+    detail::Prediction missing = prediction;
+    missing.nodes[1].latencyUs.reset();
+    QVERIFY(!detail::fusedNodePrediction(missing, group).latencyUs);
+    // Taken by the simulation: the group's own figure, under its last member.
+    prediction.fusedGroups = {group};
+    prediction.nodes[1] = {380.0, "measured", 10.0, 390.0};
+    const detail::NodePrediction taken = detail::fusedNodePrediction(prediction, group);
+    QCOMPARE(taken.latencyUs.value(), 380.0);
+    QCOMPARE(taken.startUs.value(), 10.0);
+    QCOMPARE(taken.source, std::string("measured"));
 }
 
 QTEST_GUILESS_MAIN(TestFusion)

@@ -13,6 +13,10 @@
 #include "search/pareto_search.h"
 #include "store/sample_library.h"
 
+#include <algorithm>
+#include <array>
+#include <string_view>
+
 namespace paretune::detail {
 
 /// The plan simulated again over the cost table the search used, with the search's priority.
@@ -95,6 +99,32 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         np.finishUs = result.finishUs[n];
     }
     return prediction;
+}
+
+NodePrediction fusedNodePrediction(const Prediction& prediction,
+                                   const std::vector<NodeId>& members) {
+    if (std::find(prediction.fusedGroups.begin(), prediction.fusedGroups.end(), members) !=
+        prediction.fusedGroups.end()) {
+        return prediction.nodes[static_cast<std::size_t>(members.back())];
+    }
+    constexpr std::array<std::string_view, 4> kLeastCertainFirst = {"none", "modelled", "predicted",
+                                                                    "measured"};
+    const auto rank = [&](const std::string& source) {
+        return std::find(kLeastCertainFirst.begin(), kLeastCertainFirst.end(), source) -
+               kLeastCertainFirst.begin();
+    };
+    NodePrediction sum = prediction.nodes[static_cast<std::size_t>(members.front())];
+    for (std::size_t k = 1; k < members.size(); ++k) {
+        const NodePrediction& m = prediction.nodes[static_cast<std::size_t>(members[k])];
+        sum.latencyUs = sum.latencyUs && m.latencyUs
+                            ? std::optional<double>(*sum.latencyUs + *m.latencyUs)
+                            : std::nullopt;
+        sum.finishUs = m.finishUs;
+        if (rank(m.source) < rank(sum.source)) {
+            sum.source = m.source;
+        }
+    }
+    return sum;
 }
 
 } // namespace paretune::detail

@@ -46,5 +46,12 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
                          const DeviceInventory& inventory, SampleLibrary& library,
                          const ValidationOptions& options);
 
+/// The prediction for a fused node of the plan (group `members`, in graph order): the group's
+/// own where the simulation took it (under its last member); else the simulation ran the members
+/// on their own, and their sum is its figure (from the first's start to the last's finish, the
+/// least certain of their sources), not the last member's alone.
+NodePrediction fusedNodePrediction(const Prediction& prediction,
+                                   const std::vector<NodeId>& members);
+
 } // namespace detail
 } // namespace paretune

@@ -32,6 +32,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 
 namespace paretune {
 
@@ -476,7 +477,10 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
             continue;
         }
         const auto n = static_cast<std::size_t>(reportedAs[r]);
-        const NodePrediction np = prediction ? prediction->nodes[n] : NodePrediction{};
+        const NodePrediction np = !prediction ? NodePrediction{}
+                                  : membersOf[r].empty()
+                                      ? prediction->nodes[n]
+                                      : detail::fusedNodePrediction(*prediction, membersOf[r]);
         const double medianNodeUs = medianOf(m.durationsUs);
         const std::optional<double> residual =
             np.latencyUs ? std::optional<double>(medianNodeUs - *np.latencyUs) : std::nullopt;
