@@ -77,6 +77,7 @@ private Q_SLOTS:
     void everyComputeNodeHasTheGraphShape_data();
     void everyComputeNodeHasTheGraphShape();
     void robustStatistics();
+    void trimmedMeansAddUp();
     void adaptiveRepeats();
     void measureFollowsTheDiscipline();
     void measureSeesConvWorkspace();
@@ -344,6 +345,34 @@ void TestOpRunner::everyComputeNodeHasTheGraphShape() {
     }
     QCOMPARE(checked, g.computeNodeCount());
     QVERIFY(checked > 0);
+}
+
+// A plan's run is the sum of its nodes: their means add up to its mean, their medians do not
+// when their times skew slow; the trim keeps a stall in one run of twenty out.
+void TestOpRunner::trimmedMeansAddUp() {
+    QCOMPARE(trimmedMeanOf({}, 0.05), 0.0);
+    QCOMPARE(trimmedMeanOf({4.0}, 0.05), 4.0);
+    // 20 runs: 1 dropped at each end, the mean of the other 18.
+    std::vector<double> a(20, 100.0);
+    a[0] = 90.0;    // dropped
+    a[1] = 118.0;   // kept: the slow side counts
+    a[2] = 118.0;   // kept
+    a[19] = 5000.0; // a stall: dropped
+    QCOMPARE(trimmedMeanOf(a, 0.05), (15 * 100.0 + 2 * 118.0 + 100.0) / 18.0);
+    QCOMPARE(medianOf(a), 100.0);
+    // Two nodes, each slow in a few runs: the sum of means is the mean of their sums (no run is
+    // trimmed), the sum of medians falls short of it.
+    std::vector<double> b(20, 50.0);
+    b[5] = 80.0;
+    b[6] = 80.0;
+    std::vector<double> total(20);
+    for (std::size_t i = 0; i < 20; ++i) {
+        total[i] = a[i] + b[i];
+    }
+    QCOMPARE(trimmedMeanOf(a, 0.0) + trimmedMeanOf(b, 0.0), trimmedMeanOf(total, 0.0));
+    QVERIFY(medianOf(a) + medianOf(b) < trimmedMeanOf(total, 0.0));
+    // Unsorted input, a share of 0.25: 2 of 8 dropped at each end.
+    QCOMPARE(trimmedMeanOf({8, 1, 7, 2, 6, 3, 5, 4}, 0.25), 4.5);
 }
 
 void TestOpRunner::robustStatistics() {

@@ -200,6 +200,7 @@ void runValidate(const ValidateArguments& args) {
                          {"precision", precisionName(n.precision)},
                          {"device", report.devices[static_cast<std::size_t>(n.device)].id},
                          {"measured_us", n.measuredUs},
+                         {"measured_mean_us", n.measuredMeanUs},
                          {"predicted_us", optionalJson(n.predictedUs)},
                          {"predicted_source", n.predictedSource},
                          {"error", optionalJson(n.error)},

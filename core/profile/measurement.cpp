@@ -4,11 +4,25 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 
 namespace paretune {
 
 double medianOf(std::vector<double> values) {
     return percentileOf(std::move(values), 0.5);
+}
+
+double trimmedMeanOf(std::vector<double> values, double share) {
+    if (values.empty()) {
+        return 0.0;
+    }
+    std::sort(values.begin(), values.end());
+    const auto drop = static_cast<std::size_t>(
+        std::floor(std::clamp(share, 0.0, 0.4999) * static_cast<double>(values.size())));
+    const auto kept = values.size() - 2 * drop;
+    return std::accumulate(values.begin() + static_cast<std::ptrdiff_t>(drop),
+                           values.end() - static_cast<std::ptrdiff_t>(drop), 0.0) /
+           static_cast<double>(kept);
 }
 
 double percentileOf(std::vector<double> values, double q) {

@@ -45,6 +45,12 @@ struct LatencyStats {
 double medianOf(std::vector<double> values);
 /// Percentile q in [0,1] with linear interpolation between order statistics; 0 for none.
 double percentileOf(std::vector<double> values, double q);
+/// Mean of the values (by copy) less floor(share · n) of the lowest and as many of the highest
+/// (share in [0, 0.5)); 0 for none. Unlike medians, means add up: a plan's run is the sum of its
+/// nodes, so the sum of the nodes' means is its mean, while the sum of their medians falls short
+/// of it wherever their times skew to the slow side. The trim keeps a rare stall (one run in
+/// twenty) out.
+double trimmedMeanOf(std::vector<double> values, double share);
 /// Drops the samples further than cutoff * 1.4826 * MAD from the median (MAD: median absolute
 /// deviation; 1.4826 makes it a standard-deviation estimate for normal noise). When the MAD is
 /// zero the band is 1% of the median, so identical timings are all kept.

@@ -508,6 +508,7 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
         node.fusedMembers = membersOf[r];
         node.device = static_cast<std::int32_t>(dv);
         node.measuredUs = medianNodeUs;
+        node.measuredMeanUs = trimmedMeanOf(m.durationsUs, 0.05);
         node.measuredBeginUs = m.beginUs;
         node.measuredEndUs = m.endUs;
         node.predictedUs = np.latencyUs;

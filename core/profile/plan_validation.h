@@ -139,8 +139,11 @@ struct ValidatedNode {
     std::vector<NodeId> fusedMembers;
     /// The precision it ran in (a lowered node's row holds its conversions' times too).
     Precision precision = Precision::Fp32;
-    std::int32_t device = 0;      ///< index into PlanValidation::devices
-    double measuredUs = 0.0;      ///< median over the timed runs
+    std::int32_t device = 0; ///< index into PlanValidation::devices
+    double measuredUs = 0.0; ///< median over the timed runs
+    /// Mean over the timed runs less the fastest and the slowest 5 % (trimmedMeanOf): what adds
+    /// up to the plan's time, which the tune loop learns from.
+    double measuredMeanUs = 0.0;
     double measuredBeginUs = 0.0; ///< in the run of median wall time, from its start
     double measuredEndUs = 0.0;
     std::optional<double> predictedUs;

@@ -76,6 +76,7 @@ void reportAsModelNodes(PlanValidation& report, const LoweredGraph& lowered) {
         predicted = predicted && n.predictedUs.has_value();
         if (!first) {
             folded.measuredUs += n.measuredUs;
+            folded.measuredMeanUs += n.measuredMeanUs;
             folded.measuredBeginUs = std::min(folded.measuredBeginUs, n.measuredBeginUs);
             folded.measuredEndUs = std::max(folded.measuredEndUs, n.measuredEndUs);
             if (folded.predictedUs && n.predictedUs) {

@@ -23,7 +23,7 @@ struct Graph;
 struct NodeObservation {
     std::string node;   ///< node name
     std::string device; ///< device id
-    double us = 0.0;    ///< median duration over the timed runs
+    double us = 0.0;    ///< mean duration over the timed runs (ValidatedNode::measuredMeanUs)
     double beginUs = 0.0;
     double endUs = 0.0;
 };

@@ -521,7 +521,7 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                                                : "";
                 observation.nodes.push_back({graph.nodes[named].name + suffix,
                                              v.devices[static_cast<std::size_t>(n.device)].id,
-                                             n.measuredUs, n.measuredBeginUs, n.measuredEndUs});
+                                             n.measuredMeanUs, n.measuredBeginUs, n.measuredEndUs});
             }
             if (v.accuracy) {
                 observation.measuredDeviationPct = v.accuracy->deviationPct;
