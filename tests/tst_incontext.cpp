@@ -57,6 +57,7 @@ class TestInContext : public QObject {
 
 private Q_SLOTS:
     void nodesTakeTheirInPlanTimes();
+    void smallNodesDoNotSetTheScale();
     void fusedGroupsTakeTheirInPlanTimes();
     void earlierRoundsAreAtTheLatestSpeed_data();
     void earlierRoundsAreAtTheLatestSpeed();
@@ -77,15 +78,32 @@ void TestInContext::nodesTakeTheirInPlanTimes() {
     QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 400.0);
     QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 400.0);
     QVERIFY(table.cell(g.findNode("a"), 0).source == CostSource::Measured);
-    // d scales by the median ratio of the device's in-plan nodes (1, 1.5, 2): 1.5; energy too.
-    QCOMPARE(fit.deviceScale.at("cpu:0"), 1.5);
-    QCOMPARE(table.cell(g.findNode("d"), 0).latencyUs, 1200.0);
-    QCOMPARE(table.cell(g.findNode("d"), 0).energyUj, 1200.0);
+    // d scales by the device's in-plan times over their cells, summed (950 / 700: weighted by
+    // time, not the median 1.5 of the ratios 1.5, 2 and 1); energy too.
+    QCOMPARE(fit.deviceScale.at("cpu:0"), 950.0 / 700.0);
+    QCOMPARE(table.cell(g.findNode("d"), 0).latencyUs, 800.0 * 950.0 / 700.0);
+    QCOMPARE(table.cell(g.findNode("d"), 0).energyUj, 800.0 * 950.0 / 700.0);
     QCOMPARE(fit.nodesInContext, 3);
     QCOMPARE(fit.nodesScaled, 1);
     // cpu:1 ran nothing: its cells stay.
     QCOMPARE(table.cell(g.findNode("a"), 1).latencyUs, 100.0);
     QCOMPARE(fit.deviceScale.count("cpu:1"), std::size_t(0));
+}
+
+void TestInContext::smallNodesDoNotSetTheScale() {
+    const Graph g = fixtureGraph("a->b->c->d");
+    CostTable table = tableOf(g);
+    CostCell tiny = table.cell(g.findNode("a"), 1);
+    tiny.latencyUs = 10.0;
+    table.setCell(g.findNode("a"), 1, tiny);
+    tiny.latencyUs = 20.0;
+    table.setCell(g.findNode("b"), 1, tiny);
+    // On cpu:1 two small nodes ran 5× and 4× their cells (a Relu, an Add inside a plan), a large
+    // one at 1.1×: the median ratio would be 4; the time-weighted scale is 570 / 430.
+    const InContextFit fit =
+        applyInContextCosts(table, g, {sequential("cpu:1", {{"a", 50}, {"b", 80}, {"c", 440}})});
+    QCOMPARE(fit.deviceScale.at("cpu:1"), 570.0 / 430.0);
+    QCOMPARE(table.cell(g.findNode("d"), 1).latencyUs, 800.0 * 570.0 / 430.0);
 }
 
 void TestInContext::fusedGroupsTakeTheirInPlanTimes() {
@@ -104,10 +122,10 @@ void TestInContext::fusedGroupsTakeTheirInPlanTimes() {
     }
     table.setFusionOptions({bc});
     // On cpu:0: a at 1.5× its cell, the group b+c (observed under its first member's name) at
-    // 2× its option's cell, d at 1×: the device's scale is their median, 1.5.
+    // 2× its option's cell, d at 1×: the device's scale is 1550 / 1200.
     const InContextFit fit = applyInContextCosts(
         table, g, {sequential("cpu:0", {{"a", 150}, {"b+fused", 600}, {"d", 800}})});
-    QCOMPARE(fit.deviceScale.at("cpu:0"), 1.5);
+    QCOMPARE(fit.deviceScale.at("cpu:0"), 1550.0 / 1200.0);
     QCOMPARE(fit.deviceObservations.at("cpu:0"), 3);
     const CostCell& fused = table.fusionOptions()[0].cells[0];
     QCOMPARE(fused.latencyUs, 600.0);
@@ -115,9 +133,9 @@ void TestInContext::fusedGroupsTakeTheirInPlanTimes() {
     QVERIFY(fused.source == CostSource::Measured);
     QCOMPARE(fit.fusedInContext, 1);
     QCOMPARE(fit.fusedScaled, 0);
-    // Its members, not run on their own there, scale like any node: b 300, c 600.
-    QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 300.0);
-    QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 600.0);
+    // Its members, not run on their own there, scale like any node.
+    QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 200.0 * 1550.0 / 1200.0);
+    QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 400.0 * 1550.0 / 1200.0);
     QCOMPARE(fit.nodesInContext, 2);
     QCOMPARE(fit.nodesScaled, 2);
     // cpu:1 ran nothing: the option's cell there stays.

@@ -228,15 +228,25 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
     }
 
     InContextFit fit;
-    // Per device: in-plan alone / the table's cell.
-    std::map<std::int32_t, std::vector<double>> ratios;
+    // Per device: the in-plan times and the table's cells of what ran alone there, summed.
+    struct Sums {
+        double inPlanUs = 0.0;
+        double cellUs = 0.0;
+        int count = 0;
+        void add(double inPlan, double cell) {
+            inPlanUs += inPlan;
+            cellUs += cell;
+            ++count;
+        }
+    };
+    std::map<std::int32_t, Sums> sums;
     std::map<Key, double> inContext;
     for (const auto& [key, times] : alone) {
         const CostCell& cell = table.cell(key.node, key.device, key.variant);
         const double us = medianOf(times);
         inContext[key] = us;
         if (cell.supported() && cell.latencyUs > 0.0) {
-            ratios[key.device].push_back(us / cell.latencyUs);
+            sums[key.device].add(us, cell.latencyUs);
         }
     }
     std::map<std::pair<std::int32_t, std::int32_t>, double> fusedInContext;
@@ -246,15 +256,18 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
         const double us = medianOf(times);
         fusedInContext[key] = us;
         if (cell.supported() && cell.latencyUs > 0.0) {
-            ratios[key.second].push_back(us / cell.latencyUs);
+            sums[key.second].add(us, cell.latencyUs);
         }
     }
+    // Weighted by time, as a plan's latency is: small nodes (a Relu, an Add) run several times
+    // slower inside a plan than alone, large convolutions about as fast, and a median of
+    // per-node ratios taken over mostly small nodes scaled a device's unseen convolutions by 4.
     std::map<std::int32_t, double> scale;
-    for (const auto& [d, values] : ratios) {
+    for (const auto& [d, sum] : sums) {
         const std::string& id = table.device(d).id;
-        fit.deviceObservations[id] = static_cast<int>(values.size());
-        if (static_cast<int>(values.size()) >= kMinObservations) {
-            scale[d] = medianOf(values);
+        fit.deviceObservations[id] = sum.count;
+        if (sum.count >= kMinObservations) {
+            scale[d] = sum.inPlanUs / sum.cellUs;
             fit.deviceScale[id] = scale[d];
         }
     }

@@ -58,7 +58,7 @@ struct InContextFit {
     int nodesScaled = 0;    ///< cells scaled by their device's in-plan factor
     int fusedInContext = 0; ///< fusion options' cells set to a fused group's in-plan time
     int fusedScaled = 0;    ///< fusion options' cells scaled by their device's in-plan factor
-    std::map<std::string, double> deviceScale; ///< in-plan / alone, median over nodes
+    std::map<std::string, double> deviceScale; ///< Σ in-plan / Σ cell over nodes run alone
     std::map<std::string, int> deviceObservations;
     std::vector<FittedContention> contention;
     /// Measured / estimated output deviation, median over the plans with variants that
@@ -79,8 +79,9 @@ struct InContextFit {
 ///   those times on that device: the operator as it runs in a plan (caches, threads, the
 ///   framework between nodes), which the library's isolated sample misses; a fused group
 ///   observed as "FIRST+fused" (FIRST its first member) likewise sets its fusion option's cell;
-/// * other nodes and fusion options of a device scale by the median ratio in-plan / cell of its
-///   nodes and fused groups measured alone (at least 3, else unchanged);
+/// * other nodes and fusion options of a device scale by the ratio of the in-plan times of its
+///   nodes and fused groups measured alone to their cells, each summed (at least 3, else
+///   unchanged): weighted by time, as a plan's latency is;
 /// * for a pair of devices that do not share a core, the median of (measured / expected alone)
 ///   over nodes that ran at least half their time beside the other device is the pair's
 ///   contention factor (at least 3 observations, clamped to [1, 4]; source measured).
