@@ -151,8 +151,10 @@ struct NodeColumn {
     }
 };
 
-/// The node and variant an observation names: "NAME" (fp32) or "NAME@bf16" (a variant the
-/// table offers); kNone for a name the graph lacks (a fused node, "NAME+fused").
+constexpr std::string_view kFusedSuffix = "+fused";
+
+} // namespace
+
 std::pair<NodeId, std::int32_t> observedNode(const Graph& graph, const CostTable& table,
                                              const std::string& name) {
     const std::size_t at = name.rfind('@');
@@ -166,10 +168,6 @@ std::pair<NodeId, std::int32_t> observedNode(const Graph& graph, const CostTable
     return {graph.findNode(name), 0};
 }
 
-constexpr std::string_view kFusedSuffix = "+fused";
-
-/// The fusion option of the table an observation names ("FIRST+fused", FIRST its first
-/// member), or -1.
 std::int32_t observedFusion(const Graph& graph, const CostTable& table, const std::string& name) {
     if (name.size() <= kFusedSuffix.size() ||
         name.compare(name.size() - kFusedSuffix.size(), kFusedSuffix.size(), kFusedSuffix) != 0) {
@@ -185,8 +183,6 @@ std::int32_t observedFusion(const Graph& graph, const CostTable& table, const st
     }
     return -1;
 }
-
-} // namespace
 
 InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                                  const std::vector<PlanObservation>& plans) {

@@ -95,6 +95,14 @@ struct InContextFit {
 InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                                  const std::vector<PlanObservation>& plans);
 
+/// The node and variant an observation names: "NAME" (fp32) or "NAME@bf16" (a variant the
+/// table offers); kNone for a name the graph lacks (a fused node, "NAME+fused").
+std::pair<NodeId, std::int32_t> observedNode(const Graph& graph, const CostTable& table,
+                                             const std::string& name);
+/// The fusion option of the table an observation names ("FIRST+fused", FIRST its first
+/// member), or -1.
+std::int32_t observedFusion(const Graph& graph, const CostTable& table, const std::string& name);
+
 /// Every round's plan observations on the time base of the last round: round j's node times,
 /// begins and ends multiplied by the speed changes the rounds after it measured (the product of
 /// speedChanges[k] for k = j+1 … last; a round that measured none counts as 1). The machine's

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <string_view>
 #include <utility>
 
 namespace paretune {
@@ -15,29 +14,15 @@ namespace paretune {
 namespace {
 
 constexpr int kMinObservations = 3;
-constexpr std::string_view kFusedSuffix = "+fused";
 
 /// The graph nodes an observation ran: "NAME", "NAME@variant", or a fusion option's members
 /// for "FIRST+fused". Empty for a name the graph lacks.
 std::vector<NodeId> observedMembers(const Graph& graph, const CostTable& table,
                                     const std::string& name) {
-    if (name.size() > kFusedSuffix.size() &&
-        name.compare(name.size() - kFusedSuffix.size(), kFusedSuffix.size(), kFusedSuffix) == 0) {
-        const NodeId first =
-            graph.findNode(std::string_view(name).substr(0, name.size() - kFusedSuffix.size()));
-        for (const FusionOption& option : table.fusionOptions()) {
-            if (first != kNone && option.group.members.front() == first) {
-                return option.group.members;
-            }
-        }
-        return {};
+    if (const std::int32_t g = observedFusion(graph, table, name); g >= 0) {
+        return table.fusionOptions()[static_cast<std::size_t>(g)].group.members;
     }
-    NodeId node = graph.findNode(name);
-    if (node == kNone) {
-        if (const std::size_t at = name.rfind('@'); at != std::string::npos) {
-            node = graph.findNode(std::string_view(name).substr(0, at));
-        }
-    }
+    const NodeId node = observedNode(graph, table, name).first;
     return node == kNone ? std::vector<NodeId>{} : std::vector<NodeId>{node};
 }
 
