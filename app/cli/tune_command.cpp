@@ -68,11 +68,11 @@ void printRounds(const TuneRun& run) {
             std::printf("; %s beside %s x%.2f", c.device.c_str(), c.other.c_str(), c.factor);
         }
         for (const auto& [device, us] : r.fit.gaps.dispatchUs) {
-            std::printf("; %s +%.1f us a node (dispatch)", device.c_str(), us);
+            std::printf("; %s +%.1f us a node (dispatch, measured)", device.c_str(), us);
         }
         for (const FittedHandoff& h : r.fit.gaps.handoffs) {
-            std::printf("; %s->%s handoff %.1f us (catalog %.1f)", h.from.c_str(), h.to.c_str(),
-                        h.latencyUs, h.modelledLatencyUs);
+            std::printf("; %s->%s handoff %.1f us measured (catalog %.1f)", h.from.c_str(),
+                        h.to.c_str(), h.latencyUs, h.modelledLatencyUs);
         }
         std::printf("\n");
         for (const TunedPlan& p : r.plans) {
