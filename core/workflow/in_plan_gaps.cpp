@@ -206,11 +206,11 @@ void applyInPlanGaps(CostTable& table, const Graph& graph, const InPlanGaps& gap
         if (d < 0 || !(us > 0.0)) {
             continue;
         }
-        const auto addTo = [us](CostCell& cell) {
+        const auto addTo = [delta = us](CostCell& cell) {
             if (!cell.supported() || !(cell.latencyUs > 0.0)) {
                 return false;
             }
-            cell.latencyUs += us;
+            cell.latencyUs += delta;
             return true;
         };
         for (NodeId n = 0; n < table.nodeCount(); ++n) {
