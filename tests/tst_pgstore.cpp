@@ -182,7 +182,7 @@ void TestPgStore::createsSchema() {
         db, "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE "
             "schemaname = 'public'");
     QCOMPARE(tables.at(0), std::string("activation_ranges,device_benchmarks,device_contention,"
-                                       "devices,models,"
+                                       "devices,model_runs,models,"
                                        "op_signatures,paretune_library,perf_samples,plans,"
                                        "precision_sensitivity,predictors,profile_jobs,"
                                        "stale_marks,tune_rounds"));
@@ -579,6 +579,20 @@ void TestPgStore::exportImportBothWays() {
     QTemporaryDir dir;
     const QString sqlite = dir.filePath(QStringLiteral("a.db"));
     QCOMPARE(restoreSampleFixture(QStringLiteral("predictor_library"), sqlite), QString());
+    {
+        // A whole-model run moves with the samples it is compared with.
+        SampleLibrary library = SampleLibrary::open(sqlite.toStdString());
+        ModelRunRecord run;
+        run.modelFingerprint = library.models().at(0).fingerprint;
+        run.deviceFingerprint = library.devices().at(0).fingerprint;
+        run.measuredAt = "2026-12-03T19:00:00.000Z";
+        run.medianUs = 15665.0;
+        run.p10Us = 15100.5;
+        run.p90Us = 16200.25;
+        run.runs = 40;
+        run.sumOfOpsUs = 10617.7;
+        library.addModelRun(run);
+    }
     const QString pg = QString::fromStdString(newDatabase());
     const QString first = dir.filePath(QStringLiteral("a.jsonl"));
     CliRun run =
@@ -597,6 +611,7 @@ void TestPgStore::exportImportBothWays() {
         QCOMPARE(added[QStringLiteral("samples")].toInt(), pass == 0 ? samples : 0);
         QCOMPARE(jsonOf(run)[QStringLiteral("samples_present")].toInt(), pass == 0 ? 0 : samples);
         QCOMPARE(jsonOf(run)[QStringLiteral("sample_count")].toInt(), samples);
+        QCOMPARE(added[QStringLiteral("model_runs")].toInt(), pass == 0 ? 1 : 0);
         if (pass == 1) {
             for (const QString& kind :
                  {QStringLiteral("devices"), QStringLiteral("models"), QStringLiteral("signatures"),
@@ -630,7 +645,7 @@ void TestPgStore::exportImportBothWays() {
     QVERIFY(header.open(QIODevice::ReadOnly));
     const QJsonObject head = QJsonDocument::fromJson(header.readLine()).object();
     QCOMPARE(head[QStringLiteral("format")].toString(), QStringLiteral("paretune-library"));
-    QCOMPARE(head[QStringLiteral("version")].toInt(), 1);
+    QCOMPARE(head[QStringLiteral("version")].toInt(), 2);
     QCOMPARE(head[QStringLiteral("source")].toString(), pg);
 }
 

@@ -135,7 +135,8 @@ QStringList rawQuery(const QString& path, const char* sql) {
 /// Turns a library back into what version 4 wrote (the samples lose their keys, the
 /// sensitivity table of version 6 goes).
 constexpr const char* kWithoutVersionFive =
-    "ALTER TABLE device_benchmarks DROP COLUMN link_h2d_gbs; ALTER TABLE device_benchmarks DROP "
+    "DROP TABLE model_runs; ALTER TABLE device_benchmarks DROP COLUMN link_h2d_gbs; ALTER TABLE "
+    "device_benchmarks DROP "
     "COLUMN link_d2h_gbs; ALTER TABLE device_benchmarks DROP COLUMN link_latency_us; ALTER TABLE "
     "device_benchmarks DROP COLUMN link_h2d_pageable_gbs; ALTER TABLE device_benchmarks DROP "
     "COLUMN link_d2h_pageable_gbs; DROP TABLE "
@@ -248,11 +249,11 @@ void TestStore::createsFolderAndSchema() {
     QCOMPARE(tables,
              QStringList({QStringLiteral("activation_ranges"), QStringLiteral("device_benchmarks"),
                           QStringLiteral("device_contention"), QStringLiteral("devices"),
-                          QStringLiteral("models"), QStringLiteral("op_signatures"),
-                          QStringLiteral("perf_samples"), QStringLiteral("plans"),
-                          QStringLiteral("precision_sensitivity"), QStringLiteral("predictors"),
-                          QStringLiteral("profile_jobs"), QStringLiteral("stale_marks"),
-                          QStringLiteral("tune_rounds")}));
+                          QStringLiteral("model_runs"), QStringLiteral("models"),
+                          QStringLiteral("op_signatures"), QStringLiteral("perf_samples"),
+                          QStringLiteral("plans"), QStringLiteral("precision_sensitivity"),
+                          QStringLiteral("predictors"), QStringLiteral("profile_jobs"),
+                          QStringLiteral("stale_marks"), QStringLiteral("tune_rounds")}));
     const QStringList columns =
         rawQuery(path, "SELECT group_concat(name, ',') FROM pragma_table_info('perf_samples')");
     QCOMPARE(columns.value(0),
@@ -607,7 +608,7 @@ void TestStore::measurementsOnMadeUpWeightsAreSetApart() {
     }
     rawQuery(path, "UPDATE precision_sensitivity SET measured_at = '2026-01-01T00:00:00Z'; "
                    "UPDATE activation_ranges SET measured_at = '2026-01-01T00:00:00Z'; "
-                   "PRAGMA user_version = 7");
+                   "DROP TABLE model_runs; PRAGMA user_version = 7");
     SampleLibrary library = SampleLibrary::open(path.toStdString());
     QCOMPARE(library.schemaVersion(), SampleLibrary::kSchemaVersion);
     const std::string apart = std::string(kMadeUpWeightsPrefix) + key;

@@ -44,15 +44,16 @@ void runExport(const LibraryArguments& args) {
                                     {"signatures", records.signatures.size()},
                                     {"benchmarks", records.benchmarks.size()},
                                     {"contention", records.contention.size()},
+                                    {"model_runs", records.modelRuns.size()},
                                     {"samples", records.samples.size()}};
         std::cout << dumpJson(doc, 2) << "\n";
         return;
     }
     std::printf("Exported %zu samples (%zu devices, %zu models, %zu signatures, %zu "
-                "micro-benchmarks, %zu contention) from %s to %s\n",
+                "micro-benchmarks, %zu contention, %zu whole-model runs) from %s to %s\n",
                 records.samples.size(), records.devices.size(), records.models.size(),
                 records.signatures.size(), records.benchmarks.size(), records.contention.size(),
-                library.path().string().c_str(), args.file.c_str());
+                records.modelRuns.size(), library.path().string().c_str(), args.file.c_str());
 }
 
 void runImport(const LibraryArguments& args) {
@@ -71,6 +72,7 @@ void runImport(const LibraryArguments& args) {
                                       {"signatures", added.signatures},
                                       {"benchmarks", added.benchmarks},
                                       {"contention", added.contention},
+                                      {"model_runs", added.modelRuns},
                                       {"samples", added.samples}}},
                                     {"samples_present", added.samplesPresent},
                                     {"sample_count", library.sampleCount()}};
@@ -78,12 +80,13 @@ void runImport(const LibraryArguments& args) {
         return;
     }
     std::printf("Imported %lld new samples into %s (%lld were there already; %lld devices, %lld "
-                "models, %lld signatures, %lld micro-benchmarks, %lld contention added); the "
-                "library holds %lld samples\n",
+                "models, %lld signatures, %lld micro-benchmarks, %lld contention, %lld "
+                "whole-model runs added); the library holds %lld samples\n",
                 static_cast<long long>(added.samples), library.path().string().c_str(),
                 static_cast<long long>(added.samplesPresent), static_cast<long long>(added.devices),
                 static_cast<long long>(added.models), static_cast<long long>(added.signatures),
                 static_cast<long long>(added.benchmarks), static_cast<long long>(added.contention),
+                static_cast<long long>(added.modelRuns),
                 static_cast<long long>(library.sampleCount()));
 }
 

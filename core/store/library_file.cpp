@@ -18,7 +18,7 @@ namespace paretune {
 namespace {
 
 constexpr const char* kFormat = "paretune-library";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2; // 2: model runs
 
 using nlohmann::json;
 
@@ -136,6 +136,12 @@ void readRecord(const std::string& kind, const Fields& f, LibraryRecords& r) {
                                 f.text("measured_at"), f.number("factor"),
                                 f.number("gemm_beside_gemm"), f.number("gemm_beside_triad"),
                                 f.number("triad_beside_gemm"), f.number("triad_beside_triad")});
+    } else if (kind == "model_run") {
+        r.modelRuns.push_back(
+            {0, f.text("model_fingerprint"), f.text("device_fingerprint"), f.text("measured_at"),
+             f.number("median_us"), f.number("p10_us"), f.number("p90_us"),
+             static_cast<int>(f.integer("runs", 1, std::numeric_limits<std::int32_t>::max())),
+             f.number("sum_of_ops_us")});
     } else if (kind == "sample") {
         Sample s;
         s.modelFingerprint = f.text("model_fingerprint");
@@ -182,6 +188,7 @@ void writeLibraryFile(const std::filesystem::path& path, const LibraryRecords& r
                   {"signatures", r.signatures.size()},
                   {"benchmarks", r.benchmarks.size()},
                   {"contention", r.contention.size()},
+                  {"model_runs", r.modelRuns.size()},
                   {"samples", r.samples.size()}}}}
                .dump(-1, ' ', false, json::error_handler_t::replace);
     out += '\n';
@@ -235,6 +242,16 @@ void writeLibraryFile(const std::filesystem::path& path, const LibraryRecords& r
                             {"gemm_beside_triad", c.gemmBesideTriad},
                             {"triad_beside_gemm", c.triadBesideGemm},
                             {"triad_beside_triad", c.triadBesideTriad}});
+    }
+    for (const ModelRunRecord& m : r.modelRuns) {
+        line("model_run", {{"model_fingerprint", m.modelFingerprint},
+                           {"device_fingerprint", m.deviceFingerprint},
+                           {"measured_at", m.measuredAt},
+                           {"median_us", m.medianUs},
+                           {"p10_us", m.p10Us},
+                           {"p90_us", m.p90Us},
+                           {"runs", m.runs},
+                           {"sum_of_ops_us", m.sumOfOpsUs}});
     }
     for (const Sample& s : r.samples) {
         line("sample", {{"model_fingerprint", s.modelFingerprint},
@@ -321,9 +338,13 @@ LibraryRecords readLibraryFile(const std::filesystem::path& path) {
     const std::pair<const char*, std::size_t> kinds[] = {
         {"devices", r.devices.size()},       {"models", r.models.size()},
         {"signatures", r.signatures.size()}, {"benchmarks", r.benchmarks.size()},
-        {"contention", r.contention.size()}, {"samples", r.samples.size()}};
+        {"contention", r.contention.size()}, {"model_runs", r.modelRuns.size()},
+        {"samples", r.samples.size()}};
     for (const auto& [kind, count] : kinds) {
-        const json expected = counts.value(kind, json());
+        // Files written before model runs moved have none and do not count them.
+        const json expected = std::string_view(kind) == "model_runs" && !counts.contains(kind)
+                                  ? json(0U)
+                                  : counts.value(kind, json());
         if (!expected.is_number_unsigned() || expected.get<std::uint64_t>() != count) {
             throw InputError(label + ": holds " + std::to_string(count) + " " + kind +
                              ", its header says " + expected.dump() +

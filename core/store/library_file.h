@@ -3,15 +3,16 @@
 // The file `paretune library export` writes and `paretune library import` reads: a library's
 // samples and what they refer to (LibraryRecords), as JSON lines.
 //
-// Format "paretune-library", version 1. Line 1 is the header:
-//   {"format":"paretune-library","version":1,"schema_version":5,"tool_version":"…",
+// Format "paretune-library", version 2. Line 1 is the header:
+//   {"format":"paretune-library","version":2,"schema_version":9,"tool_version":"…",
 //    "exported_at":"…","source":"<library, without a password>",
 //    "counts":{"devices":D,"models":M,"signatures":S,"benchmarks":B,"contention":C,
-//              "samples":N}}
+//              "model_runs":R,"samples":N}}
 // then one record a line, each an object with one key naming its kind: "device", "model",
-// "signature", "benchmark", "contention", "sample" (fields as the library's columns; JSON
-// columns as their exact text, so that a sample keeps its key). The counts must match the
-// records: a truncated file is refused.
+// "signature", "benchmark", "contention", "model_run", "sample" (fields as the library's
+// columns; JSON columns as their exact text, so that a sample keeps its key). The counts must
+// match the records: a truncated file is refused. Version 1 (no model runs, no "model_runs"
+// count) is read too.
 
 #include "records.h"
 

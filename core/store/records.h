@@ -58,6 +58,20 @@ struct ContentionRecord {
     double triadBesideTriad = 1.0;
 };
 
+/// A whole model run end to end on one device by `profile`, right after its operators: a row
+/// of model_runs. The search compares it with the sum of the model's cells on the device.
+struct ModelRunRecord {
+    std::int64_t id = 0; ///< assigned by SampleLibrary::addModelRun
+    std::string modelFingerprint;
+    std::string deviceFingerprint;
+    std::string measuredAt; ///< set by addModelRun when empty
+    double medianUs = 0.0;
+    double p10Us = 0.0;
+    double p90Us = 0.0;
+    int runs = 0;
+    double sumOfOpsUs = 0.0; ///< the same profile's per-operator medians, summed
+};
+
 /// A model whose operators were profiled.
 struct ModelRecord {
     std::string fingerprint;
@@ -200,6 +214,7 @@ struct LibraryRecords {
     std::vector<SignatureRecord> signatures;
     std::vector<BenchmarkRecord> benchmarks;
     std::vector<ContentionRecord> contention; ///< the newest of each pair
+    std::vector<ModelRunRecord> modelRuns;    ///< every whole-model run, oldest first
     std::vector<Sample> samples;              ///< in the order they were stored
 };
 
@@ -210,6 +225,7 @@ struct ImportCounts {
     std::int64_t signatures = 0;
     std::int64_t benchmarks = 0;
     std::int64_t contention = 0;
+    std::int64_t modelRuns = 0;
     std::int64_t samples = 0;
     std::int64_t samplesPresent = 0; ///< samples of the file the library held already
 };

@@ -57,7 +57,7 @@ public:
     };
 
     /// Schema version this build writes; files at a lower version are migrated on open.
-    static constexpr int kSchemaVersion = 8;
+    static constexpr int kSchemaVersion = 9;
     /// PRAGMA application_id of a Paretune library: "PRTN".
     static constexpr std::int32_t kApplicationId = 0x5052544e;
 
@@ -117,6 +117,15 @@ public:
     /// the pair's first co-run.
     std::optional<ContentionRecord> contention(std::string_view deviceFingerprint,
                                                std::string_view besideFingerprint) const;
+
+    /// Stores a whole-model run of a model and a device already in the library; returns its id.
+    /// InputError for figures that are not positive and finite, p10 > median > p90, or runs < 1.
+    std::int64_t addModelRun(const ModelRunRecord& run);
+    /// The newest whole-model run of the model on the device; none before its first profile.
+    std::optional<ModelRunRecord> newestModelRun(std::string_view modelFingerprint,
+                                                 std::string_view deviceFingerprint) const;
+    /// Every whole-model run, oldest first.
+    std::vector<ModelRunRecord> modelRuns() const;
 
     /// Flags every sample of the device taken so far as stale (its micro-benchmarks drifted).
     /// Samples are kept. Records the event with `reason`; returns how many samples it flagged.
@@ -239,6 +248,10 @@ private:
     /// transaction): those not stored yet; returns how many.
     std::int64_t importBenchmarks(std::span<const BenchmarkRecord> benchmarks);
     std::int64_t importContention(std::span<const ContentionRecord> contention);
+    /// importRecords' model runs: each one not stored yet (same model, device, time and median).
+    std::int64_t importModelRuns(std::span<const ModelRunRecord> runs);
+    void checkModelRun(const ModelRunRecord& run) const;
+    std::int64_t insertModelRun(const ModelRunRecord& run);
     /// InputError naming the library unless the figures are positive and finite.
     void checkBenchmark(const BenchmarkRecord& b) const;
     void checkContention(const ContentionRecord& c) const;

@@ -200,6 +200,99 @@ SampleLibrary::contention(std::string_view deviceFingerprint,
                             q.real(5),    q.real(6), q.real(7), q.real(8)};
 }
 
+void SampleLibrary::checkModelRun(const ModelRunRecord& run) const {
+    requireKey(run.modelFingerprint, kFingerprintLength, "model run: model fingerprint");
+    requireKey(run.deviceFingerprint, kFingerprintLength, "model run: device fingerprint");
+    const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+    if (!positive(run.medianUs) || !positive(run.p10Us) || !positive(run.p90Us) ||
+        !positive(run.sumOfOpsUs) || run.p10Us > run.medianUs || run.p90Us < run.medianUs ||
+        run.runs < 1) {
+        throw InputError(m_impl->label +
+                         ": a model run needs positive finite times with p10 <= median <= p90 "
+                         "and at least one run (median " +
+                         std::to_string(run.medianUs) + " us, " + std::to_string(run.runs) +
+                         " runs)");
+    }
+}
+
+std::int64_t SampleLibrary::insertModelRun(const ModelRunRecord& run) {
+    if (!model(run.modelFingerprint)) {
+        throw InputError(m_impl->label + ": model " + run.modelFingerprint +
+                         " is not in the library");
+    }
+    if (!device(run.deviceFingerprint)) {
+        throw InputError(m_impl->label + ": device " + run.deviceFingerprint +
+                         " is not in the library");
+    }
+    Query q(*m_impl,
+            m_impl->statement("INSERT INTO model_runs(model_fingerprint, device_fingerprint, "
+                              "measured_at, median_us, p10_us, p90_us, runs, sum_of_ops_us) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id"),
+            "store a model run");
+    q.bind(1, run.modelFingerprint)
+        .bind(2, run.deviceFingerprint)
+        .bind(3, orNow(run.measuredAt))
+        .bind(4, run.medianUs)
+        .bind(5, run.p10Us)
+        .bind(6, run.p90Us)
+        .bind(7, std::int64_t{run.runs})
+        .bind(8, run.sumOfOpsUs);
+    const std::optional<std::int64_t> id = q.insert();
+    if (!id) {
+        throw InputError(m_impl->label + ": the model run was not stored");
+    }
+    return *id;
+}
+
+std::int64_t SampleLibrary::addModelRun(const ModelRunRecord& run) {
+    checkModelRun(run);
+    WriteTransaction transaction(*m_impl);
+    const std::int64_t id = insertModelRun(run);
+    transaction.commit();
+    return id;
+}
+
+namespace {
+
+constexpr const char* kModelRunColumns = "id, model_fingerprint, device_fingerprint, "
+                                         "measured_at, median_us, p10_us, p90_us, runs, "
+                                         "sum_of_ops_us";
+
+ModelRunRecord modelRunOf(const Query& q) {
+    return ModelRunRecord{q.integer(0), q.text(1), q.text(2), q.text(3),
+                          q.real(4),    q.real(5), q.real(6), static_cast<int>(q.integer(7)),
+                          q.real(8)};
+}
+
+} // namespace
+
+std::vector<ModelRunRecord> SampleLibrary::modelRuns() const {
+    Query q(*m_impl,
+            m_impl->statement(std::string("SELECT ") + kModelRunColumns +
+                              " FROM model_runs ORDER BY id"),
+            "read model runs");
+    std::vector<ModelRunRecord> runs;
+    while (q.step()) {
+        runs.push_back(modelRunOf(q));
+    }
+    return runs;
+}
+
+std::optional<ModelRunRecord>
+SampleLibrary::newestModelRun(std::string_view modelFingerprint,
+                              std::string_view deviceFingerprint) const {
+    Query q(*m_impl,
+            m_impl->statement(std::string("SELECT ") + kModelRunColumns +
+                              " FROM model_runs WHERE model_fingerprint = ?1 AND "
+                              "device_fingerprint = ?2 ORDER BY id DESC LIMIT 1"),
+            "read a model run");
+    q.bind(1, modelFingerprint).bind(2, deviceFingerprint);
+    if (!q.step()) {
+        return std::nullopt;
+    }
+    return modelRunOf(q);
+}
+
 std::int64_t SampleLibrary::addPlan(const PlanRecord& plan) {
     requireKey(plan.modelFingerprint, kFingerprintLength, "plan: model fingerprint");
     const std::string devices = jsonText(plan.deviceSetJson, "plan device_set_json");

@@ -42,6 +42,7 @@ LibraryRecords SampleLibrary::records() const {
             }
         }
     }
+    r.modelRuns = modelRuns();
     r.samples = samples();
     return r;
 }
@@ -53,6 +54,9 @@ ImportCounts SampleLibrary::importRecords(const LibraryRecords& r) {
     for (const ContentionRecord& c : r.contention) {
         requireKey(c.deviceFingerprint, kFingerprintLength, "contention: device fingerprint");
         requireKey(c.besideFingerprint, kFingerprintLength, "contention: beside fingerprint");
+    }
+    for (const ModelRunRecord& m : r.modelRuns) {
+        checkModelRun(m);
     }
     const std::vector<PreparedSample> prepared = prepareSamples(r.samples);
     for (int attempt = 1;; ++attempt) {
@@ -75,6 +79,7 @@ ImportCounts SampleLibrary::importRecords(const LibraryRecords& r) {
                 }
                 counts.benchmarks = importBenchmarks(r.benchmarks);
                 counts.contention = importContention(r.contention);
+                counts.modelRuns = importModelRuns(r.modelRuns);
                 std::vector<std::int64_t> ids;
                 refused = storeSamples(r.samples, prepared, ids, counts.samples);
                 if (!refused) {
@@ -91,6 +96,29 @@ ImportCounts SampleLibrary::importRecords(const LibraryRecords& r) {
             }
         }
     }
+}
+
+std::int64_t SampleLibrary::importModelRuns(std::span<const ModelRunRecord> runs) {
+    std::int64_t added = 0;
+    for (const ModelRunRecord& m : runs) {
+        {
+            Query same(*m_impl,
+                       m_impl->statement("SELECT 1 FROM model_runs WHERE model_fingerprint = ?1 "
+                                         "AND device_fingerprint = ?2 AND measured_at = ?3 AND "
+                                         "median_us = ?4"),
+                       "read model runs");
+            same.bind(1, m.modelFingerprint)
+                .bind(2, m.deviceFingerprint)
+                .bind(3, m.measuredAt)
+                .bind(4, m.medianUs);
+            if (same.step()) {
+                continue;
+            }
+        }
+        insertModelRun(m);
+        ++added;
+    }
+    return added;
 }
 
 std::int64_t SampleLibrary::importBenchmarks(std::span<const BenchmarkRecord> benchmarks) {
