@@ -3,14 +3,18 @@
 // worked by hand: in-plan times, per-device scales, and earlier rounds put at the machine's
 // latest measured speed.
 #include "common/input_error.h"
+#include "common/sha256.h"
 #include "cost/cost_table.h"
+#include "cost/measured_costs.h"
 #include "graph/fusion_group.h"
 #include "graph_fixture.h"
 #include "plan/simulator.h"
 #include "store/records.h"
+#include "store/sample_library.h"
 #include "workflow/in_context_costs.h"
 #include "workflow/tune_round_record.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace paretune;
@@ -66,6 +70,8 @@ private Q_SLOTS:
     void badSpeedChangesAreRefused();
     void gapsBetweenNodesAreLearned();
     void aNodeThatWaitedForItsDeviceGivesNoGap();
+    void wholeModelRunsScaleTheCells();
+    void modelRunsRefuseWhatARunCannotMeasure();
 };
 
 void TestInContext::nodesTakeTheirInPlanTimes() {
@@ -311,6 +317,155 @@ void TestInContext::aNodeThatWaitedForItsDeviceGivesNoGap() {
     const InContextFit fit = applyInContextCosts(table, g, {plan, plan});
     QCOMPARE(fit.gaps.dispatchObservations.at("cpu:0"), 4);
     QCOMPARE(fit.gaps.dispatchUs.at("cpu:0"), 6.5); // the median of 5, 8, 5, 8
+}
+
+// The model's whole-model run on a device scales its cells there by end to end / summed cells,
+// fusion options and variants alike; a device without a run, or with a cell not measured,
+// keeps its operators' isolated times and says why.
+void TestInContext::wholeModelRunsScaleTheCells() {
+    QTemporaryDir dir;
+    SampleLibrary library = SampleLibrary::open(dir.filePath(QStringLiteral("s.db")).toStdString());
+    ModelRecord model;
+    model.fingerprint = Sha256::hex("model");
+    model.name = "chain";
+    model.nodeCount = 4;
+    library.upsertModel(model);
+    std::map<std::string, std::string> fingerprints;
+    for (const char* id : {"cpu:0", "cpu:1"}) {
+        DeviceRecord device;
+        device.fingerprint = Sha256::hex(id);
+        device.kind = "cpu";
+        device.name = id;
+        library.upsertDevice(device);
+        fingerprints[id] = device.fingerprint;
+    }
+    Graph g = fixtureGraph("a->b->c->d");
+    g.fingerprint = model.fingerprint;
+    CostTable table = tableOf(g); // 100 + 200 + 400 + 800 = 1500 µs on each device
+    table.setVariants({Precision::Fp32, Precision::Bf16});
+    CostCell bf16 = table.cell(g.findNode("d"), 0);
+    bf16.latencyUs = 500.0;
+    bf16.energyUj = 500.0;
+    table.setCell(g.findNode("d"), 0, 1, bf16);
+    FusionOption bc;
+    bc.group.kind = FusionKind::Conv;
+    bc.group.members = {g.findNode("b"), g.findNode("c")};
+    bc.group.pattern = "Op+Op";
+    bc.cells.assign(2, table.cell(g.findNode("c"), 0)); // 400 µs on each device
+    table.setFusionOptions({bc});
+
+    ModelRunRecord run;
+    run.modelFingerprint = model.fingerprint;
+    run.deviceFingerprint = fingerprints["cpu:0"];
+    run.medianUs = 2250.0;
+    run.p10Us = 2100.0;
+    run.p90Us = 2400.0;
+    run.runs = 20;
+    run.sumOfOpsUs = 1480.0; // what the profile summed; the scale compares with the cells
+    QVERIFY(library.addModelRun(run) > 0);
+
+    const std::vector<ModelRunScale> scales = applyModelRunScales(table, g, library, fingerprints);
+    QCOMPARE(scales.size(), std::size_t{2});
+    QCOMPARE(scales[0].id, std::string("cpu:0"));
+    QVERIFY(scales[0].applied);
+    QCOMPARE(scales[0].endToEndUs, 2250.0);
+    QCOMPARE(scales[0].summedCellsUs, 1500.0);
+    QCOMPARE(scales[0].scale, 1.5);
+    QVERIFY(!scales[0].measuredAt.empty());
+    QCOMPARE(table.cell(g.findNode("a"), 0).latencyUs, 150.0);
+    QCOMPARE(table.cell(g.findNode("d"), 0).latencyUs, 1200.0);
+    QCOMPARE(table.cell(g.findNode("d"), 0).energyUj, 1200.0);
+    QVERIFY(table.cell(g.findNode("d"), 0).source == CostSource::Measured);
+    QCOMPARE(table.cell(g.findNode("d"), 0, 1).latencyUs, 750.0);
+    QCOMPARE(table.fusionOptions()[0].cells[0].latencyUs, 600.0);
+    // cpu:1 has no run: its cells stay.
+    QVERIFY(!scales[1].applied);
+    QVERIFY(!scales[1].why.empty());
+    QCOMPARE(table.cell(g.findNode("d"), 1).latencyUs, 800.0);
+    QCOMPARE(table.fusionOptions()[0].cells[1].latencyUs, 400.0);
+
+    // A newer run is the one read; with a cell predicted the sum is not the samples': no scale.
+    CostTable again = tableOf(g);
+    CostCell predicted = again.cell(g.findNode("b"), 0);
+    predicted.source = CostSource::Predicted;
+    again.setCell(g.findNode("b"), 0, predicted);
+    run.medianUs = 3000.0;
+    run.p10Us = 2900.0;
+    run.p90Us = 3100.0;
+    library.addModelRun(run);
+    const std::vector<ModelRunScale> partial = applyModelRunScales(again, g, library, fingerprints);
+    QVERIFY(!partial[0].applied);
+    QCOMPARE(partial[0].endToEndUs, 3000.0);
+    QCOMPARE(again.cell(g.findNode("a"), 0).latencyUs, 100.0);
+    // A run far from the samples (here 8x) is not taken for the same model and device.
+    CostTable far = tableOf(g);
+    run.medianUs = 12000.0;
+    run.p10Us = 11000.0;
+    run.p90Us = 13000.0;
+    library.addModelRun(run);
+    const std::vector<ModelRunScale> refused = applyModelRunScales(far, g, library, fingerprints);
+    QVERIFY(!refused[0].applied);
+    QCOMPARE(refused[0].scale, 8.0);
+    QCOMPARE(far.cell(g.findNode("a"), 0).latencyUs, 100.0);
+}
+
+// Figures a run cannot have, or a model or device the library lacks, are refused by name and
+// store nothing.
+void TestInContext::modelRunsRefuseWhatARunCannotMeasure() {
+    QTemporaryDir dir;
+    SampleLibrary library = SampleLibrary::open(dir.filePath(QStringLiteral("s.db")).toStdString());
+    ModelRecord model;
+    model.fingerprint = Sha256::hex("model");
+    model.name = "m";
+    library.upsertModel(model);
+    DeviceRecord device;
+    device.fingerprint = Sha256::hex("cpu:0");
+    device.kind = "cpu";
+    device.name = "cpu:0";
+    library.upsertDevice(device);
+    ModelRunRecord good;
+    good.modelFingerprint = model.fingerprint;
+    good.deviceFingerprint = device.fingerprint;
+    good.medianUs = 10.0;
+    good.p10Us = 9.0;
+    good.p90Us = 11.0;
+    good.runs = 5;
+    good.sumOfOpsUs = 8.0;
+    const auto refused = [&](const ModelRunRecord& bad, const char* named) {
+        try {
+            library.addModelRun(bad);
+        } catch (const InputError& e) {
+            return std::string(e.what()).find(named) != std::string::npos;
+        }
+        return false;
+    };
+    ModelRunRecord bad = good;
+    bad.medianUs = std::nan("");
+    QVERIFY(refused(bad, "median"));
+    bad = good;
+    bad.p10Us = 12.0;
+    QVERIFY(refused(bad, "p10"));
+    bad = good;
+    bad.runs = 0;
+    QVERIFY(refused(bad, "runs"));
+    bad = good;
+    bad.sumOfOpsUs = -1.0;
+    QVERIFY(refused(bad, "positive"));
+    bad = good;
+    bad.modelFingerprint = Sha256::hex("other");
+    QVERIFY(refused(bad, "not in the library"));
+    bad = good;
+    bad.deviceFingerprint = Sha256::hex("cpu:9");
+    QVERIFY(refused(bad, "not in the library"));
+    QVERIFY(!library.newestModelRun(model.fingerprint, device.fingerprint));
+    QVERIFY(library.addModelRun(good) > 0);
+    const auto stored = library.newestModelRun(model.fingerprint, device.fingerprint);
+    QVERIFY(stored);
+    QCOMPARE(stored->medianUs, 10.0);
+    QCOMPARE(stored->p10Us, 9.0);
+    QCOMPARE(stored->p90Us, 11.0);
+    QCOMPARE(stored->runs, 5);
+    QCOMPARE(stored->sumOfOpsUs, 8.0);
 }
 
 QTEST_GUILESS_MAIN(TestInContext)

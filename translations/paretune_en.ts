@@ -1422,18 +1422,23 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+58"/>
+        <location filename="../widgets/placementsearch.cpp" line="+71"/>
         <source>searching placements</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-33"/>
+        <location line="-46"/>
         <source>modelled from %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+6"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>; scaled by the model&apos;s measured whole-model runs (%1)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1415,12 +1415,12 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::PlacementSearch</name>
     <message>
-        <location filename="../widgets/placementsearch.cpp" line="+58"/>
+        <location filename="../widgets/placementsearch.cpp" line="+71"/>
         <source>searching placements</source>
         <translation>搜索放置方案</translation>
     </message>
     <message>
-        <location line="-33"/>
+        <location line="-46"/>
         <source>modelled from %1</source>
         <translation>根据 %1 建模</translation>
     </message>
@@ -1428,6 +1428,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <location line="+6"/>
         <source>measured (%1 cells) and predicted (%2 cells) from %3, else modelled from %4</source>
         <translation>来自 %3 的实测（%1 个单元）和预测（%2 个单元），其余由 %4 建模</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>; scaled by the model&apos;s measured whole-model runs (%1)</source>
+        <translation>；按模型实测的整模型运行缩放（%1）</translation>
     </message>
 </context>
 <context>

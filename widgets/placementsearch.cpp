@@ -33,6 +33,19 @@ searchOutcomeOf(SearchRun&& run, std::shared_ptr<const ImportResult> model,
                 .arg(run.library->measuredCells)
                 .arg(run.library->predictedCells)
                 .arg(dbPath, catalogName);
+        QStringList scaled; // devices whose costs the model's whole-model run scaled
+        for (const ModelRunScale& m : run.library->modelRunScales) {
+            if (m.applied) {
+                scaled << QStringLiteral("%1 \u00d7%2")
+                              .arg(QString::fromStdString(m.id))
+                              .arg(m.scale, 0, 'f', 2);
+            }
+        }
+        if (!scaled.isEmpty()) {
+            outcome->costSource +=
+                PlacementSearch::tr("; scaled by the model's measured whole-model runs (%1)")
+                    .arg(scaled.join(QStringLiteral(", ")));
+        }
     }
     outcome->documentSource = run.source;
     outcome->result = std::move(run.result);

@@ -326,6 +326,7 @@ void runProfile(const ProfileArguments& args) {
             {"sensitivity_measured", run.sensitivityMeasured},
             {"sum_of_ops_us", sumOfOps},
             {"end_to_end_us", endToEnd > 0 ? nlohmann::json(endToEnd) : nlohmann::json(nullptr)},
+            {"model_run_stored", run.modelRunStored},
             {"machine_speed", speedJson(run.speed)},
             {"contention_measured", contentionJson(run.contention)}};
         std::cout << dumpJson(doc, 2) << "\n";
@@ -394,6 +395,11 @@ void runProfile(const ProfileArguments& args) {
     if (endToEnd > 0) {
         std::printf("Sum of per-op medians %.1f us, end-to-end %.1f us, ratio %.2f\n", sumOfOps,
                     endToEnd, sumOfOps / endToEnd);
+        if (run.modelRunStored) {
+            std::printf("Whole-model run stored: the model ran %.2fx its operators' sum here; "
+                        "search scales this device's costs of the model by it\n",
+                        endToEnd / sumOfOps);
+        }
     } else {
         std::printf("Sum of per-op medians %.1f us; end-to-end run: %s\n", sumOfOps,
                     result.wholeModel.message.empty() ? "not run"

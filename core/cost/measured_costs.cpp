@@ -214,4 +214,75 @@ int applySensitivities(CostTable& table, const Graph& graph, const SampleLibrary
     return missing;
 }
 
+std::vector<ModelRunScale>
+applyModelRunScales(CostTable& table, const Graph& graph, const SampleLibrary& library,
+                    const std::map<std::string, std::string>& fingerprints) {
+    std::vector<ModelRunScale> scales;
+    std::vector<FusionOption> options = table.fusionOptions();
+    bool fusionChanged = false;
+    const auto scaled = [](CostCell& cell, double factor) {
+        if (cell.supported() && cell.latencyUs > 0.0) {
+            cell.latencyUs *= factor;
+            cell.energyUj *= factor;
+        }
+    };
+    for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+        const auto fingerprint = fingerprints.find(table.device(d).id);
+        if (fingerprint == fingerprints.end()) {
+            continue;
+        }
+        ModelRunScale& entry = scales.emplace_back();
+        entry.id = table.device(d).id;
+        const std::optional<ModelRunRecord> run =
+            library.newestModelRun(graph.fingerprint, fingerprint->second);
+        if (!run) {
+            entry.why = "no whole-model run of this model on it (paretune profile runs one)";
+            continue;
+        }
+        entry.endToEndUs = run->medianUs;
+        entry.measuredAt = run->measuredAt;
+        int unmeasured = 0;
+        for (NodeId n = 0; n < table.nodeCount(); ++n) {
+            if (graph.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
+                continue;
+            }
+            const CostCell& cell = table.cell(n, d);
+            if (cell.source == CostSource::Measured && cell.latencyUs > 0.0) {
+                entry.summedCellsUs += cell.latencyUs;
+            } else {
+                ++unmeasured;
+            }
+        }
+        if (unmeasured > 0 || !(entry.summedCellsUs > 0.0)) {
+            entry.why = std::to_string(unmeasured) + " of its operators have no measured sample";
+            continue;
+        }
+        const double factor = entry.endToEndUs / entry.summedCellsUs;
+        entry.scale = factor;
+        if (!(factor >= 0.25 && factor <= 4.0)) {
+            entry.why = "the model run and the summed samples differ too much to scale by";
+            continue;
+        }
+        entry.applied = true;
+        for (NodeId n = 0; n < table.nodeCount(); ++n) {
+            if (graph.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
+                continue;
+            }
+            for (std::int32_t v = 0; v < table.variantCount(); ++v) {
+                CostCell cell = table.cell(n, d, v);
+                scaled(cell, factor);
+                table.setCell(n, d, v, cell);
+            }
+        }
+        for (FusionOption& option : options) {
+            scaled(option.cells[static_cast<std::size_t>(d)], factor);
+            fusionChanged = true;
+        }
+    }
+    if (fusionChanged) {
+        table.setFusionOptions(std::move(options));
+    }
+    return scales;
+}
+
 } // namespace paretune

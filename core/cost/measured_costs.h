@@ -38,6 +38,31 @@ std::vector<MeasuredDevice>
 applyMeasuredSamples(CostTable& table, const Graph& graph, const SampleLibrary& library,
                      const std::map<std::string, std::string>& fingerprints);
 
+/// A device's in-context scale from a whole-model run (applyModelRunScales).
+struct ModelRunScale {
+    std::string id;             ///< the table's device
+    double scale = 1.0;         ///< end to end / summed cells (when applied)
+    double endToEndUs = 0.0;    ///< the newest model run's median, measured
+    double summedCellsUs = 0.0; ///< the device's fp32 cells of the model's compute nodes
+    std::string measuredAt;     ///< the model run's
+    bool applied = false;
+    std::string why; ///< why not applied
+};
+
+/// Scales each real device's cells of this model by how much slower the model ran end to end
+/// than its cells add up to. Operators are measured one at a time, repeatedly, on warm caches;
+/// in a model, caches hold the other nodes' weights and tensors and the framework runs between
+/// nodes (MobileNet-V2 on one core here: 15.7 ms end to end against 10.6 ms summed). For each
+/// device named in `fingerprints` (device id → fingerprint) with a whole-model run of the graph
+/// in the library (ModelRunRecord, the newest) and a measured fp32 cell for every compute node,
+/// scale = the run's median / those cells summed; every supported cell of the device (compute
+/// nodes in every variant, fusion options) is multiplied by it, energy in proportion. A scale
+/// outside [0.25, 4] is not applied (the run and the samples disagree too much to be the same
+/// model on the same device). One entry per device in `fingerprints`, in table order.
+std::vector<ModelRunScale>
+applyModelRunScales(CostTable& table, const Graph& graph, const SampleLibrary& library,
+                    const std::map<std::string, std::string>& fingerprints);
+
 /// Fills the cells of the table's fusion options as `fill` fills a graph's cells: the fused
 /// graph of the options' groups gets a table with the same devices, its fused nodes' cells the
 /// options' current ones, then `fill(fusedTable, fusedGraph)`; the fused nodes' cells become

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,10 @@ struct LibraryCosts {
     int variantPredictedCells = 0;
     std::int64_t predictorId = 0;        ///< 0 when the library has no predictor
     std::vector<MeasuredDevice> devices; ///< what applyMeasuredSamples found per device
-    Diagnostics diagnostics;             ///< devices left without samples or predictions
+    /// Per measured device: the model's whole-model run against its summed cells, and whether
+    /// the cells were scaled by it (costsFromLibrary; applyModelRunScales).
+    std::vector<ModelRunScale> modelRunScales;
+    Diagnostics diagnostics; ///< devices left without samples or predictions
 };
 
 /// Fills the compute-node cells of every table device that the catalog marks measured
@@ -55,10 +59,12 @@ std::function<bool(std::int32_t, Precision)> variantDevices(const CostTable& tab
 /// The costs a sample library gives the catalog's real devices, as `paretune search --db`, export
 /// and the workbench's search use them: fillCostsFromLibrary in builds with LibTorch (it is in
 /// paretune_predict, which callers then link); without it the measured cells only, with a note.
+/// Then each device's cells are scaled by the model's whole-model run on it
+/// (applyModelRunScales), when the library holds one.
 inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
                                      const DeviceCatalog& catalog, SampleLibrary& library) {
 #if PARETUNE_WITH_TORCH
-    return fillCostsFromLibrary(table, graph, catalog, library);
+    LibraryCosts costs = fillCostsFromLibrary(table, graph, catalog, library);
 #else
     LibraryCosts costs;
     const auto fingerprints = realDeviceFingerprints(table, discoverDevices(&catalog));
@@ -82,8 +88,13 @@ inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
     costs.diagnostics.push_back({Diagnostic::Severity::Warning, "no-predictor-in-build",
                                  "predictions need a build with LibTorch: operators without "
                                  "samples count as unsupported on real devices"});
-    return costs;
 #endif
+    std::map<std::string, std::string> measured;
+    for (const MeasuredDevice& m : costs.devices) {
+        measured.emplace(m.id, m.fingerprint);
+    }
+    costs.modelRunScales = applyModelRunScales(table, graph, library, measured);
+    return costs;
 }
 
 } // namespace paretune

@@ -401,6 +401,24 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
         row.sample = bySignature.at(graph.signatures[static_cast<std::size_t>(row.node)]);
         row.reused = row.node != measured; // same signature measured once in this model
     }
+    // The whole model end to end, beside its operators' medians (every compute node measured):
+    // what the search scales the model's cells on this device by (applyModelRunScales).
+    const WholeModelResult& whole = run.result.wholeModel;
+    if (whole.status == ProfileStatus::Ok && !run.result.cancelled && !run.rows.empty() &&
+        std::all_of(run.rows.begin(), run.rows.end(), [](const auto& row) { return row.ok(); })) {
+        ModelRunRecord record;
+        record.modelFingerprint = graph.fingerprint;
+        record.deviceFingerprint = fingerprint;
+        record.medianUs = whole.endToEnd.medianUs;
+        record.p10Us = std::min(whole.endToEnd.p10Us, whole.endToEnd.medianUs);
+        record.p90Us = std::max(whole.endToEnd.p90Us, whole.endToEnd.medianUs);
+        record.runs = whole.endToEnd.repeats;
+        record.sumOfOpsUs = run.sumOfOpsUs();
+        if (record.medianUs > 0.0 && record.sumOfOpsUs > 0.0 && record.runs > 0) {
+            library.addModelRun(record);
+            run.modelRunStored = true;
+        }
+    }
     if (options.fusionGroups && options.nodes.empty() && !run.result.cancelled &&
         !(progress != nullptr && progress->cancelled())) {
         run.fusedRows = profileFusionGroups(graph, device, library, options, progress);

@@ -105,6 +105,9 @@ struct LibraryProfileRun {
     std::optional<SpeedCheck> speed;
     /// The pairs whose contention was measured now (options.measureContention).
     std::vector<ContentionMeasurement> contention;
+    /// The whole-model run was stored (ModelRunRecord): every compute node has a sample and the
+    /// end-to-end run succeeded. The search scales the device's costs of the model by it.
+    bool modelRunStored = false;
 
     int reusedCount() const;
     /// Fusion groups whose fused node was measured now (a sample stored by this run).

@@ -37,6 +37,7 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         fillFusionCells(table, g, [&](CostTable& fusedTable, const Graph& fusedGraph) {
             applyMeasuredSamples(fusedTable, fusedGraph, library, fingerprints);
         });
+        applyModelRunScales(table, g, library, fingerprints); // as costsFromLibrary
     }
     if (!options.fillCosts) {
         // As the search did (runSearch; it reported what it applied). A fillCosts does it all.

@@ -8,7 +8,10 @@
 #include "predict/device_resources.h"
 #include "store/sample_library.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 namespace paretune {
@@ -92,6 +95,40 @@ void requireRunnableNodes(const Graph& graph, const CostTable& table, const Devi
     throw InputError(message);
 }
 
+std::string milliseconds(double us) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f ms", us / 1000.0);
+    return text;
+}
+
+/// One line per device: how its costs relate to the model's whole-model run.
+std::string modelRunScaleText(const ModelRunScale& m) {
+    if (!m.applied) {
+        return "device '" + m.id + "': costs are its operators measured one at a time; " + m.why;
+    }
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%.2f", m.scale);
+    return "device '" + m.id + "': the model ran end to end in " + milliseconds(m.endToEndUs) +
+           " (measured " + m.measuredAt + ") against its operators' " +
+           milliseconds(m.summedCellsUs) + " summed: its costs are scaled x" + factor;
+}
+
+nlohmann::json modelRunScaleJson(const ModelRunScale& m) {
+    nlohmann::json j = {{"device", m.id}, {"applied", m.applied}};
+    if (m.endToEndUs > 0.0) {
+        j["end_to_end_us"] = m.endToEndUs;
+        j["end_to_end_source"] = "measured";
+        j["measured_at"] = m.measuredAt;
+    }
+    if (m.summedCellsUs > 0.0) {
+        j["summed_cells_us"] = m.summedCellsUs;
+        j["scale"] = m.scale;
+    }
+    if (!m.applied) {
+        j["why"] = m.why;
+    }
+    return j;
+}
 } // namespace
 
 LibraryCosts searchCostsFromLibrary(CostTable& table, const Graph& graph,
@@ -127,6 +164,12 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
                                            " operators measured, " + std::to_string(m.missing) +
                                            " without samples"});
         }
+        nlohmann::json scales = nlohmann::json::array();
+        for (const ModelRunScale& m : costs.modelRunScales) {
+            run.diagnostics.push_back(
+                {Diagnostic::Severity::Info, "model-run-scale", modelRunScaleText(m)});
+            scales.push_back(modelRunScaleJson(m));
+        }
         run.diagnostics.insert(run.diagnostics.end(), costs.diagnostics.begin(),
                                costs.diagnostics.end());
         run.source.library = {{"db", request.dbPath},
@@ -134,7 +177,8 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
                                                    ? nlohmann::json(costs.predictorId)
                                                    : nlohmann::json(nullptr)},
                               {"measured_cells", costs.measuredCells},
-                              {"predicted_cells", costs.predictedCells}};
+                              {"predicted_cells", costs.predictedCells},
+                              {"model_run_scales", scales}};
         if (table.variantCount() > 1) {
             run.source.library["variant_measured_cells"] = costs.variantMeasuredCells;
             run.source.library["variant_predicted_cells"] = costs.variantPredictedCells;
