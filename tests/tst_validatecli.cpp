@@ -41,6 +41,7 @@ class TestValidateCli : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void searchedPlanIsMeasuredAndStored();
+    void loweredPlanIsPredictedAsSearched();
     void searchSaysWhyNoPlanCanRun();
     void badInputExitsWithTwo_data();
     void badInputExitsWithTwo();
@@ -110,6 +111,20 @@ void TestValidateCli::searchedPlanIsMeasuredAndStored() {
                  .toObject()[QStringLiteral("sources")][QStringLiteral("modelled")]
                  .toInt(),
              0);
+    // Each profile stored the model's whole-model run, and the search scaled the device's
+    // costs by it: end to end over the summed cells.
+    const QJsonArray scales =
+        plans[QStringLiteral("library")][QStringLiteral("model_run_scales")].toArray();
+    QCOMPARE(scales.size(), 2);
+    for (const QJsonValue& v : scales) {
+        const QJsonObject scale = v.toObject();
+        QVERIFY2(scale[QStringLiteral("applied")].toBool(),
+                 QJsonDocument(scale).toJson().constData());
+        QCOMPARE(scale[QStringLiteral("end_to_end_source")].toString(), QStringLiteral("measured"));
+        QVERIFY(qFuzzyCompare(scale[QStringLiteral("scale")].toDouble(),
+                              scale[QStringLiteral("end_to_end_us")].toDouble() /
+                                  scale[QStringLiteral("summed_cells_us")].toDouble()));
+    }
 
     const Graph g = importOnnxFile(model("tiny_cnn").toStdString()).graph;
     std::vector<Sample> before;
@@ -211,6 +226,61 @@ void TestValidateCli::searchedPlanIsMeasuredAndStored() {
     QVERIFY(qFuzzyCompare(latencyAgain[QStringLiteral("predicted")].toDouble(),
                           latency[QStringLiteral("predicted")].toDouble()));
     QCOMPARE(SampleLibrary::open(m_db.toStdString()).plans(g.fingerprint).size(), std::size_t{2});
+}
+
+// A plan with int8 nodes runs as its lowered graph, whose fingerprint is not the model's: its
+// prediction still takes the model's whole-model run, as the search's did.
+void TestValidateCli::loweredPlanIsPredictedAsSearched() {
+    if (!m_twoCores) {
+        QSKIP("this machine has fewer than two CPU cores (cpu:0 and cpu:1)");
+    }
+    const QString db = m_dir.filePath(QStringLiteral("int8.db"));
+    QVERIFY(QFile::copy(m_dbCpu0, db));
+    const CliRun profile =
+        runParetune({QStringLiteral("profile"), model("tiny_cnn"), QStringLiteral("--device"),
+                     QStringLiteral("cpu:0"), QStringLiteral("--db"), db,
+                     QStringLiteral("--repeats"), QStringLiteral("3"), QStringLiteral("--variants"),
+                     QStringLiteral("int8"), QStringLiteral("--force"), QStringLiteral("--json")});
+    QVERIFY2(profile.exitCode == 0, profile.err.constData());
+    const QString plansFile = m_dir.filePath(QStringLiteral("int8_plans.json"));
+    const CliRun search = runParetune(
+        {QStringLiteral("search"), model("tiny_cnn"), QStringLiteral("--devices"),
+         QStringLiteral("cpu:0"), QStringLiteral("--catalog"), kCoresCatalog,
+         QStringLiteral("--db"), db, QStringLiteral("--variants"), QStringLiteral("int8"),
+         QStringLiteral("--objectives"), QStringLiteral("latency,accuracy"),
+         QStringLiteral("--population"), QStringLiteral("16"), QStringLiteral("--generations"),
+         QStringLiteral("5"), QStringLiteral("--out"), plansFile, QStringLiteral("--json")});
+    QVERIFY2(search.exitCode == 0, search.err.constData());
+    QFile f(plansFile);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject plans = QJsonDocument::fromJson(f.readAll()).object();
+    QVERIFY(plans[QStringLiteral("library")][QStringLiteral("model_run_scales")]
+                .toArray()
+                .at(0)
+                .toObject()[QStringLiteral("applied")]
+                .toBool());
+    int lowered = -1;
+    for (const QJsonValue& v : plans[QStringLiteral("plans")].toArray()) {
+        const QJsonObject p = v.toObject();
+        if (!p[QStringLiteral("variants")].toObject().isEmpty()) {
+            lowered = p[QStringLiteral("id")].toInt();
+            break;
+        }
+    }
+    QVERIFY2(lowered >= 0, "no plan of the front lowers a node to int8");
+    const CliRun run = runParetune(
+        {QStringLiteral("validate"), model("tiny_cnn"), QStringLiteral("--plans"), plansFile,
+         QStringLiteral("--plan"), QString::number(lowered), QStringLiteral("--db"), db,
+         QStringLiteral("--repeats"), QStringLiteral("3"), QStringLiteral("--accuracy-sets"),
+         QStringLiteral("2"), QStringLiteral("--json")});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject latency = QJsonDocument::fromJson(run.out)
+                                    .object()[QStringLiteral("objectives")]
+                                    .toObject()[QStringLiteral("latency_us")]
+                                    .toObject();
+    QVERIFY2(qFuzzyCompare(latency[QStringLiteral("predicted")].toDouble(),
+                           latency[QStringLiteral("plan_file")].toDouble()),
+             QJsonDocument(latency).toJson().constData());
 }
 
 void TestValidateCli::searchSaysWhyNoPlanCanRun() {

@@ -214,18 +214,10 @@ int applySensitivities(CostTable& table, const Graph& graph, const SampleLibrary
     return missing;
 }
 
-std::vector<ModelRunScale>
-applyModelRunScales(CostTable& table, const Graph& graph, const SampleLibrary& library,
-                    const std::map<std::string, std::string>& fingerprints) {
+std::vector<ModelRunScale> modelRunScales(const CostTable& table, const Graph& graph,
+                                          const SampleLibrary& library,
+                                          const std::map<std::string, std::string>& fingerprints) {
     std::vector<ModelRunScale> scales;
-    std::vector<FusionOption> options = table.fusionOptions();
-    bool fusionChanged = false;
-    const auto scaled = [](CostCell& cell, double factor) {
-        if (cell.supported() && cell.latencyUs > 0.0) {
-            cell.latencyUs *= factor;
-            cell.energyUj *= factor;
-        }
-    };
     for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
         const auto fingerprint = fingerprints.find(table.device(d).id);
         if (fingerprint == fingerprints.end()) {
@@ -257,31 +249,56 @@ applyModelRunScales(CostTable& table, const Graph& graph, const SampleLibrary& l
             entry.why = std::to_string(unmeasured) + " of its operators have no measured sample";
             continue;
         }
-        const double factor = entry.endToEndUs / entry.summedCellsUs;
-        entry.scale = factor;
-        if (!(factor >= 0.25 && factor <= 4.0)) {
+        entry.scale = entry.endToEndUs / entry.summedCellsUs;
+        if (!(entry.scale >= 0.25 && entry.scale <= 4.0)) {
             entry.why = "the model run and the summed samples differ too much to scale by";
             continue;
         }
         entry.applied = true;
+    }
+    return scales;
+}
+
+void scaleByModelRuns(CostTable& table, const Graph& graph,
+                      const std::vector<ModelRunScale>& scales) {
+    const auto scaled = [](CostCell& cell, double factor) {
+        if (cell.supported() && cell.latencyUs > 0.0) {
+            cell.latencyUs *= factor;
+            cell.energyUj *= factor;
+        }
+    };
+    std::vector<FusionOption> options = table.fusionOptions();
+    bool fusionChanged = false;
+    for (const ModelRunScale& m : scales) {
+        const std::int32_t d = table.findDevice(m.id);
+        if (!m.applied || d < 0) {
+            continue;
+        }
         for (NodeId n = 0; n < table.nodeCount(); ++n) {
             if (graph.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
                 continue;
             }
             for (std::int32_t v = 0; v < table.variantCount(); ++v) {
                 CostCell cell = table.cell(n, d, v);
-                scaled(cell, factor);
+                scaled(cell, m.scale);
                 table.setCell(n, d, v, cell);
             }
         }
         for (FusionOption& option : options) {
-            scaled(option.cells[static_cast<std::size_t>(d)], factor);
+            scaled(option.cells[static_cast<std::size_t>(d)], m.scale);
             fusionChanged = true;
         }
     }
     if (fusionChanged) {
         table.setFusionOptions(std::move(options));
     }
+}
+
+std::vector<ModelRunScale>
+applyModelRunScales(CostTable& table, const Graph& graph, const SampleLibrary& library,
+                    const std::map<std::string, std::string>& fingerprints) {
+    std::vector<ModelRunScale> scales = modelRunScales(table, graph, library, fingerprints);
+    scaleByModelRuns(table, graph, scales);
     return scales;
 }
 

@@ -62,6 +62,14 @@ struct ModelRunScale {
 std::vector<ModelRunScale>
 applyModelRunScales(CostTable& table, const Graph& graph, const SampleLibrary& library,
                     const std::map<std::string, std::string>& fingerprints);
+/// applyModelRunScales in two steps: the scales of `graph`'s devices (the table unchanged),
+/// then those applied to a table of the same devices, of the graph or of a graph derived from
+/// it (a plan's lowered graph, whose conversions are not in the model's run).
+std::vector<ModelRunScale> modelRunScales(const CostTable& table, const Graph& graph,
+                                          const SampleLibrary& library,
+                                          const std::map<std::string, std::string>& fingerprints);
+void scaleByModelRuns(CostTable& table, const Graph& graph,
+                      const std::vector<ModelRunScale>& scales);
 
 /// Fills the cells of the table's fusion options as `fill` fills a graph's cells: the fused
 /// graph of the options' groups gets a table with the same devices, its fused nodes' cells the

@@ -23,7 +23,7 @@ namespace paretune::detail {
 Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
                          const std::vector<std::string>& planDevices, const DeviceCatalog& catalog,
                          const DeviceInventory& inventory, SampleLibrary& library,
-                         const ValidationOptions& options) {
+                         const ValidationOptions& options, const Graph* model) {
     const std::vector<std::string>& tableIds =
         plan.costDevices.empty() ? planDevices : plan.costDevices;
     CostTableOptions tableOptions;
@@ -37,7 +37,15 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         fillFusionCells(table, g, [&](CostTable& fusedTable, const Graph& fusedGraph) {
             applyMeasuredSamples(fusedTable, fusedGraph, library, fingerprints);
         });
-        applyModelRunScales(table, g, library, fingerprints); // as costsFromLibrary
+        // As costsFromLibrary: the model's run against the model's own cells, whichever graph
+        // the plan runs.
+        if (model == nullptr) {
+            applyModelRunScales(table, g, library, fingerprints);
+        } else {
+            CostTable modelTable = buildCostTable(*model, catalog, tableIds, {});
+            applyMeasuredSamples(modelTable, *model, library, fingerprints);
+            scaleByModelRuns(table, g, modelRunScales(modelTable, *model, library, fingerprints));
+        }
     }
     if (!options.fillCosts) {
         // As the search did (runSearch; it reported what it applied). A fillCosts does it all.

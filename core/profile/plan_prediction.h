@@ -41,10 +41,12 @@ struct Prediction {
 };
 
 /// The plan simulated again over the cost table the search used, with the search's priority.
+/// `model`: the model `g` was lowered from (a plan with variants), whose whole-model runs scale
+/// the costs as the search's did (applyModelRunScales); null when `g` is the model.
 Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
                          const std::vector<std::string>& planDevices, const DeviceCatalog& catalog,
                          const DeviceInventory& inventory, SampleLibrary& library,
-                         const ValidationOptions& options);
+                         const ValidationOptions& options, const Graph* model = nullptr);
 
 /// The prediction for a fused node of the plan (group `members`, in graph order): the group's
 /// own where the simulation took it (under its last member); else the simulation ran the members

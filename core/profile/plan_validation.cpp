@@ -162,7 +162,8 @@ void refuseUnrunnableVariants(const Graph& g, const PlanToValidate& plan,
 }
 
 PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,
-                         const ValidationOptions& options, const DeviceInventory& inventory) {
+                         const ValidationOptions& options, const DeviceInventory& inventory,
+                         const Graph* model = nullptr) {
     if (plan.assignment.size() != g.nodes.size()) {
         throw InputError(plan.label + ": the assignment has " +
                          std::to_string(plan.assignment.size()) + " entries for " +
@@ -240,7 +241,7 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
     std::optional<Prediction>& prediction = prepared.prediction;
     if (options.catalog) {
         prediction =
-            simulateAgain(g, plan, deviceIds, *options.catalog, inventory, library, options);
+            simulateAgain(g, plan, deviceIds, *options.catalog, inventory, library, options, model);
     } else {
         report.note = "no catalog: per-operator predictions are not available, the plan's "
                       "objectives are compared";
@@ -614,7 +615,7 @@ std::vector<PlanValidation> validatePlans(const Graph& g, std::span<const PlanTo
         refuseUnrunnableVariants(g, plan, inventory);
         LoweredPlan lowered = lowerPlan(g, plan, library);
         PreparedPlan p =
-            preparePlan(lowered.lowered->graph, *lowered.plan, library, options, inventory);
+            preparePlan(lowered.lowered->graph, *lowered.plan, library, options, inventory, &g);
         p.variants = std::move(lowered);
         p.model = &plan;
         prepared.push_back(std::move(p));
