@@ -18,7 +18,6 @@
 #include "measurement.h"
 #include "plan/memory_plan.h"
 #include "plan/simulator.h"
-#include "precision_support.h"
 #include "predict/device_resources.h"
 #include "rapl_energy.h"
 #include "runtime/torch_runtime.h"
@@ -141,24 +140,6 @@ std::optional<double> processPeakBytes() {
         }
     }
     return std::nullopt;
-}
-
-/// Refuses a plan with a node in a precision its device does not run (a plans file edited by
-/// hand, or searched on another machine) before anything runs. Devices not here are
-/// preparePlan's to refuse.
-void refuseUnrunnableVariants(const Graph& g, const PlanToValidate& plan,
-                              const DeviceInventory& inventory) {
-    for (std::size_t n = 0; n < plan.precisions.size() && n < plan.assignment.size(); ++n) {
-        const Device* device = inventory.find(plan.assignment[n]);
-        if (plan.precisions[n] == Precision::Fp32 || device == nullptr) {
-            continue;
-        }
-        if (const std::string why = precisionRefusal(*device, plan.precisions[n]); !why.empty()) {
-            throw InputError(plan.label + ": node '" + g.nodes[n].name + "' runs in " +
-                             std::string(precisionName(plan.precisions[n])) + " on " +
-                             plan.assignment[n] + ": " + why);
-        }
-    }
 }
 
 PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,

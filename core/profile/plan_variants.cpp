@@ -4,7 +4,9 @@
 #include "plan_variants.h"
 
 #include "common/input_error.h"
+#include "device/device.h"
 #include "output_deviation.h"
+#include "precision_support.h"
 #include "store/sample_library.h"
 
 #include <algorithm>
@@ -19,6 +21,21 @@ bool PlanToValidate::hasVariants() const {
 }
 
 namespace detail {
+
+void refuseUnrunnableVariants(const Graph& g, const PlanToValidate& plan,
+                              const DeviceInventory& inventory) {
+    for (std::size_t n = 0; n < plan.precisions.size() && n < plan.assignment.size(); ++n) {
+        const Device* device = inventory.find(plan.assignment[n]);
+        if (plan.precisions[n] == Precision::Fp32 || device == nullptr) {
+            continue;
+        }
+        if (const std::string why = precisionRefusal(*device, plan.precisions[n]); !why.empty()) {
+            throw InputError(plan.label + ": node '" + g.nodes[n].name + "' runs in " +
+                             std::string(precisionName(plan.precisions[n])) + " on " +
+                             plan.assignment[n] + ": " + why);
+        }
+    }
+}
 
 LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan,
                       const SampleLibrary& library) {

@@ -8,7 +8,17 @@
 
 #include <memory>
 
+namespace paretune {
+struct DeviceInventory;
+}
+
 namespace paretune::detail {
+
+/// Refuses a plan with a node in a precision its device does not run (a plans file edited by
+/// hand, or searched on another machine) before anything runs. Devices not here are
+/// preparePlan's to refuse.
+void refuseUnrunnableVariants(const Graph& g, const PlanToValidate& plan,
+                              const DeviceInventory& inventory);
 
 /// The graph a plan with variants runs and the plan over it: each of its nodes on its model
 /// node's device, the weight conversions without one (they are computed once), the fusion
