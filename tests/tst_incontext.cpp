@@ -9,6 +9,7 @@
 #include "graph/fusion_group.h"
 #include "graph_fixture.h"
 #include "plan/simulator.h"
+#include "store/graph_records.h"
 #include "store/records.h"
 #include "store/sample_library.h"
 #include "workflow/in_context_costs.h"
@@ -72,6 +73,7 @@ private Q_SLOTS:
     void aNodeThatWaitedForItsDeviceGivesNoGap();
     void wholeModelRunsScaleTheCells();
     void modelRunsRefuseWhatARunCannotMeasure();
+    void loweredGraphsTakeTheirModelsScale();
 };
 
 void TestInContext::nodesTakeTheirInPlanTimes() {
@@ -407,6 +409,79 @@ void TestInContext::wholeModelRunsScaleTheCells() {
     QVERIFY(!refused[0].applied);
     QCOMPARE(refused[0].scale, 8.0);
     QCOMPARE(far.cell(g.findNode("a"), 0).latencyUs, 100.0);
+}
+
+// A plan's lowered graph (its nodes in lower precisions, with their conversions) has no
+// whole-model run of its own: what validates it scales its cells by the model's run over the
+// model's own measured cells (modelRunScalesOf), as the search scaled the plan's cells.
+void TestInContext::loweredGraphsTakeTheirModelsScale() {
+    QTemporaryDir dir;
+    SampleLibrary library = SampleLibrary::open(dir.filePath(QStringLiteral("s.db")).toStdString());
+    test::FixtureOptions options;
+    options.opTypes = {{"a", "A"}, {"b", "B"}, {"c", "C"}, {"d", "D"}};
+    Graph model = fixtureGraph("a->b->c->d", options);
+    model.fingerprint = Sha256::hex("model");
+    for (std::size_t n = 0; n < model.nodes.size(); ++n) { // signatures are 32 hex digits
+        model.signatures[n] = Sha256::hex(model.nodes[n].opType).substr(0, 32);
+    }
+    library.upsertGraph(model);
+    DeviceRecord device;
+    device.fingerprint = Sha256::hex("cpu:0");
+    device.kind = "cpu";
+    device.name = "cpu:0";
+    library.upsertDevice(device);
+    const std::map<std::string, std::string> fingerprints = {{"cpu:0", device.fingerprint}};
+    std::vector<Sample> samples;
+    for (const auto& [name, us] :
+         std::map<std::string, double>{{"a", 100.0}, {"b", 200.0}, {"c", 300.0}, {"d", 400.0}}) {
+        Sample s = sampleFor(model, model.findNode(name));
+        s.deviceFingerprint = device.fingerprint;
+        s.configJson = "{}";
+        s.latencyUs = us;
+        s.repeats = 10;
+        samples.push_back(s);
+    }
+    library.addSamples(samples);
+    ModelRunRecord run;
+    run.modelFingerprint = model.fingerprint;
+    run.deviceFingerprint = device.fingerprint;
+    run.medianUs = 2000.0; // twice the summed samples (1000 µs)
+    run.p10Us = 1900.0;
+    run.p90Us = 2100.0;
+    run.runs = 20;
+    run.sumOfOpsUs = 1000.0;
+    QVERIFY(library.addModelRun(run) > 0);
+
+    // The lowered graph: b with a conversion before it ("b/to_bf16_0" here "x").
+    Graph lowered = fixtureGraph("a->x->b->c->d");
+    lowered.fingerprint = Sha256::hex("lowered");
+    const auto loweredTable = [&] {
+        CostTable table = tableOf(lowered); // a 100, b 200, c 400, d 800 µs
+        CostCell conversion = table.cell(lowered.findNode("a"), 0);
+        conversion.latencyUs = 50.0;
+        conversion.energyUj = 50.0;
+        table.setCell(lowered.findNode("x"), 0, conversion);
+        return table;
+    };
+    CostTable alone = loweredTable();
+    const std::vector<ModelRunScale> none =
+        applyModelRunScales(alone, lowered, library, fingerprints);
+    QCOMPARE(none.size(), std::size_t{1});
+    QVERIFY(!none[0].applied);
+    QCOMPARE(alone.cell(lowered.findNode("x"), 0).latencyUs, 50.0);
+
+    CostTable table = loweredTable();
+    const std::vector<ModelRunScale> scales = modelRunScalesOf(model, table, library, fingerprints);
+    QCOMPARE(scales.size(), std::size_t{1});
+    QVERIFY(scales[0].applied);
+    QCOMPARE(scales[0].summedCellsUs, 1000.0);
+    QCOMPARE(scales[0].endToEndUs, 2000.0);
+    QCOMPARE(scales[0].scale, 2.0);
+    scaleByModelRuns(table, lowered, scales);
+    QCOMPARE(table.cell(lowered.findNode("x"), 0).latencyUs, 100.0);
+    QCOMPARE(table.cell(lowered.findNode("d"), 0).latencyUs, 1600.0);
+    QCOMPARE(table.cell(lowered.findNode("d"), 0).energyUj, 1600.0);
+    QCOMPARE(table.cell(lowered.findNode("d"), 1).latencyUs, 800.0); // cpu:1: no fingerprint
 }
 
 // Figures a run cannot have, or a model or device the library lacks, are refused by name and

@@ -30,15 +30,17 @@ namespace {
 /// The costs the search gave the catalog's measured devices, for re-simulating its plan: the
 /// same sample library again (searchCostsFromLibrary: cells and shared cores), or only the real
 /// devices' shared cores when the search modelled all; then what the search refined them with
-/// (a tune's in-plan costs).
-std::function<void(CostTable&, const Graph&, const DeviceCatalog&)>
+/// (a tune's in-plan costs). `model`: the model a validated plan's lowered graph came from
+/// (its whole-model runs scale the cells), null for the model itself.
+std::function<void(CostTable&, const Graph&, const DeviceCatalog&, const Graph*)>
 searchCostFill(const SearchOutcome& search) {
     const std::string db = search.dbPath;
     const auto refine = search.refineCosts;
-    return [db, refine](CostTable& table, const Graph& graph, const DeviceCatalog& catalog) {
+    return [db, refine](CostTable& table, const Graph& graph, const DeviceCatalog& catalog,
+                        const Graph* model) {
         if (!db.empty()) {
             SampleLibrary library = SampleLibrary::open(db, SampleLibrary::OpenMode::ExistingOnly);
-            searchCostsFromLibrary(table, graph, catalog, library);
+            searchCostsFromLibrary(table, graph, catalog, library, model);
         } else {
             applyDeviceResources(table, cpuDevices(cpuTopology()), nullptr);
         }
@@ -201,7 +203,10 @@ void BundleExportJob::start(std::shared_ptr<const SearchOutcome> search, int pla
                 std::filesystem::is_regular_file(dbPath.toStdString(), error)) {
                 options.samplesPath = dbPath.toStdString();
             }
-            options.fillCosts = searchCostFill(*search);
+            options.fillCosts = [fill = searchCostFill(*search)](CostTable& table, const Graph& g,
+                                                                 const DeviceCatalog& catalog) {
+                fill(table, g, catalog, nullptr); // an export's table is the model's
+            };
             const BundleContents bundle = buildBundle(options);
             if (progress->cancelled()) {
                 out.outcome.cancelled = true;

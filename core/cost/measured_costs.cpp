@@ -259,6 +259,15 @@ std::vector<ModelRunScale> modelRunScales(const CostTable& table, const Graph& g
     return scales;
 }
 
+std::vector<ModelRunScale>
+modelRunScalesOf(const Graph& model, const CostTable& table, const SampleLibrary& library,
+                 const std::map<std::string, std::string>& fingerprints) {
+    CostTable modelTable(static_cast<std::int32_t>(model.nodes.size()), table.devices(),
+                         table.host());
+    applyMeasuredSamples(modelTable, model, library, fingerprints);
+    return modelRunScales(modelTable, model, library, fingerprints);
+}
+
 void scaleByModelRuns(CostTable& table, const Graph& graph,
                       const std::vector<ModelRunScale>& scales) {
     const auto scaled = [](CostCell& cell, double factor) {

@@ -70,6 +70,12 @@ std::vector<ModelRunScale> modelRunScales(const CostTable& table, const Graph& g
                                           const std::map<std::string, std::string>& fingerprints);
 void scaleByModelRuns(CostTable& table, const Graph& graph,
                       const std::vector<ModelRunScale>& scales);
+/// The scales of `model`'s runs for the devices of `table`, a table of a graph derived from the
+/// model (a plan's lowered graph, which has no runs of its own): the model's fp32 cells
+/// measured (applyMeasuredSamples) in a table of the same devices, then modelRunScales.
+std::vector<ModelRunScale> modelRunScalesOf(const Graph& model, const CostTable& table,
+                                            const SampleLibrary& library,
+                                            const std::map<std::string, std::string>& fingerprints);
 
 /// Fills the cells of the table's fusion options as `fill` fills a graph's cells: the fused
 /// graph of the options' groups gets a table with the same devices, its fused nodes' cells the

@@ -60,9 +60,12 @@ std::function<bool(std::int32_t, Precision)> variantDevices(const CostTable& tab
 /// and the workbench's search use them: fillCostsFromLibrary in builds with LibTorch (it is in
 /// paretune_predict, which callers then link); without it the measured cells only, with a note.
 /// Then each device's cells are scaled by the model's whole-model run on it
-/// (applyModelRunScales), when the library holds one.
+/// (applyModelRunScales), when the library holds one. `model`: the model `graph` was derived
+/// from (a plan's lowered graph, validated), whose runs and cells give the scales
+/// (modelRunScalesOf); null when `graph` is the model.
 inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
-                                     const DeviceCatalog& catalog, SampleLibrary& library) {
+                                     const DeviceCatalog& catalog, SampleLibrary& library,
+                                     const Graph* model = nullptr) {
 #if PARETUNE_WITH_TORCH
     LibraryCosts costs = fillCostsFromLibrary(table, graph, catalog, library);
 #else
@@ -93,7 +96,12 @@ inline LibraryCosts costsFromLibrary(CostTable& table, const Graph& graph,
     for (const MeasuredDevice& m : costs.devices) {
         measured.emplace(m.id, m.fingerprint);
     }
-    costs.modelRunScales = applyModelRunScales(table, graph, library, measured);
+    if (model == nullptr) {
+        costs.modelRunScales = applyModelRunScales(table, graph, library, measured);
+    } else {
+        costs.modelRunScales = modelRunScalesOf(*model, table, library, measured);
+        scaleByModelRuns(table, graph, costs.modelRunScales);
+    }
     return costs;
 }
 

@@ -30,7 +30,7 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
     tableOptions.fusion = plan.fusion;
     CostTable table = buildCostTable(g, catalog, tableIds, tableOptions);
     if (options.fillCosts) {
-        options.fillCosts(table, g, catalog);
+        options.fillCosts(table, g, catalog, model);
     } else {
         const auto fingerprints = realDeviceFingerprints(table, inventory);
         applyMeasuredSamples(table, g, library, fingerprints);
@@ -42,9 +42,7 @@ Prediction simulateAgain(const Graph& g, const PlanToValidate& plan,
         if (model == nullptr) {
             applyModelRunScales(table, g, library, fingerprints);
         } else {
-            CostTable modelTable = buildCostTable(*model, catalog, tableIds, {});
-            applyMeasuredSamples(modelTable, *model, library, fingerprints);
-            scaleByModelRuns(table, g, modelRunScales(modelTable, *model, library, fingerprints));
+            scaleByModelRuns(table, g, modelRunScalesOf(*model, table, library, fingerprints));
         }
     }
     if (!options.fillCosts) {

@@ -67,10 +67,12 @@ struct ValidationOptions {
     /// The catalog the plan was searched with; null: the plan's objectives are compared without
     /// per-operator predictions (nothing to simulate with).
     const DeviceCatalog* catalog = nullptr;
-    /// Fills the rebuilt cost table of the real devices the way the search did (the same
-    /// signature as BundleExportOptions::fillCosts), shared resources included; unset: the
-    /// library's measured samples (applyMeasuredSamples) and the real devices' shared resources.
-    std::function<void(CostTable&, const Graph&, const DeviceCatalog&)> fillCosts;
+    /// Fills the rebuilt cost table of the real devices the way the search did, shared
+    /// resources included (searchCostsFromLibrary). The last argument is the model when the
+    /// table is that of a plan's lowered graph (its whole-model runs scale the cells, as they
+    /// scaled the search's), null when the table is the model's. Unset: the library's measured
+    /// samples (applyMeasuredSamples), the model's runs, and the real devices' shared resources.
+    std::function<void(CostTable&, const Graph&, const DeviceCatalog&, const Graph*)> fillCosts;
     Progress* progress = nullptr; ///< one report per run; cancel stops before storing anything
     /// Calibration sets the output deviation of a plan with variants is measured on (seeded
     /// random inputs, another seed than the sensitivity table's, so that the estimate is checked

@@ -132,8 +132,9 @@ nlohmann::json modelRunScaleJson(const ModelRunScale& m) {
 } // namespace
 
 LibraryCosts searchCostsFromLibrary(CostTable& table, const Graph& graph,
-                                    const DeviceCatalog& catalog, SampleLibrary& library) {
-    LibraryCosts costs = costsFromLibrary(table, graph, catalog, library);
+                                    const DeviceCatalog& catalog, SampleLibrary& library,
+                                    const Graph* model) {
+    LibraryCosts costs = costsFromLibrary(table, graph, catalog, library, model);
     const Diagnostics resources = applyMachineResources(table, &library);
     costs.diagnostics.insert(costs.diagnostics.end(), resources.begin(), resources.end());
     return costs;

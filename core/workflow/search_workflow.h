@@ -59,9 +59,10 @@ struct SearchRun {
 /// What a search takes from the sample library for the catalog's measured devices: their cells
 /// (costsFromLibrary) and the shared resources of the real CPU devices (applyDeviceResources;
 /// its notes among the diagnostics). Validation of a searched plan fills its rebuilt table the
-/// same way.
+/// same way; `model` as in costsFromLibrary.
 LibraryCosts searchCostsFromLibrary(CostTable& table, const Graph& graph,
-                                    const DeviceCatalog& catalog, SampleLibrary& library);
+                                    const DeviceCatalog& catalog, SampleLibrary& library,
+                                    const Graph* model = nullptr);
 
 /// Builds the cost table (modelled from the catalog; measured and predicted cells from the
 /// library for the catalog's measured devices; the shared cores and measured contention of

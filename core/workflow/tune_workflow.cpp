@@ -473,8 +473,8 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
         options.warmup = request.warmup;
         options.catalog = &catalog;
         options.fillCosts = [&library, &learned](CostTable& table, const Graph& g,
-                                                 const DeviceCatalog& c) {
-            searchCostsFromLibrary(table, g, c, library);
+                                                 const DeviceCatalog& c, const Graph* model) {
+            searchCostsFromLibrary(table, g, c, library, model);
             applyInContextCosts(table, g, learned);
         };
         StageProgress validateProgress(progress, offset + share * 0.2, share * 0.8,
