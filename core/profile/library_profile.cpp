@@ -4,6 +4,7 @@
 #include "common/progress.h"
 #include "graph/fusion.h"
 
+#include "common/cpu_bf16.h"
 #include "common/host_memory.h"
 #include "common/input_error.h"
 #include "common/openmp_wait.h"
@@ -312,7 +313,8 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
                              {"min_repeats", profileOptions.measure.minRepeats},
                              {"min_measure_ms", profileOptions.measure.minMeasureMs},
                              {"openmp_wait_policy", openMpWaitPolicy()},
-                             {"host_memory", hostMemoryPolicy()}};
+                             {"host_memory", hostMemoryPolicy()},
+                             {"bf16_convolutions", bf16ConvolutionLayout()}};
     if (checkSpeed) { // the machine's speed when the measurements began
         config["speed_before"] = {{"gemm_gflops", speed.before.gemmGflops},
                                   {"memory_bw_gbs", speed.before.memoryBwGbs}};

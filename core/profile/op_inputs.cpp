@@ -184,6 +184,10 @@ std::vector<at::Tensor> makeInputs(const Graph& graph, NodeId node, at::Generato
     for (int i = 0; i < count; ++i) {
         inputs.push_back(makeInput(graph, node, i, generator));
     }
+    const std::string& op = graph.nodes[static_cast<std::size_t>(node)].opType;
+    if ((op == "Conv" || op == "FusedConv") && !inputs.empty() && runsChannelsLast(inputs[0])) {
+        inputs[0] = inputs[0].contiguous(at::MemoryFormat::ChannelsLast);
+    }
     return inputs;
 }
 

@@ -4,6 +4,7 @@
 #include "plan_prediction.h"
 #include "plan_variants.h"
 
+#include "common/cpu_bf16.h"
 #include "common/data_folders.h"
 #include "common/host_memory.h"
 #include "common/input_error.h"
@@ -482,7 +483,8 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
                                       {"predicted_us", optionalJson(np.latencyUs)},
                                       {"predicted_source", np.source},
                                       {"residual_us", optionalJson(residual)},
-                                      {"host_memory", hostMemoryPolicy()}}
+                                      {"host_memory", hostMemoryPolicy()},
+                                      {"bf16_convolutions", bf16ConvolutionLayout()}}
                            .dump();
         samples.push_back(s);
         ValidatedNode node;
