@@ -3,6 +3,7 @@
 // conversions, that it computes what the model computes up to the precision's rounding, the
 // output deviation metrics, the variant cells of a cost table and the sensitivity table.
 #include "cliprocess.h"
+#include "common/cpu_bf16.h"
 #include "common/input_error.h"
 #include "cost/cost_table.h"
 #include "cost/measured_costs.h"
@@ -480,6 +481,32 @@ private Q_SLOTS:
         QVERIFY2(d.minCosine > 0.99, std::to_string(d.minCosine).c_str());
     }
 
+    // bf16 convolutions run channels-last where the CPU computes bf16 natively (CPUID); the
+    // kernel's flags in /proc/cpuinfo say the same.
+    void bf16ConvolutionsFollowTheCpu() {
+        QFile cpuinfo(QStringLiteral("/proc/cpuinfo"));
+        if (!cpuinfo.open(QIODevice::ReadOnly)) {
+            QSKIP("/proc/cpuinfo is not readable here");
+        }
+        QStringList flags;
+        for (const QByteArray& line : cpuinfo.readAll().split('\n')) {
+            if (line.startsWith("flags")) {
+                flags =
+                    QString::fromLatin1(line.mid(line.indexOf(':') + 1)).split(QLatin1Char(' '));
+                break;
+            }
+        }
+        if (flags.isEmpty()) {
+            QSKIP("/proc/cpuinfo lists no x86 flags");
+        }
+        const bool native = flags.contains(QStringLiteral("avx512f")) &&
+                            (flags.contains(QStringLiteral("avx512_bf16")) ||
+                             flags.contains(QStringLiteral("amx_bf16")));
+        QCOMPARE(cpuComputesBf16Natively(), native);
+        QCOMPARE(std::string(bf16ConvolutionLayout()),
+                 std::string(native ? "channels-last" : "nchw"));
+    }
+
     void profileMeasuresVariantsAndTheSensitivityTable() {
         const QString model = testModelPath(QStringLiteral("tiny_cnn"));
         if (!QFile::exists(model)) {
@@ -518,6 +545,8 @@ private Q_SLOTS:
                     QCOMPARE(config["precision"].get<std::string>(), std::string("bf16"));
                     ++lowered;
                 }
+                QCOMPARE(config.value("bf16_convolutions", std::string()),
+                         std::string(bf16ConvolutionLayout()));
             }
             QVERIFY(lowered >= static_cast<int>(doc["variants"].size()));
         }
