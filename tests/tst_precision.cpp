@@ -503,7 +503,7 @@ private Q_SLOTS:
                             (flags.contains(QStringLiteral("avx512_bf16")) ||
                              flags.contains(QStringLiteral("amx_bf16")));
         QCOMPARE(cpuComputesBf16Natively(), native);
-        QCOMPARE(std::string(bf16ConvolutionLayout()),
+        QCOMPARE(std::string(loweredConvolutionLayout()),
                  std::string(native ? "channels-last" : "nchw"));
     }
 
@@ -545,8 +545,8 @@ private Q_SLOTS:
                     QCOMPARE(config["precision"].get<std::string>(), std::string("bf16"));
                     ++lowered;
                 }
-                QCOMPARE(config.value("bf16_convolutions", std::string()),
-                         std::string(bf16ConvolutionLayout()));
+                QCOMPARE(config.value("lowered_convolutions", std::string()),
+                         std::string(loweredConvolutionLayout()));
             }
             QVERIFY(lowered >= static_cast<int>(doc["variants"].size()));
         }

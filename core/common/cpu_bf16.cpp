@@ -43,7 +43,7 @@ bool cpuComputesBf16Natively() {
     return native;
 }
 
-std::string_view bf16ConvolutionLayout() {
+std::string_view loweredConvolutionLayout() {
     return cpuComputesBf16Natively() ? "channels-last" : "nchw";
 }
 

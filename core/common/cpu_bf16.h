@@ -10,9 +10,10 @@ namespace paretune {
 /// them LibTorch emulates bfloat16 in fp32 arithmetic. Read once.
 bool cpuComputesBf16Natively();
 
-/// The memory layout a bfloat16 convolution runs in on this CPU: "channels-last" where the CPU
-/// computes bfloat16 natively (oneDNN's kernels for it read and write NHWC), else "nchw". The
-/// samples measured with it record it in their configuration ("bf16_convolutions").
-std::string_view bf16ConvolutionLayout();
+/// The memory layout lowered convolutions (bf16; int8's outputs) leave their activations in on
+/// this CPU: "channels-last" where the CPU computes bfloat16 natively (oneDNN's kernels for it
+/// read and write NHWC, and its channels-last fp32 ones are fast too), else "nchw". The samples
+/// measured with it record it in their configuration ("lowered_convolutions").
+std::string_view loweredConvolutionLayout();
 
 } // namespace paretune

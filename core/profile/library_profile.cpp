@@ -314,7 +314,7 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
                              {"min_measure_ms", profileOptions.measure.minMeasureMs},
                              {"openmp_wait_policy", openMpWaitPolicy()},
                              {"host_memory", hostMemoryPolicy()},
-                             {"bf16_convolutions", bf16ConvolutionLayout()}};
+                             {"lowered_convolutions", loweredConvolutionLayout()}};
     if (checkSpeed) { // the machine's speed when the measurements began
         config["speed_before"] = {{"gemm_gflops", speed.before.gemmGflops},
                                   {"memory_bw_gbs", speed.before.memoryBwGbs}};

@@ -185,7 +185,11 @@ std::vector<at::Tensor> makeInputs(const Graph& graph, NodeId node, at::Generato
         inputs.push_back(makeInput(graph, node, i, generator));
     }
     const std::string& op = graph.nodes[static_cast<std::size_t>(node)].opType;
-    if ((op == "Conv" || op == "FusedConv") && !inputs.empty() && runsChannelsLast(inputs[0])) {
+    const bool chained = (op == "Conv" || op == "FusedConv")
+                             ? !inputs.empty() && runsChannelsLast(inputs[0])
+                             : op == "QLinearConv" && !inputs.empty() && inputs[0].dim() == 4 &&
+                                   channelsLastChains();
+    if (chained) {
         inputs[0] = inputs[0].contiguous(at::MemoryFormat::ChannelsLast);
     }
     return inputs;

@@ -99,10 +99,13 @@ struct ConvGeometry {
 ConvGeometry convGeometry(const Node& node, at::Tensor& input, at::IntArrayRef weightSizes,
                           const at::Scalar& padValue);
 
-/// Whether a convolution of `input` runs channels-last (op_kernels_spatial.cpp): bfloat16 4-D on
-/// a CPU computing bfloat16 natively. Its output stays channels-last, so that the next lowered
-/// convolution of a chain finds its input in that layout already; a node profiled alone gets
-/// its input in that layout too (makeInputs), the cost it has inside such a chain.
+/// Whether lowered convolutions leave their outputs channels-last (op_kernels_spatial.cpp): on a
+/// CPU computing bfloat16 natively (AVX-512 with AMX or avx512_bf16), where oneDNN's
+/// channels-last kernels are its fast ones. The next convolution of a chain then finds its
+/// input in that layout already; a node profiled alone gets its input in that layout too
+/// (makeInputs), the cost it has inside such a chain.
+bool channelsLastChains();
+/// Whether a convolution of `input` runs channels-last: bfloat16 4-D where channelsLastChains.
 bool runsChannelsLast(const at::Tensor& input);
 
 /// Conv's ONNX semantics on the context's inputs 0 (X), 1 (W) and 2 (B, optional), with the

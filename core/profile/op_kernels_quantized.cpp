@@ -251,17 +251,20 @@ Tensors qlinearConv(const Context& c) {
         c10::Dispatcher::singleton()
             .findSchemaOrThrow("quantized::conv2d", "new")
             .typed<at::Tensor(at::Tensor, const PackedConv&, double, std::int64_t)>();
-    // Channels last, the layout oneDNN's quantized convolution works in, and back to the graph's
-    // NCHW for its readers: a channels-last tensor reaching an fp32 Conv after the
-    // DequantizeLinear would make it take LibTorch's channels-last path, measured here (AVX2,
-    // one thread, channels-last input and weights) 1.3× to 3.5× slower than NCHW for ResNet's
-    // convolutions, a cost no sample of that Conv has seen. Both reorders are of uint8 tensors
-    // and part of this node's measured time.
+    // Channels last, the layout oneDNN's quantized convolution works in. Where lowered
+    // convolutions chain in it (channelsLastChains: AMX or avx512_bf16) the output stays so, as a
+    // bf16 convolution's does, and the DequantizeLinear, the QuantizeLinear of the next int8
+    // node and its convolution keep it. Elsewhere it goes back to the graph's NCHW for its
+    // readers: a channels-last tensor reaching an fp32 Conv after the DequantizeLinear would make
+    // it take LibTorch's channels-last path, measured on AVX2 (one thread, channels-last input
+    // and weights) 1.3× to 3.5× slower than NCHW for ResNet's convolutions. The reorders are of
+    // uint8 tensors and part of this node's measured time.
     const at::Tensor qx = at::_make_per_tensor_quantized_tensor(
         x.contiguous(at::MemoryFormat::ChannelsLast), xScale, xZero);
-    return {conv.call(qx, packed, scalarOf(c.input(6)), static_cast<std::int64_t>(scalarOf(yZero)))
-                .int_repr()
-                .contiguous()};
+    const at::Tensor y =
+        conv.call(qx, packed, scalarOf(c.input(6)), static_cast<std::int64_t>(scalarOf(yZero)))
+            .int_repr();
+    return {channelsLastChains() ? y : y.contiguous()};
 }
 
 /// A scale or zero point of QLinearMatMul's a (per row: a 1-D one of M elements) or b (per

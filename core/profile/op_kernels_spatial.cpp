@@ -80,9 +80,13 @@ Ints attrIntsOr(const Node& node, std::string_view name, std::size_t k, std::int
 // a chain of lowered convolutions reorders its activations once (a reshape copies where it
 // must); fp32 convolutions reading it run channels-last too (faster on such a CPU: MobileNet-V2
 // in fp32 19.0 ms against 21.4). Emulated bfloat16 (AVX2) keeps NCHW.
+bool channelsLastChains() {
+    return cpuComputesBf16Natively();
+}
+
 bool runsChannelsLast(const at::Tensor& input) {
     return input.dim() == 4 && input.scalar_type() == at::kBFloat16 && input.device().is_cpu() &&
-           cpuComputesBf16Natively();
+           channelsLastChains();
 }
 
 ConvGeometry convGeometry(const Node& node, at::Tensor& input, at::IntArrayRef weightSizes,

@@ -484,7 +484,7 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
                                       {"predicted_source", np.source},
                                       {"residual_us", optionalJson(residual)},
                                       {"host_memory", hostMemoryPolicy()},
-                                      {"bf16_convolutions", bf16ConvolutionLayout()}}
+                                      {"lowered_convolutions", loweredConvolutionLayout()}}
                            .dump();
         samples.push_back(s);
         ValidatedNode node;
