@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cpu_bf16.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
+#include "cpuid_registers.h"
 
 namespace paretune {
 
@@ -11,25 +9,21 @@ namespace {
 
 bool readCpuid() {
 #if defined(__x86_64__)
-    unsigned a = 0;
-    unsigned b = 0;
-    unsigned c = 0;
-    unsigned d = 0;
-    if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 27)) == 0) {
+    const auto leaf1 = cpuid(1);
+    if (!leaf1 || (leaf1->ecx & (1u << 27)) == 0) {
         return false; // no OSXSAVE: XCR0 cannot be read
     }
     unsigned xcr0 = 0;
     unsigned xcr0High = 0;
     __asm__("xgetbv" : "=a"(xcr0), "=d"(xcr0High) : "c"(0));
     constexpr unsigned kAvx512State = 0xE6; // SSE, AVX, opmask, ZMM0-15 high halves, ZMM16-31
-    if ((xcr0 & kAvx512State) != kAvx512State || __get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) {
+    const auto leaf7 = cpuid(7, 0);
+    if ((xcr0 & kAvx512State) != kAvx512State || !leaf7) {
         return false;
     }
-    const bool amxBf16 = (d & (1u << 22)) != 0;
-    bool avx512Bf16 = false;
-    if (a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0) {
-        avx512Bf16 = (a & (1u << 5)) != 0;
-    }
+    const bool amxBf16 = (leaf7->edx & (1u << 22)) != 0;
+    const auto leaf71 = leaf7->eax >= 1 ? cpuid(7, 1) : std::nullopt;
+    const bool avx512Bf16 = leaf71 && (leaf71->eax & (1u << 5)) != 0;
     return avx512Bf16 || amxBf16;
 #else
     return false;

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "int8_products.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
+#include "cpuid_registers.h"
 
 namespace paretune {
 
@@ -11,22 +9,17 @@ namespace {
 
 bool readCpuid() {
 #if defined(__x86_64__)
-    unsigned a = 0;
-    unsigned b = 0;
-    unsigned c = 0;
-    unsigned d = 0;
-    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) {
+    const auto leaf7 = cpuid(7, 0);
+    if (!leaf7) {
         return false;
     }
-    const bool avx512Vnni = (c & (1u << 11)) != 0;
-    const bool amxInt8 = (d & (1u << 25)) != 0;
-    bool avxVnni = false;
-    if (a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0) {
-        avxVnni = (a & (1u << 4)) != 0;
-    }
+    const bool avx512Vnni = (leaf7->ecx & (1u << 11)) != 0;
+    const bool amxInt8 = (leaf7->edx & (1u << 25)) != 0;
+    const auto leaf71 = leaf7->eax >= 1 ? cpuid(7, 1) : std::nullopt;
+    const bool avxVnni = leaf71 && (leaf71->eax & (1u << 4)) != 0;
     return avx512Vnni || avxVnni || amxInt8;
 #else
-    return true;
+    return true; // other architectures' engines (QNNPACK on ARM) multiply exactly
 #endif
 }
 
