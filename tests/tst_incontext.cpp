@@ -42,6 +42,16 @@ CostTable tableOf(const Graph& g) {
     return table;
 }
 
+/// A CPU device stored in `library` under a made-up fingerprint (the hash of its id).
+DeviceRecord storedDevice(SampleLibrary& library, const std::string& id) {
+    DeviceRecord device;
+    device.fingerprint = Sha256::hex(id);
+    device.kind = "cpu";
+    device.name = id;
+    library.upsertDevice(device);
+    return device;
+}
+
 /// One plan run node after node on one device: each node's time, back to back from `start`.
 PlanObservation sequential(const std::string& device,
                            const std::vector<std::pair<std::string, double>>& times,
@@ -334,12 +344,7 @@ void TestInContext::wholeModelRunsScaleTheCells() {
     library.upsertModel(model);
     std::map<std::string, std::string> fingerprints;
     for (const char* id : {"cpu:0", "cpu:1"}) {
-        DeviceRecord device;
-        device.fingerprint = Sha256::hex(id);
-        device.kind = "cpu";
-        device.name = id;
-        library.upsertDevice(device);
-        fingerprints[id] = device.fingerprint;
+        fingerprints[id] = storedDevice(library, id).fingerprint;
     }
     Graph g = fixtureGraph("a->b->c->d");
     g.fingerprint = model.fingerprint;
@@ -425,11 +430,7 @@ void TestInContext::loweredGraphsTakeTheirModelsScale() {
         model.signatures[n] = Sha256::hex(model.nodes[n].opType).substr(0, 32);
     }
     library.upsertGraph(model);
-    DeviceRecord device;
-    device.fingerprint = Sha256::hex("cpu:0");
-    device.kind = "cpu";
-    device.name = "cpu:0";
-    library.upsertDevice(device);
+    const DeviceRecord device = storedDevice(library, "cpu:0");
     const std::map<std::string, std::string> fingerprints = {{"cpu:0", device.fingerprint}};
     std::vector<Sample> samples;
     for (const auto& [name, us] :
@@ -493,11 +494,7 @@ void TestInContext::modelRunsRefuseWhatARunCannotMeasure() {
     model.fingerprint = Sha256::hex("model");
     model.name = "m";
     library.upsertModel(model);
-    DeviceRecord device;
-    device.fingerprint = Sha256::hex("cpu:0");
-    device.kind = "cpu";
-    device.name = "cpu:0";
-    library.upsertDevice(device);
+    const DeviceRecord device = storedDevice(library, "cpu:0");
     ModelRunRecord good;
     good.modelFingerprint = model.fingerprint;
     good.deviceFingerprint = device.fingerprint;
