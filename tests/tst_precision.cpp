@@ -97,24 +97,29 @@ private Q_SLOTS:
         }
     }
 
-    void onlyFloatProductsAreLowerable() {
+    void floatProductsAndTheirNeighboursAreLowerable() {
         const Graph g = fixture();
         QVERIFY(lowerable(g, nodeOfType(g, "Conv"), Precision::Bf16));
         QVERIFY(lowerable(g, nodeOfType(g, "MatMul"), Precision::Bf16));
-        QVERIFY(!lowerable(g, nodeOfType(g, "Relu"), Precision::Bf16));
-        QVERIFY(!lowerable(g, nodeOfType(g, "Add"), Precision::Bf16));
+        QVERIFY(lowerable(g, nodeOfType(g, "Relu"), Precision::Bf16));
+        QVERIFY(lowerable(g, nodeOfType(g, "Add"), Precision::Bf16));
+        QVERIFY(!lowerable(g, nodeOfType(g, "Relu"), Precision::Int8)); // products only
+        QVERIFY(!lowerable(g, nodeOfType(g, "Reshape"), Precision::Bf16));
         QVERIFY(lowerable(g, nodeOfType(g, "Add"), Precision::Fp32));
         const std::vector<Precision> all = lowerAll(g, Precision::Bf16);
-        QCOMPARE(std::count(all.begin(), all.end(), Precision::Bf16), 2);
+        QCOMPARE(std::count(all.begin(), all.end(), Precision::Bf16), 4);
         std::vector<Precision> wrong(g.nodes.size(), Precision::Fp32);
-        wrong[static_cast<std::size_t>(nodeOfType(g, "Relu"))] = Precision::Bf16;
+        wrong[static_cast<std::size_t>(nodeOfType(g, "Reshape"))] = Precision::Bf16;
         QVERIFY_THROWS_EXCEPTION(InputError, lowerGraph(g, wrong));
         QVERIFY_THROWS_EXCEPTION(InputError, lowerGraph(g, std::vector<Precision>(2)));
     }
 
     void loweredNodesReadAndWriteThroughConversions() {
         const Graph g = fixture();
-        const LoweredGraph lowered = lowerGraph(g, lowerAll(g, Precision::Bf16));
+        std::vector<Precision> precisions(g.nodes.size(), Precision::Fp32);
+        precisions[static_cast<std::size_t>(nodeOfType(g, "Conv"))] = Precision::Bf16;
+        precisions[static_cast<std::size_t>(nodeOfType(g, "MatMul"))] = Precision::Bf16;
+        const LoweredGraph lowered = lowerGraph(g, precisions);
         const Graph& l = lowered.graph;
         const NodeId conv = nodeOfType(g, "Conv");
         const auto& parts = lowered.parts[static_cast<std::size_t>(conv)];
@@ -141,6 +146,65 @@ private Q_SLOTS:
         QCOMPARE(l.tensors[static_cast<std::size_t>(l.outputs[0])].dtype, DType::Float32);
         QCOMPARE(lowered.origin.size(), l.nodes.size());
         QVERIFY(l.opset >= 13);
+        // Its conversions: the Cast in, then the Cast out.
+        const auto& conversions = lowered.conversions[static_cast<std::size_t>(conv)];
+        QCOMPARE(conversions.size(), std::size_t{2});
+        QCOMPARE(conversions[0].node, parts[1]);
+        QCOMPARE(g.tensors[static_cast<std::size_t>(conversions[0].tensor)].name, std::string("x"));
+        QVERIFY(!conversions[0].output);
+        QCOMPARE(conversions[1].node, parts[2]);
+        QCOMPARE(g.tensors[static_cast<std::size_t>(conversions[1].tensor)].name, std::string("v"));
+        QVERIFY(conversions[1].output);
+    }
+
+    void chainsConvertOnlyWherePrecisionChanges() {
+        // Conv → Relu in bf16, Reshape in fp32, MatMul → Add in bf16: joined, the Conv casts
+        // only x in, the Relu only r out, the MatMul only f in, the Add only y out (a graph
+        // output); isolated, each of the four has a Cast in and a Cast out.
+        const Graph g = fixture();
+        const std::vector<Precision> all = lowerAll(g, Precision::Bf16);
+        const LoweredGraph joined = lowerGraph(g, all);
+        const LoweredGraph isolated =
+            lowerGraph(g, all, nullptr, int8InputLevels(), LoweredChains::Isolated);
+        const auto computeCasts = [](const Graph& l) {
+            int casts = 0;
+            for (const Node& n : l.nodes) {
+                casts += n.opType == "Cast" && n.kind == NodeKind::Compute ? 1 : 0;
+            }
+            return casts;
+        };
+        QCOMPARE(computeCasts(isolated.graph), 8);
+        QCOMPARE(computeCasts(joined.graph), 4);
+        const auto castsOf = [&](const LoweredGraph& l, std::string_view op) {
+            std::vector<std::string> names;
+            for (const auto& c : l.conversions[static_cast<std::size_t>(nodeOfType(g, op))]) {
+                names.push_back((c.output ? "out " : "in ") +
+                                g.tensors[static_cast<std::size_t>(c.tensor)].name);
+            }
+            return names;
+        };
+        using Names = std::vector<std::string>;
+        QCOMPARE(castsOf(joined, "Conv"), Names{"in x"});
+        QCOMPARE(castsOf(joined, "Relu"), Names{"out r"});
+        QCOMPARE(castsOf(joined, "MatMul"), Names{"in f"});
+        QCOMPARE(castsOf(joined, "Add"), Names{"out y"});
+        QCOMPARE(castsOf(isolated, "Relu"), (Names{"in v", "out r"}));
+        // The Relu reads the Conv's bf16 output itself.
+        const Graph& l = joined.graph;
+        const NodeId relu = joined.parts[static_cast<std::size_t>(nodeOfType(g, "Relu"))][0];
+        const NodeId conv = joined.parts[static_cast<std::size_t>(nodeOfType(g, "Conv"))][0];
+        QCOMPARE(l.nodeInputs.row(relu)[0], l.nodeOutputs.row(conv)[0]);
+        QCOMPARE(l.tensors[static_cast<std::size_t>(l.nodeInputs.row(relu)[0])].dtype,
+                 DType::BFloat16);
+        // A bf16 value survives float32 and back exactly: both compute the same outputs.
+        const NamedTensors input = inputOf(g);
+        const OutputDeviation d = compareOutputs({executeGraph(isolated.graph, input)},
+                                                 {executeGraph(joined.graph, input)});
+        QCOMPARE(d.relativeL2Pct, 0.0);
+        // An output that a graph output or an fp32 reader needs is cast back.
+        std::vector<Precision> convOnly(g.nodes.size(), Precision::Fp32);
+        convOnly[static_cast<std::size_t>(nodeOfType(g, "Conv"))] = Precision::Bf16;
+        QCOMPARE(computeCasts(lowerGraph(g, convOnly).graph), 2);
     }
 
     void theLoweredGraphComputesTheModelUpToRounding() {
@@ -160,6 +224,13 @@ private Q_SLOTS:
         QCOMPARE(same.relativeL2Pct, 0.0);
         QCOMPARE(paired.paired.parts[static_cast<std::size_t>(nodeOfType(g, "Conv"))].size(),
                  std::size_t{3});
+        QCOMPARE(paired.paired.parts[static_cast<std::size_t>(nodeOfType(g, "Relu"))].size(),
+                 std::size_t{3});
+        // Older libraries' pairs: the products only.
+        const PairedVariants older =
+            appendLoweredNodes(g, Precision::Bf16, nullptr, int8InputLevels(), true);
+        QVERIFY(older.paired.parts[static_cast<std::size_t>(nodeOfType(g, "Relu"))].empty());
+        QVERIFY(older.paired.graph.fingerprint != paired.paired.graph.fingerprint);
     }
 
     void deviationMetricsByHand() {
@@ -218,9 +289,17 @@ private Q_SLOTS:
         QCOMPARE(c.energyUj, 6.0);
         QCOMPARE(c.source, CostSource::Measured);
         QCOMPARE(table.cell(matmul, 0, 1).source, CostSource::Predicted);
-        QCOMPARE(count.measured, 1);
+        QCOMPARE(count.measured, 3); // the Conv, the Relu and the Add
         QCOMPARE(count.predicted, 1);
-        QVERIFY(!table.cell(nodeOfType(g, "Relu"), 0, 1).supported());
+        QVERIFY(!table.cell(nodeOfType(g, "Reshape"), 0, 1).supported());
+        // Each node's Casts in and out, what a chain may save: 1 µs and 2 µJ each.
+        QCOMPARE(table.conversions().size(), std::size_t{8});
+        for (const ConversionCost& conversion : table.conversions()) {
+            QCOMPARE(conversion.variant, 1);
+            QCOMPARE(conversion.cells.size(), std::size_t{1});
+            QCOMPARE(conversion.cells[0].latencyUs, 1.0);
+            QCOMPARE(conversion.cells[0].energyUj, 2.0);
+        }
         QVERIFY(!table.cell(conv, 0).supported()); // fp32 cells untouched
     }
 
@@ -311,7 +390,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(InputError, randomCalibrationInputs(g, 0, 3));
         const std::vector<SensitivityRecord> rows =
             measureSensitivity(g, Precision::Bf16, inputs, ExecutionDevice{});
-        QCOMPARE(rows.size(), std::size_t{2});
+        QCOMPARE(rows.size(), std::size_t{4});
         for (const SensitivityRecord& r : rows) {
             QCOMPARE(r.precision, std::string("bf16"));
             QCOMPARE(r.inputs, inputs.key);

@@ -91,6 +91,23 @@ struct Chain {
     }
 };
 
+/// The chain with the Casts its bf16 cells include: b's in (a's output) 1 µs on the cpu, 0.5 on
+/// the gpu, and out 2 / 1 µs; c's in 3 µs and out 1 µs (cpu only, where c has bf16). The cpu
+/// draws 10 W, the gpu 100 W.
+struct ChainWithCasts : Chain {
+    ChainWithCasts() {
+        const auto out = [&](const char* node) {
+            return graph.nodeOutputs.row(graph.findNode(node))[0];
+        };
+        const NodeId b = graph.findNode("b");
+        const NodeId c = graph.findNode("c");
+        table.setConversions({{b, 1, out("a"), false, {cellOf(1, 10), cellOf(0.5, 100)}},
+                              {b, 1, out("b"), true, {cellOf(2, 10), cellOf(1, 100)}},
+                              {c, 1, out("b"), false, {cellOf(3, 10), CostCell{}}},
+                              {c, 1, out("c"), true, {cellOf(1, 10), CostCell{}}}});
+    }
+};
+
 bool identical(const Objectives& a, const Objectives& b) {
     return a.latencyUs == b.latencyUs && a.energyMj == b.energyMj &&
            a.averagePowerW == b.averagePowerW && a.peakMemoryBytes == b.peakMemoryBytes &&
@@ -137,6 +154,7 @@ private Q_SLOTS:
     void fusionOnlyInFp32();
     void genomeAndPlanRoundTrip();
     void batchMatchesScalar();
+    void chainsSaveTheirConversions();
     void modelledVariantCells();
     void catalogPrecisions();
     void baselinesInEachVariant();
@@ -294,6 +312,56 @@ void TestVariants::batchMatchesScalar() {
     QVERIFY(infeasible > 0);
 }
 
+// A chain of bf16 nodes does not run the Casts between them (graph/precision.h, LoweredChains):
+// the simulator takes them off the cells, figures by hand.
+void TestVariants::chainsSaveTheirConversions() {
+    const ChainWithCasts chain;
+    Simulator sim(chain.graph, chain.table);
+    // b and c in bf16 on the cpu: b's Cast out (c its only reader, in bf16) and c's Cast in (b
+    // in bf16) are not run; b's Cast in (a in fp32) and c's out (a graph output) are.
+    // 10 + (4 − 2) + (15 − 3) = 24 µs; energy 100 + 20 + 120 = 240 µJ, the cpu never idle.
+    const auto both = chain.genome(sim, "a=cpu b=cpu:bf16 c=cpu:bf16");
+    const SimulationResult r = sim.simulate(sim.planOf(both));
+    QCOMPARE(r.objectives.latencyUs, 24.0);
+    QVERIFY(std::abs(r.objectives.energyMj * 1e3 - 240.0) < 1e-9);
+    QVERIFY(identical(sim.evaluate(both), r.objectives));
+    QCOMPARE(sim.savedConversionUs(both, sim.computeIndex(chain.graph.findNode("b"))), 2.0);
+    QCOMPARE(sim.savedConversionUs(both, sim.computeIndex(chain.graph.findNode("c"))), 3.0);
+    QCOMPARE(sim.savedConversionUs(both, sim.computeIndex(chain.graph.findNode("a"))), 0.0);
+    // b alone in bf16: c reads b's output in fp32, nothing is saved: 10 + 4 + 30.
+    const auto alone = chain.genome(sim, "a=cpu b=cpu:bf16 c=cpu");
+    QCOMPARE(sim.evaluate(alone).latencyUs, 44.0);
+    QCOMPARE(sim.savedConversionUs(alone, sim.computeIndex(chain.graph.findNode("b"))), 0.0);
+    // b in bf16 on the gpu, c in bf16 on the cpu: each saves on its own device. a 0..10; a's
+    // 1000 B to the gpu 10..21; b 21..22 (2 − 1); b's 2000 B back 22..34; c 34..46 (15 − 3).
+    const auto split = chain.genome(sim, "a=cpu b=gpu:bf16 c=cpu:bf16");
+    QCOMPARE(sim.evaluate(split).latencyUs, 46.0);
+    QCOMPARE(sim.savedConversionUs(split, sim.computeIndex(chain.graph.findNode("b"))), 1.0);
+    // The batch path gives the same, bit for bit, on every plan of the chain.
+    std::vector<std::vector<std::uint8_t>> genomes;
+    for (std::uint8_t c0 = 0; c0 < 4; ++c0) {
+        for (std::uint8_t c1 = 0; c1 < 4; ++c1) {
+            for (std::uint8_t c2 = 0; c2 < 4; ++c2) {
+                genomes.push_back({c0, c1, c2});
+            }
+        }
+    }
+    std::vector<const std::uint8_t*> pointers;
+    for (const auto& g : genomes) {
+        pointers.push_back(g.data());
+    }
+    std::vector<Objectives> out(genomes.size());
+    sim.evaluateBatch(pointers, out);
+    for (std::size_t i = 0; i < genomes.size(); ++i) {
+        QVERIFY2(identical(out[i], sim.evaluate(genomes[i])),
+                 QByteArray::number(static_cast<qulonglong>(i)));
+    }
+    // A conversion that does not fit the table is refused.
+    CostTable table = chain.table;
+    QVERIFY_THROWS_EXCEPTION(InputError, table.setConversions({{0, 2, 0, false, {{}, {}}}}));
+    QVERIFY_THROWS_EXCEPTION(InputError, table.setConversions({{0, 1, 0, false, {{}}}}));
+}
+
 void TestVariants::modelledVariantCells() {
     const QString path = QStringLiteral(PARETUNE_SAMPLE_MODEL);
     const Graph g = importOnnxFile(path.toStdString()).graph;
@@ -302,6 +370,7 @@ void TestVariants::modelledVariantCells() {
     const std::int32_t cpu = table.findDevice("cpu");
     const std::int32_t npu = table.findDevice("npu");
     int lowered = 0;
+    int neighbours = 0;
     for (std::size_t n = 0; n < g.nodes.size(); ++n) {
         const auto node = static_cast<NodeId>(n);
         const CostCell& bf16 = table.cell(node, npu, 1);
@@ -312,6 +381,11 @@ void TestVariants::modelledVariantCells() {
         ++lowered;
         QCOMPARE(bf16.source, CostSource::Modelled);
         QVERIFY(!table.cell(node, cpu, 1).supported()); // the cpu lists no bf16 peak
+        const std::string& op = g.nodes[n].opType;
+        if (op != "Conv" && op != "Gemm") {
+            ++neighbours; // a Relu or an Add: the roofline at the op's own efficiency
+            continue;
+        }
         // The roofline at 1000 GFLOP/s with the float traffic halved, plus the conversions:
         // one launch and 4 + 2 bytes per element of each activation input and output.
         const OpMetrics& m = g.metrics[n];
@@ -339,7 +413,17 @@ void TestVariants::modelledVariantCells() {
                             QString::number(expected)));
         QCOMPARE(bf16.energyUj, bf16.latencyUs * 5.0);
     }
-    QCOMPARE(lowered, 10); // 9 Conv and 1 Gemm
+    QCOMPARE(lowered - neighbours, 10); // 9 Conv and 1 Gemm
+    QVERIFY(neighbours > 0);
+    // Each lowered cell's Casts are conversions a chain may save, modelled alike: one launch
+    // and 4 + 2 bytes per element.
+    QVERIFY(!table.conversions().empty());
+    for (const ConversionCost& c : table.conversions()) {
+        const double bytes =
+            static_cast<double>(g.tensors[static_cast<std::size_t>(c.tensor)].byteSize()) * 1.5;
+        QCOMPARE(c.cells[static_cast<std::size_t>(npu)].latencyUs, 1.0 + bytes / 1000e3);
+        QVERIFY(!c.cells[static_cast<std::size_t>(cpu)].supported());
+    }
     // Without options.variants nothing is offered.
     QCOMPARE(
         buildCostTable(g, parseDeviceCatalogText(kBf16Catalog, "c"), {"cpu", "npu"}).variantCount(),

@@ -95,6 +95,7 @@ void CostTable::setVariants(std::vector<Precision> variants) {
     m_cells.resize(perVariant);
     m_cells.resize(perVariant * variants.size());
     m_variants = std::move(variants);
+    m_conversions.clear();
 }
 
 std::int32_t CostTable::findVariant(Precision precision) const {
@@ -200,17 +201,38 @@ bool isWeightTensor(const Tensor& t) {
 /// conversions (graph/precision.h lowerGraph: each float32 activation input cast to the
 /// precision, each float32 output cast back), each one launch and a read of one type and a
 /// write of the other at the device's bandwidth. Weights are converted once, not per run.
+double narrowing(Precision precision) {
+    return static_cast<double>(dtypeSize(precisionDType(precision))) /
+           static_cast<double>(dtypeSize(DType::Float32));
+}
+
+/// Whether the lowering converts tensor t where a node reads or writes it: an activation in
+/// float32 (graph/precision.h); the modelled cells count those of a known size.
+bool convertedActivation(const Tensor& t) {
+    return t.dtype == DType::Float32 && !isWeightTensor(t) && t.byteSize() > 0;
+}
+
+/// A modelled Cast of tensor t between float32 and `precision` on `spec`: one launch, reading
+/// and writing each element once.
+CostCell modelledConversion(const Tensor& t, const DeviceSpec& spec, Precision precision) {
+    CostCell cell;
+    cell.latencyUs = spec.launchUs + static_cast<double>(t.byteSize()) *
+                                         (1.0 + narrowing(precision)) / (spec.memBwGbs * 1e3);
+    cell.energyUj = cell.latencyUs * spec.activeW;
+    cell.source = CostSource::Modelled;
+    return cell;
+}
+
 CostCell modelledVariantCell(const Graph& graph, NodeId n, const DeviceSpec& spec,
                              Precision precision) {
     const Node& node = graph.nodes[static_cast<std::size_t>(n)];
     const OpMetrics& m = graph.metrics[static_cast<std::size_t>(n)];
-    const double narrow = static_cast<double>(dtypeSize(precisionDType(precision))) /
-                          static_cast<double>(dtypeSize(DType::Float32));
+    const double narrow = narrowing(precision);
     double conversionBytes = 0.0;
     int conversions = 0;
     auto convert = [&](TensorId t) {
         const Tensor& tensor = graph.tensors[static_cast<std::size_t>(t)];
-        if (tensor.dtype == DType::Float32 && !isWeightTensor(tensor) && tensor.byteSize() > 0) {
+        if (convertedActivation(tensor)) {
             conversionBytes += static_cast<double>(tensor.byteSize()) * (1.0 + narrow);
             ++conversions;
         }
@@ -252,6 +274,7 @@ void addModelledVariants(CostTable& table, const Graph& graph,
         return;
     }
     table.setVariants(offered);
+    std::vector<ConversionCost> conversions;
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
         const Precision precision = table.variant(v);
         for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -266,8 +289,31 @@ void addModelledVariants(CostTable& table, const Graph& graph,
                     table.setCell(node, d, v, modelledVariantCell(graph, node, spec, precision));
                 }
             }
+            if (precision == Precision::Int8) {
+                continue; // quantized through its own scales: nothing a neighbour saves
+            }
+            // The conversions the modelled cells include (Casts of the activations).
+            for (const bool output : {false, true}) {
+                const auto row = output ? graph.nodeOutputs.row(node) : graph.nodeInputs.row(node);
+                for (const TensorId t : row) {
+                    if (t == kNone ||
+                        !convertedActivation(graph.tensors[static_cast<std::size_t>(t)])) {
+                        continue;
+                    }
+                    ConversionCost c{node, v, t, output, {}};
+                    for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                        c.cells.push_back(
+                            table.cell(node, d, v).supported()
+                                ? modelledConversion(graph.tensors[static_cast<std::size_t>(t)],
+                                                     *specs[static_cast<std::size_t>(d)], precision)
+                                : CostCell{});
+                    }
+                    conversions.push_back(std::move(c));
+                }
+            }
         }
     }
+    table.setConversions(std::move(conversions));
 }
 
 } // namespace
@@ -421,6 +467,21 @@ void CostTable::setFusionOptions(std::vector<FusionOption> options) {
         }
     }
     m_fusion = std::move(options);
+}
+
+void CostTable::setConversions(std::vector<ConversionCost> conversions) {
+    for (const ConversionCost& c : conversions) {
+        if (c.node < 0 || c.node >= m_nodeCount || c.variant < 1 || c.variant >= variantCount() ||
+            c.tensor < 0 || c.cells.size() != m_devices.size()) {
+            throw InputError("a conversion of node index " + std::to_string(c.node) + " (variant " +
+                             std::to_string(c.variant) + ", tensor " + std::to_string(c.tensor) +
+                             ", " + std::to_string(c.cells.size()) +
+                             " cells) does not fit the table: " + std::to_string(m_nodeCount) +
+                             " nodes, " + std::to_string(variantCount()) + " variants, " +
+                             std::to_string(m_devices.size()) + " devices");
+        }
+    }
+    m_conversions = std::move(conversions);
 }
 
 bool CostTable::fusionTakable(std::size_t g, std::int32_t d) const {

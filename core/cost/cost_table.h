@@ -44,6 +44,18 @@ struct FusionOption {
     std::vector<CostCell> cells; ///< per device of the table
 };
 
+/// A Cast that a node's lowered cells include (bf16 or fp16 variants): of an input activation
+/// into the precision, or of its output back to float32 (graph/precision.h, LoweredChains). A
+/// plan in which the producer of that input, or every reader of that output, computes in the
+/// same precision runs without it: the simulator takes its cost off the node's cell there.
+struct ConversionCost {
+    NodeId node = kNone;
+    std::int32_t variant = 0;
+    TensorId tensor = kNone; ///< the original tensor converted
+    bool output = false;
+    std::vector<CostCell> cells; ///< per device of the table: the Cast's cost there
+};
+
 /// What the simulator needs to know about a device of the table.
 struct CostDevice {
     std::string id;
@@ -165,6 +177,12 @@ public:
     /// members all sit on one device where they are takable. Ascending.
     std::vector<std::int32_t> takenFusionGroups(std::span<const std::int32_t> nodeDevice) const;
 
+    /// The conversions that the cells of variants ≥ 1 include (measured_costs.h,
+    /// fillVariantCells). Throws InputError for a node, variant or tensor outside the table, or
+    /// cells that do not match the devices.
+    void setConversions(std::vector<ConversionCost> conversions);
+    const std::vector<ConversionCost>& conversions() const { return m_conversions; }
+
 private:
     std::size_t pairIndex(std::int32_t a, std::int32_t b) const {
         return static_cast<std::size_t>(a) * m_devices.size() + static_cast<std::size_t>(b);
@@ -190,6 +208,7 @@ private:
     std::vector<double> m_contention;              ///< d · deviceCount + other
     std::vector<CostSource> m_contentionSource;    ///< d · deviceCount + other
     std::vector<FusionOption> m_fusion;
+    std::vector<ConversionCost> m_conversions;
 };
 
 struct CostTableOptions {

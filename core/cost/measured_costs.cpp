@@ -8,6 +8,9 @@
 #include "device/device_fingerprint.h"
 #include "store/sample_library.h"
 
+#include <map>
+#include <tuple>
+
 namespace paretune {
 
 std::map<std::string, std::string> realDeviceFingerprints(const CostTable& table,
@@ -125,10 +128,19 @@ VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
                                   const std::function<void(CostTable&, const Graph&)>& fill,
                                   const std::function<bool(std::int32_t, Precision)>& runs) {
     VariantCellCount count;
+    std::vector<ConversionCost> conversions;
+    // The modelled conversions the table has (buildCostTable), by what they convert.
+    std::map<std::tuple<NodeId, std::int32_t, TensorId, bool>, std::vector<ConversionCost>>
+        modelled;
+    for (const ConversionCost& c : table.conversions()) {
+        modelled[{c.node, c.variant, c.tensor, c.output}].push_back(c);
+    }
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
         const Precision precision = table.variant(v);
         const std::vector<Precision> precisions = lowerAll(graph, precision);
-        const LoweredGraph lowered = lowerGraph(graph, precisions);
+        // Each node with its own conversions: the cell of a node alone, and what a chain saves.
+        const LoweredGraph lowered =
+            lowerGraph(graph, precisions, nullptr, int8InputLevels(), LoweredChains::Isolated);
         CostTable loweredTable(static_cast<std::int32_t>(lowered.graph.nodes.size()),
                                table.devices(), table.host());
         fill(loweredTable, lowered.graph);
@@ -159,8 +171,28 @@ VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
                 count.measured += sum.source == CostSource::Measured ? 1 : 0;
                 count.predicted += sum.source == CostSource::Predicted ? 1 : 0;
             }
+            for (const LoweredGraph::Conversion& c : lowered.conversions[n]) {
+                ConversionCost cost{static_cast<NodeId>(n), v, c.tensor, c.output, {}};
+                auto& before = modelled[{cost.node, v, c.tensor, c.output}];
+                for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
+                    const CostCell& part = loweredTable.cell(c.node, d);
+                    const bool counted = table.cell(static_cast<NodeId>(n), d, v).supported() &&
+                                         (!runs || runs(d, precision));
+                    // A cell left modelled keeps its modelled conversion.
+                    cost.cells.push_back(!counted           ? CostCell{}
+                                         : part.supported() ? part
+                                         : !before.empty()
+                                             ? before.front().cells[static_cast<std::size_t>(d)]
+                                             : CostCell{});
+                }
+                if (!before.empty()) {
+                    before.erase(before.begin());
+                }
+                conversions.push_back(std::move(cost));
+            }
         }
     }
+    table.setConversions(std::move(conversions));
     return count;
 }
 
@@ -277,6 +309,7 @@ void scaleByModelRuns(CostTable& table, const Graph& graph,
         }
     };
     std::vector<FusionOption> options = table.fusionOptions();
+    std::vector<ConversionCost> conversions = table.conversions();
     bool fusionChanged = false;
     for (const ModelRunScale& m : scales) {
         const std::int32_t d = table.findDevice(m.id);
@@ -297,10 +330,14 @@ void scaleByModelRuns(CostTable& table, const Graph& graph,
             scaled(option.cells[static_cast<std::size_t>(d)], m.scale);
             fusionChanged = true;
         }
+        for (ConversionCost& c : conversions) { // part of the cells they are taken off
+            scaled(c.cells[static_cast<std::size_t>(d)], m.scale);
+        }
     }
     if (fusionChanged) {
         table.setFusionOptions(std::move(options));
     }
+    table.setConversions(std::move(conversions));
 }
 
 std::vector<ModelRunScale>

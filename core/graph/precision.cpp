@@ -23,6 +23,11 @@ std::string knownNames() {
     return names;
 }
 
+/// A Conv, MatMul or Gemm: the products that dominate a model's time.
+bool isProduct(const Node& n) {
+    return n.opType == "Conv" || n.opType == "MatMul" || n.opType == "Gemm";
+}
+
 } // namespace
 
 std::string_view precisionName(Precision precision) {
@@ -83,12 +88,19 @@ bool lowerable(const Graph& graph, NodeId node, Precision precision) {
         return true;
     }
     const Node& n = graph.nodes[static_cast<std::size_t>(node)];
-    if (n.kind != NodeKind::Compute || !n.domain.empty() ||
-        (n.opType != "Conv" && n.opType != "MatMul" && n.opType != "Gemm")) {
+    if (n.kind != NodeKind::Compute || !n.domain.empty()) {
         return false;
     }
+    const bool product = isProduct(n);
     if (precision == Precision::Int8) {
-        return detail::int8Lowerable(graph, node);
+        return product && detail::int8Lowerable(graph, node);
+    }
+    // The elementwise neighbours of the products, so that a chain stays in the precision (Clip
+    // with its bounds as inputs, opset 11 on: a lowered graph is opset 13 or later).
+    const bool neighbour =
+        n.opType == "Relu" || n.opType == "Add" || (n.opType == "Clip" && graph.opset >= 11);
+    if (!product && !neighbour) {
+        return false;
     }
     bool anyFloat = false;
     for (const TensorId t : graph.nodeInputs.row(node)) {
@@ -122,12 +134,14 @@ std::vector<TensorId> int8RangeTensors(const Graph& graph) {
 }
 
 LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions,
-                        const ActivationRanges* ranges, int int8Levels) {
+                        const ActivationRanges* ranges, int int8Levels, LoweredChains chains) {
     if (precisions.size() != graph.nodes.size()) {
         throw InputError("a precision per node is needed: " + std::to_string(precisions.size()) +
                          " given for " + std::to_string(graph.nodes.size()) + " nodes");
     }
-    detail::Lowering lowering(graph, ranges, int8Levels);
+    detail::Lowering lowering(graph, ranges, int8Levels,
+                              chains == LoweredChains::Joined ? precisions
+                                                              : std::span<const Precision>{});
     for (const NodeId n : graph.topologicalOrder) {
         const Precision p = precisions[static_cast<std::size_t>(n)];
         if (p == Precision::Fp32) {
@@ -144,13 +158,15 @@ LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precision
 }
 
 PairedVariants appendLoweredNodes(const Graph& graph, Precision precision,
-                                  const ActivationRanges* ranges, int int8Levels) {
+                                  const ActivationRanges* ranges, int int8Levels,
+                                  bool productsOnly) {
     detail::Lowering lowering(graph, ranges, int8Levels);
     PairedVariants result;
     result.nodeOf.assign(graph.nodes.size(), kNone);
     for (const NodeId n : graph.topologicalOrder) {
         result.nodeOf[static_cast<std::size_t>(n)] = lowering.keepOnly(n);
-        if (precision != Precision::Fp32 && lowerable(graph, n, precision)) {
+        if (precision != Precision::Fp32 && lowerable(graph, n, precision) &&
+            (!productsOnly || isProduct(graph.nodes[static_cast<std::size_t>(n)]))) {
             lowering.lower(n, precision, true);
         }
     }

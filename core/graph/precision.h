@@ -3,8 +3,9 @@
 // The variant layer of a plan (DESIGN.md "The plan, second generation"): how a compute node
 // runs, beside where. This build offers precisions; a node in a lower precision reads its
 // activations and weights converted to it and gives its outputs back in fp32 (the conversions
-// are nodes of their own in the lowered graph, measured like any operator). bf16 and fp16
-// convert with Cast; int8 quantizes with QuantizeLinear / QLinearConv or QLinearMatMul /
+// are nodes of their own in the lowered graph, measured like any operator), except between
+// neighbours in the same bf16 or fp16 precision, which pass their tensors on as they are. bf16 and
+// fp16 convert with Cast; int8 quantizes with QuantizeLinear / QLinearConv or QLinearMatMul /
 // DequantizeLinear, its activation scales calibrated from measured ranges and its weights'
 // per-channel scales computed from the weights when a program is prepared.
 
@@ -36,7 +37,9 @@ std::vector<Precision> parsePrecisions(std::string_view text);
 DType precisionDType(Precision precision);
 
 /// Whether a node can run in `precision`: Fp32 always; bf16 and fp16 for a Conv, MatMul or Gemm
-/// whose floating-point inputs are all float32 (the products that dominate a model's time); int8
+/// whose floating-point inputs are all float32 (the products that dominate a model's time), and
+/// for a Relu, Add or Clip (opset 11 on) of float32 inputs (their neighbours: a chain of lowered
+/// nodes converts only at its ends, lowerGraph); int8
 /// for a 2-D Conv of a float32 activation with float32 weights (and bias) that are initializers, a
 /// MatMul of a float32 activation of rank ≥ 2 by a constant 2-D float32 B, and a Gemm of a 2-D
 /// activation (transA 0, alpha and beta 1) by a constant B (transB either way) and constant C.
@@ -66,6 +69,16 @@ struct LoweredGraph {
     std::vector<std::vector<NodeId>> parts;
     /// Per original node, the precision it was lowered to (Fp32: kept as it was).
     std::vector<Precision> precisions;
+    /// A Cast of an activation that a node lowered to bf16 or fp16 runs: of its input `tensor`
+    /// into the precision, or (output) of its own output `tensor` back into float32. `node` is
+    /// the Cast in the lowered graph, `tensor` an original tensor.
+    struct Conversion {
+        NodeId node = kNone;
+        TensorId tensor = kNone;
+        bool output = false;
+    };
+    /// Per original node, its Casts of activations (in order; a subset of its parts).
+    std::vector<std::vector<Conversion>> conversions;
     /// Whether every int8 node's scales come from measured ranges. Without them (no ranges
     /// given, or a tensor missing) a placeholder range [-1, 1] stands in: the graph has the
     /// right operators, types and shapes (enough to cost it) but must not be run for accuracy.
@@ -89,9 +102,19 @@ struct LoweredGraph {
 /// less C's values. An int8 product's input is quantized over `int8Levels` steps (255, or 127
 /// where this CPU's engines would not multiply 8-bit inputs exactly: common/int8_products.h), its
 /// output over 255. Throws InputError for other levels.
+///
+/// Chains (LoweredChains::Joined, the default): where a node and its producer both compute in
+/// the same Cast precision (bf16 or fp16), the consumer reads the producer's lowered output
+/// directly (no Cast back to float32 and again), and a producer whose readers all compute in
+/// its precision casts no output back (unless the output is a graph output). So a chain of
+/// lowered nodes converts only where the precision changes: what a plan runs.
+/// LoweredChains::Isolated gives every lowered node its own conversions: the cost of each node
+/// alone, with what the chain would save, as CostTable::Conversion cells.
+enum class LoweredChains : std::uint8_t { Joined, Isolated };
 LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions,
                         const ActivationRanges* ranges = nullptr,
-                        int int8Levels = int8InputLevels());
+                        int int8Levels = int8InputLevels(),
+                        LoweredChains chains = LoweredChains::Joined);
 
 /// The graph with, after each node lowerable to `precision`, a lowered copy of it: "NAME@bf16"
 /// with its conversions, its outputs cast back into new float32 tensors ("OUT+bf16") that
@@ -102,9 +125,11 @@ struct PairedVariants {
     LoweredGraph paired;
     std::vector<NodeId> nodeOf;
 };
+/// `productsOnly`: only the Conv, MatMul and Gemm nodes get a copy, as before their elementwise
+/// neighbours were lowerable (how the paired graphs of older libraries were made).
 PairedVariants appendLoweredNodes(const Graph& graph, Precision precision,
                                   const ActivationRanges* ranges = nullptr,
-                                  int int8Levels = int8InputLevels());
+                                  int int8Levels = int8InputLevels(), bool productsOnly = false);
 
 /// Every node lowerable to `precision` lowered to it: what `profile --variants` measures.
 std::vector<Precision> lowerAll(const Graph& graph, Precision precision);

@@ -40,8 +40,9 @@ Tensor constantTensor(std::string name, DType type, std::vector<std::int64_t> di
     return t;
 }
 
-Lowering::Lowering(const Graph& graph, const ActivationRanges* ranges, int inputLevels)
-    : m_in(graph), m_ranges(ranges), m_inputLevels(inputLevels) {
+Lowering::Lowering(const Graph& graph, const ActivationRanges* ranges, int inputLevels,
+                   std::span<const Precision> plan)
+    : m_in(graph), m_ranges(ranges), m_inputLevels(inputLevels), m_plan(plan) {
     if (inputLevels != 255 && inputLevels != 127) {
         throw InputError("int8 inputs are quantized over 255 or 127 levels, not " +
                          std::to_string(inputLevels));
@@ -50,6 +51,7 @@ Lowering::Lowering(const Graph& graph, const ActivationRanges* ranges, int input
     m_out.graph.opset =
         std::max<std::int64_t>(graph.opset, 13); // Cast to bfloat16 (float16: opset 6)
     m_out.parts.resize(graph.nodes.size());
+    m_out.conversions.resize(graph.nodes.size());
     m_out.precisions.assign(graph.nodes.size(), Precision::Fp32);
 }
 
@@ -90,10 +92,15 @@ void Lowering::lower(NodeId n, Precision precision, bool copy) {
                                      original.name + "/to_" + tag, n, nullptr);
             }
             ins[i] = it->second;
+        } else if (const auto joined = m_loweredOutputs.find({t, type});
+                   !copy && joined != m_loweredOutputs.end()) {
+            ins[i] = joined->second; // its producer computes in this precision too
         } else {
             ins[i] =
                 convert(t, type, original.name + "@" + node.name + "_" + tag, NodeKind::Compute,
                         node.name + "/to_" + tag + "_" + std::to_string(i), n, &conversions);
+            m_out.conversions[static_cast<std::size_t>(n)].push_back(
+                {conversions.back(), t, false});
         }
     }
     std::vector<TensorId> outs(m_in.nodeOutputs.row(n).begin(), m_in.nodeOutputs.row(n).end());
@@ -109,7 +116,12 @@ void Lowering::lower(NodeId n, Precision precision, bool copy) {
         lowered.role = TensorRole::Activation;
         lowered.value.reset();
         const TensorId id = addTensor(std::move(lowered));
-        back.emplace_back(id, t);
+        if (!copy && !m_plan.empty()) {
+            m_loweredOutputs[{t, type}] = id;
+        }
+        if (copy || !staysLowered(t, precision)) {
+            back.emplace_back(id, t);
+        }
         t = id;
     }
     const std::string name = node.name;
@@ -123,7 +135,19 @@ void Lowering::lower(NodeId n, Precision precision, bool copy) {
         const TensorId from = back[k].first;
         const TensorId to = resultTensor(back[k].second, copy, tag);
         part(n).push_back(append(std::move(cast), std::span(&from, 1), std::span(&to, 1), {}, n));
+        m_out.conversions[static_cast<std::size_t>(n)].push_back(
+            {part(n).back(), back[k].second, true});
     }
+}
+
+bool Lowering::staysLowered(TensorId t, Precision p) const {
+    const auto readers = m_in.tensorConsumers.row(t);
+    if (m_plan.empty() || m_in.tensors[static_cast<std::size_t>(t)].graphOutput ||
+        readers.empty()) {
+        return false;
+    }
+    return std::all_of(readers.begin(), readers.end(),
+                       [&](NodeId r) { return m_plan[static_cast<std::size_t>(r)] == p; });
 }
 
 NodeId Lowering::keepOnly(NodeId n) {

@@ -27,7 +27,11 @@ bool int8Lowerable(const Graph& graph, NodeId node);
 class Lowering {
 public:
     /// `inputLevels`: the steps an int8 product's input is quantized over (255 or 127).
-    Lowering(const Graph& graph, const ActivationRanges* ranges, int inputLevels);
+    /// `plan`: every node's precision, when neighbours in the same Cast precision are joined
+    /// (lowerGraph's LoweredChains::Joined); empty: every lowered node converts its own inputs
+    /// and outputs.
+    Lowering(const Graph& graph, const ActivationRanges* ranges, int inputLevels,
+             std::span<const Precision> plan = {});
 
     /// n as it is, its id recorded as n's part.
     void keep(NodeId n);
@@ -48,6 +52,9 @@ private:
     };
 
     std::vector<NodeId>& part(NodeId n) { return m_out.parts[static_cast<std::size_t>(n)]; }
+    /// Whether every reader of n's output t computes in n's precision p, so that t stays in p
+    /// (joined chains only; never a graph output, nor a tensor nothing reads).
+    bool staysLowered(TensorId t, Precision p) const;
     /// The activation scale and zero point of tensor t, as initializers of the lowered graph
     /// named after `prefix` ("NAME/x" gives NAME/x_scale and NAME/x_zero_point), over t's range
     /// less `subtracted` (what a value of t minus one in `subtracted` can be), over `levels`
@@ -80,7 +87,11 @@ private:
     const ActivationRanges* m_ranges;
     int m_inputLevels;
     LoweredGraph m_out;
+    std::span<const Precision> m_plan;
     std::map<std::pair<TensorId, DType>, TensorId> m_weights;
+    /// Original activations computed in a Cast precision by their lowered producer: the
+    /// tensor in that type (joined chains read it directly).
+    std::map<std::pair<TensorId, DType>, TensorId> m_loweredOutputs;
     std::map<std::tuple<TensorId, std::int64_t, bool>, QuantizedWeight> m_int8Weights;
 };
 

@@ -142,6 +142,11 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     const std::uint32_t* const exclusiveWith = m_exclusiveWith.data();
     const std::uint32_t* const contendedBy = m_contendedBy.data();
     const double* const contention = m_contention.data();
+    const bool hasChains = m_hasChains;
+    const std::uint8_t* const columnVariant = m_columnVariantOf.data();
+    const ChainLink* const chainLinks = m_chainLinks.data();
+    const std::int32_t* const chainPartners = m_chainPartners.data();
+    const ChainSave* const chainSave = m_chainSave.data();
 
     // Graph inputs: on the host from time 0, held there from step 0 while needed.
     for (const std::int32_t b : m_graphInputBuffers) {
@@ -252,6 +257,23 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
             }
         }
         double latency = cell.latencyUs;
+        double energyHere = cell.energyUj;
+        if (hasChains) { // conversions its neighbours in its variant make unneeded
+            const std::uint8_t v = columnVariant[column];
+            for (std::int32_t l = step.linkBegin; l != step.linkEnd; ++l) {
+                bool joined = true;
+                for (std::int32_t p = chainLinks[l].partnerBegin; p != chainLinks[l].partnerEnd;
+                     ++p) {
+                    joined = joined && columnVariant[genome[chainPartners[p]]] == v;
+                }
+                if (joined) {
+                    const ChainSave& save =
+                        chainSave[static_cast<std::size_t>(l) * columns + column];
+                    latency -= save.latencyUs;
+                    energyHere -= save.energyUj;
+                }
+            }
+        }
         if constexpr (Shared) {
             latency =
                 contendedLatency(latency, ready, contendedBy[d],
@@ -266,7 +288,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         }
         deviceFree[d] = finish;
         busy[d] += latency;
-        energyUj += cell.energyUj;
+        energyUj += energyHere;
         makespan = std::max(makespan, finish);
         // Its outputs are on d from its finish, held from its own start.
         std::int64_t produced = 0;

@@ -91,6 +91,12 @@ struct SimulationResult {
 ///   exclusive devices, contention, memory and energy stay per device. Weights and activations
 ///   keep their fp32 sizes in memory (a lowered node reads its weights converted once and
 ///   gives its outputs back in fp32; the converted weights are not counted apart).
+///   Conversions (CostTable::conversions): a lowered cell includes its node's Casts; where a
+///   plan puts the producer of a converted input in the node's variant, or every reader of a
+///   converted output (none of them outside the compute nodes, the output not a graph output),
+///   the Cast is not run (graph/precision.h, LoweredChains) and its cost in the node's column
+///   is taken off the cell (latency and energy, one conversion after another in the table's
+///   order, before any contention stretch).
 ///   Objectives::deviationPct is √(Σ d²) over compute nodes of their cells' deviationPct d (the
 ///   per-node sensitivity table's deviations added as variances: independent roundings);
 ///   setDeviationLimit makes a plan above the limit infeasible.
@@ -174,6 +180,10 @@ public:
     /// How evaluateBatch runs on this machine and cost table: "avx512x8" or "scalar".
     const char* batchPath() const;
 
+    /// The time compute node ci's cell loses in a genome: its conversions that the plan does not
+    /// run, its neighbours being in its variant (see the class comment). 0 without them.
+    double savedConversionUs(std::span<const std::uint8_t> genome, std::int32_t ci) const;
+
     /// The cost table's fusion groups a genome takes (indices into fusionOptions, ascending).
     std::vector<std::int32_t> takenGroups(std::span<const std::uint8_t> genome) const;
 
@@ -224,6 +234,7 @@ private:
     void prepareLanes(); // m_lanes' tables and scratch for the current steps
     void buildSteps();   // m_steps, m_stepInputs, m_stepOutputs and m_stepCells from m_priority
     void buildFusionTables(); // the fusion group tables from the cost table, then buildSteps()
+    void buildChainTables();  // m_chainLinks and the rest from the table's conversions
     /// A simulated plan's taken groups as one node each: the members' times are the group's,
     /// their segments leave the timeline but the last member's.
     void showGroupsAsOne(SimulationResult& result) const;
@@ -278,6 +289,7 @@ private:
         std::int32_t outBegin, outEnd;       // m_stepOutputs range
         std::int32_t staticBegin, staticEnd; // m_statics.values range
         std::int32_t group;                  // fusion group of the node, or -1
+        std::int32_t linkBegin, linkEnd;     // m_chainLinks range (the node's conversions)
     };
     struct StepCell { // step i · K + c
         double latencyUs;
@@ -301,8 +313,25 @@ private:
     std::vector<StepCell> m_stepFusedCells;   // step i · D + d (a taken group is in fp32: c = d)
     std::vector<std::uint8_t> m_groupTaken;   // scratch: per group, of the last evaluation
     std::vector<std::int64_t> m_liveBytes;    // scratch: m_bufferSize, 0 where fused away
-    std::vector<TransferHop> m_hops;          // all paths, flat
-    std::vector<std::int32_t> m_pathOffsets;  // (src · D + dst) → m_hops range
+    // Conversions a chain saves (CostTable::conversions), per compute node (its links
+    // contiguous, in the table's order): the compute nodes that must all be in the node's
+    // variant, and per column what the node's cell then loses.
+    struct ChainLink {
+        std::int32_t partnerBegin, partnerEnd; // m_chainPartners range: compute indices
+    };
+    struct ChainSave {
+        double latencyUs;
+        double energyUj;
+    };
+    bool m_hasChains = false;
+    std::vector<ChainLink> m_chainLinks;
+    std::vector<std::int32_t> m_chainPartners;
+    std::vector<ChainSave> m_chainSave;        // link · K + c
+    std::vector<std::int32_t> m_nodeLinkBegin; // per compute node ci: its links from here to ci + 1
+    std::vector<std::uint8_t> m_columnVariantOf; // per column (256 entries): its variant
+    std::vector<std::int32_t> m_stepOf;          // per compute node: its step
+    std::vector<TransferHop> m_hops;             // all paths, flat
+    std::vector<std::int32_t> m_pathOffsets;     // (src · D + dst) → m_hops range
     std::int32_t m_hopCount = 0;
     std::vector<double> m_transferUs; // b · hops + h: bytes of buffer b / bandwidth of hop h
     std::vector<std::int32_t> m_graphInputBuffers;
@@ -364,7 +393,9 @@ private:
         // Per step i and column c at i · K + c.
         LaneVector<double> latencyUs, energyUj, exclusiveWeight;
         LaneVector<std::int64_t> workspaceBytes, unsupported;
-        LaneVector<std::int64_t> columnDevice; // per column, its device
+        LaneVector<std::int64_t> columnDevice;       // per column, its device
+        LaneVector<std::int64_t> columnVariant;      // per column, its variant
+        LaneVector<double> chainSaveUs, chainSaveUj; // per link l and column c at l · K + c
         // The same for a step whose fusion group is taken (Simulator::m_stepFusedCells), per
         // step i and device d at i · D + d.
         LaneVector<double> fusedLatencyUs, fusedEnergyUj;

@@ -157,6 +157,27 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             workspaceHere = _mm512_mask_mov_epi64(
                 workspaceHere, fused, lookup8(l.fusedWorkspaceBytes.data() + i * D, D, d));
         }
+        if (sim.m_hasChains) { // conversions its neighbours in its variant make unneeded
+            const __m512i own = columnCell(l.columnVariant.data(), K, column);
+            for (std::int32_t link = step.linkBegin; link != step.linkEnd; ++link) {
+                const Simulator::ChainLink& c = sim.m_chainLinks[static_cast<std::size_t>(link)];
+                __mmask8 joined = 0xFF;
+                for (std::int32_t p = c.partnerBegin; p != c.partnerEnd; ++p) {
+                    const std::int64_t at =
+                        sim.m_stepOf[static_cast<std::size_t>(sim.m_chainPartners[p])];
+                    const __m512i theirs = _mm512_cvtepu8_epi64(_mm_loadl_epi64(
+                        reinterpret_cast<const __m128i*>(genomeOfStep + at * kLanes)));
+                    joined &=
+                        _mm512_cmpeq_epi64_mask(columnCell(l.columnVariant.data(), K, theirs), own);
+                }
+                latency =
+                    _mm512_mask_sub_pd(latency, joined, latency,
+                                       columnCell(l.chainSaveUs.data() + link * K, K, column));
+                energyHere =
+                    _mm512_mask_sub_pd(energyHere, joined, energyHere,
+                                       columnCell(l.chainSaveUj.data() + link * K, K, column));
+            }
+        }
         unsupported = _mm512_add_epi64(unsupported, unsupportedHere);
         const __m512i k = pick<D>(stepCount, on);
         const __m512i diffRowD = _mm512_add_epi64(lookup8(diffBase, D, d), lane);

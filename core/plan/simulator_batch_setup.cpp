@@ -51,6 +51,17 @@ void Simulator::prepareLanes() {
     const std::size_t B = m_bufferBytes.size();
     l.columnDevice.assign(m_columnDeviceOf.begin(),
                           m_columnDeviceOf.begin() + static_cast<std::ptrdiff_t>(K));
+    l.columnVariant.assign(K, 0);
+    for (std::size_t c = 0; c < K; ++c) {
+        l.columnVariant[c] = m_columnVariantOf[c];
+    }
+    const std::size_t links = m_chainLinks.size();
+    l.chainSaveUs.resize(links * K);
+    l.chainSaveUj.resize(links * K);
+    for (std::size_t k = 0; k < links * K; ++k) {
+        l.chainSaveUs[k] = m_chainSave[k].latencyUs;
+        l.chainSaveUj[k] = m_chainSave[k].energyUj;
+    }
     l.latencyUs.resize(C * K);
     l.energyUj.resize(C * K);
     l.exclusiveWeight.assign(m_stepWeight.begin(), m_stepWeight.end());

@@ -330,6 +330,7 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
     if (m_priority.size() != C) {
         throw InputError("graph '" + graph.name + "': its topological order misses compute nodes");
     }
+    buildChainTables();
     buildSteps();
 
     const std::size_t B = m_bufferBytes.size();
@@ -508,10 +509,14 @@ void Simulator::buildSteps() {
     m_stepFusedCells.resize(m_hasGroups ? C * D : 0);
     m_stepInputs.clear();
     m_stepOutputs.clear();
+    m_stepOf.resize(C);
     for (std::size_t i = 0; i < C; ++i) {
         const std::int32_t ci = m_priority[i];
         Step& s = m_steps[i];
         s.ci = ci;
+        m_stepOf[static_cast<std::size_t>(ci)] = static_cast<std::int32_t>(i);
+        s.linkBegin = at(m_nodeLinkBegin, ci);
+        s.linkEnd = at(m_nodeLinkBegin, ci + 1);
         s.inBegin = static_cast<std::int32_t>(m_stepInputs.size());
         const auto in = m_inputs.row(ci);
         m_stepInputs.insert(m_stepInputs.end(), in.begin(), in.end());

@@ -120,11 +120,15 @@ std::optional<StoredGraph> derivedGraph(const SampleLibrary& library, const Grap
         if (*precision == Precision::Int8) {
             levels.push_back(levels.front() == 255 ? 127 : 255);
         }
+        // Libraries profiled before the elementwise neighbours were lowerable hold pairs of
+        // the products only.
+        const std::size_t tries = candidates.size() * levels.size() * 2;
         bool found = false;
-        for (std::size_t k = 0; k < candidates.size() * levels.size() && !found; ++k) {
-            const std::optional<ActivationRanges>& ranges = candidates[k / levels.size()];
-            PairedVariants pairs = appendLoweredNodes(
-                model, *precision, ranges ? &*ranges : nullptr, levels[k % levels.size()]);
+        for (std::size_t k = 0; k < tries && !found; ++k) {
+            const std::optional<ActivationRanges>& ranges = candidates[k / 2 / levels.size()];
+            PairedVariants pairs =
+                appendLoweredNodes(model, *precision, ranges ? &*ranges : nullptr,
+                                   levels[(k / 2) % levels.size()], k % 2 == 1);
             found = pairs.paired.graph.fingerprint == record.fingerprint;
             if (found) {
                 derived.graph = std::move(pairs.paired.graph);

@@ -519,9 +519,16 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                                            : n.precision != Precision::Fp32
                                                ? "@" + std::string(precisionName(n.precision))
                                                : "";
+                // A lowered node's cell includes the conversions its neighbours in its
+                // precision spared it: what it would have taken with them.
+                const std::int32_t ci = search.simulator->computeIndex(n.node);
+                const double spared = n.precision != Precision::Fp32 && ci >= 0
+                                          ? search.simulator->savedConversionUs(plan.genome, ci)
+                                          : 0.0;
                 observation.nodes.push_back({graph.nodes[named].name + suffix,
                                              v.devices[static_cast<std::size_t>(n.device)].id,
-                                             n.measuredMeanUs, n.measuredBeginUs, n.measuredEndUs});
+                                             n.measuredMeanUs + spared, n.measuredBeginUs,
+                                             n.measuredEndUs});
             }
             if (v.accuracy) {
                 observation.measuredDeviationPct = v.accuracy->deviationPct;
