@@ -257,6 +257,58 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(InputError, compareOutputs({set({1, 2})}, {set({1})}));
     }
 
+    void aChainCostsWhatItsLoweredGraphRuns() {
+        // Every node 10 µs, every Cast 1 µs: for each choice of the four lowerable nodes in
+        // bf16, the search's simulator (cells with all their Casts, less those the plan does not
+        // run) and the joined lowered graph simulated as it is give the same latency.
+        const Graph g = fixture();
+        const auto cost = [](CostTable& t, const Graph& l) {
+            for (std::size_t n = 0; n < l.nodes.size(); ++n) {
+                if (l.nodes[n].kind == NodeKind::Compute) {
+                    CostCell cell;
+                    cell.latencyUs = l.nodes[n].opType == "Cast" ? 1.0 : 10.0;
+                    cell.energyUj = cell.latencyUs;
+                    cell.source = CostSource::Measured;
+                    t.setCell(static_cast<NodeId>(n), 0, cell);
+                }
+            }
+        };
+        const std::vector<CostDevice> cpu{{"cpu:0", "cpu", 1, 1, 1e9}};
+        CostTable table(static_cast<std::int32_t>(g.nodes.size()), cpu, 0);
+        cost(table, g);
+        table.setVariants({Precision::Fp32, Precision::Bf16});
+        fillVariantCells(table, g, cost);
+        Simulator sim(g, table);
+        const std::vector<Precision> all = lowerAll(g, Precision::Bf16);
+        std::vector<NodeId> lowerableNodes;
+        for (std::size_t n = 0; n < all.size(); ++n) {
+            if (all[n] == Precision::Bf16) {
+                lowerableNodes.push_back(static_cast<NodeId>(n));
+            }
+        }
+        QCOMPARE(lowerableNodes.size(), std::size_t{4});
+        for (unsigned mask = 0; mask < 16; ++mask) {
+            std::vector<Precision> precisions(g.nodes.size(), Precision::Fp32);
+            std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+            for (std::size_t k = 0; k < lowerableNodes.size(); ++k) {
+                if ((mask >> k & 1u) != 0) {
+                    const NodeId n = lowerableNodes[k];
+                    precisions[static_cast<std::size_t>(n)] = Precision::Bf16;
+                    genome[static_cast<std::size_t>(sim.computeIndex(n))] =
+                        static_cast<std::uint8_t>(sim.column(0, 1));
+                }
+            }
+            const LoweredGraph lowered = lowerGraph(g, precisions);
+            CostTable loweredTable(static_cast<std::int32_t>(lowered.graph.nodes.size()), cpu, 0);
+            cost(loweredTable, lowered.graph);
+            Simulator runs(lowered.graph, loweredTable);
+            const std::vector<std::uint8_t> oneDevice(static_cast<std::size_t>(runs.computeCount()),
+                                                      0);
+            QCOMPARE(sim.evaluate(genome).latencyUs, runs.evaluate(oneDevice).latencyUs);
+            QCOMPARE(sim.evaluate(genome).energyMj, runs.evaluate(oneDevice).energyMj);
+        }
+    }
+
     void variantCellsAddTheirPartsAndTakeTheWeakestSource() {
         const Graph g = fixture();
         CostTable table(static_cast<std::int32_t>(g.nodes.size()), {{"cpu:0", "cpu", 5, 1, 1e9}},
