@@ -8,6 +8,7 @@
 #include "graph/onnx_importer.h"
 #include "graph/precision.h"
 #include "graph_fixture.h"
+#include "plan/memory_plan.h"
 #include "plan/simulator.h"
 #include "search/baselines.h"
 #include "search/exhaustive_search.h"
@@ -356,6 +357,23 @@ void TestVariants::chainsSaveTheirConversions() {
         QVERIFY2(identical(out[i], sim.evaluate(genomes[i])),
                  QByteArray::number(static_cast<qulonglong>(i)));
     }
+    // Memory: b's 2000-byte output stays bf16 in the chain, 1000 bytes. Without variants of a's
+    // and c's buffers' sizes, the cpu holds a's 1000 and b's 2000 at b's start, b's and c's 400
+    // at c's: peak 3000 in fp32; with b's output narrow, 1000 + 1000 = 2000.
+    const Chain plain;
+    Simulator fp32Sizes(plain.graph, plain.table);
+    const std::int32_t cpu = chain.table.findDevice("cpu");
+    QCOMPARE(fp32Sizes.simulate(fp32Sizes.planOf(both)).peakBytes[static_cast<std::size_t>(cpu)],
+             3000.0);
+    QCOMPARE(r.peakBytes[static_cast<std::size_t>(cpu)], 2000.0);
+    QCOMPARE(r.narrowed.size(), std::size_t{1});
+    QCOMPARE(r.narrowed[0].second, std::int64_t{1000});
+    QCOMPARE(r.objectives.peakMemoryBytes, 2000.0);
+    // The memory plan counts it so too; a plan that casts b's output back does not.
+    QCOMPARE(memoryPlanOf(sim, both).devices[static_cast<std::size_t>(cpu)].livePeakBytes,
+             std::int64_t{2000});
+    QVERIFY(sim.simulate(sim.planOf(alone)).narrowed.empty());
+    QCOMPARE(sim.evaluate(alone).peakMemoryBytes, 3000.0);
     // A conversion that does not fit the table is refused.
     CostTable table = chain.table;
     QVERIFY_THROWS_EXCEPTION(InputError, table.setConversions({{0, 2, 0, false, {{}, {}}}}));

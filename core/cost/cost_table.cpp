@@ -196,11 +196,7 @@ bool isWeightTensor(const Tensor& t) {
     return t.role == TensorRole::Initializer || (t.value && t.role != TensorRole::GraphInput);
 }
 
-/// The roofline cell of node n lowered to `precision` on a modelled device with a peak for it:
-/// the node at that peak with its floating-point traffic in the narrower type, plus its
-/// conversions (graph/precision.h lowerGraph: each float32 activation input cast to the
-/// precision, each float32 output cast back), each one launch and a read of one type and a
-/// write of the other at the device's bandwidth. Weights are converted once, not per run.
+/// Bytes of an element in `precision` over those of a float32 one.
 double narrowing(Precision precision) {
     return static_cast<double>(dtypeSize(precisionDType(precision))) /
            static_cast<double>(dtypeSize(DType::Float32));
@@ -223,6 +219,11 @@ CostCell modelledConversion(const Tensor& t, const DeviceSpec& spec, Precision p
     return cell;
 }
 
+/// The roofline cell of node n lowered to `precision` on a modelled device with a peak for it:
+/// the node at that peak with its floating-point traffic in the narrower type, plus its
+/// conversions (graph/precision.h lowerGraph: each float32 activation input cast to the
+/// precision, each float32 output cast back), each one launch and a read of one type and a
+/// write of the other at the device's bandwidth. Weights are converted once, not per run.
 CostCell modelledVariantCell(const Graph& graph, NodeId n, const DeviceSpec& spec,
                              Precision precision) {
     const Node& node = graph.nodes[static_cast<std::size_t>(n)];

@@ -195,7 +195,12 @@ MemoryPlan buildMemoryPlan(const Graph& g, const CostTable& costs, const Plan& p
     const std::int32_t D = costs.deviceCount();
     const auto stride = static_cast<std::size_t>(D);
     const std::int32_t host = costs.host();
-    const Buffers buf = formBuffers(g);
+    Buffers buf = formBuffers(g);
+    for (const auto& [t, bytes] : result.narrowed) { // a chain's activations, narrower
+        if (at(buf.ofTensor, t) >= 0) {
+            at(buf.bytes, at(buf.ofTensor, t)) = bytes;
+        }
+    }
     std::vector<int> staticReaders(buf.staticBytes.size(), 0); // compute nodes reading each
     for (const auto& row : buf.statics) {
         for (const std::int32_t s : row) {

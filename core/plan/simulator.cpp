@@ -147,6 +147,9 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     const ChainLink* const chainLinks = m_chainLinks.data();
     const std::int32_t* const chainPartners = m_chainPartners.data();
     const ChainSave* const chainSave = m_chainSave.data();
+    const std::int32_t* const linkNarrowing = m_linkNarrowing.data();
+    const Narrowing* const narrowings = m_narrowings.data();
+    std::int64_t* const liveBytes = m_liveBytes.data(); // bufferBytes, where chains narrow
 
     // Graph inputs: on the host from time 0, held there from step 0 while needed.
     for (const std::int32_t b : m_graphInputBuffers) {
@@ -271,6 +274,11 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                         chainSave[static_cast<std::size_t>(l) * columns + column];
                     latency -= save.latencyUs;
                     energyHere -= save.energyUj;
+                }
+                // Its output kept narrow, every reader in its variant.
+                if (const std::int32_t w = linkNarrowing[l];
+                    w >= 0 && joined && narrowings[w].variant == v) {
+                    liveBytes[narrowings[w].buffer] = narrowings[w].bytes;
                 }
             }
         }
@@ -493,6 +501,12 @@ SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
     result.peakBytes = m_peak;
     result.busyUs = m_busy;
     result.fusedGroups = takenGroups(genome);
+    for (const std::int32_t b : m_narrowBuffers) { // as run() left them
+        const auto at = static_cast<std::size_t>(b);
+        if (m_liveBytes[at] < m_bufferSize[at] && m_bufferGroup[at] < 0) {
+            result.narrowed.emplace_back(m_bufferTensor[at], m_liveBytes[at]);
+        }
+    }
     result.variant.assign(m_graph.nodes.size(), 0);
     for (std::size_t ci = 0; ci < m_computeNodes.size(); ++ci) {
         result.variant[static_cast<std::size_t>(m_computeNodes[ci])] = columnVariant(genome[ci]);

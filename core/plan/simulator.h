@@ -10,6 +10,7 @@
 #include <limits>
 #include <new>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace paretune {
@@ -44,6 +45,9 @@ struct SimulationResult {
     /// Per graph node, its variant (index into the cost table's variants; 0 for fp32 and for
     /// nodes that are not compute nodes).
     std::vector<std::int32_t> variant;
+    /// Activations the plan keeps in a narrower precision (a chain's, see Simulator): the
+    /// original tensor and its bytes in the plan (bf16 and fp16 two per element).
+    std::vector<std::pair<TensorId, std::int64_t>> narrowed;
 };
 
 /// Event simulator of a placement plan over a cost table (DESIGN.md "Simulator").
@@ -90,7 +94,9 @@ struct SimulationResult {
 ///   The node runs on device d = c mod D with its cell (node, d, v); queues, transfers,
 ///   exclusive devices, contention, memory and energy stay per device. Weights and activations
 ///   keep their fp32 sizes in memory (a lowered node reads its weights converted once and
-///   gives its outputs back in fp32; the converted weights are not counted apart).
+///   gives its outputs back in fp32; the converted weights are not counted apart), except an
+///   output that stays in its producer's bf16 or fp16 (every reader in that variant, a chain):
+///   it is held in two bytes an element. Transfers move fp32 sizes.
 ///   Conversions (CostTable::conversions): a lowered cell includes its node's Casts; where a
 ///   plan puts the producer of a converted input in the node's variant, or every reader of a
 ///   converted output (none of them outside the compute nodes, the output not a graph output),
@@ -211,7 +217,8 @@ private:
     template <bool Shared> Objectives evaluateWith(const std::uint8_t* genome);
     /// Whether fusion group g is taken by a genome (see the class comment).
     bool takes(std::int32_t g, const std::uint8_t* genome) const;
-    /// m_groupTaken and m_liveBytes for a genome; the bytes of every buffer that counts.
+    /// m_groupTaken and m_liveBytes for a genome; the bytes of every buffer that counts (0
+    /// between the members of a taken group, narrower where a chain keeps it so).
     const std::int64_t* markTakenGroups(const std::uint8_t* genome);
     /// What one schedule ends with, per device, before the objectives are formed.
     struct ScheduleTotals {
@@ -330,8 +337,20 @@ private:
     std::vector<std::int32_t> m_nodeLinkBegin; // per compute node ci: its links from here to ci + 1
     std::vector<std::uint8_t> m_columnVariantOf; // per column (256 entries): its variant
     std::vector<std::int32_t> m_stepOf;          // per compute node: its step
-    std::vector<TransferHop> m_hops;             // all paths, flat
-    std::vector<std::int32_t> m_pathOffsets;     // (src · D + dst) → m_hops range
+    // Outputs a chain may keep narrow (per out-link that has a buffer, m_linkNarrowing): the
+    // buffer, the variant its producer must be in, and the buffer's bytes then.
+    struct Narrowing {
+        std::int32_t buffer;
+        std::uint8_t variant;
+        std::int64_t bytes;
+    };
+    std::vector<Narrowing> m_narrowings;
+    std::vector<std::int32_t> m_narrowBuffers; // the buffers of m_narrowings, each once
+    std::vector<std::int32_t> m_linkNarrowing; // per link: its m_narrowings entry, or -1
+    /// Whether a link's partners are all in variant v (a genome by compute index).
+    bool joined(std::int32_t link, const std::uint8_t* genome, std::uint8_t v) const;
+    std::vector<TransferHop> m_hops;         // all paths, flat
+    std::vector<std::int32_t> m_pathOffsets; // (src · D + dst) → m_hops range
     std::int32_t m_hopCount = 0;
     std::vector<double> m_transferUs; // b · hops + h: bytes of buffer b / bandwidth of hop h
     std::vector<std::int32_t> m_graphInputBuffers;
@@ -396,6 +415,7 @@ private:
         LaneVector<std::int64_t> columnDevice;       // per column, its device
         LaneVector<std::int64_t> columnVariant;      // per column, its variant
         LaneVector<double> chainSaveUs, chainSaveUj; // per link l and column c at l · K + c
+        LaneVector<std::int64_t> bufferBytes; // per buffer b and lane at b · 8 + lane (chains)
         // The same for a step whose fusion group is taken (Simulator::m_stepFusedCells), per
         // step i and device d at i · D + d.
         LaneVector<double> fusedLatencyUs, fusedEnergyUj;

@@ -70,6 +70,21 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
     }
     const std::int32_t* const bufferGroup = sim.m_bufferGroup.data();
 
+    // Each lane's bytes of the buffers a chain may keep narrow (the others: one size for all):
+    // in full here, narrowed at their producer's step.
+    const bool narrowing = !sim.m_narrowings.empty();
+    std::int64_t* const laneBytes = l.bufferBytes.data();
+    if (narrowing) {
+        for (const std::int32_t b : sim.m_narrowBuffers) {
+            std::fill_n(laneBytes + std::int64_t{b} * kLanes, kLanes,
+                        sim.m_bufferSize[static_cast<std::size_t>(b)]);
+        }
+    }
+    const std::int64_t* const sizes = sim.m_bufferSize.data();
+    const auto bytesOf = [&](std::int64_t b) -> __m512i {
+        return narrowing ? _mm512_loadu_si512(laneBytes + b * kLanes) : splat(sizes[b]);
+    };
+
     // Where row 0 of each device's tables is, per lane.
     std::int64_t diffBase[D], startBase[D], workspaceBase[D], relayOf[D];
     for (std::int64_t dd = 0; dd < D; ++dd) {
@@ -176,6 +191,15 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                 energyHere =
                     _mm512_mask_sub_pd(energyHere, joined, energyHere,
                                        columnCell(l.chainSaveUj.data() + link * K, K, column));
+                // Its output kept narrow, every reader in its variant.
+                if (const std::int32_t w = sim.m_linkNarrowing[static_cast<std::size_t>(link)];
+                    w >= 0) {
+                    const Simulator::Narrowing& n = sim.m_narrowings[static_cast<std::size_t>(w)];
+                    const __mmask8 narrow =
+                        joined & _mm512_cmpeq_epi64_mask(own, splat(std::int64_t{n.variant}));
+                    _mm512_mask_storeu_epi64(laneBytes + std::int64_t{n.buffer} * kLanes, narrow,
+                                             splat(n.bytes));
+                }
             }
         }
         unsupported = _mm512_add_epi64(unsupported, unsupportedHere);
@@ -288,7 +312,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                 _mm512_storeu_si512(where + b * marksRow, whereB);
             }
             // Held here up to this step.
-            __m512i bytes = splat(bufferBytes[b]);
+            __m512i bytes = bytesOf(b);
             if (fused != 0 && bufferGroup[b] == step.group) { // between members: not in memory
                 bytes = _mm512_maskz_mov_epi64(static_cast<__mmask8>(~fused), bytes);
             }
@@ -353,6 +377,8 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         // Its outputs are on d from its finish, held from its own start.
         std::int64_t produced = 0;
         std::int64_t producedInside = 0; // by a member of a fusion group, for the next member
+        __m512i producedLanes = zero;    // the same per lane, where chains narrow buffers
+        __m512i producedInsideLanes = zero;
         for (std::int32_t o = step.outBegin; o != step.outEnd; ++o) {
             const std::int64_t b = stepOutputs[o];
             put<D>(arrival + b * timesRow, on, finish);
@@ -360,13 +386,19 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             put<D>(held + b * marksRow, on, k);
             _mm512_storeu_si512(home + b * marksRow, d);
             _mm512_storeu_si512(where + b * marksRow, bitD);
-            (fused != 0 && bufferGroup[b] == step.group ? producedInside : produced) +=
-                bufferBytes[b];
+            const bool inside = fused != 0 && bufferGroup[b] == step.group;
+            if (narrowing) {
+                __m512i& sum = inside ? producedInsideLanes : producedLanes;
+                sum = _mm512_add_epi64(sum, bytesOf(b));
+            } else {
+                (inside ? producedInside : produced) += bufferBytes[b];
+            }
         }
-        __m512i producedBytes = splat(produced);
-        if (producedInside != 0) {
+        __m512i producedBytes = narrowing ? producedLanes : splat(produced);
+        __m512i producedInsideBytes = narrowing ? producedInsideLanes : splat(producedInside);
+        if (narrowing || producedInside != 0) {
             producedBytes = _mm512_mask_add_epi64(producedBytes, static_cast<__mmask8>(~fused),
-                                                  producedBytes, splat(producedInside));
+                                                  producedBytes, producedInsideBytes);
         }
         scatter(diffs, 0xFF, entry(diffRowD, k), _mm512_add_epi64(ownDiff, producedBytes));
         const __m512i next = _mm512_sub_epi64(zero, _mm512_add_epi64(producedBytes, released));
@@ -395,7 +427,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const DeviceMasks<D> deviceOn = restricted(masksOf<D>(device), active);
         const __m512d stateOutEnd = pick<D>(outEnd + b * timesRow, deviceOn);
         const __m512i copyLo = _mm512_loadu_si512(l.relayedLo.data() + r * kLanes);
-        const __m512i bytes = splat(bufferBytes[b]);
+        const __m512i bytes = bytesOf(b);
         const __m512i steps = pick<D>(stepCount, deviceOn);
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
         const __m512i stateHeld = pick<D>(held + b * marksRow, deviceOn);
@@ -435,7 +467,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const __mmask8 active = l.sentLanes[s];
         const __m512i device = _mm512_loadu_si512(l.sentDevice.data() + s * kLanes);
         const DeviceMasks<D> deviceOn = restricted(masksOf<D>(device), active);
-        const __m512i bytes = splat(bufferBytes[b]);
+        const __m512i bytes = bytesOf(b);
         const __m512i steps = pick<D>(stepCount, deviceOn);
         const __m512i row = _mm512_add_epi64(lookup8(startBase, D, device), lane);
         const __m512i stateHeld = pick<D>(held + b * marksRow, deviceOn);
@@ -461,7 +493,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const __m512i device = _mm512_loadu_si512(home + std::int64_t{b} * marksRow);
         const DeviceMasks<D> deviceOn = masksOf<D>(device);
         const __m512i stateHeld = pick<D>(held + std::int64_t{b} * marksRow, deviceOn);
-        const __m512i bytes = splat(bufferBytes[b]);
+        const __m512i bytes = bytesOf(b);
         const __m512i diffRowOf = _mm512_add_epi64(lookup8(diffBase, D, device), lane);
         const __m512i after = _mm512_add_epi64(stateHeld, one);
         scatterAdd(diffs, 0xFF, entry(diffRowOf, after), bytes);

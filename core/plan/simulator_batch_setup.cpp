@@ -55,6 +55,12 @@ void Simulator::prepareLanes() {
     for (std::size_t c = 0; c < K; ++c) {
         l.columnVariant[c] = m_columnVariantOf[c];
     }
+    const auto lanes = static_cast<std::size_t>(kLanes);
+    l.bufferBytes.resize(m_narrowings.empty() ? 0 : B * lanes);
+    for (std::size_t b = 0; b < l.bufferBytes.size() / lanes; ++b) {
+        std::fill_n(l.bufferBytes.begin() + static_cast<std::ptrdiff_t>(b * lanes), lanes,
+                    m_bufferSize[b]);
+    }
     const std::size_t links = m_chainLinks.size();
     l.chainSaveUs.resize(links * K);
     l.chainSaveUj.resize(links * K);

@@ -5,6 +5,9 @@
 #include "simulator.h"
 
 #include "common/input_error.h"
+#include "graph/dtype.h"
+
+#include <algorithm>
 
 #include <string>
 
@@ -37,6 +40,9 @@ void Simulator::buildChainTables() {
     m_chainLinks.clear();
     m_chainPartners.clear();
     m_chainSave.clear();
+    m_narrowings.clear();
+    m_narrowBuffers.clear();
+    m_linkNarrowing.clear();
     m_nodeLinkBegin.assign(C + 1, 0);
     for (std::size_t ci = 0; ci < C; ++ci) {
         m_nodeLinkBegin[ci] = static_cast<std::int32_t>(m_chainLinks.size());
@@ -66,6 +72,22 @@ void Simulator::buildChainTables() {
             const auto begin = static_cast<std::int32_t>(m_chainPartners.size());
             m_chainPartners.insert(m_chainPartners.end(), partners.begin(), partners.end());
             m_chainLinks.push_back({begin, static_cast<std::int32_t>(m_chainPartners.size())});
+            m_linkNarrowing.push_back(-1);
+            const std::int32_t b = m_tensorBuffer[static_cast<std::size_t>(c.tensor)];
+            if (c.output && b >= 0) { // held in the narrower type while the chain holds
+                const auto elements =
+                    static_cast<std::int64_t>(m_bufferBytes[static_cast<std::size_t>(b)]) /
+                    static_cast<std::int64_t>(dtypeSize(DType::Float32));
+                const auto narrow = static_cast<std::int64_t>(
+                    dtypeSize(precisionDType(m_costs.variant(c.variant))));
+                m_linkNarrowing.back() = static_cast<std::int32_t>(m_narrowings.size());
+                m_narrowings.push_back(
+                    {b, static_cast<std::uint8_t>(c.variant), elements * narrow});
+                if (std::find(m_narrowBuffers.begin(), m_narrowBuffers.end(), b) ==
+                    m_narrowBuffers.end()) {
+                    m_narrowBuffers.push_back(b);
+                }
+            }
             // What it saves: in its variant's columns where the node's cell is supported.
             for (std::size_t col = 0; col < K; ++col) {
                 const auto d = static_cast<std::int32_t>(col) % m_deviceCount;
@@ -81,6 +103,16 @@ void Simulator::buildChainTables() {
     m_hasChains = !m_chainLinks.empty();
 }
 
+bool Simulator::joined(std::int32_t link, const std::uint8_t* genome, std::uint8_t v) const {
+    const ChainLink& l = m_chainLinks[static_cast<std::size_t>(link)];
+    for (std::int32_t p = l.partnerBegin; p != l.partnerEnd; ++p) {
+        if (m_columnVariantOf[genome[m_chainPartners[static_cast<std::size_t>(p)]]] != v) {
+            return false;
+        }
+    }
+    return true;
+}
+
 double Simulator::savedConversionUs(std::span<const std::uint8_t> genome, std::int32_t ci) const {
     if (genome.size() != m_computeNodes.size() || ci < 0 ||
         static_cast<std::size_t>(ci) >= m_computeNodes.size()) {
@@ -93,13 +125,7 @@ double Simulator::savedConversionUs(std::span<const std::uint8_t> genome, std::i
     double saved = 0.0;
     for (std::int32_t l = m_nodeLinkBegin[static_cast<std::size_t>(ci)];
          l != m_nodeLinkBegin[static_cast<std::size_t>(ci) + 1]; ++l) {
-        const ChainLink& link = m_chainLinks[static_cast<std::size_t>(l)];
-        bool joined = true;
-        for (std::int32_t p = link.partnerBegin; p != link.partnerEnd; ++p) {
-            joined = joined && m_columnVariantOf[genome[static_cast<std::size_t>(
-                                   m_chainPartners[static_cast<std::size_t>(p)])]] == v;
-        }
-        if (joined) {
+        if (joined(l, genome.data(), v)) {
             saved +=
                 m_chainSave[static_cast<std::size_t>(l) * static_cast<std::size_t>(m_columnCount) +
                             column]

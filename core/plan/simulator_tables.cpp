@@ -438,7 +438,7 @@ bool Simulator::takes(std::int32_t g, const std::uint8_t* genome) const {
 }
 
 const std::int64_t* Simulator::markTakenGroups(const std::uint8_t* genome) {
-    if (!m_hasGroups) {
+    if (!m_hasGroups && m_narrowings.empty()) {
         return m_bufferSize.data();
     }
     const auto groups = static_cast<std::int32_t>(m_groupTaken.size());
@@ -448,6 +448,13 @@ const std::int64_t* Simulator::markTakenGroups(const std::uint8_t* genome) {
         for (const std::int32_t b : m_groupInternal.row(g)) {
             m_liveBytes[static_cast<std::size_t>(b)] =
                 taken ? 0 : m_bufferSize[static_cast<std::size_t>(b)];
+        }
+    }
+    // A chain's outputs in full (never inside a taken group: groups are fp32); run() narrows
+    // them at their producer's step where the plan keeps them narrow.
+    for (const std::int32_t b : m_narrowBuffers) {
+        if (m_bufferGroup[static_cast<std::size_t>(b)] < 0) {
+            m_liveBytes[static_cast<std::size_t>(b)] = m_bufferSize[static_cast<std::size_t>(b)];
         }
     }
     return m_liveBytes.data();
