@@ -109,6 +109,26 @@ struct ChainWithCasts : Chain {
     }
 };
 
+/// Every plan of the chain (three nodes, four columns each) and what evaluateBatch gives them.
+std::pair<std::vector<std::vector<std::uint8_t>>, std::vector<Objectives>>
+everyPlanInOneBatch(Simulator& sim) {
+    std::vector<std::vector<std::uint8_t>> genomes;
+    for (std::uint8_t c0 = 0; c0 < 4; ++c0) {
+        for (std::uint8_t c1 = 0; c1 < 4; ++c1) {
+            for (std::uint8_t c2 = 0; c2 < 4; ++c2) {
+                genomes.push_back({c0, c1, c2});
+            }
+        }
+    }
+    std::vector<const std::uint8_t*> pointers;
+    for (const auto& g : genomes) {
+        pointers.push_back(g.data());
+    }
+    std::vector<Objectives> out(genomes.size());
+    sim.evaluateBatch(pointers, out);
+    return {std::move(genomes), std::move(out)};
+}
+
 bool identical(const Objectives& a, const Objectives& b) {
     return a.latencyUs == b.latencyUs && a.energyMj == b.energyMj &&
            a.averagePowerW == b.averagePowerW && a.peakMemoryBytes == b.peakMemoryBytes &&
@@ -290,20 +310,7 @@ void TestVariants::batchMatchesScalar() {
     const Chain chain;
     Simulator sim(chain.graph, chain.table);
     qInfo("batch path: %s", sim.batchPath());
-    std::vector<std::vector<std::uint8_t>> genomes;
-    for (std::uint8_t c0 = 0; c0 < 4; ++c0) {
-        for (std::uint8_t c1 = 0; c1 < 4; ++c1) {
-            for (std::uint8_t c2 = 0; c2 < 4; ++c2) {
-                genomes.push_back({c0, c1, c2});
-            }
-        }
-    }
-    std::vector<const std::uint8_t*> pointers;
-    for (const auto& g : genomes) {
-        pointers.push_back(g.data());
-    }
-    std::vector<Objectives> out(genomes.size());
-    sim.evaluateBatch(pointers, out);
+    const auto [genomes, out] = everyPlanInOneBatch(sim);
     int infeasible = 0;
     for (std::size_t i = 0; i < genomes.size(); ++i) {
         const Objectives one = sim.evaluate(genomes[i]);
@@ -339,20 +346,7 @@ void TestVariants::chainsSaveTheirConversions() {
     QCOMPARE(sim.evaluate(split).latencyUs, 46.0);
     QCOMPARE(sim.savedConversionUs(split, sim.computeIndex(chain.graph.findNode("b"))), 1.0);
     // The batch path gives the same, bit for bit, on every plan of the chain.
-    std::vector<std::vector<std::uint8_t>> genomes;
-    for (std::uint8_t c0 = 0; c0 < 4; ++c0) {
-        for (std::uint8_t c1 = 0; c1 < 4; ++c1) {
-            for (std::uint8_t c2 = 0; c2 < 4; ++c2) {
-                genomes.push_back({c0, c1, c2});
-            }
-        }
-    }
-    std::vector<const std::uint8_t*> pointers;
-    for (const auto& g : genomes) {
-        pointers.push_back(g.data());
-    }
-    std::vector<Objectives> out(genomes.size());
-    sim.evaluateBatch(pointers, out);
+    const auto [genomes, out] = everyPlanInOneBatch(sim);
     for (std::size_t i = 0; i < genomes.size(); ++i) {
         QVERIFY2(identical(out[i], sim.evaluate(genomes[i])),
                  QByteArray::number(static_cast<qulonglong>(i)));
