@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Chains of lowered nodes (issue 17): neighbours in the same bf16 or fp16 precision pass their
+// tensors on as they are, so a lowered graph converts only where the precision changes
+// (graph/precision.h, LoweredChains), and the search's simulator costs a plan as its lowered
+// graph runs (CostTable::conversions). The simulator's figures by hand are in tst_variants.
+#include "cost/cost_table.h"
+#include "cost/measured_costs.h"
+#include "graph/precision.h"
+#include "plan/simulator.h"
+#include "precision_fixture.h"
+#include "profile/graph_executor.h"
+#include "profile/output_deviation.h"
+
+#include <QtTest>
+
+#include <string>
+#include <vector>
+
+using namespace paretune;
+using precision_fixture::fixture;
+using precision_fixture::nodeOfType;
+
+class TestChains : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void chainsConvertOnlyWherePrecisionChanges() {
+        // Conv → Relu in bf16, Reshape in fp32, MatMul → Add in bf16: joined, the Conv casts
+        // only x in, the Relu only r out, the MatMul only f in, the Add only y out (a graph
+        // output); isolated, each of the four has a Cast in and a Cast out.
+        const Graph g = fixture();
+        const std::vector<Precision> all = lowerAll(g, Precision::Bf16);
+        const LoweredGraph joined = lowerGraph(g, all);
+        const LoweredGraph isolated =
+            lowerGraph(g, all, nullptr, int8InputLevels(), LoweredChains::Isolated);
+        const auto computeCasts = [](const Graph& l) {
+            int casts = 0;
+            for (const Node& n : l.nodes) {
+                casts += n.opType == "Cast" && n.kind == NodeKind::Compute ? 1 : 0;
+            }
+            return casts;
+        };
+        QCOMPARE(computeCasts(isolated.graph), 8);
+        QCOMPARE(computeCasts(joined.graph), 4);
+        const auto castsOf = [&](const LoweredGraph& l, std::string_view op) {
+            std::vector<std::string> names;
+            for (const auto& c : l.conversions[static_cast<std::size_t>(nodeOfType(g, op))]) {
+                names.push_back((c.output ? "out " : "in ") +
+                                g.tensors[static_cast<std::size_t>(c.tensor)].name);
+            }
+            return names;
+        };
+        using Names = std::vector<std::string>;
+        QCOMPARE(castsOf(joined, "Conv"), Names{"in x"});
+        QCOMPARE(castsOf(joined, "Relu"), Names{"out r"});
+        QCOMPARE(castsOf(joined, "MatMul"), Names{"in f"});
+        QCOMPARE(castsOf(joined, "Add"), Names{"out y"});
+        QCOMPARE(castsOf(isolated, "Relu"), (Names{"in v", "out r"}));
+        // The Relu reads the Conv's bf16 output itself.
+        const Graph& l = joined.graph;
+        const NodeId relu = joined.parts[static_cast<std::size_t>(nodeOfType(g, "Relu"))][0];
+        const NodeId conv = joined.parts[static_cast<std::size_t>(nodeOfType(g, "Conv"))][0];
+        QCOMPARE(l.nodeInputs.row(relu)[0], l.nodeOutputs.row(conv)[0]);
+        QCOMPARE(l.tensors[static_cast<std::size_t>(l.nodeInputs.row(relu)[0])].dtype,
+                 DType::BFloat16);
+        // A bf16 value survives float32 and back exactly: both compute the same outputs.
+        const NamedTensors input = randomCalibrationInputs(g, 1, 7).sets.front();
+        const OutputDeviation d = compareOutputs({executeGraph(isolated.graph, input)},
+                                                 {executeGraph(joined.graph, input)});
+        QCOMPARE(d.relativeL2Pct, 0.0);
+        // An output that a graph output or an fp32 reader needs is cast back.
+        std::vector<Precision> convOnly(g.nodes.size(), Precision::Fp32);
+        convOnly[static_cast<std::size_t>(nodeOfType(g, "Conv"))] = Precision::Bf16;
+        QCOMPARE(computeCasts(lowerGraph(g, convOnly).graph), 2);
+    }
+
+    void aChainCostsWhatItsLoweredGraphRuns() {
+        // Every node 10 µs, every Cast 1 µs: for each choice of the four lowerable nodes in
+        // bf16, the search's simulator (cells with all their Casts, less those the plan does not
+        // run) and the joined lowered graph simulated as it is give the same latency.
+        const Graph g = fixture();
+        const auto cost = [](CostTable& t, const Graph& l) {
+            for (std::size_t n = 0; n < l.nodes.size(); ++n) {
+                if (l.nodes[n].kind == NodeKind::Compute) {
+                    CostCell cell;
+                    cell.latencyUs = l.nodes[n].opType == "Cast" ? 1.0 : 10.0;
+                    cell.energyUj = cell.latencyUs;
+                    cell.source = CostSource::Measured;
+                    t.setCell(static_cast<NodeId>(n), 0, cell);
+                }
+            }
+        };
+        const std::vector<CostDevice> cpu{{"cpu:0", "cpu", 1, 1, 1e9}};
+        CostTable table(static_cast<std::int32_t>(g.nodes.size()), cpu, 0);
+        cost(table, g);
+        table.setVariants({Precision::Fp32, Precision::Bf16});
+        fillVariantCells(table, g, cost);
+        Simulator sim(g, table);
+        const std::vector<Precision> all = lowerAll(g, Precision::Bf16);
+        std::vector<NodeId> lowerableNodes;
+        for (std::size_t n = 0; n < all.size(); ++n) {
+            if (all[n] == Precision::Bf16) {
+                lowerableNodes.push_back(static_cast<NodeId>(n));
+            }
+        }
+        QCOMPARE(lowerableNodes.size(), std::size_t{4});
+        for (unsigned mask = 0; mask < 16; ++mask) {
+            std::vector<Precision> precisions(g.nodes.size(), Precision::Fp32);
+            std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+            for (std::size_t k = 0; k < lowerableNodes.size(); ++k) {
+                if ((mask >> k & 1u) != 0) {
+                    const NodeId n = lowerableNodes[k];
+                    precisions[static_cast<std::size_t>(n)] = Precision::Bf16;
+                    genome[static_cast<std::size_t>(sim.computeIndex(n))] =
+                        static_cast<std::uint8_t>(sim.column(0, 1));
+                }
+            }
+            const LoweredGraph lowered = lowerGraph(g, precisions);
+            CostTable loweredTable(static_cast<std::int32_t>(lowered.graph.nodes.size()), cpu, 0);
+            cost(loweredTable, lowered.graph);
+            Simulator runs(lowered.graph, loweredTable);
+            const std::vector<std::uint8_t> oneDevice(static_cast<std::size_t>(runs.computeCount()),
+                                                      0);
+            QCOMPARE(sim.evaluate(genome).latencyUs, runs.evaluate(oneDevice).latencyUs);
+            QCOMPARE(sim.evaluate(genome).energyMj, runs.evaluate(oneDevice).energyMj);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestChains)
+#include "tst_chains.moc"
