@@ -120,19 +120,28 @@ std::optional<StoredGraph> derivedGraph(const SampleLibrary& library, const Grap
         if (*precision == Precision::Int8) {
             levels.push_back(levels.front() == 255 ? 127 : 255);
         }
-        // Libraries profiled before the elementwise neighbours were lowerable hold pairs of
-        // the products only.
-        const std::size_t tries = candidates.size() * levels.size() * 2;
-        bool found = false;
-        for (std::size_t k = 0; k < tries && !found; ++k) {
-            const std::optional<ActivationRanges>& ranges = candidates[k / 2 / levels.size()];
+        // Libraries profiled before the elementwise neighbours were lowerable hold bf16 and fp16
+        // pairs of the products only (int8 lowers the products alone anyway).
+        const std::vector<bool> productsOnly = *precision == Precision::Int8
+                                                   ? std::vector<bool>{false}
+                                                   : std::vector<bool>{false, true};
+        const auto matches = [&](const std::optional<ActivationRanges>& ranges, int level,
+                                 bool products) {
             PairedVariants pairs =
-                appendLoweredNodes(model, *precision, ranges ? &*ranges : nullptr,
-                                   levels[(k / 2) % levels.size()], k % 2 == 1);
-            found = pairs.paired.graph.fingerprint == record.fingerprint;
-            if (found) {
-                derived.graph = std::move(pairs.paired.graph);
-                modelNodes = std::move(pairs.nodeOf);
+                appendLoweredNodes(model, *precision, ranges ? &*ranges : nullptr, level, products);
+            if (pairs.paired.graph.fingerprint != record.fingerprint) {
+                return false;
+            }
+            derived.graph = std::move(pairs.paired.graph);
+            modelNodes = std::move(pairs.nodeOf);
+            return true;
+        };
+        bool found = false;
+        for (const auto& ranges : candidates) {
+            for (const int level : levels) {
+                for (const bool products : productsOnly) {
+                    found = found || matches(ranges, level, products);
+                }
             }
         }
         derived.name = loweredGraphName(named, *precision);
