@@ -319,7 +319,7 @@ private:
     std::vector<StepCell> m_fusedCells;       // ci · D + d: the node's cell in a taken group
     std::vector<StepCell> m_stepFusedCells;   // step i · D + d (a taken group is in fp32: c = d)
     std::vector<std::uint8_t> m_groupTaken;   // scratch: per group, of the last evaluation
-    std::vector<std::int64_t> m_liveBytes;    // scratch: m_bufferSize, 0 where fused away
+    std::vector<std::int64_t> m_liveBytes;    // scratch: m_bufferSize, 0 fused away, narrowed
     // Conversions a chain saves (CostTable::conversions), per compute node (its links
     // contiguous, in the table's order): the compute nodes that must all be in the node's
     // variant, and per column what the node's cell then loses.
