@@ -81,6 +81,7 @@ private Q_SLOTS:
     void badSpeedChangesAreRefused();
     void gapsBetweenNodesAreLearned();
     void aNodeThatWaitedForItsDeviceGivesNoGap();
+    void turnsOnSharedCoresAreLearned();
     void wholeModelRunsScaleTheCells();
     void modelRunsRefuseWhatARunCannotMeasure();
     void loweredGraphsTakeTheirModelsScale();
@@ -329,6 +330,74 @@ void TestInContext::aNodeThatWaitedForItsDeviceGivesNoGap() {
     const InContextFit fit = applyInContextCosts(table, g, {plan, plan});
     QCOMPARE(fit.gaps.dispatchObservations.at("cpu:0"), 4);
     QCOMPARE(fit.gaps.dispatchUs.at("cpu:0"), 6.5); // the median of 5, 8, 5, 8
+}
+
+void TestInContext::turnsOnSharedCoresAreLearned() {
+    const Graph g = fixtureGraph("a->b->c->d");
+    CostTable table = tableOf(g);
+    table.setExclusive(0, 1); // cpu:0 and cpu:1 share a core here
+    const auto chain = [](const std::vector<std::pair<std::string, double>>& steps) {
+        PlanObservation plan; // back to back: "device:µs" per node a, b, c, d
+        const char* names[] = {"a", "b", "c", "d"};
+        double t = 0.0;
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            plan.nodes.push_back(
+                {names[i], steps[i].first, steps[i].second, t, t + steps[i].second});
+            t += steps[i].second;
+        }
+        return plan;
+    };
+    // All on one core at the cells' times; then two plans that switch: in `switching`, b takes
+    // the cores over from cpu:0 (+50 µs on its 200 on cpu:1) and c back (+30 on its 400);
+    // in `back`, b takes them over on cpu:0 (+40) and c on cpu:1 (+60).
+    const PlanObservation onCpu0 =
+        chain({{"cpu:0", 100}, {"cpu:0", 200}, {"cpu:0", 400}, {"cpu:0", 800}});
+    const PlanObservation onCpu1 =
+        chain({{"cpu:1", 100}, {"cpu:1", 200}, {"cpu:1", 400}, {"cpu:1", 800}});
+    const PlanObservation switching =
+        chain({{"cpu:0", 100}, {"cpu:1", 250}, {"cpu:0", 430}, {"cpu:0", 800}});
+    const PlanObservation back =
+        chain({{"cpu:1", 100}, {"cpu:0", 240}, {"cpu:1", 460}, {"cpu:1", 800}});
+    QCOMPARE(turnStarts(switching, table), (std::vector<bool>{false, true, true, false}));
+    QCOMPARE(turnStarts(back, table), (std::vector<bool>{false, true, true, false}));
+
+    const InContextFit fit =
+        applyInContextCosts(table, g, {onCpu0, onCpu1, switching, back, switching});
+    // cpu:0's turns: c 30, b 40, c 30 over their times without a turn: median 30; cpu:1's: b 50,
+    // c 60, b 50: 50.
+    QCOMPARE(fit.turns.size(), std::size_t(2));
+    QCOMPARE(fit.turns[0].device, std::string("cpu:0"));
+    QCOMPARE(fit.turns[0].us, 30.0);
+    QCOMPARE(fit.turns[0].observations, 3);
+    QCOMPARE(fit.turns[1].device, std::string("cpu:1"));
+    QCOMPARE(fit.turns[1].us, 50.0);
+    QCOMPARE(table.turnCost(0), 30.0);
+    QCOMPARE(table.turnCost(1), 50.0);
+    QVERIFY(table.turnCostSource(1) == CostSource::Measured);
+    // The nodes' in-plan times without their turns: c on cpu:0 400 (430 − 30, twice), not 430;
+    // b on cpu:0 the median of 200 and 240 − 30.
+    QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 400.0);
+    QCOMPARE(table.cell(g.findNode("b"), 1).latencyUs, 200.0);
+    QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 205.0);
+    QCOMPARE(table.cell(g.findNode("c"), 1).latencyUs, 405.0);
+    // Stored with the round and read back.
+    TuneRound round;
+    round.fit = fit;
+    TuneRoundRecord record;
+    record.recordJson = detail::roundJson(round).dump();
+    const TuneRound stored = detail::roundFrom(record);
+    QCOMPARE(stored.fit.turns.size(), std::size_t(2));
+    QCOMPARE(stored.fit.turns[1].us, 50.0);
+    QCOMPARE(stored.fit.turns[1].observations, 3);
+
+    // Devices that share no core take no turns: the same times are the nodes' own.
+    CostTable apart = tableOf(g);
+    QCOMPARE(turnStarts(switching, apart), (std::vector<bool>(4, false)));
+    const InContextFit none =
+        applyInContextCosts(apart, g, {onCpu0, onCpu1, switching, back, switching});
+    QVERIFY(none.turns.empty());
+    QCOMPARE(apart.turnCost(0), 0.0);
+    QCOMPARE(apart.cell(g.findNode("c"), 0).latencyUs, 430.0);
 }
 
 // The model's whole-model run on a device scales its cells there by end to end / summed cells,

@@ -91,10 +91,15 @@ std::vector<std::string> deviceIds(const QString& devices) {
     return ids;
 }
 
-/// Shared resources from "gpu|npu" (exclusive) and "npu<gpu=2" (npu slowed by gpu by 2) items.
+/// Shared resources from "gpu|npu" (exclusive), "npu<gpu=2" (npu slowed by gpu by 2) and
+/// "npu~5" (npu's turn cost 5 µs) items.
 void addSharedResources(CostTable& table, const QString& text) {
     for (const QString& item : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-        if (item.contains(QLatin1Char('|'))) {
+        if (item.contains(QLatin1Char('~'))) {
+            const QStringList kv = item.split(QLatin1Char('~'));
+            table.setTurnCost(table.findDevice(kv[0].toStdString()), kv[1].toDouble(),
+                              CostSource::Measured);
+        } else if (item.contains(QLatin1Char('|'))) {
             const QStringList pair = item.split(QLatin1Char('|'));
             table.setExclusive(table.findDevice(pair[0].toStdString()),
                                table.findDevice(pair[1].toStdString()));
@@ -338,6 +343,29 @@ void TestSimulator::sharedResources_data() {
                                                       << "a=gpu b=npu"
                                                       << "gpu|npu npu<gpu=2"
                                                       << "a=11..41 b=41..51" << 51.0 << 3.393;
+    // As "exclusive devices take turns", b now taking the cores over from the gpu: 10 + 5 µs,
+    // 41..56. 3000 + 40 + 56·2 + 26·10 + 41·1 = 3453 µJ (cells' energy; the turn is busy time).
+    QTest::newRow("taking shared cores over costs a turn") << "a; b"
+                                                           << "a@gpu=30"
+                                                           << "a=gpu b=npu"
+                                                           << "gpu|npu npu~5"
+                                                           << "a=11..41 b=41..56" << 56.0 << 3.453;
+    // a starts a turn on idle cores (nothing ran before): 11..41. b takes over (+5): 41..56. c
+    // follows b on the npu, whose cores it still has: 56..66, no turn. Cells 3000 + 40 + 40;
+    // idle cpu 66·2, gpu 36·10, npu 41·1: 3613 µJ.
+    QTest::newRow("a device keeping its cores takes no turn")
+        << "a; b; c"
+        << "a@gpu=30"
+        << "a=gpu b=npu c=npu"
+        << "gpu|npu npu~5 gpu~3"
+        << "a=11..41 b=41..56 c=56..66" << 66.0 << 3.613;
+    // c on the gpu takes the cores back from the npu (+3): 56..69. Cells 3000 + 40 + 1000; idle
+    // cpu 69·2, gpu (69 − 43)·10, npu (69 − 15)·1: 4492 µJ.
+    QTest::newRow("turns both ways") << "a; b; c"
+                                     << "a@gpu=30"
+                                     << "a=gpu b=npu c=gpu"
+                                     << "gpu|npu npu~5 gpu~3"
+                                     << "a=11..41 b=41..56 c=56..69" << 69.0 << 4.492;
     // b on the npu waits for a on the gpu (exclusive); c on the cpu, not exclusive with either,
     // runs beside them: a 11..31, b 31..41, c 0..20. 2000 + 40 + 200 + 21·10 + 31·1 + 21·2.
     QTest::newRow("exclusive pair beside a free device")
@@ -863,6 +891,8 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
     if (moreShared) {
         const std::int32_t D = table.deviceCount();
         table.setExclusive(D - 2, D - 1);
+        table.setTurnCost(D - 2, 7.25, CostSource::Measured);
+        table.setTurnCost(D - 1, 3.5, CostSource::Measured);
         for (std::int32_t d = 0; d < D; ++d) {
             table.setContention(d, (d + 1) % D, 1.1 + 0.2 * d, CostSource::Measured);
         }

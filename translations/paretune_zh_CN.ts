@@ -75,7 +75,7 @@
 <context>
     <name>paretune::BundleExportJob</name>
     <message>
-        <location filename="../widgets/planjobs.cpp" line="+174"/>
+        <location filename="../widgets/planjobs.cpp" line="+176"/>
         <source>exporting the bundle</source>
         <translation>导出部署包</translation>
     </message>
@@ -2437,6 +2437,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+3"/>
+        <source>%1 +%2 µs a turn on shared cores</source>
+        <translation>%1 每次接管共享核心 +%2 µs</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 → %2 handoff %3 µs (catalog %4 µs)</source>
         <translation>%1 → %2 交接 %3 µs（目录 %4 µs）</translation>
     </message>

@@ -30,7 +30,7 @@ void TuneRoundsModel::setRounds(std::vector<TuneRound> rounds) {
 QString TuneRoundsModel::costsText(const InContextFit& fit) {
     if (fit.nodesInContext == 0 && fit.nodesScaled == 0 && fit.fusedInContext == 0 &&
         fit.fusedScaled == 0 && fit.contention.empty() && fit.gaps.dispatchUs.empty() &&
-        fit.gaps.handoffs.empty()) {
+        fit.gaps.handoffs.empty() && fit.turns.empty()) {
         return tr("library costs only");
     }
     QStringList parts{
@@ -50,6 +50,11 @@ QString TuneRoundsModel::costsText(const InContextFit& fit) {
     }
     for (const auto& [device, us] : fit.gaps.dispatchUs) {
         parts << tr("%1 +%2 µs a node").arg(QString::fromStdString(device)).arg(us, 0, 'f', 1);
+    }
+    for (const FittedTurn& t : fit.turns) {
+        parts << tr("%1 +%2 µs a turn on shared cores")
+                     .arg(QString::fromStdString(t.device))
+                     .arg(t.us, 0, 'f', 1);
     }
     for (const FittedHandoff& h : fit.gaps.handoffs) {
         parts << tr("%1 → %2 handoff %3 µs (catalog %4 µs)")

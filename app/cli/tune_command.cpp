@@ -70,6 +70,10 @@ void printRounds(const TuneRun& run) {
         for (const auto& [device, us] : r.fit.gaps.dispatchUs) {
             std::printf("; %s +%.1f us a node (dispatch, measured)", device.c_str(), us);
         }
+        for (const FittedTurn& t : r.fit.turns) {
+            std::printf("; %s +%.1f us taking shared cores over (measured)", t.device.c_str(),
+                        t.us);
+        }
         for (const FittedHandoff& h : r.fit.gaps.handoffs) {
             std::printf("; %s->%s handoff %.1f us measured (catalog %.1f)", h.from.c_str(),
                         h.to.c_str(), h.latencyUs, h.modelledLatencyUs);

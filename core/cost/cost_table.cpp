@@ -51,7 +51,8 @@ CostTable::CostTable(std::int32_t nodeCount, std::vector<CostDevice> devices, st
       m_paths(m_devices.size() * m_devices.size()),
       m_exclusive(m_devices.size() * m_devices.size(), 0),
       m_contention(m_devices.size() * m_devices.size(), 1.0),
-      m_contentionSource(m_devices.size() * m_devices.size(), CostSource::Modelled) {}
+      m_contentionSource(m_devices.size() * m_devices.size(), CostSource::Modelled),
+      m_turnUs(m_devices.size(), 0.0), m_turnSource(m_devices.size(), CostSource::Modelled) {}
 
 void CostTable::setExclusive(std::int32_t a, std::int32_t b) {
     if (a == b) {
@@ -73,6 +74,15 @@ void CostTable::setContention(std::int32_t d, std::int32_t other, double factor,
     }
     m_contention[pairIndex(d, other)] = factor;
     m_contentionSource[pairIndex(d, other)] = source;
+}
+
+void CostTable::setTurnCost(std::int32_t d, double us, CostSource source) {
+    if (!(us >= 0.0) || !std::isfinite(us)) {
+        throw InputError("turn cost of device '" + device(d).id + "' is " + std::to_string(us) +
+                         " us, expected a finite number of at least 0");
+    }
+    m_turnUs[static_cast<std::size_t>(d)] = us;
+    m_turnSource[static_cast<std::size_t>(d)] = source;
 }
 
 bool CostTable::hasSharedResources() const {

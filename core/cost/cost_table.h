@@ -160,6 +160,16 @@ public:
     CostSource contentionSource(std::int32_t d, std::int32_t other) const {
         return m_contentionSource[pairIndex(d, other)];
     }
+    /// The cost of a turn on shared cores: a node on `d` that starts after a device sharing a
+    /// core with it ran last there (the cores were another device's) takes `us` longer than its
+    /// cell (the executor's thread taking the cores over, the node's data in the other device's
+    /// caches). 0 by default; measured inside plans by the tune loop (turn_costs.h). Throws
+    /// InputError for a negative or non-finite figure.
+    void setTurnCost(std::int32_t d, double us, CostSource source);
+    double turnCost(std::int32_t d) const { return m_turnUs[static_cast<std::size_t>(d)]; }
+    CostSource turnCostSource(std::int32_t d) const {
+        return m_turnSource[static_cast<std::size_t>(d)];
+    }
     /// Whether any pair has an exclusive resource or a contention factor other than 1.
     bool hasSharedResources() const;
 
@@ -207,6 +217,8 @@ private:
     std::vector<std::uint8_t> m_exclusive;         ///< a · deviceCount + b
     std::vector<double> m_contention;              ///< d · deviceCount + other
     std::vector<CostSource> m_contentionSource;    ///< d · deviceCount + other
+    std::vector<double> m_turnUs;                  ///< per device
+    std::vector<CostSource> m_turnSource;          ///< per device
     std::vector<FusionOption> m_fusion;
     std::vector<ConversionCost> m_conversions;
 };

@@ -142,6 +142,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     const std::uint32_t* const exclusiveWith = m_exclusiveWith.data();
     const std::uint32_t* const contendedBy = m_contendedBy.data();
     const double* const contention = m_contention.data();
+    const double* const turnUs = m_turnUs.data();
     const bool hasChains = m_hasChains;
     const std::uint8_t* const columnVariant = m_columnVariantOf.data();
     const ChainLink* const chainLinks = m_chainLinks.data();
@@ -176,10 +177,12 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
         const std::int32_t k = stepCount[d];
         std::int64_t* const diff = diffs + static_cast<std::size_t>(d) * diffRow;
         double ready = deviceFree[d];
+        bool turn = false;      // the shared cores were another device's last
         if constexpr (Shared) { // and every device it takes turns with
             for (std::uint32_t e = exclusiveWith[d]; e != 0; e &= e - 1) {
                 ready = std::max(ready, deviceFree[std::countr_zero(e)]);
             }
+            turn = ready > deviceFree[d];
         }
         std::int64_t released = 0; // bytes held here up to this step only, so far
         const std::int32_t* const inEnd = stepInputs + step.inEnd;
@@ -283,6 +286,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
             }
         }
         if constexpr (Shared) {
+            latency += turn ? turnUs[d] : 0.0;
             latency =
                 contendedLatency(latency, ready, contendedBy[d],
                                  contention + static_cast<std::size_t>(d) * stride, deviceFree);

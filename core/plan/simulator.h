@@ -360,6 +360,7 @@ private:
     std::vector<std::uint32_t> m_exclusiveWith; // per device d: the devices e it takes turns with
     std::vector<std::uint32_t> m_contendedBy;   // per device d: the devices e that slow it
     std::vector<double> m_contention;           // d · D + e: contention(d, e)
+    std::vector<double> m_turnUs;               // per device d: CostTable::turnCost(d)
 
     // Scratch, reused by every evaluation.
     std::vector<double> m_busy; // per device, of the last evaluation
@@ -430,6 +431,7 @@ private:
         // (e · D + d, up to 16), the factor by which e slows d (1: not at all).
         std::int64_t exclusiveWith[4];
         double slowedBy[16];
+        double turnUs[4]; // per device: the cost of taking its cores over (CostTable::turnCost)
         LaneVector<double> transferUs; // per buffer, 16 hops (zero-padded)
         // Scratch.
         LaneVector<std::uint8_t> genomes;             // per step

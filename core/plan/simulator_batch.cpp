@@ -206,12 +206,15 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
         const __m512i k = pick<D>(stepCount, on);
         const __m512i diffRowD = _mm512_add_epi64(lookup8(diffBase, D, d), lane);
         __m512d ready = pick<D>(deviceFree, on);
+        __mmask8 turn = 0;      // the shared cores were another device's last
         if constexpr (Shared) { // and every device it takes turns with
+            const __m512d own = ready;
             const __m512i turns = lookup8(l.exclusiveWith, D, d);
             for (int dd = 0; dd < D; ++dd) {
                 const __mmask8 waits = _mm512_test_epi64_mask(turns, splat(std::int64_t{1} << dd));
                 ready = _mm512_mask_max_pd(ready, waits, ready, deviceFree[dd]);
             }
+            turn = _mm512_cmp_pd_mask(ready, own, _CMP_GT_OQ);
         }
         __m512i released = zero;                 // bytes held here up to this step only, so far
         __m512i ownDiff = pick<D>(nextDiff, on); // entry k of d's differences
@@ -340,6 +343,9 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                 weights[dd] =
                     _mm512_mask_add_pd(weights[dd], on.on[dd] & added, weights[dd], bytes);
             }
+        }
+        if constexpr (Shared) {
+            latency = _mm512_add_pd(latency, _mm512_maskz_mov_pd(turn, lookup8(l.turnUs, D, d)));
         }
         __m512d duration = latency;
         if constexpr (Shared) { // contendedLatency() of simulator.cpp, operation for operation

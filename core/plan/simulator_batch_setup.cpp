@@ -108,8 +108,10 @@ void Simulator::prepareLanes() {
     }
     std::fill(std::begin(l.exclusiveWith), std::end(l.exclusiveWith), 0);
     std::fill(std::begin(l.slowedBy), std::end(l.slowedBy), 1.0);
+    std::fill(std::begin(l.turnUs), std::end(l.turnUs), 0.0);
     for (std::size_t d = 0; d < D; ++d) {
         l.exclusiveWith[d] = m_exclusiveWith[d];
+        l.turnUs[d] = m_turnUs[d];
         for (std::size_t e = 0; e < D; ++e) {
             l.slowedBy[e * D + d] = m_contention[d * D + e];
         }

@@ -35,6 +35,10 @@ nlohmann::json InContextFit::toJson() const {
                          {"factor", c.factor},
                          {"observations", c.observations}});
     }
+    nlohmann::json turnCosts = nlohmann::json::object();
+    for (const FittedTurn& t : turns) {
+        turnCosts[t.device] = {{"us", t.us}, {"observations", t.observations}};
+    }
     nlohmann::json dispatch = nlohmann::json::object();
     for (const auto& [device, us] : gaps.dispatchUs) {
         dispatch[device] = {{"us", us}, {"observations", gaps.dispatchObservations.at(device)}};
@@ -57,7 +61,8 @@ nlohmann::json InContextFit::toJson() const {
             {"deviation_observations", deviationObservations},
             {"round_speed_scales", roundSpeedScales},
             {"dispatch", dispatch},
-            {"handoffs", handoffs}};
+            {"handoffs", handoffs},
+            {"turns", turnCosts}};
 }
 
 std::vector<PlanObservation>
@@ -187,23 +192,28 @@ std::int32_t observedFusion(const Graph& graph, const CostTable& table, const st
 InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                                  const std::vector<PlanObservation>& plans) {
     using Key = NodeColumn;
-    std::map<Key, std::vector<double>> alone;
+    std::map<Key, TurnSplitTimes> alone;
     struct Contended {
         Key key;
         std::int32_t other;
         double us;
     };
     std::vector<Contended> contended;
-    std::map<std::pair<std::int32_t, std::int32_t>, std::vector<double>> fusedAlone; // (g, d)
+    std::map<std::pair<std::int32_t, std::int32_t>, TurnSplitTimes> fusedAlone; // (g, d)
+    const auto addAlone = [](TurnSplitTimes& times, std::int32_t d, double us, bool turn) {
+        times.device = d;
+        (turn ? times.taking : times.keeping).push_back(us);
+    };
     for (const PlanObservation& plan : plans) {
         const auto contexts = nodeContexts(plan, table);
+        const std::vector<bool> turns = turnStarts(plan, table);
         for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
             const NodeObservation& o = plan.nodes[i];
             const std::int32_t d = table.findDevice(o.device);
             // A fused group ran as one node: its time is its fusion option's cost there.
             if (const std::int32_t g = observedFusion(graph, table, o.node); g >= 0) {
                 if (d >= 0 && o.us > 0.0 && contexts[i].first == NodeContext::Alone) {
-                    fusedAlone[{g, d}].push_back(o.us);
+                    addAlone(fusedAlone[{g, d}], d, o.us, turns[i]);
                 }
                 continue;
             }
@@ -213,7 +223,7 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                 continue;
             }
             if (contexts[i].first == NodeContext::Alone) {
-                alone[{node, d, v}].push_back(o.us);
+                addAlone(alone[{node, d, v}], d, o.us, turns[i]);
             } else if (contexts[i].first == NodeContext::Contended) {
                 const std::int32_t e = table.findDevice(contexts[i].second);
                 if (e >= 0) {
@@ -224,6 +234,20 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
     }
 
     InContextFit fit;
+    std::vector<TurnSplitTimes> split;
+    for (const auto& entry : alone) {
+        split.push_back(entry.second);
+    }
+    for (const auto& entry : fusedAlone) {
+        split.push_back(entry.second);
+    }
+    fit.turns = fitTurnCosts(table, split);
+    std::map<std::int32_t, double> turnUs;
+    for (const FittedTurn& t : fit.turns) {
+        const std::int32_t d = table.findDevice(t.device);
+        turnUs[d] = t.us;
+        table.setTurnCost(d, t.us, CostSource::Measured);
+    }
     // Per device: the in-plan times and the table's cells of what ran alone there, summed.
     struct Sums {
         double inPlanUs = 0.0;
@@ -239,7 +263,7 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
     std::map<Key, double> inContext;
     for (const auto& [key, times] : alone) {
         const CostCell& cell = table.cell(key.node, key.device, key.variant);
-        const double us = medianOf(times);
+        const double us = medianOf(timesWithoutTurns(times, turnUs));
         inContext[key] = us;
         if (cell.supported() && cell.latencyUs > 0.0) {
             sums[key.device].add(us, cell.latencyUs);
@@ -249,7 +273,7 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
     for (const auto& [key, times] : fusedAlone) {
         const CostCell& cell = table.fusionOptions()[static_cast<std::size_t>(key.first)]
                                    .cells[static_cast<std::size_t>(key.second)];
-        const double us = medianOf(times);
+        const double us = medianOf(timesWithoutTurns(times, turnUs));
         fusedInContext[key] = us;
         if (cell.supported() && cell.latencyUs > 0.0) {
             sums[key.second].add(us, cell.latencyUs);

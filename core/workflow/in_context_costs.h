@@ -5,6 +5,7 @@
 // second generation": the tune loop).
 #include "cost/cost_table.h"
 #include "workflow/in_plan_gaps.h"
+#include "workflow/turn_costs.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -70,15 +71,20 @@ struct InContextFit {
     std::vector<double> roundSpeedScales;
     /// The time between nodes inside plans (in_plan_gaps.h), applied after the cells.
     InPlanGaps gaps;
+    /// Devices' turn costs on shared cores (turn_costs.h), measured; set in the table.
+    std::vector<FittedTurn> turns;
 
     nlohmann::json toJson() const;
 };
 
 /// Fits and applies in-context costs to `table` (its cells as the search would use them):
+/// * a device that shares cores gets a turn cost (fitTurnCosts): what taking the cores over
+///   from another device added to its nodes' in-plan times;
 /// * a node measured alone inside plans (not beside another device's work) takes the median of
-///   those times on that device: the operator as it runs in a plan (caches, threads, the
-///   framework between nodes), which the library's isolated sample misses; a fused group
-///   observed as "FIRST+fused" (FIRST its first member) likewise sets its fusion option's cell;
+///   those times on that device, each turn start's less its device's turn cost: the operator as
+///   it runs in a plan (caches, threads, the framework between nodes), which the library's
+///   isolated sample misses; a fused group observed as "FIRST+fused" (FIRST its first member)
+///   likewise sets its fusion option's cell;
 /// * other nodes and fusion options of a device scale by the ratio of the in-plan times of its
 ///   nodes and fused groups measured alone to their cells, each summed (at least 3, else
 ///   unchanged): weighted by time, as a plan's latency is;

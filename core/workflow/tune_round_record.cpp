@@ -157,6 +157,13 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
                  static_cast<int>(number(h, "observations"))});
         }
     }
+    // Rounds stored before turns on shared cores were learned have none.
+    if (const auto turns = fit.find("turns"); turns != fit.end()) {
+        for (const auto& [device, t] : turns->items()) {
+            round.fit.turns.push_back(
+                {device, number(t, "us"), static_cast<int>(number(t, "observations"))});
+        }
+    }
     for (const nlohmann::json& p : j.at("plans")) {
         TunedPlan plan;
         plan.label = p.at("label").get<std::string>();

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Turns on shared cores, as measured inside plans (the tune loop, beside in_context_costs.h).
+// Devices that share a core take turns (CostTable::setExclusive). Measured on a 2-core machine,
+// ResNet-50 with `cpu` beside `cpu:0`: a `cpu` node that took the cores over from `cpu:0` ran
+// 15 % over its in-plan time, one that followed another `cpu` node 7 %: the executor's thread
+// waking on the cores, the node's data in the other thread's caches. One figure per device
+// carries over to plans not yet run, which switch more or less often.
+#include "cost/cost_table.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace paretune {
+
+struct PlanObservation;
+
+/// A device's turn cost fitted from in-plan times.
+struct FittedTurn {
+    std::string device;
+    double us = 0.0;
+    int observations = 0;
+};
+
+/// Per node of the plan (its index): whether it took shared cores over. The node that ended
+/// last before it began, among the nodes on its device and on devices sharing a core with it,
+/// ran on another device. False for a device that shares no core, or that the table lacks.
+std::vector<bool> turnStarts(const PlanObservation& plan, const CostTable& table);
+
+/// In-plan times of one cell (a node's, or a fusion option's, on one device), split by whether
+/// the node took the cores over.
+struct TurnSplitTimes {
+    std::int32_t device = 0;
+    std::vector<double> keeping; ///< the cores were its device's already
+    std::vector<double> taking;  ///< turn starts
+};
+
+/// Each device's turn cost: the median, over the turn starts of cells that were also measured
+/// without one, of the time less that cell's median time without (at least 3 such observations;
+/// at least 0). Devices in table order.
+std::vector<FittedTurn> fitTurnCosts(const CostTable& table,
+                                     const std::vector<TurnSplitTimes>& cells);
+
+/// A cell's in-plan times with its turn starts' cost taken off (where its device has one).
+std::vector<double> timesWithoutTurns(const TurnSplitTimes& cell,
+                                      const std::map<std::int32_t, double>& turnUs);
+
+} // namespace paretune
