@@ -182,11 +182,30 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
         }
     }
     QVERIFY(measuredPlans >= 1);
+    // A latency margin is claimed only beyond the final round's largest latency error.
+    const double largestError = rounds.last().toObject()[key("max_abs_error")].toDouble();
+    std::map<QString, double> predictedBaseline;
+    for (const QJsonValue& v : plans) {
+        if (!v.toObject()[key("baseline")].isNull()) {
+            predictedBaseline[v.toObject()[key("baseline")].toString()] =
+                v.toObject()[key("latency_us")].toDouble();
+        }
+    }
     for (const QJsonValue& v : plans) {
         const QJsonObject p = v.toObject();
         for (const QJsonValue& c : p[key("claims")].toArray()) {
             const QJsonObject claim = c.toObject();
             const QString latency = claim[key("better")].toObject()[key("latency")].toString();
+            const auto predicted = predictedBaseline.find(claim[key("baseline")].toString());
+            QVERIFY(predicted != predictedBaseline.end());
+            const double margin =
+                (predicted->second - p[key("latency_us")].toDouble()) / predicted->second;
+            if (!latency.isEmpty()) {
+                QVERIFY(margin > largestError);
+            }
+            if (claim[key("within_error")].toArray().contains(key("latency"))) {
+                QVERIFY(margin > 0.0 && margin <= largestError);
+            }
             const auto baseline = measuredBaseline.find(claim[key("baseline")].toString());
             if (latency == key("confirmed") || latency == key("contradicted")) {
                 QVERIFY(!p[key("measured")].isNull() && baseline != measuredBaseline.end());

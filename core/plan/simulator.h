@@ -74,13 +74,16 @@ struct SimulationResult {
 /// * shared resources (CostTable::exclusive, CostTable::contention): a node also waits until
 ///   every device that shares an exclusive resource with its own is free; as the list schedule
 ///   does not backfill, it starts after every node placed before it on those devices has
-///   finished, and two of them never run at the same time. A node of L µs on d that starts at
-///   s while another device e of d's memory domain has work scheduled up to t > s
-///   (f = contention(d, e) > 1, overlap w = t − s, taken as busy throughout) lasts L · f when
-///   that fits in w, else w + (L − w / f): at 1 / f during the overlap, then at full speed;
-///   with several such devices, the longest. The node placed second bears the slowdown: one
-///   already placed is not changed afterwards. Stretched time is busy time (not idle); the
-///   node's energy stays its cell's (the same work, done more slowly);
+///   finished, and two of them never run at the same time. Where the last of those devices to
+///   finish is another than d (d takes the cores over), the node lasts d's turn cost
+///   (CostTable::turnCost) longer: busy time, its cell's energy unchanged, added after the
+///   conversions are taken off and before any contention stretch. A node of L µs on d that starts
+///   at s while another device e of d's memory domain has work scheduled up to t > s (f =
+///   contention(d, e) > 1, overlap w = t − s, taken as busy throughout) lasts L · f when that fits
+///   in w, else w + (L − w / f): at 1 / f during the overlap, then at full speed; with several such
+///   devices, the longest. The node placed second bears the slowdown: one already placed is not
+///   changed afterwards. Stretched time is busy time (not idle); the node's energy stays its cell's
+///   (the same work, done more slowly);
 /// * fusion groups (CostTable::fusionOptions): a plan takes a group when it puts all the
 ///   group's members on one device d where the group is supported and its latency is below the
 ///   sum of its members' there (then it is no worse in any objective: less time, energy and
