@@ -312,14 +312,15 @@ void TestProfileCli::cudaDeviceRefusalNamesTheFlavour() {
     }
 }
 
-// The all-core device runs LibTorch's OpenMP threads: the program starts itself again with
-// OMP_WAIT_POLICY=passive when it is unset (common/openmp_wait.h), keeps a policy the user
-// chose, and stores the policy with every sample.
+// The all-core device runs LibTorch's OpenMP threads: the loader bounds their spinning
+// (GOMP_SPINCOUNT=5000) when neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set
+// (common/openmp_wait.h), keeps a policy the user chose, and stores the policy with every sample.
 void TestProfileCli::openMpThreadsSleepWhenIdle_data() {
     QTest::addColumn<QString>("given");
     QTest::addColumn<QString>("stored");
-    QTest::newRow("unset") << QString() << QStringLiteral("passive");
+    QTest::newRow("unset") << QString() << QStringLiteral("spin 5000");
     QTest::newRow("chosen") << QStringLiteral("active") << QStringLiteral("active");
+    QTest::newRow("passive") << QStringLiteral("passive") << QStringLiteral("passive");
 }
 
 void TestProfileCli::openMpThreadsSleepWhenIdle() {
@@ -330,6 +331,7 @@ void TestProfileCli::openMpThreadsSleepWhenIdle() {
     const QString db = dir.filePath(QStringLiteral("samples.db"));
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.remove(QStringLiteral("OMP_WAIT_POLICY"));
+    environment.remove(QStringLiteral("GOMP_SPINCOUNT"));
     if (!given.isEmpty()) {
         environment.insert(QStringLiteral("OMP_WAIT_POLICY"), given);
     }

@@ -6,16 +6,25 @@
 namespace paretune {
 
 namespace {
-constexpr const char* kVariable = "OMP_WAIT_POLICY";
+constexpr const char* kPolicy = "OMP_WAIT_POLICY";
+constexpr const char* kSpinCount = "GOMP_SPINCOUNT";
+constexpr const char* kBoundedSpin = "5000";
 } // namespace
 
-void setPassiveOpenMpWaitIfUnset() {
-    ::setenv(kVariable, "passive", 0);
+void boundOpenMpSpinIfUnset() {
+    if (std::getenv(kPolicy) == nullptr && std::getenv(kSpinCount) == nullptr) {
+        ::setenv(kSpinCount, kBoundedSpin, 0);
+    }
 }
 
 std::string openMpWaitPolicy() {
-    const char* value = std::getenv(kVariable);
-    return value != nullptr ? std::string(value) : std::string("default");
+    if (const char* policy = std::getenv(kPolicy); policy != nullptr) {
+        return policy;
+    }
+    if (const char* spin = std::getenv(kSpinCount); spin != nullptr) {
+        return std::string("spin ") + spin;
+    }
+    return "default";
 }
 
 } // namespace paretune

@@ -5,22 +5,30 @@
 
 namespace paretune {
 
-/// LibTorch's intra-op threads come from libgomp. Unless told otherwise (OMP_WAIT_POLICY),
-/// an idle libgomp thread spins before it sleeps. When another process shares a core, a
-/// thread spinning at a barrier keeps its core until the scheduler's next tick while the
-/// thread it waits for cannot run: an op on a multi-threaded device then takes 4, 8 or 32 ms
-/// instead of microseconds. Measured on a 2-core machine with a compiler running beside:
-/// MobileNet-V2's operators on `cpu` summed to 1.52 s spinning and 33 ms with
-/// OMP_WAIT_POLICY=passive. libgomp reads the variable once, when it is loaded.
+/// LibTorch's intra-op threads come from libgomp. Unless told otherwise (OMP_WAIT_POLICY,
+/// GOMP_SPINCOUNT), an idle libgomp thread spins about 300,000 times (libgomp's estimate: 3 ms)
+/// before it sleeps. When another process shares a core, a thread spinning at a barrier keeps
+/// its core while the thread it waits for cannot run: an op on a multi-threaded device then
+/// took 4, 8 or 32 ms instead of microseconds. Measured on a 2-core machine with a compiler
+/// running beside: MobileNet-V2's operators on `cpu` summed to 1.52 s spinning that long and
+/// 33 ms with OMP_WAIT_POLICY=passive (no spinning at all).
 ///
-/// Sets OMP_WAIT_POLICY=passive unless it is set already (the user's choice wins). Called by
-/// the LibTorch module's loader (runtime/torch_runtime.h) before it opens the module, which is
-/// what loads libgomp; a program that links LibTorch directly must call it before main (or be
-/// started with the variable set).
-void setPassiveOpenMpWaitIfUnset();
+/// Passive has its own cost: every parallel region wakes its sleeping helper threads, and a
+/// node runs several. On an idle 2-core machine (Intel Xeon with AMX), MobileNet-V2 all on
+/// `cpu` ran 15.5 and 22.5 ms passive, slower than all on one core (13.2–13.8 ms), and 10.6 and
+/// 10.8 ms with a spin of 5,000 (libgomp's estimate: 50 µs); a plan mixing `cpu` with `cpu:0` and
+/// `cpu:1` 22.9 / 20.3 ms. Beside two busy loops, one on each core, the short spin cost 5–12 %
+/// (all on `cpu` 180–205 ms passive, 202–212 ms spinning; interleaved, 10 runs each).
+///
+/// Bounds the spin at 5,000 (GOMP_SPINCOUNT) unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set
+/// already (the user's choice wins). libgomp reads both once, when it is loaded: this is called
+/// by the LibTorch module's loader (runtime/torch_runtime.h) before it opens the module; a
+/// program that links LibTorch directly must call it before main (or be started with them set).
+void boundOpenMpSpinIfUnset();
 
-/// The wait policy this process's OpenMP threads run with: the value of OMP_WAIT_POLICY, or
-/// "default" when it is unset. Stored with every measurement (a sample's config_json).
+/// The wait policy this process's OpenMP threads run with: the value of OMP_WAIT_POLICY when it
+/// is set, else "spin N" for GOMP_SPINCOUNT=N, else "default". Stored with every measurement (a
+/// sample's config_json).
 std::string openMpWaitPolicy();
 
 } // namespace paretune

@@ -45,7 +45,7 @@ std::vector<fs::path> candidates() {
 }
 
 const TorchRuntime* load() {
-    setPassiveOpenMpWaitIfUnset();
+    boundOpenMpSpinIfUnset();
     keepFreedHostMemory();
     std::string tried;
     for (const fs::path& path : candidates()) {

@@ -79,9 +79,10 @@ public:
 };
 
 /// Loads the module on the first call (thread-safe; later calls return the same object) and
-/// returns its runtime. Before loading, sets OMP_WAIT_POLICY=passive unless the environment
-/// already says otherwise: LibTorch's OpenMP reads it once, when it is loaded, and idle
-/// spinning threads slowed other devices' operators by 4-32 ms (see common/openmp_wait.h).
+/// returns its runtime. Before loading, bounds OpenMP's spinning (GOMP_SPINCOUNT=5000) unless
+/// the environment already says otherwise: LibTorch's OpenMP reads it once, when it is loaded;
+/// threads spinning long slowed other devices' operators by 4-32 ms, threads that never spin
+/// made every parallel region wake them (see common/openmp_wait.h).
 /// The module is searched at $PARETUNE_TORCH_MODULE, beside the installed binaries
 /// (<bindir>/../<libdir>/paretune) and in the build tree. Throws TorchUnavailable.
 const TorchRuntime& torchRuntime();
