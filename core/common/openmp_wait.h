@@ -17,7 +17,7 @@ namespace paretune {
 /// node runs several. On an idle 2-core machine (Intel Xeon with AMX), MobileNet-V2 all on
 /// `cpu` ran 15.5 and 22.5 ms passive, slower than all on one core (13.2–13.8 ms), and 10.6 and
 /// 10.8 ms with a spin of 5,000 (libgomp's estimate: 50 µs); a plan mixing `cpu` with `cpu:0` and
-/// `cpu:1` 22.9 / 20.3 ms. Beside two busy loops, one on each core, the short spin cost 5–12 %
+/// `cpu:1` 22.9 / 20.3 ms. Beside two busy loops, one on each core, the short spin cost 4–20 %
 /// (all on `cpu` 180–205 ms passive, 202–212 ms spinning; interleaved, 10 runs each).
 ///
 /// Bounds the spin at 5,000 (GOMP_SPINCOUNT) unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set
