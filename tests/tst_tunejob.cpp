@@ -306,9 +306,11 @@ void TestTuneJob::roundsSayWhatWasLearnedAndTheMachinesDrift() {
     fit.roundSpeedScales.clear();
     fit.gaps.dispatchUs["cpu:1"] = 6.4;
     fit.gaps.handoffs.push_back({"cpu:0", "cpu", 41.5, 4.0, 12});
+    fit.turns.push_back({"cpu", 12.5, 7});
     QCOMPARE(TuneRoundsModel::costsText(fit),
              QStringLiteral("30 nodes in context, 5 scaled; 4 fused groups in context, 2 scaled; "
-                            "cpu:0 ×1.25; cpu:1 +6.4 µs a node; cpu:0 → cpu handoff 41.5 µs "
+                            "cpu:0 ×1.25; cpu:1 +6.4 µs a node (measured); cpu +12.5 µs a turn "
+                            "on shared cores (measured); cpu:0 → cpu handoff 41.5 µs "
                             "(catalog 4.0 µs)"));
 
     TuneRound drifted;

@@ -2444,12 +2444,12 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+5"/>
-        <source>%1 +%2 µs a node</source>
+        <source>%1 +%2 µs a node (measured)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>%1 +%2 µs a turn on shared cores</source>
+        <location line="+5"/>
+        <source>%1 +%2 µs a turn on shared cores (measured)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -2432,13 +2432,13 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+5"/>
-        <source>%1 +%2 µs a node</source>
-        <translation>%1 每个节点 +%2 µs</translation>
+        <source>%1 +%2 µs a node (measured)</source>
+        <translation>%1 每个节点 +%2 µs（实测）</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>%1 +%2 µs a turn on shared cores</source>
-        <translation>%1 每次接管共享核心 +%2 µs</translation>
+        <location line="+5"/>
+        <source>%1 +%2 µs a turn on shared cores (measured)</source>
+        <translation>%1 每次接管共享核心 +%2 µs（实测）</translation>
     </message>
     <message>
         <location line="+5"/>

@@ -49,10 +49,12 @@ QString TuneRoundsModel::costsText(const InContextFit& fit) {
                      .arg(c.factor, 0, 'f', 2);
     }
     for (const auto& [device, us] : fit.gaps.dispatchUs) {
-        parts << tr("%1 +%2 µs a node").arg(QString::fromStdString(device)).arg(us, 0, 'f', 1);
+        parts << tr("%1 +%2 µs a node (measured)")
+                     .arg(QString::fromStdString(device))
+                     .arg(us, 0, 'f', 1);
     }
     for (const FittedTurn& t : fit.turns) {
-        parts << tr("%1 +%2 µs a turn on shared cores")
+        parts << tr("%1 +%2 µs a turn on shared cores (measured)")
                      .arg(QString::fromStdString(t.device))
                      .arg(t.us, 0, 'f', 1);
     }
