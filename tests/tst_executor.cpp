@@ -8,6 +8,7 @@
 #include "graph/model_weights.h"
 #include "graph/onnx_importer.h"
 #include "onnx_fixture.h"
+#include "profile/execution_threads.h"
 #include "profile/graph_executor.h"
 #include "profile/output_deviation.h"
 #include "testpaths.h"
@@ -20,7 +21,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <mutex>
 #include <set>
+#include <stdexcept>
+#include <thread>
 
 using namespace paretune;
 
@@ -89,6 +93,8 @@ private Q_SLOTS:
     void splitPlanEqualsSingleDevice_data();
     void splitPlanEqualsSingleDevice();
     void timingsRespectDependenciesAndDevices();
+    void executionThreadsKeepOneThreadPerKey();
+    void executorsShareTheirDevicesThreads();
     void memoryIsCountedPerDevice();
     void plansReuseFreedMemory();
     void measuredPeakIsTheHandComputedOne();
@@ -327,6 +333,74 @@ void TestExecutor::timingsRespectDependenciesAndDevices() {
             }
         }
     }
+}
+
+// One thread per key, started once (its setup once) and reused; a setup's failure reaches every
+// task of its thread; two jobs for one thread are refused.
+void TestExecutor::executionThreadsKeepOneThreadPerKey() {
+    ExecutionThreads threads;
+    std::mutex mutex;
+    std::map<std::string, std::vector<std::thread::id>> ranOn;
+    std::map<std::string, int> setups;
+    std::map<std::string, bool> sawSetupError;
+    const auto job = [&](const std::string& key, bool failingSetup) {
+        return ExecutionThreads::Job{key,
+                                     [&, key, failingSetup]() -> std::shared_ptr<void> {
+                                         const std::lock_guard<std::mutex> lock(mutex);
+                                         ++setups[key];
+                                         if (failingSetup) {
+                                             throw std::runtime_error("no such core");
+                                         }
+                                         return nullptr;
+                                     },
+                                     [&, key](const std::exception_ptr& setupError) {
+                                         const std::lock_guard<std::mutex> lock(mutex);
+                                         ranOn[key].push_back(std::this_thread::get_id());
+                                         sawSetupError[key] = setupError != nullptr;
+                                     }};
+    };
+    for (int call = 0; call < 3; ++call) {
+        threads.runTogether({job("a", false), job("b", true)});
+    }
+    QCOMPARE(threads.threadCount(), std::size_t{2});
+    QCOMPARE(setups["a"], 1);
+    QCOMPARE(setups["b"], 1);
+    for (const std::string key : {"a", "b"}) {
+        QCOMPARE(ranOn[key].size(), std::size_t{3});
+        QVERIFY(ranOn[key][0] == ranOn[key][1] && ranOn[key][1] == ranOn[key][2]);
+        QVERIFY(ranOn[key][0] != std::this_thread::get_id());
+    }
+    QVERIFY(ranOn["a"][0] != ranOn["b"][0]);
+    QVERIFY(!sawSetupError["a"]);
+    QVERIFY(sawSetupError["b"]);
+    QVERIFY_EXCEPTION_THROWN(threads.runTogether({job("a", false), job("a", false)}),
+                             std::invalid_argument);
+}
+
+// Executors given the same threads run their devices on them, in turn, and compute what one
+// device computes: two plans of the same devices, interleaved, start two threads in all.
+void TestExecutor::executorsShareTheirDevicesThreads() {
+    const QString path = testModelsDir() + QStringLiteral("/tiny_cnn.onnx");
+    if (!QFile::exists(path)) {
+        QSKIP("tiny_cnn.onnx is not in the test models folder");
+    }
+    const Graph g = importOnnxFile(path.toStdString()).graph;
+    const NamedTensors single = executeGraph(g);
+    ExecuteOptions options;
+    options.threads = std::make_shared<ExecutionThreads>();
+    PlanExecutor a(g, twoDevices(), alternatingPlan(g, 1), {}, {}, options);
+    PlanExecutor b(g, twoDevices(), alternatingPlan(g, 2), {}, {}, options);
+    for (int round = 0; round < 2; ++round) {
+        for (PlanExecutor* executor : {&a, &b}) {
+            const PlanRun run = executor->run(true);
+            for (const auto& [name, expected] : single) {
+                QVERIFY2(run.outputs.count(name), name.c_str());
+                const std::string differs = compareTensors(name, run.outputs.at(name), expected);
+                QVERIFY2(differs.empty(), differs.c_str());
+            }
+        }
+    }
+    QCOMPARE(options.threads->threadCount(), std::size_t{2});
 }
 
 void TestExecutor::plansReuseFreedMemory() {

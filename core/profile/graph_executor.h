@@ -14,6 +14,7 @@
 namespace paretune {
 
 struct Device;
+class ExecutionThreads;
 struct ModelWeights;
 
 /// Tensors by name, as host copies.
@@ -64,6 +65,9 @@ struct ExecuteOptions {
     /// The model's large weights (graph/model_weights.h): what measures accuracy runs with, so
     /// that it is the model's. Without them (timing), their values are made up.
     std::shared_ptr<const ModelWeights> weights;
+    /// The threads a plan executor runs its devices on (profile/execution_threads.h), shared
+    /// with the other executors given the same; without them, its own.
+    std::shared_ptr<ExecutionThreads> threads;
 };
 
 /// Executes the graph once on one device, in the calling thread (pinned for the call when the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The plan executor on LibTorch (TorchPlanExecutor): a placement plan over several devices,
-// each on its own pinned thread, nodes started as their inputs become ready.
+// each on its own pinned thread (execution_threads.h: shared between executors that take
+// turns), nodes started as their inputs become ready.
 #include "graph_executor.h"
 
 #include "runtime/torch_impl.h"
@@ -9,6 +10,7 @@
 #include "cpu_affinity.h"
 #include "cuda_support.h"
 #include "device_memory.h"
+#include "execution_threads.h"
 #include "graph_program.h"
 
 #include <algorithm>
@@ -20,7 +22,6 @@
 #include <mutex>
 #include <optional>
 #include <queue>
-#include <thread>
 
 namespace paretune {
 
@@ -64,46 +65,47 @@ struct PlanState {
     Clock::time_point start;
 
     std::mutex mutex;
-    std::condition_variable wake;     ///< workers wait for work or a new run
-    std::condition_variable finished; ///< run() waits for the workers
-    std::uint64_t generation = 0;
-    int busyWorkers = 0;
-    bool stopping = false;
-    std::vector<std::thread> workers;
+    std::condition_variable wake; ///< devices wait for ready steps and free cores
+    std::shared_ptr<ExecutionThreads> threads;
+    std::vector<ExecutionThreads::Job> jobs; ///< per device: its steps of a run, on its thread
 
     explicit PlanState(const Graph& g) : graph(g) {}
 
-    void worker(std::int32_t device) {
-        const ExecutionDevice& dev = devices[static_cast<std::size_t>(device)];
-        std::unique_ptr<detail::ThreadScope> scope;
+    /// A device's thread as it starts: pinned to the device's CPUs with its intra-op threads,
+    /// launching on its GPU's stream.
+    static std::shared_ptr<void> setUpThread(const ExecutionDevice& dev) {
+        struct Scopes {
+            std::unique_ptr<detail::ThreadScope> cpu;
+            std::unique_ptr<detail::CudaDeviceScope> gpu;
+        };
+        auto scopes = std::make_shared<Scopes>();
+        scopes->cpu = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus, false);
+        if (dev.isCuda()) {
+            scopes->gpu = std::make_unique<detail::CudaDeviceScope>(dev.cudaIndex);
+        }
+        return scopes;
+    }
+
+    /// The key of a device's thread in ExecutionThreads: what its setup depends on.
+    static std::string threadKey(const ExecutionDevice& dev) {
+        std::string key = dev.id + " threads " + std::to_string(dev.threads) + " cuda " +
+                          std::to_string(dev.cudaIndex) + " cpus";
+        for (const int cpu : dev.cpus) {
+            key += " " + std::to_string(cpu);
+        }
+        return key;
+    }
+
+    /// One run's work of `device`, on its thread.
+    void work(std::int32_t device, const std::exception_ptr& setupError) {
         const detail::DeviceMemoryCounters::ThreadTag tag(*memory,
                                                           static_cast<std::size_t>(device));
-        std::unique_ptr<detail::CudaDeviceScope> gpu; // a GPU's thread launches on its stream
-        std::exception_ptr setupError;
-        try {
-            scope = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus, false);
-            if (dev.isCuda()) {
-                gpu = std::make_unique<detail::CudaDeviceScope>(dev.cudaIndex);
-            }
-        } catch (...) {
-            setupError = std::current_exception();
-        }
-        std::uint64_t seen = 0;
         std::unique_lock<std::mutex> lock(mutex);
-        for (;;) {
-            wake.wait(lock, [&] { return stopping || generation != seen; });
-            if (stopping) {
-                return;
-            }
-            seen = generation;
-            if (setupError && !error) {
-                error = setupError;
-            }
-            runDevice(device, lock);
-            if (--busyWorkers == 0) {
-                finished.notify_all();
-            }
+        if (setupError && !error) {
+            error = setupError;
+            wake.notify_all();
         }
+        runDevice(device, lock);
     }
 
     /// Runs the device's steps of this run; called and returns with the lock held.
@@ -400,21 +402,17 @@ TorchPlanExecutor::TorchPlanExecutor(const Graph& graph, std::vector<ExecutionDe
     d->uses = std::make_unique<std::atomic<int>[]>(graph.tensors.size());
     d->ready.resize(static_cast<std::size_t>(D));
     d->done.assign(static_cast<std::size_t>(D), 0);
+    d->threads = options.threads ? options.threads : std::make_shared<ExecutionThreads>();
     for (std::int32_t dev = 0; dev < D; ++dev) {
-        d->workers.emplace_back([this, dev] { d->worker(dev); });
+        const ExecutionDevice& ed = d->devices[static_cast<std::size_t>(dev)];
+        d->jobs.push_back({PlanState::threadKey(ed), [ed] { return PlanState::setUpThread(ed); },
+                           [state = d.get(), dev](const std::exception_ptr& setupError) {
+                               state->work(dev, setupError);
+                           }});
     }
 }
 
-TorchPlanExecutor::~TorchPlanExecutor() {
-    {
-        std::lock_guard<std::mutex> lock(d->mutex);
-        d->stopping = true;
-    }
-    d->wake.notify_all();
-    for (std::thread& t : d->workers) {
-        t.join();
-    }
-}
+TorchPlanExecutor::~TorchPlanExecutor() = default;
 
 const std::vector<ExecutionDevice>& TorchPlanExecutor::devices() const {
     return d->devices;
@@ -446,7 +444,6 @@ PlanRun TorchPlanExecutor::run(bool collectOutputs) {
         d->runs.reserve(S);
         d->error = nullptr;
         d->running = 0;
-        d->busyWorkers = static_cast<int>(D);
         d->memory->resetPeaks();
         // A GPU's memory is LibTorch's caching allocator's: what its tensors hold beyond the
         // resident weights, at the most during the run.
@@ -459,9 +456,9 @@ PlanRun TorchPlanExecutor::run(bool collectOutputs) {
             }
         }
         d->start = Clock::now();
-        ++d->generation;
-        d->wake.notify_all();
-        d->finished.wait(lock, [&] { return d->busyWorkers == 0; });
+        lock.unlock();
+        d->threads->runTogether(d->jobs); // every device's steps, each on its thread
+        lock.lock();
         const auto end = Clock::now();
         result.wallUs = microsecondsBetween(d->start, end);
         if (d->error) {

@@ -15,6 +15,7 @@
 #include "cost/measured_costs.h"
 #include "device/device.h"
 #include "device/device_fingerprint.h"
+#include "execution_threads.h"
 #include "graph_executor.h"
 #include "measurement.h"
 #include "plan/memory_plan.h"
@@ -145,7 +146,7 @@ std::optional<double> processPeakBytes() {
 
 PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibrary& library,
                          const ValidationOptions& options, const DeviceInventory& inventory,
-                         const Graph* model = nullptr) {
+                         const ExecuteOptions& execute, const Graph* model = nullptr) {
     if (plan.assignment.size() != g.nodes.size()) {
         throw InputError(plan.label + ": the assignment has " +
                          std::to_string(plan.assignment.size()) + " entries for " +
@@ -245,7 +246,8 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
     }
     const std::vector<NodeId> order = prediction ? prediction->order : std::vector<NodeId>{};
     if (plan.fusionGroups.empty()) {
-        prepared.executor = std::make_unique<PlanExecutor>(g, execDevices, nodeDevice, order);
+        prepared.executor = std::make_unique<PlanExecutor>(g, execDevices, nodeDevice, order,
+                                                           NamedTensors{}, execute);
         return prepared;
     }
     // Each group as one fused node on its members' device, at its last member's place.
@@ -276,8 +278,8 @@ PreparedPlan preparePlan(const Graph& g, const PlanToValidate& plan, SampleLibra
             fusedOrder.push_back(fused.nodeOf[static_cast<std::size_t>(n)]);
         }
     }
-    prepared.executor =
-        std::make_unique<PlanExecutor>(fused.graph, execDevices, fusedDevice, fusedOrder);
+    prepared.executor = std::make_unique<PlanExecutor>(fused.graph, execDevices, fusedDevice,
+                                                       fusedOrder, NamedTensors{}, execute);
     return prepared;
 }
 
@@ -587,18 +589,21 @@ std::vector<PlanValidation> validatePlans(const Graph& g, std::span<const PlanTo
                                           const ValidationOptions& options) {
     checkRuns(options);
     const DeviceInventory inventory = discoverDevices(options.catalog);
+    // The plans run in turn on the same device threads (execution_threads.h says why).
+    ExecuteOptions execute;
+    execute.threads = std::make_shared<ExecutionThreads>();
     std::vector<PreparedPlan> prepared;
     prepared.reserve(plans.size());
     for (const PlanToValidate& plan : plans) {
         if (!plan.hasVariants()) {
-            prepared.push_back(preparePlan(g, plan, library, options, inventory));
+            prepared.push_back(preparePlan(g, plan, library, options, inventory, execute));
             prepared.back().model = &plan;
             continue;
         }
         refuseUnrunnableVariants(g, plan, inventory);
         LoweredPlan lowered = lowerPlan(g, plan, library);
-        PreparedPlan p =
-            preparePlan(lowered.lowered->graph, *lowered.plan, library, options, inventory, &g);
+        PreparedPlan p = preparePlan(lowered.lowered->graph, *lowered.plan, library, options,
+                                     inventory, execute, &g);
         p.variants = std::move(lowered);
         p.model = &plan;
         prepared.push_back(std::move(p));
