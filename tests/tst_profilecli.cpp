@@ -313,27 +313,40 @@ void TestProfileCli::cudaDeviceRefusalNamesTheFlavour() {
 }
 
 // The all-core device runs LibTorch's OpenMP threads: the loader bounds their spinning
-// (GOMP_SPINCOUNT=5000) when neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set
-// (common/openmp_wait.h), keeps a policy the user chose, and stores the policy with every sample.
+// (GOMP_SPINCOUNT=5000) when neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT is set, and OpenBLAS's
+// (OPENBLAS_THREAD_TIMEOUT=4) when neither it nor GOTO_THREAD_TIMEOUT is (common/openmp_wait.h),
+// keeps what the user chose, and stores both with every sample.
 void TestProfileCli::openMpThreadsSleepWhenIdle_data() {
     QTest::addColumn<QString>("given");
     QTest::addColumn<QString>("stored");
-    QTest::newRow("unset") << QString() << QStringLiteral("spin 5000");
-    QTest::newRow("chosen") << QStringLiteral("active") << QStringLiteral("active");
-    QTest::newRow("passive") << QStringLiteral("passive") << QStringLiteral("passive");
+    QTest::addColumn<QString>("givenBlas");
+    QTest::addColumn<QString>("storedBlas");
+    QTest::newRow("unset") << QString() << QStringLiteral("spin 5000") << QString()
+                           << QStringLiteral("4");
+    QTest::newRow("chosen") << QStringLiteral("active") << QStringLiteral("active")
+                            << QStringLiteral("20") << QStringLiteral("20");
+    QTest::newRow("passive") << QStringLiteral("passive") << QStringLiteral("passive") << QString()
+                             << QStringLiteral("4");
 }
 
 void TestProfileCli::openMpThreadsSleepWhenIdle() {
     QFETCH(QString, given);
     QFETCH(QString, stored);
+    QFETCH(QString, givenBlas);
+    QFETCH(QString, storedBlas);
     QVERIFY2(QFile::exists(model("tiny_mlp")), "run tools/export_models.py");
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("samples.db"));
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.remove(QStringLiteral("OMP_WAIT_POLICY"));
-    environment.remove(QStringLiteral("GOMP_SPINCOUNT"));
+    for (const char* name :
+         {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT"}) {
+        environment.remove(QString::fromLatin1(name));
+    }
     if (!given.isEmpty()) {
         environment.insert(QStringLiteral("OMP_WAIT_POLICY"), given);
+    }
+    if (!givenBlas.isEmpty()) {
+        environment.insert(QStringLiteral("OPENBLAS_THREAD_TIMEOUT"), givenBlas);
     }
     const CliRun run =
         runParetune({QStringLiteral("profile"), model("tiny_mlp"), QStringLiteral("--device"),
@@ -348,8 +361,9 @@ void TestProfileCli::openMpThreadsSleepWhenIdle() {
         QJsonDocument::fromJson(samples.out)[QStringLiteral("samples")].toArray();
     QVERIFY(!samplesStored.isEmpty());
     for (const QJsonValue& v : samplesStored) {
-        QCOMPARE(v[QStringLiteral("config")][QStringLiteral("openmp_wait_policy")].toString(),
-                 stored);
+        const QJsonValue config = v[QStringLiteral("config")];
+        QCOMPARE(config[QStringLiteral("openmp_wait_policy")].toString(), stored);
+        QCOMPARE(config[QStringLiteral("blas_thread_timeout")].toString(), storedBlas);
     }
 }
 

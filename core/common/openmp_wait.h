@@ -31,4 +31,21 @@ void boundOpenMpSpinIfUnset();
 /// sample's config_json).
 std::string openMpWaitPolicy();
 
+/// Debian's LibTorch does its fp32 matrix products in OpenBLAS (the pthread build, whose threads
+/// are not libgomp's). After each call its idle workers spin with sched_yield for 2^28 cycles
+/// (about 0.1 s) before they sleep. A Gemm on `cpu` (two BLAS threads) left a worker spinning
+/// through the next run, a third busy thread beside the device's two OpenMP threads on two
+/// cores: its parallel regions then waited for a core. MobileNet-V2 all on `cpu`, 100 runs per
+/// process, 8 processes each, interleaved: p90 above 25 ms in 4 processes (28–49 ms, medians
+/// 11–14 ms) by default, in none with OPENBLAS_THREAD_TIMEOUT=4 (p90 12.3–15.2 ms); the medians
+/// were alike (13.0 and 13.2 ms on average).
+///
+/// Sets OPENBLAS_THREAD_TIMEOUT=4 (a spin of 2^4 cycles) unless it or GOTO_THREAD_TIMEOUT is set
+/// already. OpenBLAS reads it when it is loaded: called where boundOpenMpSpinIfUnset is.
+void boundBlasSpinIfUnset();
+
+/// OPENBLAS_THREAD_TIMEOUT's value (else GOTO_THREAD_TIMEOUT's), else "default". Stored with
+/// every measurement beside the OpenMP policy.
+std::string blasThreadTimeout();
+
 } // namespace paretune

@@ -313,6 +313,7 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
                              {"min_repeats", profileOptions.measure.minRepeats},
                              {"min_measure_ms", profileOptions.measure.minMeasureMs},
                              {"openmp_wait_policy", openMpWaitPolicy()},
+                             {"blas_thread_timeout", blasThreadTimeout()},
                              {"host_memory", hostMemoryPolicy()},
                              {"lowered_convolutions", loweredConvolutionLayout()}};
     if (checkSpeed) { // the machine's speed when the measurements began

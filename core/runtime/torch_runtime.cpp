@@ -46,6 +46,7 @@ std::vector<fs::path> candidates() {
 
 const TorchRuntime* load() {
     boundOpenMpSpinIfUnset();
+    boundBlasSpinIfUnset();
     keepFreedHostMemory();
     std::string tried;
     for (const fs::path& path : candidates()) {
