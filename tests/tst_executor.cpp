@@ -8,6 +8,7 @@
 #include "graph/model_weights.h"
 #include "graph/onnx_importer.h"
 #include "onnx_fixture.h"
+#include "profile/cpu_affinity.h"
 #include "profile/execution_threads.h"
 #include "profile/graph_executor.h"
 #include "profile/output_deviation.h"
@@ -95,6 +96,7 @@ private Q_SLOTS:
     void timingsRespectDependenciesAndDevices();
     void executionThreadsKeepOneThreadPerKey();
     void executorsShareTheirDevicesThreads();
+    void blasThreadsFollowTheDevice();
     void memoryIsCountedPerDevice();
     void plansReuseFreedMemory();
     void measuredPeakIsTheHandComputedOne();
@@ -401,6 +403,40 @@ void TestExecutor::executorsShareTheirDevicesThreads() {
         }
     }
     QCOMPARE(options.threads->threadCount(), std::size_t{2});
+}
+
+// A plan with the all-core device and a core of it: the all-core device's nodes run with its own
+// BLAS threads, the others with one; the process's BLAS setting is the same after the runs as
+// before (executors set it per run, not for their lives), and the outputs are one device's.
+void TestExecutor::blasThreadsFollowTheDevice() {
+    const QString path = testModelsDir() + QStringLiteral("/tiny_mlp.onnx");
+    const DeviceInventory inventory = discoverDevices();
+    const Device* all = inventory.find("cpu");
+    const Device* first = inventory.find("cpu:0");
+    if (!QFile::exists(path) || all == nullptr || first == nullptr || all->cores < 2) {
+        QSKIP("needs tiny_mlp.onnx and a CPU of two cores or more");
+    }
+    const Graph g = importOnnxFile(path.toStdString()).graph;
+    const NamedTensors single = executeGraph(g);
+    const int before = ScopedBlasThreads::current();
+    {
+        PlanExecutor a(g, {executionDeviceFor(*all), executionDeviceFor(*first)},
+                       alternatingPlan(g, 1));
+        PlanExecutor b(g, {executionDeviceFor(*first)}, alternatingPlan(g, 1 << 20));
+        QCOMPARE(ScopedBlasThreads::current(), before);
+        for (int round = 0; round < 2; ++round) {
+            for (PlanExecutor* executor : {&a, &b}) {
+                const PlanRun run = executor->run(true);
+                QCOMPARE(ScopedBlasThreads::current(), before);
+                for (const auto& [name, expected] : single) {
+                    const std::string differs =
+                        compareTensors(name, run.outputs.at(name), expected);
+                    QVERIFY2(differs.empty(), differs.c_str());
+                }
+            }
+        }
+    }
+    QCOMPARE(ScopedBlasThreads::current(), before);
 }
 
 void TestExecutor::plansReuseFreedMemory() {
