@@ -155,6 +155,13 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
         }
         QVERIFY(qFuzzyCompare(1.0 + maxError, 1.0 + round[key("max_abs_error")].toDouble()));
     }
+    // The first round measured every device alone too (its all-on-one baseline).
+    QStringList firstLabels;
+    for (const QJsonValue& v : rounds[0].toObject()[key("validated")].toArray()) {
+        firstLabels << v.toObject()[key("label")].toString();
+    }
+    QVERIFY2(firstLabels.contains(key("all:cpu:0")) && firstLabels.contains(key("all:cpu:1")),
+             qPrintable(firstLabels.join(key(", "))));
     // The first round searched with the library's costs alone; later ones with what was learned.
     QCOMPARE(rounds[0].toObject()[key("costs")].toObject()[key("nodes_in_context")].toInt(), 0);
     if (rounds.size() == 2) {
