@@ -89,12 +89,6 @@ ScopedBlasThreads::~ScopedBlasThreads() {
     }
 }
 
-void setBlasThreads(int threads) {
-    if (openBlas().set != nullptr && threads > 0) {
-        openBlas().set(threads);
-    }
-}
-
 int ScopedBlasThreads::current() {
     return openBlas().get != nullptr ? openBlas().get() : 0;
 }

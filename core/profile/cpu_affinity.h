@@ -48,8 +48,4 @@ private:
     int m_previous = 0;
 };
 
-/// Sets the system BLAS's thread count (process-wide), without a scope; a no-op when the BLAS is
-/// not OpenBLAS or `threads` < 1.
-void setBlasThreads(int threads);
-
 } // namespace paretune

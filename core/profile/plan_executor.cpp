@@ -20,6 +20,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <queue>
 
 namespace paretune {
@@ -31,26 +32,6 @@ using Clock = std::chrono::steady_clock;
 double microsecondsBetween(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::micro>(b - a).count();
 }
-
-/// A node's BLAS threads: `own` for the node when not 0, then `planWide` again.
-class OwnBlasThreads {
-public:
-    OwnBlasThreads(int own, int planWide) : m_restore(own > 0 ? planWide : 0) {
-        if (own > 0) {
-            setBlasThreads(own);
-        }
-    }
-    ~OwnBlasThreads() {
-        if (m_restore > 0) {
-            setBlasThreads(m_restore);
-        }
-    }
-    OwnBlasThreads(const OwnBlasThreads&) = delete;
-    OwnBlasThreads& operator=(const OwnBlasThreads&) = delete;
-
-private:
-    int m_restore;
-};
 
 struct PlanState {
     const Graph& graph;
@@ -170,7 +151,10 @@ struct PlanState {
                         value = detail::copyAcross(value, target);
                     }
                 }
-                const OwnBlasThreads blas(ownBlasThreads[dv], blasThreads);
+                std::optional<ScopedBlasThreads> blas; // the run's count back after the node
+                if (ownBlasThreads[dv] > 0) {
+                    blas.emplace(ownBlasThreads[dv]);
+                }
                 const auto begin = Clock::now();
                 std::vector<at::Tensor> outs = detail::runStep(graph, id, inputs);
                 if (devices[dv].isCuda()) {

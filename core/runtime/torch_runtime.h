@@ -82,7 +82,8 @@ public:
 /// returns its runtime. Before loading, bounds OpenMP's spinning (GOMP_SPINCOUNT=5000) unless
 /// the environment already says otherwise: LibTorch's OpenMP reads it once, when it is loaded;
 /// threads spinning long slowed other devices' operators by 4-32 ms, threads that never spin
-/// made every parallel region wake them (see common/openmp_wait.h).
+/// made every parallel region wake them; and OpenBLAS's (OPENBLAS_THREAD_TIMEOUT=4), whose idle
+/// threads spun 0.1 s beside a device's OpenMP threads (see common/openmp_wait.h).
 /// The module is searched at $PARETUNE_TORCH_MODULE, beside the installed binaries
 /// (<bindir>/../<libdir>/paretune) and in the build tree. Throws TorchUnavailable.
 const TorchRuntime& torchRuntime();

@@ -152,9 +152,11 @@ std::vector<TunedPlan> plansToValidate(const SearchResult& result,
             add(*best, best->baseline);
         }
     }
-    for (const Solution& b : result.baselines) {
-        if (everyDevice && b.objectives.feasible() && b.baseline.rfind("all:", 0) == 0) {
-            add(b, b.baseline);
+    if (everyDevice) {
+        for (const Solution& b : result.baselines) {
+            if (b.objectives.feasible() && b.baseline.rfind("all:", 0) == 0) {
+                add(b, b.baseline);
+            }
         }
     }
     return chosen;
