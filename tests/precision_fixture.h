@@ -45,14 +45,13 @@ inline paretune::NodeId nodeOfType(const paretune::Graph& g, std::string_view op
 }
 
 /// Every node of `g` on cpu:0, each lowerable one in `precision`.
-inline paretune::PlanToValidate planOnCpu0(const paretune::Graph& g,
-                                           paretune::Precision precision) {
+inline paretune::PlanToValidate planOnCpu0(const paretune::Graph& g, paretune::Variant precision) {
     paretune::PlanToValidate plan;
     plan.label = "plan 0";
     for (const paretune::Node& n : g.nodes) {
         plan.assignment.push_back(n.kind == paretune::NodeKind::Constant ? "" : "cpu:0");
     }
-    plan.precisions = paretune::lowerAll(g, precision);
+    plan.variants = paretune::lowerAll(g, precision);
     return plan;
 }
 

@@ -3,6 +3,7 @@
 // tensors on as they are, so a lowered graph converts only where the precision changes
 // (graph/precision.h, LoweredChains), and the search's simulator costs a plan as its lowered
 // graph runs (CostTable::conversions). The simulator's figures by hand are in tst_variants.
+#include "common/input_error.h"
 #include "cost/cost_table.h"
 #include "cost/measured_costs.h"
 #include "graph/precision.h"
@@ -29,7 +30,7 @@ private Q_SLOTS:
         // only x in, the Relu only r out, the MatMul only f in, the Add only y out (a graph
         // output); isolated, each of the four has a Cast in and a Cast out.
         const Graph g = fixture();
-        const std::vector<Precision> all = lowerAll(g, Precision::Bf16);
+        const std::vector<Variant> all = lowerAll(g, Precision::Bf16);
         const LoweredGraph joined = lowerGraph(g, all);
         const LoweredGraph isolated =
             lowerGraph(g, all, nullptr, int8InputLevels(), LoweredChains::Isolated);
@@ -69,9 +70,83 @@ private Q_SLOTS:
                                                  {executeGraph(joined.graph, input)});
         QCOMPARE(d.relativeL2Pct, 0.0);
         // An output that a graph output or an fp32 reader needs is cast back.
-        std::vector<Precision> convOnly(g.nodes.size(), Precision::Fp32);
+        std::vector<Variant> convOnly(g.nodes.size(), Precision::Fp32);
         convOnly[static_cast<std::size_t>(nodeOfType(g, "Conv"))] = Precision::Bf16;
         QCOMPARE(computeCasts(lowerGraph(g, convOnly).graph), 2);
+    }
+
+    void channelsLastChainsTransposeOnlyAtTheirEnds() {
+        // fp32-nhwc: the Conv (2-D) and the Relu (4-D) can take it; the MatMul and the Add (2-D)
+        // cannot. Joined, the Conv transposes x to NHWC and the Relu r back to NCHW; isolated,
+        // each of the two does both.
+        const Graph g = fixture();
+        const Variant nhwc{Precision::Fp32, Layout::ChannelsLast};
+        QCOMPARE(parseVariant("fp32-nhwc"), nhwc);
+        QCOMPARE(variantName(nhwc), std::string_view("fp32-nhwc"));
+        const std::vector<Variant> all = lowerAll(g, nhwc);
+        QCOMPARE(all[static_cast<std::size_t>(nodeOfType(g, "Conv"))], nhwc);
+        QCOMPARE(all[static_cast<std::size_t>(nodeOfType(g, "Relu"))], nhwc);
+        QVERIFY(!lowerable(g, nodeOfType(g, "MatMul"), nhwc));
+        QVERIFY(!lowerable(g, nodeOfType(g, "Add"), nhwc));
+        const LoweredGraph joined = lowerGraph(g, all);
+        const LoweredGraph isolated =
+            lowerGraph(g, all, nullptr, int8InputLevels(), LoweredChains::Isolated);
+        const auto transposes = [](const Graph& l) {
+            std::vector<std::string> names;
+            for (const Node& n : l.nodes) {
+                if (n.opType == "Transpose") {
+                    names.push_back(n.name + " " + n.attribute("perm")->canonical);
+                }
+            }
+            return names;
+        };
+        using Names = std::vector<std::string>;
+        const std::string conv = g.nodes[static_cast<std::size_t>(nodeOfType(g, "Conv"))].name;
+        const std::string relu = g.nodes[static_cast<std::size_t>(nodeOfType(g, "Relu"))].name;
+        QCOMPARE(transposes(joined.graph),
+                 (Names{conv + "/to_nhwc_0 perm=[0,2,3,1]", relu + "/to_nchw_0 perm=[0,3,1,2]"}));
+        QCOMPARE(transposes(isolated.graph).size(), std::size_t{4});
+        // The Conv runs as NhwcConv on its weights as they are, its output NHWC.
+        const Graph& l = joined.graph;
+        const NodeId lowered = joined.parts[static_cast<std::size_t>(nodeOfType(g, "Conv"))][0];
+        QCOMPARE(l.nodes[static_cast<std::size_t>(lowered)].opType, std::string(kNhwcConvOp));
+        QCOMPARE(l.nodes[static_cast<std::size_t>(lowered)].domain, std::string(kNhwcConvDomain));
+        QCOMPARE(l.tensors[static_cast<std::size_t>(l.nodeOutputs.row(lowered)[0])].dims,
+                 (std::vector<std::int64_t>{1, 6, 6, 4}));
+        QCOMPARE(l.nodeInputs.row(lowered)[1], l.findTensor("w"));
+        // The same outputs as the model's, up to the kernels' order of summation; joined and
+        // isolated alike (a transpose and back is exact).
+        const NamedTensors input = randomCalibrationInputs(g, 1, 7).sets.front();
+        const NamedTensors reference = executeGraph(g, input);
+        QVERIFY(compareOutputs({reference}, {executeGraph(joined.graph, input)}).relativeL2Pct <
+                1e-4);
+        QCOMPARE(compareOutputs({executeGraph(isolated.graph, input)},
+                                {executeGraph(joined.graph, input)})
+                     .relativeL2Pct,
+                 0.0);
+        // A Relu in fp32 after an NHWC Conv: the Conv transposes its output back.
+        std::vector<Variant> convOnly(g.nodes.size(), Precision::Fp32);
+        convOnly[static_cast<std::size_t>(nodeOfType(g, "Conv"))] = nhwc;
+        QCOMPARE(transposes(lowerGraph(g, convOnly).graph).size(), std::size_t{2});
+        // Refused where it does not apply, named.
+        try {
+            std::vector<Variant> matmul(g.nodes.size(), Precision::Fp32);
+            matmul[static_cast<std::size_t>(nodeOfType(g, "MatMul"))] = nhwc;
+            lowerGraph(g, matmul);
+            QFAIL("an NHWC MatMul was lowered");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("cannot run in fp32-nhwc") != std::string::npos,
+                     e.what());
+        }
+        try {
+            parseVariants("fp32,bf16-nhwc");
+            QFAIL("bf16-nhwc was parsed");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("unknown variant 'bf16-nhwc' (expected one of "
+                                                "fp32, bf16, fp16, int8, fp32-nhwc)") !=
+                         std::string::npos,
+                     e.what());
+        }
     }
 
     void aChainCostsWhatItsLoweredGraphRuns() {
@@ -96,7 +171,7 @@ private Q_SLOTS:
         table.setVariants({Precision::Fp32, Precision::Bf16});
         fillVariantCells(table, g, cost);
         Simulator sim(g, table);
-        const std::vector<Precision> all = lowerAll(g, Precision::Bf16);
+        const std::vector<Variant> all = lowerAll(g, Precision::Bf16);
         std::vector<NodeId> lowerableNodes;
         for (std::size_t n = 0; n < all.size(); ++n) {
             if (all[n] == Precision::Bf16) {
@@ -105,7 +180,7 @@ private Q_SLOTS:
         }
         QCOMPARE(lowerableNodes.size(), std::size_t{4});
         for (unsigned mask = 0; mask < 16; ++mask) {
-            std::vector<Precision> precisions(g.nodes.size(), Precision::Fp32);
+            std::vector<Variant> precisions(g.nodes.size(), Precision::Fp32);
             std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
             for (std::size_t k = 0; k < lowerableNodes.size(); ++k) {
                 if ((mask >> k & 1u) != 0) {

@@ -180,7 +180,7 @@ void TestEndToEnd::searchOffersPrecisions() {
     QVERIFY(action && action->isCheckable() && !action->isChecked());
     QSignalSpy searched(&window, &MainWindow::searchShown);
     SearchOptions options = withPrecisions({});
-    QCOMPARE(options.variants, (std::vector<Precision>{Precision::Bf16, Precision::Int8}));
+    QCOMPARE(options.variants, (std::vector<Variant>{Precision::Bf16, Precision::Int8}));
     QCOMPARE(options.objectives.back(), Objective::Accuracy);
     options.population = 40;
     options.generations = 30;

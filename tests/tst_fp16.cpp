@@ -128,26 +128,26 @@ private Q_SLOTS:
         QCOMPARE(parsePrecision("fp16"), Precision::Fp16);
         QCOMPARE(precisionName(Precision::Fp16), std::string_view("fp16"));
         QCOMPARE(precisionDType(Precision::Fp16), DType::Float16);
-        QCOMPARE(parsePrecisions("bf16,fp16,int8"),
-                 (std::vector<Precision>{Precision::Bf16, Precision::Fp16, Precision::Int8}));
+        QCOMPARE(parseVariants("bf16,fp16,int8"),
+                 (std::vector<Variant>{Precision::Bf16, Precision::Fp16, Precision::Int8}));
     }
 
     void loweringByHand() {
         const Graph g = model();
-        const std::vector<Precision> all = lowerAll(g, Precision::Fp16);
+        const std::vector<Variant> all = lowerAll(g, Precision::Fp16);
         QCOMPARE(std::count(all.begin(), all.end(), Precision::Fp16), std::ptrdiff_t{5});
         for (const char* op : {"Conv", "MatMul", "Gemm", "Relu", "Add"}) {
             QVERIFY2(lowerable(g, nodeOfType(g, op), Precision::Fp16), op);
         }
         QVERIFY(!lowerable(g, nodeOfType(g, "Reshape"), Precision::Fp16));
         // The products alone in fp16: each converts its own input and output.
-        std::vector<Precision> products(g.nodes.size(), Precision::Fp32);
+        std::vector<Variant> products(g.nodes.size(), Precision::Fp32);
         for (const char* op : {"Conv", "MatMul", "Gemm"}) {
             products[static_cast<std::size_t>(nodeOfType(g, op))] = Precision::Fp16;
         }
         const LoweredGraph lowered = lowerGraph(g, products);
         const Graph& l = lowered.graph;
-        QCOMPARE(lowered.precisions, products);
+        QCOMPARE(lowered.variants, products);
         const auto f16 = static_cast<std::int64_t>(DType::Float16);
         const auto f32 = static_cast<std::int64_t>(DType::Float32);
         for (const char* op : {"Conv", "MatMul", "Gemm"}) {
@@ -215,10 +215,9 @@ private Q_SLOTS:
         const std::string name = paretune::loweredGraphName(g, Precision::Fp16);
         QCOMPARE(name, g.name + " (fp16 " + g.fingerprint.substr(0, 12) + ")");
         QVERIFY(isLoweredGraphName(name, g.fingerprint));
-        QCOMPARE(loweredGraphPrecision(name, g.fingerprint), std::optional(Precision::Fp16));
-        QCOMPARE(
-            loweredGraphPrecision(paretune::loweredGraphName(g, Precision::Bf16), g.fingerprint),
-            std::optional(Precision::Bf16));
+        QCOMPARE(loweredGraphVariant(name, g.fingerprint), std::optional(Precision::Fp16));
+        QCOMPARE(loweredGraphVariant(paretune::loweredGraphName(g, Precision::Bf16), g.fingerprint),
+                 std::optional(Precision::Bf16));
     }
 
     void loweredModelPassesTheChecker() {

@@ -30,16 +30,20 @@ void TestGraphPalette::precisionColoursAreApartAndReadable() {
     // The contrast ratio by the WCAG formula: white on black is 21.
     QCOMPARE(qRound(contrastRatio(Qt::white, Qt::black)), 21);
     QCOMPARE(contrastRatio(QColor(0x77, 0x77, 0x77), QColor(0x77, 0x77, 0x77)), 1.0);
-    const Precision all[] = {Precision::Fp32, Precision::Bf16, Precision::Int8, Precision::Fp16};
-    for (const Precision p : all) {
-        const QColor fill = precisionColour(p);
+    const Variant all[] = {Precision::Fp32,
+                           Precision::Bf16,
+                           Precision::Int8,
+                           Precision::Fp16,
+                           {Precision::Fp32, Layout::ChannelsLast}};
+    for (const Variant p : all) {
+        const QColor fill = variantColour(p);
         // A node's label is readable on its fill (WCAG AA for text).
         QVERIFY2(contrastRatio(fill, labelColour(fill)) >= 4.5, qPrintable(fill.name()));
-        for (const Precision q : all) {
+        for (const Variant q : all) {
             if (p != q) {
                 // Apart in lightness too, so that they differ for the colour-blind and in grey.
-                QVERIFY2(contrastRatio(fill, precisionColour(q)) >= 1.5,
-                         qPrintable(fill.name() + QLatin1Char(' ') + precisionColour(q).name()));
+                QVERIFY2(contrastRatio(fill, variantColour(q)) >= 1.5,
+                         qPrintable(fill.name() + QLatin1Char(' ') + variantColour(q).name()));
             }
         }
     }

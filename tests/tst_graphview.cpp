@@ -286,7 +286,7 @@ void TestGraphView::precisionColoursFollowThePlan() {
     const std::vector<std::int32_t> variants = frontPlanVariants(*lowered, 0);
     std::map<Precision, int> computing;
     for (NodeId n = 0; n < static_cast<NodeId>(w.graph().nodes.size()); ++n) {
-        const Precision p = lowered->costs.variant(variants[static_cast<std::size_t>(n)]);
+        const Precision p = lowered->costs.variant(variants[static_cast<std::size_t>(n)]).precision;
         QCOMPARE(w.view->nodeItem(n)->brush().color(), precisionColour(p));
         if (w.graph().nodes[static_cast<std::size_t>(n)].kind == NodeKind::Compute) {
             ++computing[p];
@@ -442,7 +442,7 @@ void TestGraphView::propertiesMarkThePlansPrecision() {
         if (g.nodes[static_cast<std::size_t>(n)].kind != NodeKind::Compute) {
             continue;
         }
-        const Precision p = lowered->costs.variant(variants[static_cast<std::size_t>(n)]);
+        const Precision p = lowered->costs.variant(variants[static_cast<std::size_t>(n)]).precision;
         properties.showNode(n);
         const QString text = properties.toPlainText();
         QCOMPARE(text.count(QStringLiteral("(plan)")), 1);

@@ -50,8 +50,8 @@ class TestInt8 : public QObject {
 
 private Q_SLOTS:
     void int8IsOfferedForConvolutionsAndProducts() {
-        QCOMPARE(parsePrecisions("bf16,int8"),
-                 (std::vector<Precision>{Precision::Bf16, Precision::Int8}));
+        QCOMPARE(parseVariants("bf16,int8"),
+                 (std::vector<Variant>{Precision::Bf16, Precision::Int8}));
         QCOMPARE(precisionName(Precision::Int8), std::string_view("int8"));
         const Graph g = fixture();
         QVERIFY(lowerable(g, nodeOfType(g, "Conv"), Precision::Int8));
@@ -277,7 +277,7 @@ private Q_SLOTS:
             {"x", {0.0, 2.55}}, {"p", {-1.275, 2.55}}, {"q", {-1.175, 2.35}}};
         const LoweredGraph lowered = lowerGraph(g, lowerAll(g, Precision::Int8), &ranges, 255);
         QVERIFY(lowered.calibrated);
-        QCOMPARE(lowered.precisions, (std::vector<Precision>{Precision::Int8, Precision::Int8}));
+        QCOMPARE(lowered.variants, (std::vector<Variant>{Precision::Int8, Precision::Int8}));
         HostTensor x;
         x.dtype = DType::Float32;
         x.dims = {1, 2};
@@ -396,7 +396,7 @@ private Q_SLOTS:
         // The precision fixture fused (Conv+Relu, MatMul+Add): nothing left for int8.
         const Graph f = fixture();
         const FusedGraph fused = fuseGroups(f, findFusionGroups(f));
-        const std::vector<Precision> all = lowerAll(fused.graph, Precision::Int8);
+        const std::vector<Variant> all = lowerAll(fused.graph, Precision::Int8);
         QCOMPARE(std::count(all.begin(), all.end(), Precision::Int8), std::ptrdiff_t{0});
         const NodeId fusedMatMul = nodeOfType(fused.graph, "FusedMatMul");
         QVERIFY(fusedMatMul != kNone);
@@ -405,7 +405,7 @@ private Q_SLOTS:
 
     void theLoweredConvIsSpelledInQuantizedOperators() {
         const Graph g = fixture();
-        std::vector<Precision> precisions(g.nodes.size(), Precision::Fp32);
+        std::vector<Variant> precisions(g.nodes.size(), Precision::Fp32);
         const NodeId conv = nodeOfType(g, "Conv");
         precisions[static_cast<std::size_t>(conv)] = Precision::Int8;
         const ActivationRanges ranges{{"x", {-1.0, 1.0}}, {"v", {-2.0, 3.0}}};
@@ -569,7 +569,7 @@ private Q_SLOTS:
                  std::to_string(report.accuracy->deviationPct).c_str());
         bool conv = false;
         for (const ValidatedNode& n : report.nodes) {
-            conv = conv || (n.node == nodeOfType(g, "Conv") && n.precision == Precision::Int8);
+            conv = conv || (n.node == nodeOfType(g, "Conv") && n.variant == Precision::Int8);
         }
         QVERIFY(conv);
     }

@@ -79,17 +79,17 @@ class TestPrecision : public QObject {
 
 private Q_SLOTS:
     void namesAreParsedAndBadOnesRefused() {
-        QCOMPARE(parsePrecisions("bf16"), std::vector<Precision>{Precision::Bf16});
+        QCOMPARE(parseVariants("bf16"), std::vector<Variant>{Precision::Bf16});
         QCOMPARE(parsePrecision("fp32"), Precision::Fp32);
         QCOMPARE(parsePrecision("fp16"), Precision::Fp16);
         const std::pair<const char*, const char*> bad[] = {
-            {"fp64", "unknown precision 'fp64' (expected one of fp32, bf16, fp16, int8)"},
-            {"half", "unknown precision 'half'"},
+            {"fp64", "unknown variant 'fp64' (expected one of fp32, bf16, fp16, int8, fp32-nhwc)"},
+            {"half", "unknown variant 'half'"},
             {"bf16,bf16", "listed twice"},
-            {"", "unknown precision ''"}};
+            {"", "unknown variant ''"}};
         for (const auto& [text, message] : bad) {
             try {
-                parsePrecisions(text);
+                parseVariants(text);
                 QFAIL(text);
             } catch (const InputError& e) {
                 QVERIFY2(std::string(e.what()).find(message) != std::string::npos, e.what());
@@ -106,17 +106,17 @@ private Q_SLOTS:
         QVERIFY(!lowerable(g, nodeOfType(g, "Relu"), Precision::Int8)); // products only
         QVERIFY(!lowerable(g, nodeOfType(g, "Reshape"), Precision::Bf16));
         QVERIFY(lowerable(g, nodeOfType(g, "Add"), Precision::Fp32));
-        const std::vector<Precision> all = lowerAll(g, Precision::Bf16);
+        const std::vector<Variant> all = lowerAll(g, Precision::Bf16);
         QCOMPARE(std::count(all.begin(), all.end(), Precision::Bf16), 4);
-        std::vector<Precision> wrong(g.nodes.size(), Precision::Fp32);
+        std::vector<Variant> wrong(g.nodes.size(), Precision::Fp32);
         wrong[static_cast<std::size_t>(nodeOfType(g, "Reshape"))] = Precision::Bf16;
         QVERIFY_THROWS_EXCEPTION(InputError, lowerGraph(g, wrong));
-        QVERIFY_THROWS_EXCEPTION(InputError, lowerGraph(g, std::vector<Precision>(2)));
+        QVERIFY_THROWS_EXCEPTION(InputError, lowerGraph(g, std::vector<Variant>(2)));
     }
 
     void loweredNodesReadAndWriteThroughConversions() {
         const Graph g = fixture();
-        std::vector<Precision> precisions(g.nodes.size(), Precision::Fp32);
+        std::vector<Variant> precisions(g.nodes.size(), Precision::Fp32);
         precisions[static_cast<std::size_t>(nodeOfType(g, "Conv"))] = Precision::Bf16;
         precisions[static_cast<std::size_t>(nodeOfType(g, "MatMul"))] = Precision::Bf16;
         const LoweredGraph lowered = lowerGraph(g, precisions);
@@ -426,7 +426,7 @@ private Q_SLOTS:
         QVERIFY(report.objectivesJson()["accuracy"]["note"].get<std::string>().find("random") !=
                 std::string::npos);
         // The same placement in fp32: no deviation to measure.
-        plan.precisions.clear();
+        plan.variants.clear();
         QVERIFY(!validatePlan(g, plan, library, options).accuracy.has_value());
     }
 

@@ -163,7 +163,7 @@ private Q_SLOTS:
         const std::pair<Precision, float> cases[] = {
             {Precision::Bf16, 2.0f}, {Precision::Fp16, 2.0f}, {Precision::Int8, 1.0f}};
         for (const auto& [precision, elementBytes] : cases) {
-            std::vector<Precision> convOnly(g.nodes.size(), Precision::Fp32);
+            std::vector<Variant> convOnly(g.nodes.size(), Precision::Fp32);
             convOnly[static_cast<std::size_t>(conv)] = precision;
             const LoweredGraph lowered = lowerGraph(g, convOnly);
             const Graph& lg = lowered.graph;

@@ -120,10 +120,10 @@ private Q_SLOTS:
         for (const PredictorRow& row : d.rows) {
             QCOMPARE(row.precision, precisionOfFeatures(row.features));
             const auto derived = d.derivedFrom.find(row.modelFingerprint);
-            const std::optional<Precision> lowered =
+            const std::optional<Variant> lowered =
                 derived == d.derivedFrom.end()
                     ? std::nullopt
-                    : loweredGraphPrecision(d.modelNames.at(row.modelFingerprint), derived->second);
+                    : loweredGraphVariant(d.modelNames.at(row.modelFingerprint), derived->second);
             // An int8 Gemm adds its C in float after the DequantizeLinear (NAME/bias): a part
             // of the lowered node that computes in fp32.
             const bool floatBias = lowered == Precision::Int8 && row.opType == "Add" &&
@@ -360,7 +360,7 @@ private Q_SLOTS:
                 QVERIFY(cell.latencyUs > 0.0);
                 ++predicted;
             }
-            QVERIFY2(predicted > 0, precisionName(table.variant(v)).data());
+            QVERIFY2(predicted > 0, variantName(table.variant(v)).data());
         }
     }
 

@@ -193,7 +193,7 @@ void TestProfileTable::placementNamesThePrecision() {
         QCOMPARE(text, v == 0 ? device
                               : device + QStringLiteral(" · ") +
                                     QString::fromStdString(
-                                        std::string(precisionName(outcome->costs.variant(v)))));
+                                        std::string(variantName(outcome->costs.variant(v)))));
         shown.insert(text);
     }
     QVERIFY(shown.count(QStringLiteral("cpu · bf16")));

@@ -172,11 +172,12 @@ void TestSearchCli::badInputExitsWithTwo_data() {
         << searchArgs({QStringLiteral("--variants"), QStringLiteral("bf17"),
                        QStringLiteral("--objectives"), QStringLiteral("latency,accuracy")})
         << QStringLiteral(
-               "--variants: unknown precision 'bf17' (expected one of fp32, bf16, fp16, int8)");
+               "--variants: unknown variant 'bf17' (expected one of fp32, bf16, fp16, int8, "
+               "fp32-nhwc)");
     QTest::newRow("precision listed twice")
         << searchArgs({QStringLiteral("--variants"), QStringLiteral("fp16,fp16"),
                        QStringLiteral("--objectives"), QStringLiteral("latency,accuracy")})
-        << QStringLiteral("--variants: precision 'fp16' is listed twice");
+        << QStringLiteral("--variants: variant 'fp16' is listed twice");
     QTest::newRow("variants without accuracy")
         << searchArgs({QStringLiteral("--variants"), QStringLiteral("bf16")})
         << QStringLiteral("--variants needs accuracy among --objectives or --max-accuracy-loss");

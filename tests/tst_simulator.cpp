@@ -898,10 +898,10 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
         }
     }
     if (variants > 0) {
-        const std::vector<Precision> offered{Precision::Fp32, Precision::Bf16, Precision::Int8};
+        const std::vector<Variant> offered{Precision::Fp32, Precision::Bf16, Precision::Int8};
         table.setVariants({offered.begin(), offered.begin() + variants});
         for (std::int32_t v = 1; v < variants; ++v) {
-            const Precision precision = table.variant(v);
+            const Precision precision = table.variant(v).precision;
             for (std::size_t n = 0; n < g.nodes.size(); ++n) {
                 const auto node = static_cast<NodeId>(n);
                 if (g.nodes[n].kind != NodeKind::Compute || !lowerable(g, node, precision)) {

@@ -359,7 +359,7 @@ void TestTimeline::barsNameTheirPrecision() {
         }
         const std::int32_t v = s.plan.variant[static_cast<std::size_t>(b.node)];
         QCOMPARE(b.precision,
-                 QString::fromStdString(std::string(precisionName(outcome->costs.variant(v)))));
+                 QString::fromStdString(std::string(variantName(outcome->costs.variant(v)))));
         const auto w = widest.find(b.precision);
         if (w == widest.end() ||
             b.endUs - b.beginUs > data.bars[static_cast<std::size_t>(w->second)].endUs -
@@ -392,7 +392,7 @@ void TestTimeline::barsNameTheirPrecision() {
         if (b.node >= 0) {
             ValidatedNode n;
             n.node = b.node;
-            n.precision = outcome->costs.variant(s.plan.variant[static_cast<std::size_t>(b.node)]);
+            n.variant = outcome->costs.variant(s.plan.variant[static_cast<std::size_t>(b.node)]);
             n.measuredBeginUs = b.beginUs;
             n.measuredEndUs = b.endUs;
             validation.report.nodes.push_back(n);
@@ -404,7 +404,7 @@ void TestTimeline::barsNameTheirPrecision() {
         const TimelineData::Bar& b = measured.bars[i];
         const std::int32_t v = s.plan.variant[static_cast<std::size_t>(b.node)];
         QCOMPARE(b.precision,
-                 QString::fromStdString(std::string(precisionName(outcome->costs.variant(v)))));
+                 QString::fromStdString(std::string(variantName(outcome->costs.variant(v)))));
         ++checked;
     }
     QVERIFY(checked > 0);

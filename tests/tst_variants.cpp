@@ -567,7 +567,7 @@ void TestVariants::plansDocumentListsVariants() {
     QCOMPARE(doc["variants"], nlohmann::json::array({"bf16"}));
     QVERIFY(doc["accuracy_objective"].is_string());
     const PlansFile file = parsePlansFile(doc, "document");
-    QCOMPARE(file.variants, std::vector<Precision>{Precision::Bf16});
+    QCOMPARE(file.variants, std::vector<Variant>{Precision::Bf16});
     QCOMPARE(file.plans.size(), plans.size());
     bool sawLowered = false;
     for (std::size_t i = 0; i < plans.size(); ++i) {

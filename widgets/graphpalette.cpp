@@ -49,6 +49,11 @@ QColor precisionColour(Precision precision) {
     return QColor(kColours[i]);
 }
 
+QColor variantColour(Variant variant) {
+    return variant.layout == Layout::ChannelsLast ? QColor(0xcc3311)
+                                                  : precisionColour(variant.precision);
+}
+
 double relativeLuminance(const QColor& colour) {
     const auto linear = [](double v) {
         return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);

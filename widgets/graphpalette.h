@@ -10,6 +10,7 @@
 namespace paretune {
 
 enum class Precision : std::uint8_t;
+struct Variant;
 
 /// What the graph view's fill colours say: the chosen plan's device per node, the node's
 /// latency on it, or the precision it computes in.
@@ -28,6 +29,9 @@ QColor deviceColour(int index);
 /// blue, orange, dark purple, apart in lightness as in hue so that they stay apart for the
 /// colour-blind and in grey, each with a label colour (labelColour) of WCAG AA contrast.
 QColor precisionColour(Precision precision);
+/// Fill colour of a node running in `variant`: its precision's, and for fp32-nhwc (a layout) a
+/// red apart from the four in lightness too.
+QColor variantColour(Variant variant);
 
 /// WCAG 2 relative luminance (0 black, 1 white) and contrast ratio (1 to 21).
 double relativeLuminance(const QColor& colour);

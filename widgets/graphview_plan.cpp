@@ -132,10 +132,10 @@ int GraphView::markVariants() {
         const QRectF box = m_nodeItems[static_cast<std::size_t>(item)]->sceneBoundingRect();
         auto* rect = m_scene->addRect(box.adjusted(-3, -3, 3, 3), pen);
         rect->setZValue(-0.5);
-        rect->setToolTip(tr("%1 runs in %2 (its inputs converted, its output back to fp32)")
-                             .arg(QString::fromStdString(m_model->graph.nodes[n].name),
-                                  QString::fromStdString(
-                                      std::string(precisionName(m_search->costs.variant(v))))));
+        rect->setToolTip(
+            tr("%1 runs in %2 (its inputs converted, its output back to fp32)")
+                .arg(QString::fromStdString(m_model->graph.nodes[n].name),
+                     QString::fromStdString(std::string(variantName(m_search->costs.variant(v))))));
         m_variantMarks.push_back(rect);
     }
     return count;
@@ -287,8 +287,8 @@ void GraphView::colourByLatency(QString& legend) {
 void GraphView::colourByPrecision(QString& legend) {
     const GraphOutline& outline = *m_layout->outline;
     const Graph& g = *graph();
-    // The precisions the search offered, fp32 first; without a plan, fp32 alone.
-    std::vector<Precision> offered{Precision::Fp32};
+    // The variants the search offered, fp32 first; without a plan, fp32 alone.
+    std::vector<Variant> offered{Precision::Fp32};
     if (!m_planVariant.empty()) {
         for (std::int32_t v = 1; v < m_search->costs.variantCount(); ++v) {
             offered.push_back(m_search->costs.variant(v));
@@ -306,15 +306,15 @@ void GraphView::colourByPrecision(QString& legend) {
             }
         }
         const auto best = std::max_element(votes.begin(), votes.end()) - votes.begin();
-        m_nodeItems[i]->setBrush(precisionColour(votes[static_cast<std::size_t>(best)] > 0
-                                                     ? offered[static_cast<std::size_t>(best)]
-                                                     : Precision::Fp32));
+        m_nodeItems[i]->setBrush(variantColour(votes[static_cast<std::size_t>(best)] > 0
+                                                   ? offered[static_cast<std::size_t>(best)]
+                                                   : Precision::Fp32));
     }
     QStringList entries;
     for (std::size_t v = 0; v < offered.size(); ++v) {
         entries << tr("%1 %2 (%3 compute nodes)")
-                       .arg(swatch(precisionColour(offered[v])),
-                            QString::fromStdString(std::string(precisionName(offered[v]))))
+                       .arg(swatch(variantColour(offered[v])),
+                            QString::fromStdString(std::string(variantName(offered[v]))))
                        .arg(computing[v]);
     }
     if (m_planVariant.empty()) {
@@ -401,7 +401,7 @@ void GraphView::planToolTips() {
             if (outline.items[i].isGroup()) {
                 devices << QStringLiteral("%1 ×%2").arg(id).arg(count);
             } else if (variant > 0) { // "cpu:0 · bf16"
-                devices << tr("%1 · %2").arg(id, QString::fromStdString(std::string(precisionName(
+                devices << tr("%1 · %2").arg(id, QString::fromStdString(std::string(variantName(
                                                      m_search->costs.variant(variant)))));
             } else {
                 devices << id;

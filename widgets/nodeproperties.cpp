@@ -178,7 +178,7 @@ QString NodeProperties::variantSection(int nodeId, const SearchOutcome& search, 
                                    "</tr>")
                         .arg(html(costs.device(d).id) +
                                  (d == planDevice && v == planVariant ? tr(" (plan)") : QString()),
-                             html(std::string(precisionName(costs.variant(v)))),
+                             html(std::string(variantName(costs.variant(v)))),
                              formatMicroseconds(cell.latencyUs),
                              tr("%1 %").arg(cell.deviationPct, 0, 'g', 3),
                              NodeTableModel::sourceText(cell.source));

@@ -141,7 +141,7 @@ void NodeTableModel::setPlan(std::shared_ptr<const SearchOutcome> outcome,
                       : QString::fromStdString(m_outcome->deviceIds[static_cast<std::size_t>(d)]);
             if (d >= 0 && v > 0) { // the node's variant beside its device: "cpu:0 · bf16"
                 where = tr("%1 · %2").arg(where, QString::fromStdString(std::string(
-                                                     precisionName(m_outcome->costs.variant(v)))));
+                                                     variantName(m_outcome->costs.variant(v)))));
             }
             devices.push_back(where);
             if (d >= 0 && m_model->graph.nodes[n].kind == NodeKind::Compute) {

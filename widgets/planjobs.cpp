@@ -141,7 +141,7 @@ TimelineData withMeasuredLanes(TimelineData simulated, const ImportResult& model
         bar.label = QString::fromStdString(node.name);
         bar.kind = QString::fromStdString(node.opType);
         if (precisions) {
-            bar.precision = QString::fromStdString(std::string(precisionName(n.precision)));
+            bar.precision = QString::fromStdString(std::string(variantName(n.variant)));
         }
         if (!n.fusedMembers.empty()) { // a fusion group, run as one node: one bar
             QStringList ops;

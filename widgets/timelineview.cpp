@@ -58,8 +58,7 @@ TimelineData timelineData(const Graph& graph, const CostTable& costs,
             if (costs.variantCount() > 1) {
                 const auto n = static_cast<std::size_t>(s.node);
                 const std::int32_t v = n < variants.size() ? variants[n] : 0;
-                bar.precision =
-                    QString::fromStdString(std::string(precisionName(costs.variant(v))));
+                bar.precision = QString::fromStdString(std::string(variantName(costs.variant(v))));
             }
             if (const auto group = groupOfTail.find(s.node); group != groupOfTail.end()) {
                 bar.label =

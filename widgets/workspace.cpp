@@ -79,9 +79,9 @@ QByteArray workspaceToJson(const Workspace& w, const QString& workspacePath) {
                                             static_cast<qsizetype>(objectiveName(o).size())));
     }
     QJsonArray variants;
-    for (const Precision p : w.search.variants) {
-        variants.append(QString::fromUtf8(precisionName(p).data(),
-                                          static_cast<qsizetype>(precisionName(p).size())));
+    for (const Variant p : w.search.variants) {
+        variants.append(QString::fromUtf8(variantName(p).data(),
+                                          static_cast<qsizetype>(variantName(p).size())));
     }
     const QJsonObject search{
         {QStringLiteral("objectives"), objectives},
@@ -183,9 +183,9 @@ Workspace workspaceFromJson(const QByteArray& json, const QString& file) {
                 fail(file, QStringLiteral("search.variants: expected an array of precisions"));
             }
             try {
-                w.search.variants =
-                    names.isEmpty() ? std::vector<Precision>{}
-                                    : parsePrecisions(names.join(QLatin1Char(',')).toStdString());
+                w.search.variants = names.isEmpty()
+                                        ? std::vector<Variant>{}
+                                        : parseVariants(names.join(QLatin1Char(',')).toStdString());
             } catch (const InputError& e) {
                 fail(file, QStringLiteral("search.variants: %1").arg(QString::fromUtf8(e.what())));
             }

@@ -191,7 +191,8 @@ nlohmann::json variantsJson(const Graph& graph, const LibraryProfileRun& run) {
     nlohmann::json list = nlohmann::json::array();
     for (const LibraryProfileRun::VariantRow& v : run.variantRows) {
         nlohmann::json item = {{"name", graph.nodes[static_cast<std::size_t>(v.original)].name},
-                               {"precision", precisionName(v.precision)},
+                               {"precision", precisionName(v.variant.precision)},
+                               {"variant", variantName(v.variant)},
                                {"status", v.row.statusName()},
                                {"reused", v.row.reused}};
         if (v.row.ok()) {
@@ -241,7 +242,7 @@ void runProfile(const ProfileArguments& args) {
     options.repeats = args.repeats;
     options.fusionGroups = !args.noFusion;
     if (!args.variants.empty()) {
-        for (const Precision p : parsePrecisions(args.variants)) {
+        for (const Variant p : parseVariants(args.variants)) {
             if (p != Precision::Fp32) {
                 options.variants.push_back(p);
             }
@@ -387,7 +388,7 @@ void runProfile(const ProfileArguments& args) {
             ok += v.row.ok() ? 1 : 0;
             reused += v.row.ok() && v.row.reused ? 1 : 0;
         }
-        std::printf("%zu nodes in lower precisions (lowered node, its conversions measured "
+        std::printf("%zu nodes in other variants (lowered node, its conversions measured "
                     "beside it): %d ok (%d reused); sensitivity measured for %d nodes on random "
                     "inputs (accuracy on real data may differ)\n",
                     run.variantRows.size(), ok, reused, run.sensitivityMeasured);
@@ -455,12 +456,13 @@ void addProfileCommand(CLI::App& app) {
     cmd->add_flag("--no-fusion", args->noFusion,
                   "Do not also measure the model's fusion groups as fused nodes");
     cmd->add_option("--variants", args->variants,
-                    "Also measure the model's lowerable nodes in these precisions, bf16 (Conv, "
-                    "MatMul, Gemm), fp16 (the same nodes; CUDA devices, and CPUs whose LibTorch "
-                    "runs them in float16) and int8 (Conv, MatMul, Gemm with constant weights, "
-                    "CPU devices; its activation ranges are calibrated first), and how much each "
-                    "moves the outputs (the sensitivity table the search estimates accuracy "
-                    "from), e.g. bf16,int8");
+                    "Also measure the model's lowerable nodes in these variants, bf16 (Conv, "
+                    "MatMul, Gemm and their Relu, Clip, Add), fp16 (the same nodes; CUDA devices, "
+                    "and CPUs whose LibTorch runs them in float16), int8 (Conv, MatMul, Gemm with "
+                    "constant weights, CPU devices; its activation ranges are calibrated first) "
+                    "and fp32-nhwc (2-D Conv and their Relu, Clip, Add in fp32 with channels-last "
+                    "activations), and how much each moves the outputs (the sensitivity table the "
+                    "search estimates accuracy from), e.g. bf16,int8,fp32-nhwc");
     cmd->add_option("--inputs", args->inputs,
                     "Folder of calibration inputs (NAME.npy or NAME.pb per model input) the "
                     "sensitivity table is measured on (default: seeded random inputs)");

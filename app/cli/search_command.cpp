@@ -81,7 +81,7 @@ SearchOptions searchOptionsOf(const SearchArguments& args) {
     }
     if (!args.variants.empty()) {
         try {
-            options.variants = parsePrecisions(args.variants);
+            options.variants = parseVariants(args.variants);
         } catch (const InputError& e) {
             throw InputError(std::string("--variants: ") + e.what());
         }
@@ -118,10 +118,12 @@ void addSearchSettings(CLI::App& cmd, SearchArguments& args) {
     cmd.add_flag("--no-fusion", args.noFusion,
                  "Offer no fusion groups: every operator runs on its own");
     cmd.add_option("--variants", args.variants,
-                   "Precisions to offer besides fp32: bf16 and fp16 (Conv, MatMul and Gemm "
-                   "nodes; fp16 on devices that run it: CUDA, a catalog device listing it), "
-                   "int8 (Conv, MatMul and Gemm with constant weights; CPU devices), e.g. "
-                   "bf16,int8; needs accuracy among --objectives or --max-accuracy-loss");
+                   "Variants to offer besides fp32: bf16 and fp16 (Conv, MatMul and Gemm "
+                   "nodes and their Relu, Clip, Add; fp16 on devices that run it: CUDA, a "
+                   "catalog device listing it), int8 (Conv, MatMul and Gemm with constant "
+                   "weights; CPU devices), fp32-nhwc (2-D Conv and their Relu, Clip, Add with "
+                   "channels-last activations; measured devices), e.g. bf16,int8,fp32-nhwc; "
+                   "needs accuracy among --objectives or --max-accuracy-loss");
     cmd.add_option("--max-accuracy-loss", args.maxAccuracyLoss,
                    "Largest estimated output deviation from fp32 a plan may have, % (plans "
                    "above it are infeasible)");

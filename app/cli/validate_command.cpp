@@ -145,7 +145,7 @@ void runValidate(const ValidateArguments& args) {
             throw InputError("--without-variants and --without-fusion: compare one at a time");
         }
         PlanToValidate fp32 = comparison("in fp32");
-        fp32.precisions.clear();
+        fp32.variants.clear();
         fp32.plannedDeviationPct.reset();
         toRun.push_back(std::move(fp32));
     }
@@ -191,13 +191,14 @@ void runValidate(const ValidateArguments& args) {
         for (std::size_t k = 1; k < n.fusedMembers.size(); ++k) {
             opType += "+" + g.nodes[static_cast<std::size_t>(n.fusedMembers[k])].opType;
         }
-        if (n.precision != Precision::Fp32) { // with its conversions: "Conv bf16"
-            opType += " " + std::string(precisionName(n.precision));
+        if (n.variant != Precision::Fp32) { // with its conversions: "Conv bf16"
+            opType += " " + std::string(variantName(n.variant));
         }
         nodes.push_back({{"name", node.name + (n.fusedMembers.empty() ? "" : "+fused")},
                          {"op_type", opType},
                          {"fused_nodes", n.fusedMembers.size()},
-                         {"precision", precisionName(n.precision)},
+                         {"precision", precisionName(n.variant.precision)},
+                         {"variant", variantName(n.variant)},
                          {"device", report.devices[static_cast<std::size_t>(n.device)].id},
                          {"measured_us", n.measuredUs},
                          {"measured_mean_us", n.measuredMeanUs},

@@ -108,7 +108,7 @@ std::vector<std::uint8_t> genomeOf(const PlansFilePlan& plan, const Simulator& s
     const Graph& g = sim.graph();
     const std::map<std::string, std::string> assignment(plan.assignment.begin(),
                                                         plan.assignment.end());
-    const std::map<std::string, Precision> precisions(plan.variants.begin(), plan.variants.end());
+    const std::map<std::string, Variant> variants(plan.variants.begin(), plan.variants.end());
     const std::string what = plansOrigin + ": plan " + std::to_string(plan.id);
     std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
     for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
@@ -124,11 +124,11 @@ std::vector<std::uint8_t> genomeOf(const PlansFilePlan& plan, const Simulator& s
                              "', which the plans file does not list");
         }
         std::int32_t v = 0;
-        if (const auto lowered = precisions.find(node.name); lowered != precisions.end()) {
+        if (const auto lowered = variants.find(node.name); lowered != variants.end()) {
             v = sim.costs().findVariant(lowered->second);
             if (v < 0) {
                 throw InputError(what + " runs node '" + node.name + "' in " +
-                                 std::string(precisionName(lowered->second)) +
+                                 std::string(variantName(lowered->second)) +
                                  ", which the plans file does not offer (\"variants\")");
             }
         }
@@ -143,7 +143,7 @@ Json precisionCounts(const Simulator& sim, const Plan& plan) {
     for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
         const auto n = static_cast<std::size_t>(sim.computeNode(ci));
         const std::int32_t v = plan.variant.empty() ? 0 : plan.variant[n];
-        ++counts[std::string(precisionName(sim.costs().variant(v)))];
+        ++counts[std::string(variantName(sim.costs().variant(v)))];
     }
     Json json = Json::object();
     for (const auto& [name, count] : counts) {
@@ -357,7 +357,7 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                       {"finish_us", compute ? Json(simulated.finishUs[n]) : Json(nullptr)}};
         if (compute) {
             const std::int32_t v = plan.variant.empty() ? 0 : plan.variant[n];
-            entry["precision"] = std::string(precisionName(table.variant(v)));
+            entry["precision"] = std::string(variantName(table.variant(v)));
             entry["source"] = std::string(
                 costSourceName(table.cell(static_cast<NodeId>(n), plan.device[n], v).source));
         }

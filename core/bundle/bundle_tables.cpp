@@ -92,7 +92,7 @@ std::string profileCsv(const Simulator& sim, const Plan& plan, const DeviceInven
                        (supported ? number(cell.energyUj) : std::string()) + "," +
                        (supported ? std::to_string(cell.workspaceBytes) : std::string()) + "," +
                        source + "," + (supported ? source : std::string()) + "," +
-                       std::string(precisionName(table.variant(v))) + "\n";
+                       std::string(variantName(table.variant(v))) + "\n";
             }
         }
     }

@@ -48,6 +48,22 @@ bool foldedConstant(const Graph& g, const Tensor& tensor) {
     return kind == NodeKind::Constant || kind == NodeKind::ShapeComputation;
 }
 
+/// Adds an opset import (version 1) for a node's domain that the model does not import yet:
+/// Paretune's own operators (ai.paretune::NhwcConv of a plan's fp32-nhwc nodes).
+void declareDomain(onnx::ModelProto& model, const std::string& domain) {
+    if (domain.empty() || domain == "ai.onnx") {
+        return;
+    }
+    for (const onnx::OperatorSetIdProto& set : model.opset_import()) {
+        if (set.domain() == domain) {
+            return;
+        }
+    }
+    onnx::OperatorSetIdProto& set = *model.add_opset_import();
+    set.set_domain(domain);
+    set.set_version(1);
+}
+
 /// Sets the default domain's opset of a model to `version` (adding the entry when missing).
 void raiseDefaultOpset(onnx::ModelProto& model, std::int64_t version) {
     for (onnx::OperatorSetIdProto& set : *model.mutable_opset_import()) {
@@ -206,11 +222,11 @@ ModelPartitioner::partitionLowered(const LoweredGraph& lowered,
                          std::to_string(lowered.parts.size()) + " node parts for " +
                          std::to_string(model.nodes.size()) + " nodes");
     }
-    const bool lowers = std::any_of(lowered.precisions.begin(), lowered.precisions.end(),
-                                    [](Precision p) { return p != Precision::Fp32; });
+    const bool lowers = std::any_of(lowered.variants.begin(), lowered.variants.end(),
+                                    [](Variant v) { return v != Precision::Fp32; });
     if (lowers && g.opset > model.opset) {
         throw InputError("'" + model.name + "' is an opset-" + std::to_string(model.opset) +
-                         " model; the plan's lower precisions are written with opset-" +
+                         " model; the plan's variants are written with opset-" +
                          std::to_string(g.opset) +
                          " operators, which would change the meaning of its other nodes: "
                          "export the model at opset " +
@@ -340,6 +356,7 @@ std::vector<Partition> ModelPartitioner::Impl::split(const Graph& g,
         std::vector<bool> seen(g.tensors.size(), false);
         for (const NodeId v : part.nodeIds) {
             *graph.add_node() = writeNode(v);
+            declareDomain(file, graph.node(graph.node_size() - 1).domain());
             for (const auto& reads : {g.nodeInputs.row(v), g.capturedInputs.row(v)}) {
                 for (const TensorId t : reads) {
                     if (t == kNone || seen[static_cast<std::size_t>(t)]) {

@@ -47,17 +47,17 @@ std::vector<std::string> nodeDevices(const Graph& g, const Plan& plan, const Cos
 }
 
 /// Each node's precision in a plan (fp32 for nodes without a variant).
-std::vector<Precision> planPrecisions(const Plan& plan, const CostTable& table) {
-    std::vector<Precision> precisions(plan.device.size(), Precision::Fp32);
+std::vector<Variant> planVariants(const Plan& plan, const CostTable& table) {
+    std::vector<Variant> precisions(plan.device.size(), Precision::Fp32);
     for (std::size_t n = 0; n < plan.variant.size(); ++n) {
         precisions[n] = table.variant(plan.variant[n]);
     }
     return precisions;
 }
 
-bool lowers(const std::vector<Precision>& precisions) {
+bool lowers(const std::vector<Variant>& precisions) {
     return std::any_of(precisions.begin(), precisions.end(),
-                       [](Precision p) { return p != Precision::Fp32; });
+                       [](Variant p) { return p != Precision::Fp32; });
 }
 
 } // namespace
@@ -67,7 +67,7 @@ PlanPartitions partitionPlan(const ModelPartitioner& partitioner, const Plan& pl
                              const std::string& what) {
     const Graph& g = partitioner.graph();
     const std::vector<std::string> devices = nodeDevices(g, plan, table);
-    const std::vector<Precision> precisions = planPrecisions(plan, table);
+    const std::vector<Variant> precisions = planVariants(plan, table);
     PlanPartitions result;
     if (!lowers(precisions)) {
         result.parts = partitioner.partition(devices);

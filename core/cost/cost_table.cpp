@@ -90,14 +90,14 @@ bool CostTable::hasSharedResources() const {
            std::any_of(m_contention.begin(), m_contention.end(), [](double f) { return f != 1.0; });
 }
 
-void CostTable::setVariants(std::vector<Precision> variants) {
+void CostTable::setVariants(std::vector<Variant> variants) {
     if (variants.empty() || variants.front() != Precision::Fp32) {
         throw InputError("a cost table's variants start with fp32");
     }
     for (std::size_t i = 1; i < variants.size(); ++i) {
         if (std::find(variants.begin(), variants.begin() + static_cast<std::ptrdiff_t>(i),
                       variants[i]) != variants.begin() + static_cast<std::ptrdiff_t>(i)) {
-            throw InputError("precision " + std::string(precisionName(variants[i])) +
+            throw InputError("variant " + std::string(variantName(variants[i])) +
                              " is offered twice");
         }
     }
@@ -108,8 +108,8 @@ void CostTable::setVariants(std::vector<Precision> variants) {
     m_conversions.clear();
 }
 
-std::int32_t CostTable::findVariant(Precision precision) const {
-    const auto it = std::find(m_variants.begin(), m_variants.end(), precision);
+std::int32_t CostTable::findVariant(Variant variant) const {
+    const auto it = std::find(m_variants.begin(), m_variants.end(), variant);
     return it == m_variants.end() ? -1 : static_cast<std::int32_t>(it - m_variants.begin());
 }
 
@@ -274,9 +274,9 @@ CostCell modelledVariantCell(const Graph& graph, NodeId n, const DeviceSpec& spe
 /// lowerable nodes on the modelled devices that list a peak for the precision.
 void addModelledVariants(CostTable& table, const Graph& graph,
                          const std::vector<const DeviceSpec*>& specs,
-                         const std::vector<Precision>& precisions) {
-    std::vector<Precision> offered{Precision::Fp32};
-    for (const Precision p : precisions) {
+                         const std::vector<Variant>& variants) {
+    std::vector<Variant> offered{Precision::Fp32};
+    for (const Variant p : variants) {
         if (std::find(offered.begin(), offered.end(), p) == offered.end()) {
             offered.push_back(p);
         }
@@ -287,7 +287,10 @@ void addModelledVariants(CostTable& table, const Graph& graph,
     table.setVariants(offered);
     std::vector<ConversionCost> conversions;
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
-        const Precision precision = table.variant(v);
+        if (table.variant(v).layout != Layout::Nchw) {
+            continue; // no catalog figure for a layout: unsupported on modelled devices
+        }
+        const Precision precision = table.variant(v).precision;
         for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
             const auto node = static_cast<NodeId>(n);
             if (graph.nodes[n].kind != NodeKind::Compute || !lowerable(graph, node, precision)) {

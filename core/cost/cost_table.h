@@ -108,12 +108,12 @@ public:
     /// genome holds the column c = v · deviceCount + d. Cells of variants ≥ 1 start unsupported
     /// (a node that is not lowerable keeps them so). Throws InputError when the list does not
     /// start with Fp32 or repeats one.
-    void setVariants(std::vector<Precision> variants);
+    void setVariants(std::vector<Variant> variants);
     std::int32_t variantCount() const { return static_cast<std::int32_t>(m_variants.size()); }
-    Precision variant(std::int32_t v) const { return m_variants[static_cast<std::size_t>(v)]; }
-    const std::vector<Precision>& variants() const { return m_variants; }
+    Variant variant(std::int32_t v) const { return m_variants[static_cast<std::size_t>(v)]; }
+    const std::vector<Variant>& variants() const { return m_variants; }
     /// -1 when the table does not offer it.
-    std::int32_t findVariant(Precision precision) const;
+    std::int32_t findVariant(Variant variant) const;
     std::int32_t columnCount() const { return deviceCount() * variantCount(); }
     const CostCell& cell(NodeId node, std::int32_t d, std::int32_t v) const {
         return m_cells[index(node, d, v)];
@@ -211,7 +211,7 @@ private:
     std::int32_t m_host = 0;
     std::vector<CostDevice> m_devices;
     std::vector<CostCell> m_cells; ///< (v · nodeCount + node) · deviceCount + d
-    std::vector<Precision> m_variants{Precision::Fp32};
+    std::vector<Variant> m_variants{Precision::Fp32};
     std::vector<std::string> m_queueLabels;
     std::vector<std::vector<TransferHop>> m_paths; ///< src · deviceCount + dst
     std::vector<std::uint8_t> m_exclusive;         ///< a · deviceCount + b
@@ -231,14 +231,15 @@ struct CostTableOptions {
     /// on modelled devices (the fused node's roofline: one launch, no traffic between members)
     /// and unsupported ones elsewhere until measured or predicted (fillCostsFromLibrary).
     bool fusion = true;
-    /// Precisions offered besides fp32 (CostTable::setVariants; empty: fp32 only; fp32 itself and
+    /// Variants offered besides fp32 (CostTable::setVariants; empty: fp32 only; fp32 itself and
     /// repeats are ignored). Lowerable nodes (graph/precision.h) get modelled cells on modelled
     /// devices that list a peak for the precision (DeviceSpec::precisionPeaks): the roofline at
     /// that peak with the node's float traffic in the narrower type, plus its conversions (one
     /// launch each; fp32 read + narrow write per converted activation, and back per output).
     /// Their deviationPct stays 0: a deviation is measured (the sensitivity table), never
-    /// modelled. The others stay unsupported until measured or predicted.
-    std::vector<Precision> variants;
+    /// modelled. A layout variant (fp32-nhwc) has no catalog figure: unsupported on modelled
+    /// devices. The others stay unsupported until measured or predicted.
+    std::vector<Variant> variants;
 };
 
 /// Builds the table for `deviceIds` (catalog ids; the host is appended when missing) with

@@ -136,16 +136,17 @@ VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
         modelled[{c.node, c.variant, c.tensor, c.output}].push_back(c);
     }
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
-        const Precision precision = table.variant(v);
-        const std::vector<Precision> precisions = lowerAll(graph, precision);
+        const Variant variant = table.variant(v);
+        const Precision precision = variant.precision;
+        const std::vector<Variant> variants = lowerAll(graph, variant);
         // Each node with its own conversions: the cell of a node alone, and what a chain saves.
         const LoweredGraph lowered =
-            lowerGraph(graph, precisions, nullptr, int8InputLevels(), LoweredChains::Isolated);
+            lowerGraph(graph, variants, nullptr, int8InputLevels(), LoweredChains::Isolated);
         CostTable loweredTable(static_cast<std::int32_t>(lowered.graph.nodes.size()),
                                table.devices(), table.host());
         fill(loweredTable, lowered.graph);
         for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
-            if (precisions[n] != precision) {
+            if (variants[n] != variant) {
                 continue;
             }
             for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
@@ -200,7 +201,7 @@ int applySensitivities(CostTable& table, const Graph& graph, const SampleLibrary
                        const std::string& inputsKey, std::vector<std::string>* usedKeys) {
     int missing = 0;
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
-        const std::string precision(precisionName(table.variant(v)));
+        const std::string precision(variantName(table.variant(v)));
         std::string key = inputsKey.empty() ? "" : sensitivityInputsKey(inputsKey, precision);
         if (key.empty()) {
             for (const std::string& stored :

@@ -2,6 +2,7 @@
 #include "op_metrics.h"
 
 #include "einsum.h"
+#include "precision.h"
 
 #include <algorithm>
 #include <string>
@@ -124,7 +125,7 @@ double flopsOf(const Graph& g, NodeId id) {
         return 0.0;
     }
     const std::string& op = node.opType;
-    if (op == "Conv" || op == "FusedConv") {
+    if (op == "Conv" || op == "FusedConv" || op == kNhwcConvOp) {
         const auto* w = dimsOf(g, input(1));
         if (!w || w->size() < 2) {
             return 0.0;

@@ -14,6 +14,11 @@ namespace {
 
 constexpr Precision kPrecisions[] = {Precision::Fp32, Precision::Bf16, Precision::Fp16,
                                      Precision::Int8};
+constexpr Variant kVariants[] = {Precision::Fp32,
+                                 Precision::Bf16,
+                                 Precision::Fp16,
+                                 Precision::Int8,
+                                 {Precision::Fp32, Layout::ChannelsLast}};
 
 std::string knownNames() {
     std::string names;
@@ -21,6 +26,49 @@ std::string knownNames() {
         names += (names.empty() ? "" : ", ") + std::string(precisionName(p));
     }
     return names;
+}
+
+std::string knownVariantNames() {
+    std::string names;
+    for (const Variant v : kVariants) {
+        names += (names.empty() ? "" : ", ") + std::string(variantName(v));
+    }
+    return names;
+}
+
+bool isFloat32(const Graph& graph, TensorId t) {
+    return t != kNone && graph.tensors[static_cast<std::size_t>(t)].dtype == DType::Float32;
+}
+
+bool isActivation4d(const Graph& graph, TensorId t) {
+    const Tensor& tensor = graph.tensors[static_cast<std::size_t>(t)];
+    return tensor.dtype == DType::Float32 && tensor.shapeKnown() && tensor.dims.size() == 4 &&
+           !detail::isWeight(tensor);
+}
+
+/// fp32-nhwc (precision.h, lowerable): a 2-D Conv of a float32 activation, or a Relu, Clip or
+/// Add of 4-D float32 activations (an Add's of one shape; a Clip's bounds may be weights).
+bool channelsLastLowerable(const Graph& graph, NodeId node) {
+    const Node& n = graph.nodes[static_cast<std::size_t>(node)];
+    const auto ins = graph.nodeInputs.row(node);
+    if (ins.empty() || ins[0] == kNone || !isActivation4d(graph, ins[0])) {
+        return false;
+    }
+    if (n.opType == "Conv") {
+        return ins.size() >= 2 && isFloat32(graph, ins[1]) &&
+               (ins.size() < 3 || ins[2] == kNone || isFloat32(graph, ins[2]));
+    }
+    if (n.opType == "Relu" || (n.opType == "Clip" && graph.opset >= 11)) {
+        return true;
+    }
+    if (n.opType == "Add") {
+        return std::all_of(ins.begin(), ins.end(), [&](TensorId t) {
+            return t != kNone && isActivation4d(graph, t) &&
+                   graph.tensors[static_cast<std::size_t>(t)].dims ==
+                       graph.tensors[static_cast<std::size_t>(ins[0])].dims;
+        });
+    }
+    return false;
 }
 
 /// A Conv, MatMul or Gemm: the products that dominate a model's time.
@@ -54,16 +102,33 @@ Precision parsePrecision(std::string_view name) {
                      knownNames() + ")");
 }
 
-std::vector<Precision> parsePrecisions(std::string_view text) {
-    std::vector<Precision> result;
+std::string_view variantName(Variant variant) {
+    if (variant.layout == Layout::ChannelsLast) {
+        return variant.precision == Precision::Fp32 ? "fp32-nhwc" : "unknown-nhwc";
+    }
+    return precisionName(variant.precision);
+}
+
+Variant parseVariant(std::string_view name) {
+    for (const Variant v : kVariants) {
+        if (name == variantName(v)) {
+            return v;
+        }
+    }
+    throw InputError("unknown variant '" + std::string(name) + "' (expected one of " +
+                     knownVariantNames() + ")");
+}
+
+std::vector<Variant> parseVariants(std::string_view text) {
+    std::vector<Variant> result;
     std::size_t begin = 0;
     while (begin <= text.size()) {
         const std::size_t end = std::min(text.find(',', begin), text.size());
-        const Precision p = parsePrecision(text.substr(begin, end - begin));
-        if (std::find(result.begin(), result.end(), p) != result.end()) {
-            throw InputError("precision '" + std::string(precisionName(p)) + "' is listed twice");
+        const Variant v = parseVariant(text.substr(begin, end - begin));
+        if (std::find(result.begin(), result.end(), v) != result.end()) {
+            throw InputError("variant '" + std::string(variantName(v)) + "' is listed twice");
         }
-        result.push_back(p);
+        result.push_back(v);
         begin = end + 1;
     }
     return result;
@@ -83,14 +148,18 @@ DType precisionDType(Precision precision) {
     return DType::Float32;
 }
 
-bool lowerable(const Graph& graph, NodeId node, Precision precision) {
-    if (precision == Precision::Fp32) {
+bool lowerable(const Graph& graph, NodeId node, Variant variant) {
+    if (variant == Precision::Fp32) {
         return true;
     }
     const Node& n = graph.nodes[static_cast<std::size_t>(node)];
     if (n.kind != NodeKind::Compute || !n.domain.empty()) {
         return false;
     }
+    if (variant.layout == Layout::ChannelsLast) {
+        return variant.precision == Precision::Fp32 && channelsLastLowerable(graph, node);
+    }
+    const Precision precision = variant.precision;
     const bool product = isProduct(n);
     if (precision == Precision::Int8) {
         return product && detail::int8Lowerable(graph, node);
@@ -133,23 +202,23 @@ std::vector<TensorId> int8RangeTensors(const Graph& graph) {
     return tensors;
 }
 
-LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions,
+LoweredGraph lowerGraph(const Graph& graph, std::span<const Variant> variants,
                         const ActivationRanges* ranges, int int8Levels, LoweredChains chains) {
-    if (precisions.size() != graph.nodes.size()) {
-        throw InputError("a precision per node is needed: " + std::to_string(precisions.size()) +
+    if (variants.size() != graph.nodes.size()) {
+        throw InputError("a variant per node is needed: " + std::to_string(variants.size()) +
                          " given for " + std::to_string(graph.nodes.size()) + " nodes");
     }
     detail::Lowering lowering(graph, ranges, int8Levels,
-                              chains == LoweredChains::Joined ? precisions
-                                                              : std::span<const Precision>{});
+                              chains == LoweredChains::Joined ? variants
+                                                              : std::span<const Variant>{});
     for (const NodeId n : graph.topologicalOrder) {
-        const Precision p = precisions[static_cast<std::size_t>(n)];
+        const Variant p = variants[static_cast<std::size_t>(n)];
         if (p == Precision::Fp32) {
             lowering.keep(n);
         } else if (!lowerable(graph, n, p)) {
             throw InputError("node '" + graph.nodes[static_cast<std::size_t>(n)].name + "' (" +
                              graph.nodes[static_cast<std::size_t>(n)].opType + ") cannot run in " +
-                             std::string(precisionName(p)));
+                             std::string(variantName(p)));
         } else {
             lowering.lower(n, p);
         }
@@ -157,7 +226,7 @@ LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precision
     return lowering.finish();
 }
 
-PairedVariants appendLoweredNodes(const Graph& graph, Precision precision,
+PairedVariants appendLoweredNodes(const Graph& graph, Variant variant,
                                   const ActivationRanges* ranges, int int8Levels,
                                   bool productsOnly) {
     detail::Lowering lowering(graph, ranges, int8Levels);
@@ -165,51 +234,40 @@ PairedVariants appendLoweredNodes(const Graph& graph, Precision precision,
     result.nodeOf.assign(graph.nodes.size(), kNone);
     for (const NodeId n : graph.topologicalOrder) {
         result.nodeOf[static_cast<std::size_t>(n)] = lowering.keepOnly(n);
-        if (precision != Precision::Fp32 && lowerable(graph, n, precision) &&
+        if (variant != Precision::Fp32 && lowerable(graph, n, variant) &&
             (!productsOnly || isProduct(graph.nodes[static_cast<std::size_t>(n)]))) {
-            lowering.lower(n, precision, true);
+            lowering.lower(n, variant, true);
         }
     }
     result.paired = lowering.finish();
     return result;
 }
 
-std::vector<Precision> lowerAll(const Graph& graph, Precision precision) {
-    std::vector<Precision> result(graph.nodes.size(), Precision::Fp32);
+std::vector<Variant> lowerAll(const Graph& graph, Variant variant) {
+    std::vector<Variant> result(graph.nodes.size(), Precision::Fp32);
     for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
-        if (lowerable(graph, static_cast<NodeId>(n), precision)) {
-            result[n] = precision;
+        if (lowerable(graph, static_cast<NodeId>(n), variant)) {
+            result[n] = variant;
         }
     }
     return result;
 }
 
-std::string loweredGraphName(const Graph& original, Precision precision) {
+std::string loweredGraphName(const Graph& original, Variant variant) {
     return (original.name.empty() ? std::string("model") : original.name) + " (" +
-           std::string(precisionName(precision)) + " " + original.fingerprint.substr(0, 12) + ")";
+           std::string(variantName(variant)) + " " + original.fingerprint.substr(0, 12) + ")";
 }
 
 bool isLoweredGraphName(std::string_view name, std::string_view fingerprint) {
-    for (const Precision p : kPrecisions) {
-        if (p == Precision::Fp32) {
-            continue;
-        }
-        const std::string tag = " (" + std::string(precisionName(p)) + " " +
-                                std::string(fingerprint.substr(0, 12)) + ")";
-        if (name.size() > tag.size() && name.ends_with(tag)) {
-            return true;
-        }
-    }
-    return false;
+    return loweredGraphVariant(name, fingerprint).has_value();
 }
 
-std::optional<Precision> loweredGraphPrecision(std::string_view name,
-                                               std::string_view fingerprint) {
-    for (const Precision p : kPrecisions) {
-        const std::string tag = " (" + std::string(precisionName(p)) + " " +
-                                std::string(fingerprint.substr(0, 12)) + ")";
-        if (p != Precision::Fp32 && name.size() > tag.size() && name.ends_with(tag)) {
-            return p;
+std::optional<Variant> loweredGraphVariant(std::string_view name, std::string_view fingerprint) {
+    for (const Variant v : kVariants) {
+        const std::string tag =
+            " (" + std::string(variantName(v)) + " " + std::string(fingerprint.substr(0, 12)) + ")";
+        if (v != Precision::Fp32 && name.size() > tag.size() && name.ends_with(tag)) {
+            return v;
         }
     }
     return std::nullopt;

@@ -30,22 +30,58 @@ enum class Precision : std::uint8_t { Fp32, Bf16, Int8, Fp16 };
 std::string_view precisionName(Precision precision); ///< "fp32", "bf16", "int8", "fp16"
 /// Parses one name. Throws InputError naming it and the names this build knows.
 Precision parsePrecision(std::string_view name);
-/// Parses "bf16,…" (distinct names). Throws InputError like parsePrecision, or for a repeat.
-std::vector<Precision> parsePrecisions(std::string_view text);
+
+/// Memory layout of a node's 4-D activations. Nchw is ONNX's; ChannelsLast (NHWC) is the one
+/// oneDNN's fast convolution kernels read and write on many CPUs. A node lowered to
+/// ChannelsLast reads its activations transposed to NHWC and gives its outputs back transposed
+/// to NCHW (Transpose nodes, measured like any operator), except between neighbours in the
+/// same variant, which pass their NHWC tensors on as they are (lowerGraph).
+enum class Layout : std::uint8_t { Nchw, ChannelsLast };
+
+/// How a compute node runs: its precision and its activations' layout (DESIGN.md "The plan,
+/// second generation": the variant layer). Variant 0 of a cost table is fp32 in NCHW, the model
+/// as given. The variants this build offers: fp32, bf16, int8, fp16 (each in the layout its
+/// kernels choose: bf16 convolutions run channels-last inside on CPUs computing bf16 natively)
+/// and fp32-nhwc (fp32 convolutions and their elementwise neighbours in NHWC).
+struct Variant {
+    Precision precision = Precision::Fp32;
+    Layout layout = Layout::Nchw;
+
+    constexpr Variant() = default;
+    // A precision in its default layout (implicit: every precision is a variant).
+    constexpr Variant(Precision p, Layout l = Layout::Nchw) // NOLINT(google-explicit-constructor)
+        : precision(p), layout(l) {}
+    friend constexpr bool operator==(Variant a, Variant b) = default;
+};
+
+/// The operator a Conv lowered to fp32-nhwc runs as: Conv's attributes, inputs and weights (W in
+/// OIHW), its activation X and output Y in NHWC (a Paretune operator: onnxruntime's contrib
+/// NhwcConv reads its weights in another layout).
+inline constexpr std::string_view kNhwcConvDomain = "ai.paretune";
+inline constexpr std::string_view kNhwcConvOp = "NhwcConv";
+
+/// "fp32", "bf16", "int8", "fp16", "fp32-nhwc".
+std::string_view variantName(Variant variant);
+/// Parses one name. Throws InputError naming it and the names this build knows.
+Variant parseVariant(std::string_view name);
+/// Parses "bf16,…" (distinct names). Throws InputError like parseVariant, or for a repeat.
+std::vector<Variant> parseVariants(std::string_view text);
 /// The element type a precision stores floating-point activations in (fp16: float16; int8:
 /// uint8, the quantized activations; its weights are int8).
 DType precisionDType(Precision precision);
 
-/// Whether a node can run in `precision`: Fp32 always; bf16 and fp16 for a Conv, MatMul or Gemm
+/// Whether a node can run in `variant`: Fp32 always; bf16 and fp16 for a Conv, MatMul or Gemm
 /// whose floating-point inputs are all float32 (the products that dominate a model's time), and
 /// for a Relu, Add or Clip (opset 11 on) of float32 inputs (their neighbours: a chain of lowered
 /// nodes converts only at its ends, lowerGraph); int8
 /// for a 2-D Conv of a float32 activation with float32 weights (and bias) that are initializers, a
 /// MatMul of a float32 activation of rank ≥ 2 by a constant 2-D float32 B, and a Gemm of a 2-D
 /// activation (transA 0, alpha and beta 1) by a constant B (transB either way) and constant C.
-/// Fused nodes (fusion.h) stay fp32, bf16 or fp16. Whether a device runs the precision is
+/// fp32-nhwc for a 2-D Conv of a float32 activation (ONNX's domain), and a Relu, Clip (opset 11
+/// on) or Add whose activations are all float32 and 4-D (an Add's of one shape, no weight).
+/// Fused nodes (fusion.h) stay fp32, bf16 or fp16. Whether a device runs the variant is
 /// another question (profile/precision_support.h).
-bool lowerable(const Graph& graph, NodeId node, Precision precision);
+bool lowerable(const Graph& graph, NodeId node, Variant variant);
 
 /// The range of a tensor's values over calibration inputs: what an int8 node's activation
 /// scale and zero point come from (asymmetric uint8 over [min(lo, 0), max(hi, 0)]).
@@ -67,17 +103,18 @@ struct LoweredGraph {
     /// Per original node: its nodes in the lowered graph (the node itself first, then the
     /// conversions of its inputs and outputs).
     std::vector<std::vector<NodeId>> parts;
-    /// Per original node, the precision it was lowered to (Fp32: kept as it was).
-    std::vector<Precision> precisions;
-    /// A Cast of an activation that a node lowered to bf16 or fp16 runs: of its input `tensor`
-    /// into the precision, or (output) of its own output `tensor` back into float32. `node` is
-    /// the Cast in the lowered graph, `tensor` an original tensor.
+    /// Per original node, the variant it was lowered to (fp32: kept as it was).
+    std::vector<Variant> variants;
+    /// A conversion of an activation that a node lowered to bf16, fp16 or fp32-nhwc runs: of
+    /// its input `tensor` into the variant, or (output) of its own output `tensor` back into
+    /// float32 NCHW. `node` is the Cast or Transpose in the lowered graph, `tensor` an original
+    /// tensor.
     struct Conversion {
         NodeId node = kNone;
         TensorId tensor = kNone;
         bool output = false;
     };
-    /// Per original node, its Casts of activations (in order; a subset of its parts).
+    /// Per original node, its conversions of activations (in order; a subset of its parts).
     std::vector<std::vector<Conversion>> conversions;
     /// Whether every int8 node's scales come from measured ranges. Without them (no ranges
     /// given, or a tensor missing) a placeholder range [-1, 1] stands in: the graph has the
@@ -101,22 +138,27 @@ struct LoweredGraph {
 /// in float after the DequantizeLinear ("NAME/bias", an Add); its output scale covers Y's range
 /// less C's values. An int8 product's input is quantized over `int8Levels` steps (255, or 127
 /// where this CPU's engines would not multiply 8-bit inputs exactly: common/int8_products.h), its
-/// output over 255. Throws InputError for other levels.
+/// output over 255. Throws InputError for other levels. A node in fp32-nhwc reads its 4-D
+/// activations through a Transpose to NHWC ("NAME/to_nhwc_K", perm 0 2 3 1) and gives its output
+/// back through a Transpose to NCHW ("NAME/to_nchw_0"); a Conv runs as "ai.paretune::NhwcConv"
+/// (Conv's attributes and weights, NHWC input and output), its elementwise neighbours as they
+/// are, on NHWC tensors.
 ///
 /// Chains (LoweredChains::Joined, the default): where a node and its producer both compute in
-/// the same Cast precision (bf16 or fp16), the consumer reads the producer's lowered output
-/// directly (no Cast back to float32 and again), and a producer whose readers all compute in
-/// its precision casts no output back (unless the output is a graph output). So a chain of
+/// the same variant that converts with Casts or Transposes (bf16, fp16, fp32-nhwc), the
+/// consumer reads the producer's lowered output directly (no conversion back and again), and a
+/// producer whose readers all compute in its variant converts no output back (unless the output
+/// is a graph output). So a chain of
 /// lowered nodes converts only where the precision changes: what a plan runs.
 /// LoweredChains::Isolated gives every lowered node its own conversions: the cost of each node
 /// alone, with what the chain would save, as CostTable::Conversion cells.
 enum class LoweredChains : std::uint8_t { Joined, Isolated };
-LoweredGraph lowerGraph(const Graph& graph, std::span<const Precision> precisions,
+LoweredGraph lowerGraph(const Graph& graph, std::span<const Variant> variants,
                         const ActivationRanges* ranges = nullptr,
                         int int8Levels = int8InputLevels(),
                         LoweredChains chains = LoweredChains::Joined);
 
-/// The graph with, after each node lowerable to `precision`, a lowered copy of it: "NAME@bf16"
+/// The graph with, after each node lowerable to `variant`, a lowered copy of it: "NAME@bf16"
 /// with its conversions, its outputs cast back into new float32 tensors ("OUT+bf16") that
 /// nothing reads. Profiling measures a node and its lowered form in one run this way, at one
 /// machine speed. `parts[n]` holds the copy's compute nodes (the lowered node first), `origin`
@@ -127,21 +169,21 @@ struct PairedVariants {
 };
 /// `productsOnly`: only the Conv, MatMul and Gemm nodes get a copy, as before their elementwise
 /// neighbours were lowerable (how the paired graphs of older libraries were made).
-PairedVariants appendLoweredNodes(const Graph& graph, Precision precision,
+PairedVariants appendLoweredNodes(const Graph& graph, Variant variant,
                                   const ActivationRanges* ranges = nullptr,
                                   int int8Levels = int8InputLevels(), bool productsOnly = false);
 
-/// Every node lowerable to `precision` lowered to it: what `profile --variants` measures.
-std::vector<Precision> lowerAll(const Graph& graph, Precision precision);
+/// Every node lowerable to `variant` lowered to it: what `profile --variants` measures.
+std::vector<Variant> lowerAll(const Graph& graph, Variant variant);
 
 /// "NAME (bf16 0123456789ab)": the name a model's graph of lowered nodes is stored under beside
 /// the model (the first 12 digits of the model's fingerprint), like fusedGraphName.
-std::string loweredGraphName(const Graph& original, Precision precision);
+std::string loweredGraphName(const Graph& original, Variant variant);
 /// Whether a graph name is that of a lowered graph of the model with this fingerprint.
 bool isLoweredGraphName(std::string_view name, std::string_view fingerprint);
-/// The precision of a lowered graph's name (loweredGraphName of the model with this
+/// The variant of a lowered graph's name (loweredGraphName of the model with this
 /// fingerprint); none for any other name.
-std::optional<Precision> loweredGraphPrecision(std::string_view name, std::string_view fingerprint);
+std::optional<Variant> loweredGraphVariant(std::string_view name, std::string_view fingerprint);
 
 /// The precision a node computes in, read from the node itself (so that a lowered graph, a
 /// profiled pair and an imported quantized model all say the same): int8 for ONNX's quantized

@@ -10,6 +10,18 @@
 
 namespace paretune::detail {
 
+namespace {
+
+/// NCHW dimensions as NHWC (a tensor of another rank as it is).
+std::vector<std::int64_t> toNhwc(std::vector<std::int64_t> dims) {
+    if (dims.size() == 4) {
+        dims = {dims[0], dims[2], dims[3], dims[1]};
+    }
+    return dims;
+}
+
+} // namespace
+
 bool isWeight(const Tensor& t) {
     return t.role == TensorRole::Initializer || (t.value && t.role != TensorRole::GraphInput);
 }
@@ -41,7 +53,7 @@ Tensor constantTensor(std::string name, DType type, std::vector<std::int64_t> di
 }
 
 Lowering::Lowering(const Graph& graph, const ActivationRanges* ranges, int inputLevels,
-                   std::span<const Precision> plan)
+                   std::span<const Variant> plan)
     : m_in(graph), m_ranges(ranges), m_inputLevels(inputLevels), m_plan(plan) {
     if (inputLevels != 255 && inputLevels != 127) {
         throw InputError("int8 inputs are quantized over 255 or 127 levels, not " +
@@ -52,16 +64,16 @@ Lowering::Lowering(const Graph& graph, const ActivationRanges* ranges, int input
         std::max<std::int64_t>(graph.opset, 13); // Cast to bfloat16 (float16: opset 6)
     m_out.parts.resize(graph.nodes.size());
     m_out.conversions.resize(graph.nodes.size());
-    m_out.precisions.assign(graph.nodes.size(), Precision::Fp32);
+    m_out.variants.assign(graph.nodes.size(), Precision::Fp32);
 }
 
 void Lowering::keep(NodeId n) {
     part(n).push_back(keepOnly(n));
 }
 
-void Lowering::lower(NodeId n, Precision precision, bool copy) {
-    m_out.precisions[static_cast<std::size_t>(n)] = precision;
-    if (precision == Precision::Int8) {
+void Lowering::lower(NodeId n, Variant variant, bool copy) {
+    m_out.variants[static_cast<std::size_t>(n)] = variant;
+    if (variant.precision == Precision::Int8) {
         if (m_in.nodes[static_cast<std::size_t>(n)].opType == "Conv") {
             lowerConvToInt8(n, copy);
         } else {
@@ -69,11 +81,16 @@ void Lowering::lower(NodeId n, Precision precision, bool copy) {
         }
         return;
     }
-    const DType type = precisionDType(precision);
-    const std::string tag(precisionName(precision));
+    const bool nhwc = variant.layout == Layout::ChannelsLast;
+    const Conversion to{precisionDType(variant.precision), nhwc, std::string(variantName(variant))};
+    const std::string& tag = to.tag;
     Node node = m_in.nodes[static_cast<std::size_t>(n)];
     if (copy) {
         node.name += "@" + tag;
+    }
+    if (nhwc && node.opType == "Conv") {
+        node.domain = std::string(kNhwcConvDomain);
+        node.opType = std::string(kNhwcConvOp);
     }
     std::vector<NodeId> conversions;
     std::vector<TensorId> ins(m_in.nodeInputs.row(n).begin(), m_in.nodeInputs.row(n).end());
@@ -83,22 +100,26 @@ void Lowering::lower(NodeId n, Precision precision, bool copy) {
             continue;
         }
         const Tensor& original = m_in.tensors[static_cast<std::size_t>(t)];
+        if (nhwc && (isWeight(original) || original.dims.size() != 4)) {
+            continue; // weights (Conv's OIHW) and bounds are read as they are
+        }
         if (isWeight(original)) {
             // Converted once, when a program is prepared (a Constant-kind node): every
             // lowered reader of the weight shares it.
-            auto [it, added] = m_weights.try_emplace({t, type}, kNone);
+            auto [it, added] = m_weights.try_emplace({t, to.type}, kNone);
             if (added) {
-                it->second = convert(t, type, original.name + "@" + tag, NodeKind::Constant,
+                it->second = convert(t, to.type, original.name + "@" + tag, NodeKind::Constant,
                                      original.name + "/to_" + tag, n, nullptr);
             }
             ins[i] = it->second;
-        } else if (const auto joined = m_loweredOutputs.find({t, type});
+        } else if (const auto joined = m_loweredOutputs.find({t, tag});
                    !copy && joined != m_loweredOutputs.end()) {
-            ins[i] = joined->second; // its producer computes in this precision too
+            ins[i] = joined->second; // its producer computes in this variant too
         } else {
-            ins[i] =
-                convert(t, type, original.name + "@" + node.name + "_" + tag, NodeKind::Compute,
-                        node.name + "/to_" + tag + "_" + std::to_string(i), n, &conversions);
+            ins[i] = convertActivation(t, to, original.name + "@" + node.name + "_" + tag,
+                                       node.name + "/to_" + (nhwc ? std::string("nhwc") : tag) +
+                                           "_" + std::to_string(i),
+                                       n, &conversions);
             m_out.conversions[static_cast<std::size_t>(n)].push_back(
                 {conversions.back(), t, false});
         }
@@ -111,15 +132,18 @@ void Lowering::lower(NodeId n, Precision precision, bool copy) {
         }
         Tensor lowered = m_in.tensors[static_cast<std::size_t>(t)];
         lowered.name += "@" + tag;
-        lowered.dtype = type;
+        lowered.dtype = to.type;
+        if (nhwc) {
+            lowered.dims = toNhwc(lowered.dims);
+        }
         lowered.graphOutput = false;
         lowered.role = TensorRole::Activation;
         lowered.value.reset();
         const TensorId id = addTensor(std::move(lowered));
         if (!copy && !m_plan.empty()) {
-            m_loweredOutputs[{t, type}] = id;
+            m_loweredOutputs[{t, tag}] = id;
         }
-        if (copy || !staysLowered(t, precision)) {
+        if (copy || !staysLowered(t, variant)) {
             back.emplace_back(id, t);
         }
         t = id;
@@ -128,26 +152,59 @@ void Lowering::lower(NodeId n, Precision precision, bool copy) {
     part(n).push_back(append(std::move(node), ins, outs, m_in.capturedInputs.row(n), n));
     part(n).insert(part(n).end(), conversions.begin(), conversions.end());
     for (std::size_t k = 0; k < back.size(); ++k) {
-        Node cast;
-        cast.name = name + "/to_fp32_" + std::to_string(k);
-        cast.opType = "Cast";
-        cast.attributes = {castTo(DType::Float32)};
-        const TensorId from = back[k].first;
-        const TensorId to = resultTensor(back[k].second, copy, tag);
-        part(n).push_back(append(std::move(cast), std::span(&from, 1), std::span(&to, 1), {}, n));
+        const TensorId result = resultTensor(back[k].second, copy, tag);
+        part(n).push_back(
+            convertBack(back[k].first, result, to,
+                        name + "/to_" + (nhwc ? "nchw" : "fp32") + "_" + std::to_string(k), n));
         m_out.conversions[static_cast<std::size_t>(n)].push_back(
             {part(n).back(), back[k].second, true});
     }
 }
 
-bool Lowering::staysLowered(TensorId t, Precision p) const {
+bool Lowering::staysLowered(TensorId t, Variant v) const {
     const auto readers = m_in.tensorConsumers.row(t);
     if (m_plan.empty() || m_in.tensors[static_cast<std::size_t>(t)].graphOutput ||
         readers.empty()) {
         return false;
     }
     return std::all_of(readers.begin(), readers.end(),
-                       [&](NodeId r) { return m_plan[static_cast<std::size_t>(r)] == p; });
+                       [&](NodeId r) { return m_plan[static_cast<std::size_t>(r)] == v; });
+}
+
+TensorId Lowering::convertActivation(TensorId t, const Conversion& to, std::string tensorName,
+                                     std::string nodeName, NodeId origin,
+                                     std::vector<NodeId>* nodes) {
+    if (!to.transposed) {
+        return convert(t, to.type, std::move(tensorName), NodeKind::Compute, std::move(nodeName),
+                       origin, nodes);
+    }
+    Tensor converted = m_in.tensors[static_cast<std::size_t>(t)];
+    converted.name = std::move(tensorName);
+    converted.dims = toNhwc(converted.dims);
+    converted.role = TensorRole::Activation;
+    converted.graphOutput = false;
+    converted.value.reset();
+    const TensorId id = addTensor(std::move(converted));
+    Node transpose;
+    transpose.name = std::move(nodeName);
+    transpose.opType = "Transpose";
+    transpose.attributes = {intsAttribute("perm", {0, 2, 3, 1})};
+    nodes->push_back(append(std::move(transpose), std::span(&t, 1), std::span(&id, 1), {}, origin));
+    return id;
+}
+
+NodeId Lowering::convertBack(TensorId from, TensorId to, const Conversion& of, std::string name,
+                             NodeId origin) {
+    Node node;
+    node.name = std::move(name);
+    if (of.transposed) {
+        node.opType = "Transpose";
+        node.attributes = {intsAttribute("perm", {0, 3, 1, 2})};
+    } else {
+        node.opType = "Cast";
+        node.attributes = {castTo(DType::Float32)};
+    }
+    return append(std::move(node), std::span(&from, 1), std::span(&to, 1), {}, origin);
 }
 
 NodeId Lowering::keepOnly(NodeId n) {

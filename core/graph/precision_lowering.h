@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Inside precision.cpp: the builder of a lowered graph (precision.h), node by node in the
-// original topological order. The bf16 lowering (Casts) is in precision_lowering.cpp, the int8
-// one (ONNX's quantized operators) in precision_int8.cpp.
+// original topological order. The bf16 and fp16 lowering (Casts) and the fp32-nhwc one
+// (Transposes) are in precision_lowering.cpp, the int8 one (ONNX's quantized operators) in
+// precision_int8.cpp.
 
 #include "graph/precision.h"
 
@@ -27,17 +28,17 @@ bool int8Lowerable(const Graph& graph, NodeId node);
 class Lowering {
 public:
     /// `inputLevels`: the steps an int8 product's input is quantized over (255 or 127).
-    /// `plan`: every node's precision, when neighbours in the same Cast precision are joined
-    /// (lowerGraph's LoweredChains::Joined); empty: every lowered node converts its own inputs
-    /// and outputs.
+    /// `plan`: every node's variant, when neighbours in the same Cast or layout variant are
+    /// joined (lowerGraph's LoweredChains::Joined); empty: every lowered node converts its own
+    /// inputs and outputs.
     Lowering(const Graph& graph, const ActivationRanges* ranges, int inputLevels,
-             std::span<const Precision> plan = {});
+             std::span<const Variant> plan = {});
 
     /// n as it is, its id recorded as n's part.
     void keep(NodeId n);
-    /// n in `precision`. A copy (beside n, which stays) is named "NAME@bf16" and writes its
+    /// n in `variant`. A copy (beside n, which stays) is named "NAME@bf16" and writes its
     /// outputs back into new tensors; else it replaces n, giving back n's own outputs.
-    void lower(NodeId n, Precision precision, bool copy = false);
+    void lower(NodeId n, Variant variant, bool copy = false);
     /// The node n as it is, in the graph being built.
     NodeId keepOnly(NodeId n);
     LoweredGraph finish();
@@ -52,9 +53,23 @@ private:
     };
 
     std::vector<NodeId>& part(NodeId n) { return m_out.parts[static_cast<std::size_t>(n)]; }
-    /// Whether every reader of n's output t computes in n's precision p, so that t stays in p
+    /// Whether every reader of n's output t computes in n's variant v, so that t stays in v
     /// (joined chains only; never a graph output, nor a tensor nothing reads).
-    bool staysLowered(TensorId t, Precision p) const;
+    bool staysLowered(TensorId t, Variant v) const;
+    /// How an activation is converted into a variant and back: a Cast to `type` and back to
+    /// float32, or (fp32-nhwc) a Transpose to NHWC and back to NCHW.
+    struct Conversion {
+        DType type = DType::Float32;
+        bool transposed = false;
+        std::string tag; ///< the variant's name
+    };
+    /// Activation t converted for node `origin` (a Cast, or a Transpose to NHWC).
+    TensorId convertActivation(TensorId t, const Conversion& to, std::string tensorName,
+                               std::string nodeName, NodeId origin, std::vector<NodeId>* nodes);
+    /// The node converting the lowered output `from` back into original tensor `to` (float32,
+    /// NCHW).
+    NodeId convertBack(TensorId from, TensorId to, const Conversion& of, std::string name,
+                       NodeId origin);
     /// The activation scale and zero point of tensor t, as initializers of the lowered graph
     /// named after `prefix` ("NAME/x" gives NAME/x_scale and NAME/x_zero_point), over t's range
     /// less `subtracted` (what a value of t minus one in `subtracted` can be), over `levels`
@@ -87,11 +102,11 @@ private:
     const ActivationRanges* m_ranges;
     int m_inputLevels;
     LoweredGraph m_out;
-    std::span<const Precision> m_plan;
+    std::span<const Variant> m_plan;
     std::map<std::pair<TensorId, DType>, TensorId> m_weights;
-    /// Original activations computed in a Cast precision by their lowered producer: the
-    /// tensor in that type (joined chains read it directly).
-    std::map<std::pair<TensorId, DType>, TensorId> m_loweredOutputs;
+    /// Original activations computed in a Cast or layout variant by their lowered producer: the
+    /// tensor in that variant (joined chains read it directly), by variant name.
+    std::map<std::pair<TensorId, std::string>, TensorId> m_loweredOutputs;
     std::map<std::tuple<TensorId, std::int64_t, bool>, QuantizedWeight> m_int8Weights;
 };
 

@@ -399,7 +399,7 @@ MemoryPlan buildMemoryPlan(const Graph& g, const CostTable& costs, const Plan& p
         for (const NodeId n : dev.steps) {
             const std::int32_t v =
                 plan.variant.empty() ? 0 : plan.variant[static_cast<std::size_t>(n)];
-            const Precision precision = costs.variant(v);
+            const Precision precision = costs.variant(v).precision;
             for (const std::int32_t s : at(buf.statics, n)) {
                 if (at(resident, s) == 0) {
                     at(resident, s) = 1;

@@ -79,7 +79,7 @@ void Simulator::buildChainTables() {
                     static_cast<std::int64_t>(m_bufferBytes[static_cast<std::size_t>(b)]) /
                     static_cast<std::int64_t>(dtypeSize(DType::Float32));
                 const auto narrow = static_cast<std::int64_t>(
-                    dtypeSize(precisionDType(m_costs.variant(c.variant))));
+                    dtypeSize(precisionDType(m_costs.variant(c.variant).precision)));
                 m_linkNarrowing.back() = static_cast<std::int32_t>(m_narrowings.size());
                 m_narrowings.push_back(
                     {b, static_cast<std::uint8_t>(c.variant), elements * narrow});

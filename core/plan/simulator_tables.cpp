@@ -272,7 +272,8 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
             const NodeId node = m_computeNodes[ci];
             const auto direct = graph.nodeInputs.row(node);
             for (std::size_t c = 0; c < K; ++c) {
-                const Precision precision = costs.variant(static_cast<std::int32_t>(c / D));
+                const Precision precision =
+                    costs.variant(static_cast<std::int32_t>(c / D)).precision;
                 double& weight = m_exclusiveWeight[ci * K + c];
                 if (precision == Precision::Fp32) {
                     weight = fp32;

@@ -102,11 +102,11 @@ std::function<bool(std::int32_t, Precision)> variantDevices(const CostTable& tab
                 (index >= 0 && catalog.devices[static_cast<std::size_t>(index)].modelled)) {
                 continue;
             }
-            const std::string why = precisionRefusal(*device, table.variant(v));
+            const std::string why = precisionRefusal(*device, table.variant(v).precision);
             if (!why.empty()) {
-                refused.emplace(d, table.variant(v));
+                refused.emplace(d, table.variant(v).precision);
                 diagnostics.push_back({Diagnostic::Severity::Info, "variant-not-on-device",
-                                       std::string(precisionName(table.variant(v))) +
+                                       std::string(variantName(table.variant(v))) +
                                            " is not offered on " + id +
                                            " (its cells stay unsupported): " + why});
             }

@@ -118,8 +118,8 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
     const std::vector<std::int64_t> kernelShape = n.attrInts("kernel_shape");
     if (!kernelShape.empty()) {
         kernel = product(kernelShape);
-    } else if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "ConvTranspose" ||
-               n.opType == "QLinearConv") {
+    } else if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "NhwcConv" ||
+               n.opType == "ConvTranspose" || n.opType == "QLinearConv") {
         // kernel_shape is optional for Conv: it is the weight's spatial dimensions (QLinearConv's
         // weight is its input 3, after the activation's scale and zero point)
         const Tensor* weight = n.opType == "QLinearConv" ? tensorAt(graph, inputs, 3) : in1;
@@ -141,6 +141,12 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
         batch = out0 != nullptr && out0->dims.size() > 2
                     ? product(std::span(out0->dims).first(out0->dims.size() - 2))
                     : 1.0;
+    } else if (n.opType == "NhwcConv" && out0 != nullptr && out0->dims.size() == 4 &&
+               in0 != nullptr && in0->dims.size() == 4) {
+        // NHWC (graph/precision.h): channels last, spatial before them
+        inChannels = dimAt(in0, 3);
+        outChannels = dimAt(out0, 3);
+        spatial = dimAt(out0, 1) * dimAt(out0, 2);
     } else if (out0 != nullptr && out0->dims.size() >= 3 && out0->dims.size() <= 5 &&
                (in0 != nullptr && in0->dims.size() == out0->dims.size()) &&
                (kernel > 0.0 || out0->dims.size() == 4)) {
@@ -157,8 +163,8 @@ OpFeatureVector opFeatures(const Graph& graph, NodeId node) {
         outChannels = dimAt(out0, -1);
         inChannels = dimAt(in0, -1);
     }
-    if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "ConvTranspose" ||
-        n.opType == "QLinearConv") {
+    if (n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "NhwcConv" ||
+        n.opType == "ConvTranspose" || n.opType == "QLinearConv") {
         groups = static_cast<double>(n.attrInt("group", 1));
     }
     const bool depthwise = groups > 1.0 && groups == inChannels;
@@ -200,7 +206,8 @@ std::string_view opFamily(std::string_view opType) {
     static const std::map<std::string_view, std::string_view, std::less<>> families = [] {
         std::map<std::string_view, std::string_view, std::less<>> table;
         const std::pair<std::string_view, std::vector<std::string_view>> groups[] = {
-            {"conv", {"Conv", "FusedConv", "ConvTranspose", "ConvInteger", "QLinearConv"}},
+            {"conv",
+             {"Conv", "FusedConv", "NhwcConv", "ConvTranspose", "ConvInteger", "QLinearConv"}},
             {"matmul",
              {"MatMul", "FusedMatMul", "Gemm", "FusedGemm", "MatMulInteger", "QLinearMatMul",
               "Einsum"}},

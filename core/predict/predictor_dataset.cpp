@@ -108,27 +108,26 @@ std::optional<StoredGraph> derivedGraph(const SampleLibrary& library, const Grap
     StoredGraph derived;
     derived.derivedFrom = model.fingerprint;
     std::vector<NodeId> modelNodes;
-    if (const auto precision = loweredGraphPrecision(record.name, model.fingerprint)) {
+    if (const auto variant = loweredGraphVariant(record.name, model.fingerprint)) {
         std::vector<std::optional<ActivationRanges>> candidates{std::nullopt};
-        if (*precision == Precision::Int8) {
+        if (*variant == Precision::Int8) {
             for (const std::string& inputs : library.activationRangeInputs(model.fingerprint)) {
                 candidates.emplace_back(
                     activationRangesOf(library.activationRanges(model.fingerprint, inputs)));
             }
         }
         std::vector<int> levels{int8InputLevels()};
-        if (*precision == Precision::Int8) {
+        if (*variant == Precision::Int8) {
             levels.push_back(levels.front() == 255 ? 127 : 255);
         }
         // Libraries profiled before the elementwise neighbours were lowerable hold bf16 and fp16
         // pairs of the products only (int8 lowers the products alone anyway).
-        const std::vector<bool> productsOnly = *precision == Precision::Int8
-                                                   ? std::vector<bool>{false}
-                                                   : std::vector<bool>{false, true};
+        const std::vector<bool> productsOnly =
+            *variant == Precision::Int8 ? std::vector<bool>{false} : std::vector<bool>{false, true};
         const auto matches = [&](const std::optional<ActivationRanges>& ranges, int level,
                                  bool products) {
             PairedVariants pairs =
-                appendLoweredNodes(model, *precision, ranges ? &*ranges : nullptr, level, products);
+                appendLoweredNodes(model, *variant, ranges ? &*ranges : nullptr, level, products);
             if (pairs.paired.graph.fingerprint != record.fingerprint) {
                 return false;
             }
@@ -144,7 +143,7 @@ std::optional<StoredGraph> derivedGraph(const SampleLibrary& library, const Grap
                 }
             }
         }
-        derived.name = loweredGraphName(named, *precision);
+        derived.name = loweredGraphName(named, *variant);
     } else if (isFusedGraphName(record.name, model.fingerprint)) {
         FusedGraph fused = appendFusedNodes(model, findFusionGroups(model));
         derived.graph = std::move(fused.graph);

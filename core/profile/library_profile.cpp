@@ -235,8 +235,8 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
     if (options.repeats < 0) {
         throw InputError("repeats must be positive");
     }
-    for (const Precision precision : options.variants) { // before anything is measured
-        if (const std::string why = precisionRefusal(device, precision); !why.empty()) {
+    for (const Variant variant : options.variants) { // before anything is measured
+        if (const std::string why = precisionRefusal(device, variant.precision); !why.empty()) {
             throw InputError(why);
         }
     }
@@ -426,13 +426,13 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
         !(progress != nullptr && progress->cancelled())) {
         run.fusedRows = profileFusionGroups(graph, device, library, options, progress);
     }
-    for (const Precision precision : options.variants) {
+    for (const Variant variant : options.variants) {
         if (!options.nodes.empty() || run.result.cancelled ||
             (progress != nullptr && progress->cancelled())) {
             break;
         }
         std::vector<LibraryProfileRun::VariantRow> rows = profileVariant(
-            graph, device, library, options, precision, &run.sensitivityMeasured, progress);
+            graph, device, library, options, variant, &run.sensitivityMeasured, progress);
         run.variantRows.insert(run.variantRows.end(), std::make_move_iterator(rows.begin()),
                                std::make_move_iterator(rows.end()));
     }

@@ -45,10 +45,10 @@ struct LibraryProfileOptions {
     /// Store what is measured (false: measure for the caller only: the rows' samples, the
     /// graph not recorded).
     bool store = true;
-    /// Precisions to measure the lowerable nodes in besides fp32 (profileVariants): each node's
+    /// Variants to measure the lowerable nodes in besides fp32 (profileVariants): each node's
     /// lowered form and its conversions as samples of their own, and the model's sensitivity
     /// table in each. Not when profiling is cancelled or `nodes` restricts the run.
-    std::vector<Precision> variants;
+    std::vector<Variant> variants;
     /// Calibration sets for the sensitivity table (seeded random inputs; randomCalibrationInputs).
     int sensitivitySets = kDefaultSensitivitySets;
     std::uint64_t sensitivitySeed = kDefaultSensitivitySeed;
@@ -90,9 +90,9 @@ struct LibraryProfileRun {
     /// node in the graph it was measured in (appendFusedNodes).
     std::vector<LibraryProfileRow> fusedRows;
     /// One per node lowered to a variant (options.variants), `node` its lowered node in the
-    /// graph it was measured in (appendLoweredNodes), `precision` which.
+    /// graph it was measured in (appendLoweredNodes), `variant` which.
     struct VariantRow {
-        Precision precision = Precision::Fp32;
+        Variant variant = Precision::Fp32;
         NodeId original = kNone;
         LibraryProfileRow row;
     };
@@ -140,9 +140,10 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
 /// stored); the paired graph is recorded beside the model (loweredGraphName). Nodes whose
 /// lowered form the library holds are reused (all measured again with options.force). Then the
 /// model's sensitivity table in the precision, when the library lacks it for these inputs.
-std::vector<LibraryProfileRun::VariantRow>
-profileVariant(const Graph& graph, const Device& device, SampleLibrary& library,
-               const LibraryProfileOptions& options, Precision precision, int* sensitivityMeasured,
-               Progress* progress);
+std::vector<LibraryProfileRun::VariantRow> profileVariant(const Graph& graph, const Device& device,
+                                                          SampleLibrary& library,
+                                                          const LibraryProfileOptions& options,
+                                                          Variant variant, int* sensitivityMeasured,
+                                                          Progress* progress);
 
 } // namespace paretune

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Profiling the variants of a model's nodes (precisions) into the library: each lowered node
-// timed beside its fp32 form, and the model's sensitivity table (for int8, after the ranges its
-// activation scales come from).
+// Profiling the variants of a model's nodes (precisions, layouts) into the library: each lowered
+// node timed beside its fp32 form, and the model's sensitivity table (for int8, after the ranges
+// its activation scales come from).
 #include "library_profile.h"
 
 #include "common/input_error.h"
@@ -69,12 +69,12 @@ ActivationRanges int8Ranges(const Graph& graph, const Device& device, SampleLibr
 /// The sensitivity table of the model in `precision`, measured and stored when the library
 /// lacks one for these inputs. Returns how many nodes were measured.
 int measureMissingSensitivity(const Graph& graph, const Device& device, SampleLibrary& library,
-                              const LibraryProfileOptions& options, Precision precision,
+                              const LibraryProfileOptions& options, Variant variant,
                               const ActivationRanges* ranges, Progress* progress) {
     const CalibrationInputs inputs = calibrationInputsOf(graph, options);
-    const std::vector<Precision> all = lowerAll(graph, precision);
-    const auto lowered = static_cast<std::size_t>(std::count(all.begin(), all.end(), precision));
-    const std::string name(precisionName(precision));
+    const std::vector<Variant> all = lowerAll(graph, variant);
+    const auto lowered = static_cast<std::size_t>(std::count(all.begin(), all.end(), variant));
+    const std::string name(variantName(variant));
     if (lowered == 0 ||
         (!options.force &&
          library.sensitivities(graph.fingerprint, name, sensitivityInputsKey(inputs.key, name))
@@ -82,7 +82,7 @@ int measureMissingSensitivity(const Graph& graph, const Device& device, SampleLi
         return 0;
     }
     std::vector<SensitivityRecord> rows =
-        measureSensitivity(graph, precision, inputs, executionDeviceFor(device), progress, ranges);
+        measureSensitivity(graph, variant, inputs, executionDeviceFor(device), progress, ranges);
     if (options.store && !rows.empty()) {
         library.addSensitivities(rows);
     }
@@ -91,23 +91,24 @@ int measureMissingSensitivity(const Graph& graph, const Device& device, SampleLi
 
 } // namespace
 
-std::vector<LibraryProfileRun::VariantRow>
-profileVariant(const Graph& graph, const Device& device, SampleLibrary& library,
-               const LibraryProfileOptions& options, Precision precision, int* sensitivityMeasured,
-               Progress* progress) {
-    if (precision == Precision::Fp32) {
+std::vector<LibraryProfileRun::VariantRow> profileVariant(const Graph& graph, const Device& device,
+                                                          SampleLibrary& library,
+                                                          const LibraryProfileOptions& options,
+                                                          Variant variant, int* sensitivityMeasured,
+                                                          Progress* progress) {
+    if (variant == Precision::Fp32) {
         return {};
     }
     // int8's activation scales: calibrated on the sensitivity table's inputs, before the
     // timing (a quantized node runs as fast whatever its scales, but is stored as it would run).
     std::optional<ActivationRanges> ranges;
-    if (precision == Precision::Int8) {
+    if (variant == Precision::Int8) {
         ranges = int8Ranges(graph, device, library, options, progress);
     }
     const ActivationRanges* rangesUsed = ranges ? &*ranges : nullptr;
-    PairedVariants pairs = appendLoweredNodes(graph, precision, rangesUsed);
+    PairedVariants pairs = appendLoweredNodes(graph, variant, rangesUsed);
     const Graph& paired = pairs.paired.graph;
-    pairs.paired.graph.name = loweredGraphName(graph, precision);
+    pairs.paired.graph.name = loweredGraphName(graph, variant);
     const std::string fingerprint = deviceFingerprint(device);
     const auto signatureOf = [&](NodeId node) -> const std::string& {
         return paired.signatures[static_cast<std::size_t>(node)];
@@ -146,28 +147,28 @@ profileVariant(const Graph& graph, const Device& device, SampleLibrary& library,
     std::vector<LibraryProfileRun::VariantRow> rows;
     std::vector<Sample> samples;
     std::set<std::string> stored; // one sample per signature
-    const std::string name(precisionName(precision));
+    const std::string name(variantName(variant));
     for (const NodeId n : lowered) {
         const auto& parts = pairs.paired.parts[static_cast<std::size_t>(n)];
-        LibraryProfileRun::VariantRow variant{precision, n, {}};
+        LibraryProfileRun::VariantRow row{variant, n, {}};
         const bool measuredNow =
             std::find(toMeasure.begin(), toMeasure.end(), n) != toMeasure.end();
         if (!measuredNow) {
-            variant.row.node = parts.front();
-            variant.row.reused = true;
+            row.row.node = parts.front();
+            row.row.reused = true;
             if (const auto sample = library.findSample(signatureOf(parts.front()), fingerprint)) {
-                variant.row.sample = *sample;
+                row.row.sample = *sample;
             }
-            rows.push_back(std::move(variant));
+            rows.push_back(std::move(row));
             continue;
         }
-        variant.row = measured[parts.front()];
-        variant.row.node = parts.front();
+        row.row = measured[parts.front()];
+        row.row.node = parts.front();
         const auto fp32 = measured.find(pairs.nodeOf[static_cast<std::size_t>(n)]);
         const auto stored32 =
             library.findSample(graph.signatures[static_cast<std::size_t>(n)], fingerprint);
-        bool complete = variant.row.ok() && fp32 != measured.end() && fp32->second.ok() &&
-                        stored32 && fp32->second.sample.latencyUs > 0.0;
+        bool complete = row.row.ok() && fp32 != measured.end() && fp32->second.ok() && stored32 &&
+                        fp32->second.sample.latencyUs > 0.0;
         for (const NodeId p : parts) {
             const auto it = measured.find(p);
             complete = complete && it != measured.end() && it->second.ok();
@@ -188,24 +189,24 @@ profileVariant(const Graph& graph, const Device& device, SampleLibrary& library,
                                           {"scale", scale}};
                 s.configJson = config.dump();
                 if (p == parts.front()) {
-                    variant.row.sample = s;
+                    row.row.sample = s;
                 }
                 if (!measured[p].reused && stored.insert(s.opSignature).second) {
                     samples.push_back(std::move(s));
                 }
             }
-        } else if (variant.row.ok()) {
-            variant.row.status = ProfileStatus::Failed;
-            variant.row.message = "its fp32 form or a conversion was not measured beside it";
+        } else if (row.row.ok()) {
+            row.row.status = ProfileStatus::Failed;
+            row.row.message = "its fp32 form or a conversion was not measured beside it";
         }
-        rows.push_back(std::move(variant));
+        rows.push_back(std::move(row));
     }
     if (options.store && !samples.empty()) {
         library.upsertGraph(paired);
         library.addSamples(samples);
     }
     if (!(progress != nullptr && progress->cancelled())) {
-        const int count = measureMissingSensitivity(graph, device, library, options, precision,
+        const int count = measureMissingSensitivity(graph, device, library, options, variant,
                                                     rangesUsed, progress);
         if (sensitivityMeasured != nullptr) {
             *sensitivityMeasured += count;

@@ -111,6 +111,9 @@ bool runsChannelsLast(const at::Tensor& input);
 /// Conv's ONNX semantics on the context's inputs 0 (X), 1 (W) and 2 (B, optional), with the
 /// node's Conv attributes (op_kernels_spatial.cpp; FusedConv runs it too).
 at::Tensor convolution(const Context& c);
+/// ai.paretune::NhwcConv (graph/precision.h): Conv on input 0 in NHWC, its output in NHWC
+/// (op_kernels_spatial.cpp).
+at::Tensor nhwcConvolution(const Context& c);
 /// Gemm's ONNX semantics (op_kernels_matmul.cpp; FusedGemm runs it too).
 at::Tensor gemm(const Context& c);
 

@@ -4,6 +4,7 @@
 #include "op_kernel_context.h"
 
 #include "common/cpu_bf16.h"
+#include "graph/precision.h"
 
 #include <algorithm>
 #include <cmath>
@@ -110,17 +111,36 @@ ConvGeometry convGeometry(const Node& node, at::Tensor& input, at::IntArrayRef w
     return g;
 }
 
-at::Tensor convolution(const Context& c) {
-    at::Tensor input = c.input(0);
+namespace {
+
+/// Conv on `input` (NCHW logically) in the memory format given: channels-last where the input
+/// runs so (runsChannelsLast) or `channelsLast` asks for it.
+at::Tensor convolve(const Context& c, at::Tensor input, bool channelsLast) {
     const at::Tensor& w = c.input(1);
     const ConvGeometry g = convGeometry(c.node, input, w.sizes(), 0);
-    if (runsChannelsLast(input)) {
+    if (channelsLast || runsChannelsLast(input)) {
         input = input.contiguous(at::MemoryFormat::ChannelsLast);
     }
     const c10::optional<at::Tensor> bias =
         c.has(2) ? c10::optional<at::Tensor>(c.in[2]) : c10::nullopt;
     return at::convolution(input, w, bias, g.strides, g.padding, g.dilations, false,
                            Ints(g.strides.size(), 0), g.groups);
+}
+
+} // namespace
+
+at::Tensor convolution(const Context& c) {
+    return convolve(c, c.input(0), false);
+}
+
+at::Tensor nhwcConvolution(const Context& c) {
+    const at::Tensor& x = c.input(0);
+    if (x.dim() != 4) {
+        throw OpFailure("NhwcConv reads a 4-D NHWC input, not " + std::to_string(x.dim()) + "-D");
+    }
+    // An NHWC tensor is an NCHW one in channels-last memory: a view, no copy.
+    const at::Tensor y = convolve(c, x.permute({0, 3, 1, 2}), true);
+    return y.contiguous(at::MemoryFormat::ChannelsLast).permute({0, 2, 3, 1});
 }
 
 namespace {
@@ -407,6 +427,9 @@ at::Tensor resize(const Context& c) {
 
 void addSpatialKernels(KernelTable& t) {
     t["Conv"] = [](const Context& c) { return Tensors{convolution(c)}; };
+    t[std::string(kNhwcConvDomain) + "::" + std::string(kNhwcConvOp)] = [](const Context& c) {
+        return Tensors{nhwcConvolution(c)};
+    };
     t["MaxPool"] = [](const Context& c) { return pool(c, PoolKind::Max); };
     t["AveragePool"] = [](const Context& c) { return pool(c, PoolKind::Average); };
     t["GlobalAveragePool"] = [](const Context& c) {

@@ -307,17 +307,17 @@ ActivationRanges activationRangesOf(const std::vector<ActivationRangeRecord>& ro
     return ranges;
 }
 
-std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision precision,
+std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Variant variant,
                                                   const CalibrationInputs& inputs,
                                                   const ExecutionDevice& device, Progress* progress,
                                                   const ActivationRanges* ranges) {
-    if (precision == Precision::Int8 && ranges == nullptr) {
+    if (variant == Precision::Int8 && ranges == nullptr) {
         throw InputError("int8 sensitivities need the model's activation ranges on the same "
                          "inputs (measured first by paretune profile --variants int8)");
     }
     std::vector<NodeId> nodes;
     for (const NodeId n : graph.topologicalOrder) {
-        if (precision != Precision::Fp32 && lowerable(graph, n, precision)) {
+        if (variant != Precision::Fp32 && lowerable(graph, n, variant)) {
             nodes.push_back(n);
         }
     }
@@ -326,7 +326,7 @@ std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision 
         return rows;
     }
     const std::vector<NamedTensors> reference = runOnSets(graph, inputs, device);
-    std::vector<Precision> precisions(graph.nodes.size(), Precision::Fp32);
+    std::vector<Variant> variants(graph.nodes.size(), Precision::Fp32);
     for (std::size_t k = 0; k < nodes.size(); ++k) {
         if (progress != nullptr) {
             if (progress->cancelled()) {
@@ -336,9 +336,9 @@ std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision 
                              "sensitivity of " +
                                  graph.nodes[static_cast<std::size_t>(nodes[k])].name);
         }
-        precisions[static_cast<std::size_t>(nodes[k])] = precision;
-        const LoweredGraph lowered = lowerGraph(graph, precisions, ranges);
-        precisions[static_cast<std::size_t>(nodes[k])] = Precision::Fp32;
+        variants[static_cast<std::size_t>(nodes[k])] = variant;
+        const LoweredGraph lowered = lowerGraph(graph, variants, ranges);
+        variants[static_cast<std::size_t>(nodes[k])] = Precision::Fp32;
         if (!lowered.calibrated) {
             throw InputError("node '" + graph.nodes[static_cast<std::size_t>(nodes[k])].name +
                              "': its activation ranges were not measured");
@@ -347,8 +347,8 @@ std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision 
             compareOutputs(reference, runOnSets(lowered.graph, inputs, device));
         rows.push_back({graph.fingerprint,
                         graph.nodes[static_cast<std::size_t>(nodes[k])].name,
-                        std::string(precisionName(precision)),
-                        sensitivityInputsKey(inputs.key, precisionName(precision)),
+                        std::string(variantName(variant)),
+                        sensitivityInputsKey(inputs.key, variantName(variant)),
                         d.relativeL2Pct,
                         {}});
     }

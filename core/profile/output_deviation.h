@@ -89,7 +89,7 @@ std::vector<NamedTensors> runOnSets(const Graph& graph, const CalibrationInputs&
 /// node name, precision, inputs key). Cancelling through `progress` returns the rows measured
 /// so far. Int8 needs the activation ranges (measureActivationRanges on the same inputs);
 /// without them, InputError.
-std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Precision precision,
+std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Variant variant,
                                                   const CalibrationInputs& inputs,
                                                   const ExecutionDevice& device,
                                                   Progress* progress = nullptr,

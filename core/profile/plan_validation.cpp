@@ -80,7 +80,7 @@ PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::i
     toValidate.fusionGroups = fusionGroupsByName(graph, plan.fusionGroups, label);
     toValidate.fusion = plans.fusion;
     if (!plan.variants.empty()) {
-        toValidate.precisions.assign(graph.nodes.size(), Precision::Fp32);
+        toValidate.variants.assign(graph.nodes.size(), Precision::Fp32);
         for (const auto& [name, precision] : plan.variants) {
             const NodeId node = graph.findNode(name);
             if (node == kNone) {
@@ -89,9 +89,9 @@ PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::i
             }
             if (!lowerable(graph, node, precision)) {
                 throw InputError(label + ": variants: node '" + name + "' cannot run in " +
-                                 std::string(precisionName(precision)));
+                                 std::string(variantName(precision)));
             }
-            toValidate.precisions[static_cast<std::size_t>(node)] = precision;
+            toValidate.variants[static_cast<std::size_t>(node)] = precision;
         }
     }
     toValidate.offeredVariants = plans.variants;

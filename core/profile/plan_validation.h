@@ -42,13 +42,13 @@ struct PlanToValidate {
     std::vector<FusionGroup> fusionGroups;
     /// Whether the search offered fusion groups (the prediction offers them too when so).
     bool fusion = true;
-    /// Per graph node, its precision (graph/precision.h); empty: every node in fp32. A plan with
-    /// lower-precision nodes runs its lowered graph (lowerGraph: the nodes with their
+    /// Per graph node, its variant (graph/precision.h); empty: every node in fp32. A plan with
+    /// nodes in other variants runs its lowered graph (lowerGraph: the nodes with their
     /// conversions); the report still names the model's nodes (a lowered node's time is its own
     /// and its conversions'), and the output deviation from the fp32 model is measured.
-    std::vector<Precision> precisions;
-    /// The precisions the search offered besides fp32 (its cost table's variants).
-    std::vector<Precision> offeredVariants;
+    std::vector<Variant> variants;
+    /// The variants the search offered besides fp32 (its cost table's variants).
+    std::vector<Variant> offeredVariants;
     /// The deviation the search estimated for the plan (%, from the sensitivity table).
     std::optional<double> plannedDeviationPct;
 
@@ -139,8 +139,8 @@ struct ValidatedNode {
     NodeId node = kNone; ///< the graph's node (a fused group's: its last member)
     /// A fused group's members (graph node ids, in order); empty for a node that ran alone.
     std::vector<NodeId> fusedMembers;
-    /// The precision it ran in (a lowered node's row holds its conversions' times too).
-    Precision precision = Precision::Fp32;
+    /// The variant it ran in (a lowered node's row holds its conversions' times too).
+    Variant variant = Precision::Fp32;
     std::int32_t device = 0; ///< index into PlanValidation::devices
     double measuredUs = 0.0; ///< median over the timed runs
     /// Mean over the timed runs less the fastest and the slowest 5 % (trimmedMeanOf): what adds

@@ -16,22 +16,23 @@
 namespace paretune {
 
 bool PlanToValidate::hasVariants() const {
-    return std::any_of(precisions.begin(), precisions.end(),
-                       [](Precision p) { return p != Precision::Fp32; });
+    return std::any_of(variants.begin(), variants.end(),
+                       [](Variant p) { return p != Precision::Fp32; });
 }
 
 namespace detail {
 
 void refuseUnrunnableVariants(const Graph& g, const PlanToValidate& plan,
                               const DeviceInventory& inventory) {
-    for (std::size_t n = 0; n < plan.precisions.size() && n < plan.assignment.size(); ++n) {
+    for (std::size_t n = 0; n < plan.variants.size() && n < plan.assignment.size(); ++n) {
         const Device* device = inventory.find(plan.assignment[n]);
-        if (plan.precisions[n] == Precision::Fp32 || device == nullptr) {
+        if (plan.variants[n] == Precision::Fp32 || device == nullptr) {
             continue;
         }
-        if (const std::string why = precisionRefusal(*device, plan.precisions[n]); !why.empty()) {
+        if (const std::string why = precisionRefusal(*device, plan.variants[n].precision);
+            !why.empty()) {
             throw InputError(plan.label + ": node '" + g.nodes[n].name + "' runs in " +
-                             std::string(precisionName(plan.precisions[n])) + " on " +
+                             std::string(variantName(plan.variants[n])) + " on " +
                              plan.assignment[n] + ": " + why);
         }
     }
@@ -40,14 +41,14 @@ void refuseUnrunnableVariants(const Graph& g, const PlanToValidate& plan,
 LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan,
                       const SampleLibrary& library) {
     ActivationRanges ranges;
-    const bool int8 = std::find(plan.precisions.begin(), plan.precisions.end(), Precision::Int8) !=
-                      plan.precisions.end();
+    const bool int8 = std::find(plan.variants.begin(), plan.variants.end(), Precision::Int8) !=
+                      plan.variants.end();
     if (int8) {
         ranges = newestActivationRanges(library, graph);
     }
     LoweredPlan result;
-    result.lowered = std::make_unique<LoweredGraph>(
-        lowerGraph(graph, plan.precisions, int8 ? &ranges : nullptr));
+    result.lowered =
+        std::make_unique<LoweredGraph>(lowerGraph(graph, plan.variants, int8 ? &ranges : nullptr));
     LoweredGraph& lowered = *result.lowered;
     if (!lowered.calibrated) {
         throw InputError(plan.label +
@@ -55,12 +56,12 @@ LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan,
                          "them (paretune profile MODEL --device DEVICE --variants int8 measures "
                          "them)");
     }
-    const auto first = std::find_if(plan.precisions.begin(), plan.precisions.end(),
-                                    [](Precision p) { return p != Precision::Fp32; });
+    const auto first = std::find_if(plan.variants.begin(), plan.variants.end(),
+                                    [](Variant p) { return p != Precision::Fp32; });
     lowered.graph.name = loweredGraphName(graph, *first);
     result.plan = std::make_unique<PlanToValidate>(plan);
     PlanToValidate& run = *result.plan;
-    run.precisions.clear();
+    run.variants.clear();
     run.assignment.assign(lowered.graph.nodes.size(), std::string());
     for (std::size_t x = 0; x < lowered.graph.nodes.size(); ++x) {
         if (lowered.graph.nodes[x].kind != NodeKind::Constant) {
@@ -69,11 +70,11 @@ LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan,
     }
     for (FusionGroup& group : run.fusionGroups) {
         for (NodeId& m : group.members) {
-            if (plan.precisions[static_cast<std::size_t>(m)] != Precision::Fp32) {
+            if (plan.variants[static_cast<std::size_t>(m)] != Precision::Fp32) {
                 throw InputError(
                     plan.label + ": fusion group " + group.pattern + " at node '" +
                     graph.nodes[static_cast<std::size_t>(m)].name + "' has a member in " +
-                    std::string(precisionName(plan.precisions[static_cast<std::size_t>(m)])) +
+                    std::string(variantName(plan.variants[static_cast<std::size_t>(m)])) +
                     "; a group runs in fp32");
             }
             m = lowered.parts[static_cast<std::size_t>(m)].front();
@@ -117,7 +118,7 @@ void reportAsModelNodes(PlanValidation& report, const LoweredGraph& lowered) {
     }
     report.nodes.clear();
     for (auto& [origin, n] : byNode) {
-        n.precision = lowered.precisions[static_cast<std::size_t>(origin)];
+        n.variant = lowered.variants[static_cast<std::size_t>(origin)];
         if (!allPredicted[origin]) {
             n.predictedUs.reset();
         }

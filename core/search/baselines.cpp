@@ -172,7 +172,7 @@ std::vector<Solution> evaluateBaselines(Simulator& sim) {
                 baselines.push_back({std::move(genome),
                                      {},
                                      "all:" + sim.costs().device(d).id + ":" +
-                                         std::string(precisionName(sim.costs().variant(v)))});
+                                         std::string(variantName(sim.costs().variant(v)))});
             }
         }
     }

@@ -23,10 +23,10 @@ struct SearchOptions {
     /// Offer the graph's fusion groups to the plans (CostTableOptions::fusion); off: every
     /// operator runs on its own.
     bool fusion = true;
-    /// Precisions offered besides fp32 (CostTableOptions::variants): each compute node's gene
+    /// Variants offered besides fp32 (CostTableOptions::variants): each compute node's gene
     /// is then a column (device, variant). Offering any needs Objective::Accuracy among the
     /// objectives or a finite maxDeviationPct, so that accuracy is never traded away unseen.
-    std::vector<Precision> variants;
+    std::vector<Variant> variants;
     /// Constraint on the estimated output deviation (Objectives::deviationPct, %): plans above
     /// it are infeasible (Simulator::setDeviationLimit). Infinite: none.
     double maxDeviationPct = std::numeric_limits<double>::infinity();

@@ -103,7 +103,7 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
                 const CostCell& cell = table.cell(static_cast<NodeId>(n), plan.device[n], v);
                 ++sources[static_cast<int>(cell.source)];
                 if (v != 0) {
-                    variants[g.nodes[n].name] = std::string(precisionName(table.variant(v)));
+                    variants[g.nodes[n].name] = std::string(variantName(table.variant(v)));
                     ++lowered;
                     withFigure += cell.deviationPct > 0.0 ? 1 : 0;
                 }
@@ -156,7 +156,7 @@ nlohmann::json plansDocument(const Simulator& sim, const SearchOptions& options,
     }
     nlohmann::json offered = nlohmann::json::array();
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
-        offered.push_back(std::string(precisionName(table.variant(v))));
+        offered.push_back(std::string(variantName(table.variant(v))));
     }
     return {{"tool", "paretune"},
             {"tool_version", PARETUNE_VERSION},

@@ -43,20 +43,20 @@ void PlansFile::requireModel(const std::string& fingerprint, const std::string& 
 
 namespace {
 
-/// A precision name of the document at `field`; fp32 is refused where only lower ones belong.
+/// A variant name of the document at `field`; fp32 is refused where only other ones belong.
 template <class Json>
-Precision precisionAt(const JsonFields<Json>& fields, const Json& value, const std::string& field) {
+Variant variantAt(const JsonFields<Json>& fields, const Json& value, const std::string& field) {
     const std::string name = fields.asString(value, field);
-    Precision precision = Precision::Fp32;
+    Variant variant = Precision::Fp32;
     try {
-        precision = parsePrecision(name);
+        variant = parseVariant(name);
     } catch (const InputError& e) {
         fields.fail(field, e.what());
     }
-    if (precision == Precision::Fp32) {
-        fields.fail(field, "fp32 is every node's default: list only the lower precisions");
+    if (variant == Precision::Fp32) {
+        fields.fail(field, "fp32 is every node's default: list only the other variants");
     }
-    return precision;
+    return variant;
 }
 
 template <class Json> PlansFile parsePlans(const Json& doc, const std::string& origin) {
@@ -92,8 +92,7 @@ template <class Json> PlansFile parsePlans(const Json& doc, const std::string& o
     file.fusion = fields.optionalBoolean(doc, "", "fusion", true);
     const Json& offered = fields.optionalArray(doc, "", "variants");
     for (std::size_t i = 0; i < offered.size(); ++i) {
-        file.variants.push_back(
-            precisionAt(fields, offered[i], JsonFields<Json>::at("variants", i)));
+        file.variants.push_back(variantAt(fields, offered[i], JsonFields<Json>::at("variants", i)));
     }
     const Json& plans = fields.array(doc, "", "plans");
     std::set<std::int64_t> ids;
@@ -154,8 +153,8 @@ template <class Json> PlansFile parsePlans(const Json& doc, const std::string& o
         }
         const Json& variants = fields.optionalObject(plan, where, "variants");
         for (auto it = variants.begin(); it != variants.end(); ++it) {
-            p.variants.emplace_back(
-                it.key(), precisionAt(fields, it.value(), where + ".variants." + it.key()));
+            p.variants.emplace_back(it.key(),
+                                    variantAt(fields, it.value(), where + ".variants." + it.key()));
         }
         if (const Json* dev = fields.find(plan, where, "deviation_pct"); dev && !dev->is_null()) {
             const std::string at = JsonFields<Json>::join(where, "deviation_pct");

@@ -44,9 +44,9 @@ struct PlansFilePlan {
     std::optional<std::string> baseline; ///< the baseline's name when the plan is one
     /// The fusion groups the plan takes, each as its members' node names in order.
     std::vector<std::vector<std::string>> fusionGroups;
-    /// Node name → precision of the nodes not in fp32 ("variants"), in the document's order;
+    /// Node name → variant of the nodes not in fp32 ("variants"), in the document's order;
     /// empty: every node in fp32 (and in files written before variants).
-    std::vector<std::pair<std::string, Precision>> variants;
+    std::vector<std::pair<std::string, Variant>> variants;
     /// The estimated output deviation from fp32, % ("deviation_pct"), and where it came from
     /// ("deviation_source": "sensitivity table", "modelled" or "none").
     std::optional<double> deviationPct;
@@ -62,8 +62,8 @@ struct PlansFile {
     std::vector<Objective> objectives; ///< searched objectives (latency, energy, memory if none)
     std::vector<PlansFilePlan> plans;  ///< in the document's order, ids unique
     bool fusion = true; ///< whether the search offered fusion groups ("fusion", default true)
-    /// The precisions the search offered besides fp32 ("variants"; empty: none).
-    std::vector<Precision> variants;
+    /// The variants the search offered besides fp32 ("variants"; empty: none).
+    std::vector<Variant> variants;
 
     /// The plan with `id`, or null.
     const PlansFilePlan* find(std::int64_t id) const;
@@ -80,7 +80,7 @@ struct PlansFile {
 /// "memory": {device id: {"arena_bytes", "naive_bytes", "live_peak_bytes", "weights_bytes",
 /// "workspace_bytes", "in_place"}} with non-negative integers), optional "variants" (node name
 /// → precision name) and "deviation_pct" (a number >= 0), optional "model_fingerprint",
-/// "catalog", "objectives" and "variants" (precision names offered besides fp32). InputError
+/// "catalog", "objectives" and "variants" (variant names offered besides fp32). InputError
 /// "ORIGIN: plans[2].assignment.conv1: expected a string, got …".
 PlansFile parsePlansFile(const nlohmann::ordered_json& document, const std::string& origin);
 /// The same for a document held as plansDocument writes it (the workbench's search).

@@ -165,7 +165,7 @@ std::pair<NodeId, std::int32_t> observedNode(const Graph& graph, const CostTable
     const std::size_t at = name.rfind('@');
     if (at != std::string::npos) {
         for (std::int32_t v = 1; v < table.variantCount(); ++v) {
-            if (name.compare(at + 1, std::string::npos, precisionName(table.variant(v))) == 0) {
+            if (name.compare(at + 1, std::string::npos, variantName(table.variant(v))) == 0) {
                 return {graph.findNode(std::string_view(name).substr(0, at)), v};
             }
         }

@@ -222,7 +222,7 @@ SearchRun runSearch(const Graph& graph, const DeviceCatalog& catalog, const Sear
                 }
             }
         }
-        const std::string name(precisionName(table.variant(v)));
+        const std::string name(variantName(table.variant(v)));
         run.diagnostics.push_back(
             {cells > 0 ? Diagnostic::Severity::Info : Diagnostic::Severity::Warning,
              "variant-cells",

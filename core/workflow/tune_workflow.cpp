@@ -186,10 +186,10 @@ PlanToValidate validationOf(const Simulator& sim, const TunedPlan& plan) {
     v.fusion = !table.fusionOptions().empty();
     // Its nodes in other precisions run lowered; the estimate of their deviation is checked.
     if (std::any_of(p.variant.begin(), p.variant.end(), [](std::int32_t x) { return x > 0; })) {
-        v.precisions.assign(g.nodes.size(), Precision::Fp32);
+        v.variants.assign(g.nodes.size(), Precision::Fp32);
         for (std::size_t n = 0; n < g.nodes.size() && n < p.variant.size(); ++n) {
             if (p.variant[n] > 0) {
-                v.precisions[n] = table.variant(p.variant[n]);
+                v.variants[n] = table.variant(p.variant[n]);
             }
         }
         v.plannedDeviationPct = plan.simulated.deviationPct;
@@ -531,13 +531,13 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                 const std::size_t named = static_cast<std::size_t>(
                     n.fusedMembers.empty() ? n.node : n.fusedMembers.front());
                 const std::string suffix = !n.fusedMembers.empty() ? "+fused"
-                                           : n.precision != Precision::Fp32
-                                               ? "@" + std::string(precisionName(n.precision))
+                                           : n.variant != Precision::Fp32
+                                               ? "@" + std::string(variantName(n.variant))
                                                : "";
                 // A lowered node's cell includes the conversions its neighbours in its
                 // precision spared it: what it would have taken with them.
                 const std::int32_t ci = search.simulator->computeIndex(n.node);
-                const double spared = n.precision != Precision::Fp32 && ci >= 0
+                const double spared = n.variant != Precision::Fp32 && ci >= 0
                                           ? search.simulator->savedConversionUs(plan.genome, ci)
                                           : 0.0;
                 observation.nodes.push_back({graph.nodes[named].name + suffix,
