@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Chains of lowered nodes (issue 17): neighbours in the same bf16 or fp16 precision pass their
-// tensors on as they are, so a lowered graph converts only where the precision changes
+// Chains of lowered nodes (issue 17): neighbours in the same bf16, fp16 or fp32-nhwc variant pass
+// their tensors on as they are, so a lowered graph converts only where the variant changes
 // (graph/precision.h, LoweredChains), and the search's simulator costs a plan as its lowered
 // graph runs (CostTable::conversions). The simulator's figures by hand are in tst_variants.
 #include "common/input_error.h"
@@ -149,16 +149,29 @@ private Q_SLOTS:
         }
     }
 
+    void aChainCostsWhatItsLoweredGraphRuns_data() {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<int>("lowerableCount");
+        QTest::newRow("bf16") << QStringLiteral("bf16") << 4;
+        QTest::newRow("fp32-nhwc") << QStringLiteral("fp32-nhwc") << 2;
+    }
+
     void aChainCostsWhatItsLoweredGraphRuns() {
-        // Every node 10 µs, every Cast 1 µs: for each choice of the four lowerable nodes in
-        // bf16, the search's simulator (cells with all their Casts, less those the plan does not
-        // run) and the joined lowered graph simulated as it is give the same latency.
+        // Every node 10 µs, every conversion (Cast, Transpose) 1 µs: for each choice of the
+        // lowerable nodes in the variant, the search's simulator (cells with all their
+        // conversions, less those the plan does not run) and the joined lowered graph simulated
+        // as it is give the same latency.
+        QFETCH(QString, variant);
+        QFETCH(int, lowerableCount);
+        const Variant lowering = parseVariant(variant.toStdString());
         const Graph g = fixture();
         const auto cost = [](CostTable& t, const Graph& l) {
             for (std::size_t n = 0; n < l.nodes.size(); ++n) {
                 if (l.nodes[n].kind == NodeKind::Compute) {
                     CostCell cell;
-                    cell.latencyUs = l.nodes[n].opType == "Cast" ? 1.0 : 10.0;
+                    const bool conversion =
+                        l.nodes[n].opType == "Cast" || l.nodes[n].opType == "Transpose";
+                    cell.latencyUs = conversion ? 1.0 : 10.0;
                     cell.energyUj = cell.latencyUs;
                     cell.source = CostSource::Measured;
                     t.setCell(static_cast<NodeId>(n), 0, cell);
@@ -168,24 +181,24 @@ private Q_SLOTS:
         const std::vector<CostDevice> cpu{{"cpu:0", "cpu", 1, 1, 1e9}};
         CostTable table(static_cast<std::int32_t>(g.nodes.size()), cpu, 0);
         cost(table, g);
-        table.setVariants({Precision::Fp32, Precision::Bf16});
+        table.setVariants({Precision::Fp32, lowering});
         fillVariantCells(table, g, cost);
         Simulator sim(g, table);
-        const std::vector<Variant> all = lowerAll(g, Precision::Bf16);
+        const std::vector<Variant> all = lowerAll(g, lowering);
         std::vector<NodeId> lowerableNodes;
         for (std::size_t n = 0; n < all.size(); ++n) {
-            if (all[n] == Precision::Bf16) {
+            if (all[n] == lowering) {
                 lowerableNodes.push_back(static_cast<NodeId>(n));
             }
         }
-        QCOMPARE(lowerableNodes.size(), std::size_t{4});
-        for (unsigned mask = 0; mask < 16; ++mask) {
+        QCOMPARE(lowerableNodes.size(), static_cast<std::size_t>(lowerableCount));
+        for (unsigned mask = 0; mask < 1u << lowerableNodes.size(); ++mask) {
             std::vector<Variant> precisions(g.nodes.size(), Precision::Fp32);
             std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
             for (std::size_t k = 0; k < lowerableNodes.size(); ++k) {
                 if ((mask >> k & 1u) != 0) {
                     const NodeId n = lowerableNodes[k];
-                    precisions[static_cast<std::size_t>(n)] = Precision::Bf16;
+                    precisions[static_cast<std::size_t>(n)] = lowering;
                     genome[static_cast<std::size_t>(sim.computeIndex(n))] =
                         static_cast<std::uint8_t>(sim.column(0, 1));
                 }

@@ -74,7 +74,8 @@ void Simulator::buildChainTables() {
             m_chainLinks.push_back({begin, static_cast<std::int32_t>(m_chainPartners.size())});
             m_linkNarrowing.push_back(-1);
             const std::int32_t b = m_tensorBuffer[static_cast<std::size_t>(c.tensor)];
-            if (c.output && b >= 0) { // held in the narrower type while the chain holds
+            const bool narrower = m_costs.variant(c.variant).precision != Precision::Fp32;
+            if (c.output && b >= 0 && narrower) { // held in the narrower type while joined
                 const auto elements =
                     static_cast<std::int64_t>(m_bufferBytes[static_cast<std::size_t>(b)]) /
                     static_cast<std::int64_t>(dtypeSize(DType::Float32));
