@@ -304,7 +304,7 @@ void TestGraphView::precisionColoursFollowThePlan() {
     QVERIFY(computing[Precision::Int8] > 0);
     // The legend lists each precision the search offered, its colour and its nodes.
     const QString legend = w.view->legendText();
-    QVERIFY2(legend.contains(QStringLiteral("Precision in plan 0")), qPrintable(legend));
+    QVERIFY2(legend.contains(QStringLiteral("Variant in plan 0")), qPrintable(legend));
     for (const Precision p : {Precision::Fp32, Precision::Bf16, Precision::Int8}) {
         const QString name = QString::fromStdString(std::string(precisionName(p)));
         QVERIFY2(legend.contains(QStringLiteral("%1</span> %2 (%3 compute nodes)")

@@ -429,12 +429,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+38"/>
         <source>%1 runs in %2 (its inputs converted, its output back to fp32)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+38"/>
         <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; fusion group, run as one node (%2 in this plan)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -470,17 +470,17 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+6"/>
-        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1&lt;br&gt;&lt;i&gt;Search placements with lower precisions offered and pick a plan to colour by precision.&lt;/i&gt;</source>
+        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1&lt;br&gt;&lt;i&gt;Search placements with other variants offered and pick a plan to colour by variant.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+5"/>
-        <source>&lt;b&gt;Precision in plan %1&lt;/b&gt;&lt;br&gt;%2</source>
+        <source>&lt;b&gt;Variant in plan %1&lt;/b&gt;&lt;br&gt;%2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+4"/>
-        <source>&lt;br&gt;&lt;i&gt;This search offered fp32 only (Search &amp;gt; Offer lower precisions).&lt;/i&gt;</source>
+        <source>&lt;br&gt;&lt;i&gt;This search offered fp32 only (Search &amp;gt; Offer other variants).&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1947,16 +1947,16 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+6"/>
-        <source>Offer lower &amp;precisions (bf16, int8)</source>
+        <source>Offer other &amp;variants (bf16, int8, fp32-nhwc)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+4"/>
-        <source>Searches also choose each node&apos;s precision: bf16 for Conv, MatMul and Gemm, int8 for Conv, with the estimated accuracy loss as an objective (in place of the third one, memory by default). Measured devices need the precisions profiled (paretune profile --variants bf16,int8).</source>
+        <source>Searches also choose how each node runs: bf16 for Conv, MatMul, Gemm and their Relu, Clip and Add, int8 for Conv, MatMul and Gemm, fp32-nhwc (channels-last activations) for Conv and their Relu, Clip and Add, with the estimated accuracy loss as an objective (in place of the third one, memory by default). Measured devices need the variants profiled (paretune profile --variants bf16,int8,fp32-nhwc).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2141,7 +2141,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+77"/>
+        <location filename="../widgets/timelineview.cpp" line="+76"/>
         <location line="+38"/>
         <source>transfer</source>
         <translation type="unfinished"></translation>

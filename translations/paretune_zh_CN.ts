@@ -426,12 +426,12 @@ Double-click to expand</source>
         <translation>融合组 %1：作为一个节点运行</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+38"/>
         <source>%1 runs in %2 (its inputs converted, its output back to fp32)</source>
         <translation>%1 以 %2 运行（输入先转换，输出转换回 fp32）</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+38"/>
         <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; fusion group, run as one node (%2 in this plan)</source>
         <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; 融合组，作为一个节点运行（本方案中 %2 个）</translation>
     </message>
@@ -467,18 +467,18 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+6"/>
-        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1&lt;br&gt;&lt;i&gt;Search placements with lower precisions offered and pick a plan to colour by precision.&lt;/i&gt;</source>
-        <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1&lt;br&gt;&lt;i&gt;在提供更低精度的情况下搜索放置方案并选择一个方案，即可按精度着色。&lt;/i&gt;</translation>
+        <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1&lt;br&gt;&lt;i&gt;Search placements with other variants offered and pick a plan to colour by variant.&lt;/i&gt;</source>
+        <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1&lt;br&gt;&lt;i&gt;在提供其他变体的情况下搜索放置方案，并选择一个方案以按变体着色。&lt;/i&gt;</translation>
     </message>
     <message>
         <location line="+5"/>
-        <source>&lt;b&gt;Precision in plan %1&lt;/b&gt;&lt;br&gt;%2</source>
-        <translation>&lt;b&gt;方案 %1 中的精度&lt;/b&gt;&lt;br&gt;%2</translation>
+        <source>&lt;b&gt;Variant in plan %1&lt;/b&gt;&lt;br&gt;%2</source>
+        <translation>&lt;b&gt;方案 %1 中的变体&lt;/b&gt;&lt;br&gt;%2</translation>
     </message>
     <message>
         <location line="+4"/>
-        <source>&lt;br&gt;&lt;i&gt;This search offered fp32 only (Search &amp;gt; Offer lower precisions).&lt;/i&gt;</source>
-        <translation>&lt;br&gt;&lt;i&gt;本次搜索只提供了 fp32（搜索 &amp;gt; 提供更低精度）。&lt;/i&gt;</translation>
+        <source>&lt;br&gt;&lt;i&gt;This search offered fp32 only (Search &amp;gt; Offer other variants).&lt;/i&gt;</source>
+        <translation>&lt;br&gt;&lt;i&gt;本次搜索只提供了 fp32（搜索 &amp;gt; 提供其他变体）。&lt;/i&gt;</translation>
     </message>
     <message>
         <location line="+23"/>
@@ -1939,16 +1939,16 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+6"/>
-        <source>Offer lower &amp;precisions (bf16, int8)</source>
-        <translation>提供更低精度(bf16、int8)(&amp;P)</translation>
+        <source>Offer other &amp;variants (bf16, int8, fp32-nhwc)</source>
+        <translation>提供其他变体(bf16、int8、fp32-nhwc)(&amp;V)</translation>
     </message>
     <message>
         <location line="+4"/>
-        <source>Searches also choose each node&apos;s precision: bf16 for Conv, MatMul and Gemm, int8 for Conv, with the estimated accuracy loss as an objective (in place of the third one, memory by default). Measured devices need the precisions profiled (paretune profile --variants bf16,int8).</source>
-        <translation>搜索同时为每个节点选择精度:Conv、MatMul 和 Gemm 可用 bf16,Conv 可用 int8,并以估计的精度损失作为一个目标(取代第三个目标,默认为内存)。实测设备需要先分析这些精度(paretune profile --variants bf16,int8)。</translation>
+        <source>Searches also choose how each node runs: bf16 for Conv, MatMul, Gemm and their Relu, Clip and Add, int8 for Conv, MatMul and Gemm, fp32-nhwc (channels-last activations) for Conv and their Relu, Clip and Add, with the estimated accuracy loss as an objective (in place of the third one, memory by default). Measured devices need the variants profiled (paretune profile --variants bf16,int8,fp32-nhwc).</source>
+        <translation>搜索同时选择每个节点的运行方式:Conv、MatMul、Gemm 及其 Relu、Clip 和 Add 可用 bf16,Conv、MatMul 和 Gemm 可用 int8,Conv 及其 Relu、Clip 和 Add 可用 fp32-nhwc(通道在后的激活布局),并以估计的精度损失作为一个目标(取代第三个目标,默认为内存)。实测设备需要先分析这些变体(paretune profile --variants bf16,int8,fp32-nhwc)。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Run the chosen plan on this machine&apos;s devices and compare the measured times with the plan&apos;s</source>
         <translation>在本机设备上运行所选方案，并将实测时间与方案时间比较</translation>
     </message>
@@ -2133,7 +2133,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TimelineView</name>
     <message>
-        <location filename="../widgets/timelineview.cpp" line="+77"/>
+        <location filename="../widgets/timelineview.cpp" line="+76"/>
         <location line="+38"/>
         <source>transfer</source>
         <translation>传输</translation>

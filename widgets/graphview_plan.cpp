@@ -318,17 +318,17 @@ void GraphView::colourByPrecision(QString& legend) {
                        .arg(computing[v]);
     }
     if (m_planVariant.empty()) {
-        legend = tr("<b>No plan selected</b><br>%1<br><i>Search placements with lower precisions "
-                    "offered and pick a plan to colour by precision.</i>")
+        legend = tr("<b>No plan selected</b><br>%1<br><i>Search placements with other variants "
+                    "offered and pick a plan to colour by variant.</i>")
                      .arg(entries.join(QStringLiteral(" &nbsp; ")));
         return;
     }
-    legend = tr("<b>Precision in plan %1</b><br>%2")
+    legend = tr("<b>Variant in plan %1</b><br>%2")
                  .arg(m_plan)
                  .arg(entries.join(QStringLiteral(" &nbsp; ")));
     if (offered.size() == 1) {
-        legend += tr("<br><i>This search offered fp32 only (Search &gt; Offer lower "
-                     "precisions).</i>");
+        legend += tr("<br><i>This search offered fp32 only (Search &gt; Offer other "
+                     "variants).</i>");
     }
 }
 

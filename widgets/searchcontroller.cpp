@@ -41,8 +41,8 @@ QString percentText(const std::optional<double>& error) {
 
 } // namespace
 
-SearchOptions withPrecisions(SearchOptions options) {
-    options.variants = {Precision::Bf16, Precision::Int8};
+SearchOptions withVariants(SearchOptions options) {
+    options.variants = {Precision::Bf16, Precision::Int8, {Precision::Fp32, Layout::ChannelsLast}};
     if (std::find(options.objectives.begin(), options.objectives.end(), Objective::Accuracy) ==
         options.objectives.end()) {
         // A search has two or three objectives: accuracy takes the third one's place.
@@ -66,16 +66,17 @@ SearchController::SearchController(QMainWindow* window, WorkbenchLog& log,
     m_searchAction->setObjectName(QStringLiteral("searchAction"));
     m_searchAction->setEnabled(false);
     connect(m_searchAction, &QAction::triggered, this, [this] {
-        searchPlacements(m_variantsAction->isChecked() ? withPrecisions({}) : SearchOptions{});
+        searchPlacements(m_variantsAction->isChecked() ? withVariants({}) : SearchOptions{});
     });
-    m_variantsAction = new QAction(tr("Offer lower &precisions (bf16, int8)"), this);
+    m_variantsAction = new QAction(tr("Offer other &variants (bf16, int8, fp32-nhwc)"), this);
     m_variantsAction->setObjectName(QStringLiteral("variantsAction"));
     m_variantsAction->setCheckable(true);
     const QString variantsTip =
-        tr("Searches also choose each node's precision: bf16 for Conv, MatMul and Gemm, int8 "
-           "for Conv, with the estimated accuracy loss as an objective (in place of the third "
-           "one, memory by default). Measured devices need "
-           "the precisions profiled (paretune profile --variants bf16,int8).");
+        tr("Searches also choose how each node runs: bf16 for Conv, MatMul, Gemm and their Relu, "
+           "Clip and Add, int8 for Conv, MatMul and Gemm, fp32-nhwc (channels-last activations) "
+           "for Conv and their Relu, Clip and Add, with the estimated accuracy loss as an "
+           "objective (in place of the third one, memory by default). Measured devices need "
+           "the variants profiled (paretune profile --variants bf16,int8,fp32-nhwc).");
     m_variantsAction->setToolTip(variantsTip);
     m_variantsAction->setStatusTip(variantsTip);
     const QString validateTip =

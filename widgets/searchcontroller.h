@@ -29,9 +29,10 @@ class TimelineView;
 class ValidateJob;
 class WorkbenchLog;
 
-/// `options` offering lower precisions: bf16 and int8 beside fp32, with accuracy (the estimated
-/// output deviation) among the objectives, in place of the third one when there are three.
-SearchOptions withPrecisions(SearchOptions options);
+/// `options` offering other variants: bf16, int8 and fp32-nhwc beside fp32, with accuracy (the
+/// estimated output deviation) among the objectives, in place of the third one when there are
+/// three.
+SearchOptions withVariants(SearchOptions options);
 
 /// Placement search and the plans it finds: the Search, Validate and Export bundle actions and
 /// their jobs (each with its indicator in the status bar), the Pareto front, the chosen plan
@@ -49,8 +50,8 @@ public:
     /// The memory plan of the plan shown, per device (arena occupancy over its steps).
     MemoryView* memoryView() const { return m_memory; }
     QAction* searchAction() const { return m_searchAction; }
-    /// Checkable: the Search menu's searches also choose each node's precision (bf16, int8)
-    /// with the estimated output deviation as an objective (withPrecisions).
+    /// Checkable: the Search menu's searches also choose each node's variant (bf16, int8,
+    /// fp32-nhwc) with the estimated output deviation as an objective (withVariants).
     QAction* variantsAction() const { return m_variantsAction; }
     QAction* validateAction() const { return m_validateAction; }
     QAction* exportAction() const { return m_exportAction; }
