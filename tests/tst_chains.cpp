@@ -6,11 +6,13 @@
 #include "common/input_error.h"
 #include "cost/cost_table.h"
 #include "cost/measured_costs.h"
+#include "device/device.h"
 #include "graph/precision.h"
 #include "plan/simulator.h"
 #include "precision_fixture.h"
 #include "profile/graph_executor.h"
 #include "profile/output_deviation.h"
+#include "profile/precision_support.h"
 
 #include <QtTest>
 
@@ -82,7 +84,7 @@ private Q_SLOTS:
         const Graph g = fixture();
         const Variant nhwc{Precision::Fp32, Layout::ChannelsLast};
         QCOMPARE(parseVariant("fp32-nhwc"), nhwc);
-        QCOMPARE(variantName(nhwc), std::string_view("fp32-nhwc"));
+        QCOMPARE(variantName(nhwc), std::string("fp32-nhwc"));
         const std::vector<Variant> all = lowerAll(g, nhwc);
         QCOMPARE(all[static_cast<std::size_t>(nodeOfType(g, "Conv"))], nhwc);
         QCOMPARE(all[static_cast<std::size_t>(nodeOfType(g, "Relu"))], nhwc);
@@ -142,11 +144,62 @@ private Q_SLOTS:
             parseVariants("fp32,bf16-nhwc");
             QFAIL("bf16-nhwc was parsed");
         } catch (const InputError& e) {
-            QVERIFY2(std::string(e.what()).find("unknown variant 'bf16-nhwc' (expected one of "
-                                                "fp32, bf16, fp16, int8, fp32-nhwc)") !=
-                         std::string::npos,
+            QVERIFY2(std::string(e.what()).find("unknown variant 'bf16-nhwc': channels-last is "
+                                                "offered for fp32 only") != std::string::npos,
                      e.what());
         }
+    }
+
+    void threadsVariantsRunTheNodeOnItsOwnThreads() {
+        // fp32-t1: every compute node, as it is, on one intra-op thread: another signature (its
+        // own samples), the same outputs up to the kernels' order of summation. bf16-t1: the
+        // bf16 nodes, their Casts on one thread too.
+        const Graph g = fixture();
+        const Variant t1 = parseVariant("fp32-t1");
+        const std::vector<Variant> all = lowerAll(g, t1);
+        for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+            QCOMPARE(all[n] == t1, g.nodes[n].kind == NodeKind::Compute);
+        }
+        const LoweredGraph lowered = lowerGraph(g, all);
+        QCOMPARE(lowered.graph.nodes.size(), g.nodes.size());
+        for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+            const NodeId x = lowered.parts[n].front();
+            const Node& node = lowered.graph.nodes[static_cast<std::size_t>(x)];
+            QCOMPARE(node.opType, g.nodes[n].opType);
+            QCOMPARE(node.threads, g.nodes[n].kind == NodeKind::Compute ? 1 : 0);
+            QCOMPARE(lowered.graph.signatures[static_cast<std::size_t>(x)] == g.signatures[n],
+                     g.nodes[n].kind != NodeKind::Compute);
+        }
+        const NamedTensors input = randomCalibrationInputs(g, 1, 7).sets.front();
+        QVERIFY(compareOutputs({executeGraph(g, input)}, {executeGraph(lowered.graph, input)})
+                    .relativeL2Pct < 1e-4);
+        const LoweredGraph bf16 = lowerGraph(g, lowerAll(g, parseVariant("bf16-t1")));
+        int casts = 0;
+        for (const Node& node : bf16.graph.nodes) {
+            if (node.opType == "Cast" && node.kind == NodeKind::Compute) {
+                QCOMPARE(node.threads, 1);
+                ++casts;
+            }
+        }
+        QCOMPARE(casts, 4);
+        // Which devices run it: a CPU device of more CPUs than its threads.
+        Device cpu;
+        cpu.id = "cpu";
+        cpu.kind = "cpu";
+        cpu.cpus = {0, 1};
+        Device core = cpu;
+        core.id = "cpu:0";
+        core.cpus = {0};
+        QCOMPARE(variantRefusal(cpu, t1), std::string());
+        QVERIFY(variantRefusal(core, t1).find("runs on 1 CPU") != std::string::npos);
+        QVERIFY(variantRefusal(cpu, parseVariant("fp32-t2")).find("runs on 2 CPUs") !=
+                std::string::npos);
+        Device gpu;
+        gpu.id = "cuda:0";
+        gpu.kind = "gpu";
+        gpu.cudaIndex = 0;
+        QVERIFY(variantRefusal(gpu, t1).find("a CPU device's choice") != std::string::npos);
+        QCOMPARE(variantRefusal(gpu, Precision::Bf16), std::string());
     }
 
     void aChainCostsWhatItsLoweredGraphRuns_data() {

@@ -55,7 +55,7 @@ const QSet<QString>& allowedWords() {
               "Ctrl",   "Shift",  "Alt",    "Esc",    "F1",     "F5",       "x",        "e",
               "X",      "Y",      "K",      "M",      "G",      "µs",       "µJ",       "uJ",
               "mW",     "MFLOPs", "GFLOPs", "KFLOPs", "TFLOPs", "Roofline", "roofline", "bf16",
-              "int8",   "fp32"}) {
+              "int8",   "fp32",   "nhwc",   "NHWC"}) {
             w.insert(QString::fromUtf8(word));
         }
         return w;

@@ -82,10 +82,21 @@ private Q_SLOTS:
         QCOMPARE(parseVariants("bf16"), std::vector<Variant>{Precision::Bf16});
         QCOMPARE(parsePrecision("fp32"), Precision::Fp32);
         QCOMPARE(parsePrecision("fp16"), Precision::Fp16);
+        // Layout and threads, and the names back.
+        for (const char* name : {"fp32-nhwc", "fp32-t1", "bf16-t2", "fp32-nhwc-t1", "int8-t16"}) {
+            QCOMPARE(variantName(parseVariant(name)), std::string(name));
+        }
+        QCOMPARE(parseVariant("bf16-t2"), (Variant{Precision::Bf16, Layout::Nchw, 2}));
+        QCOMPARE(parseVariant("bf16-t2").onDeviceThreads(), Variant{Precision::Bf16});
         const std::pair<const char*, const char*> bad[] = {
-            {"fp64", "unknown variant 'fp64' (expected one of fp32, bf16, fp16, int8, fp32-nhwc)"},
+            {"fp64", "unknown variant 'fp64': 'fp64' is not a precision (a variant is "
+                     "PRECISION[-nhwc][-tN]: a precision, fp32, bf16, fp16, int8;"},
             {"half", "unknown variant 'half'"},
             {"bf16,bf16", "listed twice"},
+            {"fp32-t0", "unknown variant 'fp32-t0': threads must be 1 to 255"},
+            {"fp32-t999", "unknown variant 'fp32-t999': threads must be 1 to 255"},
+            {"fp32-x", "unknown variant 'fp32-x': '-x' is not -nhwc or -tN"},
+            {"fp32-t1-nhwc", "unknown variant 'fp32-t1-nhwc': '-t1-nhwc' is not -nhwc or -tN"},
             {"", "unknown variant ''"}};
         for (const auto& [text, message] : bad) {
             try {

@@ -287,8 +287,8 @@ void addModelledVariants(CostTable& table, const Graph& graph,
     table.setVariants(offered);
     std::vector<ConversionCost> conversions;
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
-        if (table.variant(v).layout != Layout::Nchw) {
-            continue; // no catalog figure for a layout: unsupported on modelled devices
+        if (table.variant(v).layout != Layout::Nchw || table.variant(v).threads > 0) {
+            continue; // no catalog figure for a layout or threads: unsupported when modelled
         }
         const Precision precision = table.variant(v).precision;
         for (std::size_t n = 0; n < graph.nodes.size(); ++n) {

@@ -126,7 +126,7 @@ CostSource weaker(CostSource a, CostSource b) {
 
 VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
                                   const std::function<void(CostTable&, const Graph&)>& fill,
-                                  const std::function<bool(std::int32_t, Precision)>& runs) {
+                                  const std::function<bool(std::int32_t, Variant)>& runs) {
     VariantCellCount count;
     std::vector<ConversionCost> conversions;
     // The modelled conversions the table has (buildCostTable), by what they convert.
@@ -150,7 +150,7 @@ VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
                 continue;
             }
             for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
-                if (runs && !runs(d, precision)) {
+                if (runs && !runs(d, variant)) {
                     table.setCell(static_cast<NodeId>(n), d, v, CostCell{});
                     continue;
                 }
@@ -178,7 +178,7 @@ VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
                 for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
                     const CostCell& part = loweredTable.cell(c.node, d);
                     const bool counted = table.cell(static_cast<NodeId>(n), d, v).supported() &&
-                                         (!runs || runs(d, precision));
+                                         (!runs || runs(d, variant));
                     // A cell left modelled keeps its modelled conversion.
                     cost.cells.push_back(!counted           ? CostCell{}
                                          : part.supported() ? part

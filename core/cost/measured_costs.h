@@ -103,7 +103,7 @@ struct VariantCellCount {
 };
 VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
                                   const std::function<void(CostTable&, const Graph&)>& fill,
-                                  const std::function<bool(std::int32_t, Precision)>& runs = {});
+                                  const std::function<bool(std::int32_t, Variant)>& runs = {});
 
 /// Sets each supported variant cell's deviation from the library's sensitivity table of the
 /// model for `inputsKey` (CalibrationInputs::key; empty: the inputs it was measured on most

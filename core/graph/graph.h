@@ -48,6 +48,9 @@ struct Node {
     std::vector<Attribute> attributes; ///< sorted by name
     NodeKind kind = NodeKind::Compute;
     bool knownOperator = true; ///< false when no ONNX schema exists for it at the model's opset
+    /// Intra-op threads it runs with, from a plan's variant (graph/precision.h: "fp32-t1"); 0:
+    /// its device's. Not an ONNX attribute: a bundle's plan.json names the variant.
+    std::int32_t threads = 0;
 
     const Attribute* attribute(std::string_view attributeName) const;
     std::int64_t attrInt(std::string_view attributeName, std::int64_t fallback) const;

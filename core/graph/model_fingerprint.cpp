@@ -33,6 +33,9 @@ void appendNodeHeader(std::string& text, const Node& node) {
         text += a.canonical + ';';
     }
     text += ')';
+    if (node.threads > 0) { // a variant's intra-op threads: another measurement
+        text += " threads=" + std::to_string(node.threads);
+    }
 }
 
 /// Whether input k of the node is a quantization zero point: its value does not change what the

@@ -14,24 +14,11 @@ namespace {
 
 constexpr Precision kPrecisions[] = {Precision::Fp32, Precision::Bf16, Precision::Fp16,
                                      Precision::Int8};
-constexpr Variant kVariants[] = {Precision::Fp32,
-                                 Precision::Bf16,
-                                 Precision::Fp16,
-                                 Precision::Int8,
-                                 {Precision::Fp32, Layout::ChannelsLast}};
 
 std::string knownNames() {
     std::string names;
     for (const Precision p : kPrecisions) {
         names += (names.empty() ? "" : ", ") + std::string(precisionName(p));
-    }
-    return names;
-}
-
-std::string knownVariantNames() {
-    std::string names;
-    for (const Variant v : kVariants) {
-        names += (names.empty() ? "" : ", ") + std::string(variantName(v));
     }
     return names;
 }
@@ -102,21 +89,52 @@ Precision parsePrecision(std::string_view name) {
                      knownNames() + ")");
 }
 
-std::string_view variantName(Variant variant) {
+std::string variantName(Variant variant) {
+    std::string name(precisionName(variant.precision));
     if (variant.layout == Layout::ChannelsLast) {
-        return variant.precision == Precision::Fp32 ? "fp32-nhwc" : "unknown-nhwc";
+        name += "-nhwc";
     }
-    return precisionName(variant.precision);
+    if (variant.threads > 0) {
+        name += "-t" + std::to_string(variant.threads);
+    }
+    return name;
 }
 
 Variant parseVariant(std::string_view name) {
-    for (const Variant v : kVariants) {
-        if (name == variantName(v)) {
-            return v;
-        }
+    const auto refuse = [&](const std::string& why) {
+        return InputError("unknown variant '" + std::string(name) + "': " + why +
+                          " (a variant is PRECISION[-nhwc][-tN]: a precision, " + knownNames() +
+                          "; -nhwc for fp32 with channels-last activations; -tN for N intra-op "
+                          "threads, 1 to 255; e.g. bf16, fp32-nhwc, fp32-t1)");
+    };
+    const std::size_t dash = name.find('-');
+    Variant v;
+    try {
+        v.precision = parsePrecision(name.substr(0, dash));
+    } catch (const InputError&) {
+        throw refuse("'" + std::string(name.substr(0, dash)) + "' is not a precision");
     }
-    throw InputError("unknown variant '" + std::string(name) + "' (expected one of " +
-                     knownVariantNames() + ")");
+    std::string_view rest = dash == std::string_view::npos ? std::string_view{} : name.substr(dash);
+    if (rest.starts_with("-nhwc")) {
+        if (v.precision != Precision::Fp32) {
+            throw refuse("channels-last is offered for fp32 only");
+        }
+        v.layout = Layout::ChannelsLast;
+        rest.remove_prefix(5);
+    }
+    if (rest.starts_with("-t") && rest.size() > 2 && rest.size() <= 5 &&
+        std::all_of(rest.begin() + 2, rest.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        const int threads = std::stoi(std::string(rest.substr(2)));
+        if (threads < 1 || threads > 255) {
+            throw refuse("threads must be 1 to 255");
+        }
+        v.threads = static_cast<std::uint8_t>(threads);
+        rest = {};
+    }
+    if (!rest.empty()) {
+        throw refuse("'" + std::string(rest) + "' is not -nhwc or -tN");
+    }
+    return v;
 }
 
 std::vector<Variant> parseVariants(std::string_view text) {
@@ -155,6 +173,10 @@ bool lowerable(const Graph& graph, NodeId node, Variant variant) {
     const Node& n = graph.nodes[static_cast<std::size_t>(node)];
     if (n.kind != NodeKind::Compute || !n.domain.empty()) {
         return false;
+    }
+    if (variant.threads > 0) { // any node on other threads; else as the variant on its device's
+        return variant.onDeviceThreads() == Precision::Fp32 ||
+               lowerable(graph, node, variant.onDeviceThreads());
     }
     if (variant.layout == Layout::ChannelsLast) {
         return variant.precision == Precision::Fp32 && channelsLastLowerable(graph, node);
@@ -263,14 +285,21 @@ bool isLoweredGraphName(std::string_view name, std::string_view fingerprint) {
 }
 
 std::optional<Variant> loweredGraphVariant(std::string_view name, std::string_view fingerprint) {
-    for (const Variant v : kVariants) {
-        const std::string tag =
-            " (" + std::string(variantName(v)) + " " + std::string(fingerprint.substr(0, 12)) + ")";
-        if (v != Precision::Fp32 && name.size() > tag.size() && name.ends_with(tag)) {
-            return v;
-        }
+    const std::string end = " " + std::string(fingerprint.substr(0, 12)) + ")";
+    if (!name.ends_with(end)) {
+        return std::nullopt;
     }
-    return std::nullopt;
+    name.remove_suffix(end.size());
+    const std::size_t open = name.rfind(" (");
+    if (open == std::string_view::npos || open == 0) {
+        return std::nullopt;
+    }
+    try {
+        const Variant v = parseVariant(name.substr(open + 2));
+        return v == Precision::Fp32 ? std::nullopt : std::optional<Variant>(v);
+    } catch (const InputError&) {
+        return std::nullopt;
+    }
 }
 
 Precision nodePrecision(const Graph& graph, NodeId node) {

@@ -38,20 +38,27 @@ Precision parsePrecision(std::string_view name);
 /// same variant, which pass their NHWC tensors on as they are (lowerGraph).
 enum class Layout : std::uint8_t { Nchw, ChannelsLast };
 
-/// How a compute node runs: its precision and its activations' layout (DESIGN.md "The plan,
-/// second generation": the variant layer). Variant 0 of a cost table is fp32 in NCHW, the model
-/// as given. The variants this build offers: fp32, bf16, int8, fp16 (each in the layout its
-/// kernels choose: bf16 convolutions run channels-last inside on CPUs computing bf16 natively)
-/// and fp32-nhwc (fp32 convolutions and their elementwise neighbours in NHWC).
+/// How a compute node runs: its precision, its activations' layout and its intra-op threads
+/// (DESIGN.md "The plan, second generation": the variant layer). Variant 0 of a cost table is
+/// fp32 in NCHW on the device's threads, the model as given. Named PRECISION[-nhwc][-tN]:
+/// fp32, bf16, int8, fp16 (each in the layout its kernels choose: bf16 convolutions run
+/// channels-last inside on CPUs computing bf16 natively); fp32-nhwc (fp32 convolutions and their
+/// elementwise neighbours in NHWC); a -tN suffix runs the node (and its conversions) with N
+/// intra-op threads instead of its device's (a CPU device of more than N cores: fp32-t1,
+/// bf16-t1).
 struct Variant {
     Precision precision = Precision::Fp32;
     Layout layout = Layout::Nchw;
+    std::uint8_t threads = 0; ///< intra-op threads; 0: the device's own
 
     constexpr Variant() = default;
     // A precision in its default layout (implicit: every precision is a variant).
-    constexpr Variant(Precision p, Layout l = Layout::Nchw) // NOLINT(google-explicit-constructor)
-        : precision(p), layout(l) {}
+    constexpr Variant(Precision p, Layout l = Layout::Nchw, // NOLINT(google-explicit-constructor)
+                      std::uint8_t t = 0)
+        : precision(p), layout(l), threads(t) {}
     friend constexpr bool operator==(Variant a, Variant b) = default;
+    /// The same precision and layout on the device's own threads.
+    constexpr Variant onDeviceThreads() const { return {precision, layout}; }
 };
 
 /// The operator a Conv lowered to fp32-nhwc runs as: Conv's attributes, inputs and weights (W in
@@ -60,9 +67,10 @@ struct Variant {
 inline constexpr std::string_view kNhwcConvDomain = "ai.paretune";
 inline constexpr std::string_view kNhwcConvOp = "NhwcConv";
 
-/// "fp32", "bf16", "int8", "fp16", "fp32-nhwc".
-std::string_view variantName(Variant variant);
-/// Parses one name. Throws InputError naming it and the names this build knows.
+/// "fp32", "bf16", "int8", "fp16", "fp32-nhwc", "fp32-t1", "bf16-t2", "fp32-nhwc-t1".
+std::string variantName(Variant variant);
+/// Parses one name (PRECISION[-nhwc][-tN], N from 1 to 255; nhwc with fp32 only). Throws
+/// InputError naming it and what a name is made of.
 Variant parseVariant(std::string_view name);
 /// Parses "bf16,…" (distinct names). Throws InputError like parseVariant, or for a repeat.
 std::vector<Variant> parseVariants(std::string_view text);
@@ -78,7 +86,9 @@ DType precisionDType(Precision precision);
 /// MatMul of a float32 activation of rank ≥ 2 by a constant 2-D float32 B, and a Gemm of a 2-D
 /// activation (transA 0, alpha and beta 1) by a constant B (transB either way) and constant C.
 /// fp32-nhwc for a 2-D Conv of a float32 activation (ONNX's domain), and a Relu, Clip (opset 11
-/// on) or Add whose activations are all float32 and 4-D (an Add's of one shape, no weight).
+/// on) or Add whose activations are all float32 and 4-D (an Add's of one shape, no weight); a
+/// variant on other threads (-tN) where the variant on its device's threads is, and fp32-tN for
+/// every compute node of ONNX's domain.
 /// Fused nodes (fusion.h) stay fp32, bf16 or fp16. Whether a device runs the variant is
 /// another question (profile/precision_support.h).
 bool lowerable(const Graph& graph, NodeId node, Variant variant);
@@ -138,7 +148,9 @@ struct LoweredGraph {
 /// in float after the DequantizeLinear ("NAME/bias", an Add); its output scale covers Y's range
 /// less C's values. An int8 product's input is quantized over `int8Levels` steps (255, or 127
 /// where this CPU's engines would not multiply 8-bit inputs exactly: common/int8_products.h), its
-/// output over 255. Throws InputError for other levels. A node in fp32-nhwc reads its 4-D
+/// output over 255. Throws InputError for other levels. A variant on other threads (-tN) sets
+/// Node::threads on the node and its conversions; fp32-tN keeps the node as it is. A node in
+/// fp32-nhwc reads its 4-D
 /// activations through a Transpose to NHWC ("NAME/to_nhwc_K", perm 0 2 3 1) and gives its output
 /// back through a Transpose to NCHW ("NAME/to_nchw_0"); a Conv runs as "ai.paretune::NhwcConv"
 /// (Conv's attributes and weights, NHWC input and output), its elementwise neighbours as they

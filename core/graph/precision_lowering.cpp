@@ -73,6 +73,28 @@ void Lowering::keep(NodeId n) {
 
 void Lowering::lower(NodeId n, Variant variant, bool copy) {
     m_out.variants[static_cast<std::size_t>(n)] = variant;
+    const std::size_t first = part(n).size();
+    lowerParts(n, variant, copy);
+    for (std::size_t k = first; k < part(n).size(); ++k) { // the variant's threads, where not 0
+        m_out.graph.nodes[static_cast<std::size_t>(part(n)[k])].threads = variant.threads;
+    }
+}
+
+void Lowering::lowerParts(NodeId n, Variant variant, bool copy) {
+    if (variant.onDeviceThreads() == Precision::Fp32) { // other threads only: the node itself
+        Node node = m_in.nodes[static_cast<std::size_t>(n)];
+        std::vector<TensorId> outs(m_in.nodeOutputs.row(n).begin(), m_in.nodeOutputs.row(n).end());
+        if (copy) {
+            const std::string tag = variantName(variant);
+            node.name += "@" + tag;
+            for (TensorId& t : outs) {
+                t = t == kNone ? kNone : resultTensor(t, true, tag);
+            }
+        }
+        part(n).push_back(
+            append(std::move(node), m_in.nodeInputs.row(n), outs, m_in.capturedInputs.row(n), n));
+        return;
+    }
     if (variant.precision == Precision::Int8) {
         if (m_in.nodes[static_cast<std::size_t>(n)].opType == "Conv") {
             lowerConvToInt8(n, copy);

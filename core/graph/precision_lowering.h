@@ -44,6 +44,8 @@ public:
     LoweredGraph finish();
 
 private:
+    /// lower's nodes, before their threads are set.
+    void lowerParts(NodeId n, Variant variant, bool copy);
     /// Weight W quantized to int8 along `axis` (per output channel of a Conv, per column of a
     /// matrix product's B), once for all its readers.
     struct QuantizedWeight {

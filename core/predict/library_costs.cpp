@@ -88,11 +88,11 @@ LibraryCosts fillNodeCosts(CostTable& table, const Graph& graph, const DeviceCat
 
 } // namespace
 
-std::function<bool(std::int32_t, Precision)> variantDevices(const CostTable& table,
-                                                            const DeviceCatalog& catalog,
-                                                            const DeviceInventory& inventory,
-                                                            Diagnostics& diagnostics) {
-    std::set<std::pair<std::int32_t, Precision>> refused;
+std::function<bool(std::int32_t, Variant)> variantDevices(const CostTable& table,
+                                                          const DeviceCatalog& catalog,
+                                                          const DeviceInventory& inventory,
+                                                          Diagnostics& diagnostics) {
+    std::vector<std::pair<std::int32_t, Variant>> refused;
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
         for (std::int32_t d = 0; d < table.deviceCount(); ++d) {
             const std::string& id = table.device(d).id;
@@ -102,9 +102,9 @@ std::function<bool(std::int32_t, Precision)> variantDevices(const CostTable& tab
                 (index >= 0 && catalog.devices[static_cast<std::size_t>(index)].modelled)) {
                 continue;
             }
-            const std::string why = precisionRefusal(*device, table.variant(v).precision);
+            const std::string why = variantRefusal(*device, table.variant(v));
             if (!why.empty()) {
-                refused.emplace(d, table.variant(v).precision);
+                refused.emplace_back(d, table.variant(v));
                 diagnostics.push_back({Diagnostic::Severity::Info, "variant-not-on-device",
                                        std::string(variantName(table.variant(v))) +
                                            " is not offered on " + id +
@@ -112,8 +112,8 @@ std::function<bool(std::int32_t, Precision)> variantDevices(const CostTable& tab
             }
         }
     }
-    return [refused = std::move(refused)](std::int32_t d, Precision p) {
-        return refused.count({d, p}) == 0;
+    return [refused = std::move(refused)](std::int32_t d, Variant v) {
+        return std::find(refused.begin(), refused.end(), std::pair{d, v}) == refused.end();
     };
 }
 

@@ -51,10 +51,10 @@ LibraryCosts fillCostsFromLibrary(CostTable& table, const Graph& graph,
 /// a precision when precisionRefusal says nothing (asked once per device and precision); a note
 /// in `diagnostics` names each one refused and why, so that its cells stay unsupported
 /// visibly. Modelled devices, and devices not on this machine, are not refused here.
-std::function<bool(std::int32_t, Precision)> variantDevices(const CostTable& table,
-                                                            const DeviceCatalog& catalog,
-                                                            const DeviceInventory& inventory,
-                                                            Diagnostics& diagnostics);
+std::function<bool(std::int32_t, Variant)> variantDevices(const CostTable& table,
+                                                          const DeviceCatalog& catalog,
+                                                          const DeviceInventory& inventory,
+                                                          Diagnostics& diagnostics);
 
 /// The costs a sample library gives the catalog's real devices, as `paretune search --db`, export
 /// and the workbench's search use them: fillCostsFromLibrary in builds with LibTorch (it is in

@@ -236,7 +236,7 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
         throw InputError("repeats must be positive");
     }
     for (const Variant variant : options.variants) { // before anything is measured
-        if (const std::string why = precisionRefusal(device, variant.precision); !why.empty()) {
+        if (const std::string why = variantRefusal(device, variant); !why.empty()) {
             throw InputError(why);
         }
     }

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ONNX operator dispatch: the table of kernels by operator type, filled by the operator
 // families (op_kernels_<family>.cpp), and running a node with it.
+#include "cpu_affinity.h"
 #include "op_kernel_context.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
+#include <optional>
 
 namespace paretune::detail {
 namespace {
@@ -22,6 +26,22 @@ const KernelTable& kernels() {
     }();
     return table;
 }
+
+/// A node's own intra-op threads (Node::threads, a variant's) for its run: LibTorch's and the
+/// BLAS's in the calling thread, as they were after it.
+class NodeThreads {
+public:
+    explicit NodeThreads(int threads) : m_previous(at::get_num_threads()), m_blas(threads) {
+        at::set_num_threads(threads);
+    }
+    ~NodeThreads() { at::set_num_threads(m_previous); }
+    NodeThreads(const NodeThreads&) = delete;
+    NodeThreads& operator=(const NodeThreads&) = delete;
+
+private:
+    int m_previous;
+    ScopedBlasThreads m_blas;
+};
 
 } // namespace
 
@@ -54,6 +74,10 @@ std::vector<at::Tensor> executeNode(const Graph& graph, NodeId id,
         throw UnsupportedOp("operator '" + kernelKey(node) + "'");
     }
     const Context c{graph, id, node, inputs};
+    std::optional<NodeThreads> threads;
+    if (node.threads > 0) {
+        threads.emplace(node.threads);
+    }
     std::vector<at::Tensor> outs = it->second(c);
     const auto count = static_cast<std::size_t>(c.outputCount());
     outs.resize(std::max(count, std::size_t{1}));

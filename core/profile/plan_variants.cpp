@@ -29,8 +29,7 @@ void refuseUnrunnableVariants(const Graph& g, const PlanToValidate& plan,
         if (plan.variants[n] == Precision::Fp32 || device == nullptr) {
             continue;
         }
-        if (const std::string why = precisionRefusal(*device, plan.variants[n].precision);
-            !why.empty()) {
+        if (const std::string why = variantRefusal(*device, plan.variants[n]); !why.empty()) {
             throw InputError(plan.label + ": node '" + g.nodes[n].name + "' runs in " +
                              std::string(variantName(plan.variants[n])) + " on " +
                              plan.assignment[n] + ": " + why);

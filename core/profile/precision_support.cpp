@@ -53,3 +53,29 @@ std::string precisionRefusal(const Device& device, Precision precision) {
 }
 
 } // namespace paretune
+
+namespace paretune {
+
+std::string variantRefusal(const Device& device, Variant variant) {
+    if (std::string why = precisionRefusal(device, variant.precision); !why.empty()) {
+        return why;
+    }
+    if (variant.threads == 0 || device.tag != DeviceTag::Real) {
+        return {};
+    }
+    const std::string name = variantName(variant);
+    if (!device.isCpu() || device.cudaIndex >= 0) {
+        return "device '" + device.id + "': " + name +
+               " sets intra-op threads, a CPU device's choice; offer " +
+               variantName(variant.onDeviceThreads()) + " there";
+    }
+    if (device.cpus.size() <= variant.threads) {
+        return "device '" + device.id + "' runs on " + std::to_string(device.cpus.size()) +
+               (device.cpus.size() == 1 ? " CPU" : " CPUs") +
+               ", one intra-op thread each: " + name +
+               " needs a device of more CPUs (cpu holds them all)";
+    }
+    return {};
+}
+
+} // namespace paretune

@@ -21,4 +21,9 @@ struct Device;
 /// modelled device gets an empty answer (its catalog decides). Never throws.
 std::string precisionRefusal(const Device& device, Precision precision);
 
+/// Empty when the real device runs nodes in `variant`: its precision there (precisionRefusal),
+/// and its intra-op threads (-tN) on a CPU device of more than N CPUs (one thread per CPU is the
+/// device's own). Else one sentence naming the device and why not. Never throws.
+std::string variantRefusal(const Device& device, Variant variant);
+
 } // namespace paretune
