@@ -605,6 +605,11 @@ private Q_SLOTS:
             QCOMPARE(refused.exitCode, 2);
             QVERIFY2(refused.err.contains(bad), refused.err.constData());
         }
+        // One thread on a one-CPU device is what it runs already: refused before measuring.
+        const CliRun oneThread = runParetune(
+            base + QStringList{QStringLiteral("--variants"), QStringLiteral("fp32-t1")});
+        QCOMPARE(oneThread.exitCode, 2);
+        QVERIFY2(oneThread.err.contains("runs on 1 CPU"), oneThread.err.constData());
     }
 };
 

@@ -455,14 +455,16 @@ void addProfileCommand(CLI::App& app) {
     cmd->add_flag("--json", args->json, "Machine-readable output");
     cmd->add_flag("--no-fusion", args->noFusion,
                   "Do not also measure the model's fusion groups as fused nodes");
-    cmd->add_option("--variants", args->variants,
-                    "Also measure the model's lowerable nodes in these variants, bf16 (Conv, "
-                    "MatMul, Gemm and their Relu, Clip, Add), fp16 (the same nodes; CUDA devices, "
-                    "and CPUs whose LibTorch runs them in float16), int8 (Conv, MatMul, Gemm with "
-                    "constant weights, CPU devices; its activation ranges are calibrated first) "
-                    "and fp32-nhwc (2-D Conv and their Relu, Clip, Add in fp32 with channels-last "
-                    "activations), and how much each moves the outputs (the sensitivity table the "
-                    "search estimates accuracy from), e.g. bf16,int8,fp32-nhwc");
+    cmd->add_option(
+        "--variants", args->variants,
+        "Also measure the model's lowerable nodes in these variants, bf16 (Conv, "
+        "MatMul, Gemm and their Relu, Clip, Add), fp16 (the same nodes; CUDA devices, "
+        "and CPUs whose LibTorch runs them in float16), int8 (Conv, MatMul, Gemm with "
+        "constant weights, CPU devices; its activation ranges are calibrated first) "
+        "and fp32-nhwc (2-D Conv and their Relu, Clip, Add in fp32 with channels-last "
+        "activations), any of them with -tN for N intra-op threads (a CPU device of more "
+        "CPUs), and how much each moves the outputs (the sensitivity table the search "
+        "estimates accuracy from), e.g. bf16,int8,fp32-nhwc,fp32-t1");
     cmd->add_option("--inputs", args->inputs,
                     "Folder of calibration inputs (NAME.npy or NAME.pb per model input) the "
                     "sensitivity table is measured on (default: seeded random inputs)");

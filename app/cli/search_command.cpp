@@ -122,8 +122,10 @@ void addSearchSettings(CLI::App& cmd, SearchArguments& args) {
                    "nodes and their Relu, Clip, Add; fp16 on devices that run it: CUDA, a "
                    "catalog device listing it), int8 (Conv, MatMul and Gemm with constant "
                    "weights; CPU devices), fp32-nhwc (2-D Conv and their Relu, Clip, Add with "
-                   "channels-last activations; measured devices), e.g. bf16,int8,fp32-nhwc; "
-                   "needs accuracy among --objectives or --max-accuracy-loss");
+                   "channels-last activations; measured devices), any of them with -tN for N "
+                   "intra-op threads on a measured CPU device of more CPUs, e.g. "
+                   "bf16,int8,fp32-nhwc,fp32-t1; needs accuracy among --objectives or "
+                   "--max-accuracy-loss");
     cmd.add_option("--max-accuracy-loss", args.maxAccuracyLoss,
                    "Largest estimated output deviation from fp32 a plan may have, % (plans "
                    "above it are infeasible)");

@@ -70,8 +70,11 @@ LibraryCosts fillNodeCosts(CostTable& table, const Graph& graph, const DeviceCat
             predictor.predict(rows, {{fingerprint, figures}});
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const NodeId node = graph.findNode(rows[i].nodeName);
+            // A node on its own threads (a -tN variant) is measured or not offered: the
+            // features do not hold the thread count.
             if (!spec.supports(rows[i].opType) ||
-                table.cell(node, d).source == CostSource::Measured) {
+                table.cell(node, d).source == CostSource::Measured ||
+                graph.nodes[static_cast<std::size_t>(node)].threads > 0) {
                 continue;
             }
             CostCell cell;

@@ -231,7 +231,9 @@ PredictorDataset assembleDataset(const SampleLibrary& library) {
         const Graph& graph = stored->graph;
         for (const std::string& device : deviceKeys) {
             for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-                if (graph.nodes[i].kind != NodeKind::Compute ||
+                // A node on its own threads (a -tN variant) has the features of the node on
+                // its device's: not a row of its own (its cells are measured, never predicted).
+                if (graph.nodes[i].kind != NodeKind::Compute || graph.nodes[i].threads > 0 ||
                     (!stored->ownNodes.empty() && !stored->ownNodes[i])) {
                     continue;
                 }

@@ -74,7 +74,43 @@ const OpenBlasControls& openBlas() {
     return controls;
 }
 
+/// The OpenMP runtime's thread controls, when one is loaded (LibTorch's libgomp).
+struct OpenMpControls {
+    SetThreads set = nullptr;
+    GetThreads get = nullptr;
+};
+
+const OpenMpControls& openMp() {
+    static const OpenMpControls controls = [] {
+        OpenMpControls c;
+        c.set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+        c.get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+        if (c.set == nullptr || c.get == nullptr) {
+            c = {};
+        }
+        return c;
+    }();
+    return controls;
+}
+
 } // namespace
+
+ScopedOpenMpThreads::ScopedOpenMpThreads(int threads) {
+    if (openMp().set != nullptr && threads > 0) {
+        m_previous = openMp().get();
+        openMp().set(threads);
+    }
+}
+
+ScopedOpenMpThreads::~ScopedOpenMpThreads() {
+    if (m_previous > 0) {
+        openMp().set(m_previous);
+    }
+}
+
+bool ScopedOpenMpThreads::available() {
+    return openMp().set != nullptr;
+}
 
 ScopedBlasThreads::ScopedBlasThreads(int threads) {
     if (openBlas().set != nullptr && threads > 0) {

@@ -48,4 +48,22 @@ private:
     int m_previous = 0;
 };
 
+/// The calling thread's OpenMP thread count (omp_set_num_threads, which LibTorch's parallel
+/// regions and oneDNN's kernels follow), for the scope's lifetime: a node's own intra-op threads
+/// (Node::threads). Unlike at::set_num_threads, which also rebuilds LibTorch's pthreadpool (a
+/// millisecond a call), it costs next to nothing. Effective where the OpenMP runtime is loaded
+/// (found by its symbols at run time); available() says whether it is.
+class ScopedOpenMpThreads {
+public:
+    explicit ScopedOpenMpThreads(int threads);
+    ~ScopedOpenMpThreads();
+    ScopedOpenMpThreads(const ScopedOpenMpThreads&) = delete;
+    ScopedOpenMpThreads& operator=(const ScopedOpenMpThreads&) = delete;
+
+    static bool available();
+
+private:
+    int m_previous = 0;
+};
+
 } // namespace paretune

@@ -27,20 +27,29 @@ const KernelTable& kernels() {
     return table;
 }
 
-/// A node's own intra-op threads (Node::threads, a variant's) for its run: LibTorch's and the
-/// BLAS's in the calling thread, as they were after it.
+/// A node's own intra-op threads (Node::threads, a variant's) for its run: OpenMP's in the
+/// calling thread (LibTorch's parallel regions and oneDNN follow it) and the BLAS's, as they
+/// were after it. Without an OpenMP runtime, LibTorch's own setting.
 class NodeThreads {
 public:
-    explicit NodeThreads(int threads) : m_previous(at::get_num_threads()), m_blas(threads) {
-        at::set_num_threads(threads);
+    explicit NodeThreads(int threads) : m_openMp(threads), m_blas(threads) {
+        if (!ScopedOpenMpThreads::available()) {
+            m_previous = at::get_num_threads();
+            at::set_num_threads(threads);
+        }
     }
-    ~NodeThreads() { at::set_num_threads(m_previous); }
+    ~NodeThreads() {
+        if (m_previous > 0) {
+            at::set_num_threads(m_previous);
+        }
+    }
     NodeThreads(const NodeThreads&) = delete;
     NodeThreads& operator=(const NodeThreads&) = delete;
 
 private:
-    int m_previous;
+    ScopedOpenMpThreads m_openMp;
     ScopedBlasThreads m_blas;
+    int m_previous = 0;
 };
 
 } // namespace
