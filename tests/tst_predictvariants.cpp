@@ -129,7 +129,7 @@ private Q_SLOTS:
             const bool floatBias = lowered == Precision::Int8 && row.opType == "Add" &&
                                    row.nodeName.ends_with("/bias");
             QCOMPARE(row.precision,
-                     floatBias ? Precision::Fp32 : lowered.value_or(Precision::Fp32));
+                     floatBias ? Precision::Fp32 : lowered.value_or(Precision::Fp32).precision);
             ++rowsOf[row.precision];
             rowSignatures.emplace(row.signature, floatBias ? Precision::Int8 : row.precision);
         }
