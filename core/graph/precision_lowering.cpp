@@ -200,13 +200,7 @@ TensorId Lowering::convertActivation(TensorId t, const Conversion& to, std::stri
         return convert(t, to.type, std::move(tensorName), NodeKind::Compute, std::move(nodeName),
                        origin, nodes);
     }
-    Tensor converted = m_in.tensors[static_cast<std::size_t>(t)];
-    converted.name = std::move(tensorName);
-    converted.dims = toNhwc(converted.dims);
-    converted.role = TensorRole::Activation;
-    converted.graphOutput = false;
-    converted.value.reset();
-    const TensorId id = addTensor(std::move(converted));
+    const TensorId id = convertedTensor(t, std::move(tensorName), DType::Float32, true);
     Node transpose;
     transpose.name = std::move(nodeName);
     transpose.opType = "Transpose";
@@ -249,6 +243,19 @@ TensorId Lowering::resultTensor(TensorId y, bool copy, const std::string& tag) {
     return addTensor(std::move(fresh));
 }
 
+TensorId Lowering::convertedTensor(TensorId t, std::string name, DType type, bool nhwc) {
+    Tensor converted = m_in.tensors[static_cast<std::size_t>(t)];
+    converted.name = std::move(name);
+    converted.dtype = type;
+    if (nhwc) {
+        converted.dims = toNhwc(converted.dims);
+    }
+    converted.role = TensorRole::Activation;
+    converted.graphOutput = false;
+    converted.value.reset();
+    return addTensor(std::move(converted));
+}
+
 TensorId Lowering::addTensor(Tensor t) {
     t.producer = kNone;
     m_out.graph.tensors.push_back(std::move(t));
@@ -257,13 +264,7 @@ TensorId Lowering::addTensor(Tensor t) {
 
 TensorId Lowering::convert(TensorId t, DType type, std::string tensorName, NodeKind kind,
                            std::string nodeName, NodeId origin, std::vector<NodeId>* nodes) {
-    Tensor converted = m_in.tensors[static_cast<std::size_t>(t)];
-    converted.name = std::move(tensorName);
-    converted.dtype = type;
-    converted.role = TensorRole::Activation;
-    converted.graphOutput = false;
-    converted.value.reset();
-    const TensorId id = addTensor(std::move(converted));
+    const TensorId id = convertedTensor(t, std::move(tensorName), type, false);
     Node cast;
     cast.name = std::move(nodeName);
     cast.opType = "Cast";

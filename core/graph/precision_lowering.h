@@ -95,6 +95,9 @@ private:
     void lowerConvToInt8(NodeId n, bool copy);
     void lowerProductToInt8(NodeId n, bool copy);
     TensorId addTensor(Tensor t);
+    /// A new activation like original tensor t, named `name`, of `type`, its dims NHWC where
+    /// `nhwc`: what a conversion of t writes.
+    TensorId convertedTensor(TensorId t, std::string name, DType type, bool nhwc);
     TensorId convert(TensorId t, DType type, std::string tensorName, NodeKind kind,
                      std::string nodeName, NodeId origin, std::vector<NodeId>* nodes);
     NodeId append(Node node, std::span<const TensorId> ins, std::span<const TensorId> outs,

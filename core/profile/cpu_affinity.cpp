@@ -55,41 +55,34 @@ namespace {
 using SetThreads = void (*)(int);
 using GetThreads = int (*)();
 
-/// OpenBLAS's thread controls, when the process's BLAS is OpenBLAS.
-struct OpenBlasControls {
+/// A runtime's thread-count setter and getter, found by their symbols in the process (both, or
+/// neither).
+struct ThreadControls {
     SetThreads set = nullptr;
     GetThreads get = nullptr;
 };
 
-const OpenBlasControls& openBlas() {
-    static const OpenBlasControls controls = [] {
-        OpenBlasControls c;
-        c.set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-        c.get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-        if (c.set == nullptr || c.get == nullptr) {
-            c = {};
-        }
-        return c;
-    }();
+ThreadControls findThreadControls(const char* setter, const char* getter) {
+    ThreadControls c;
+    c.set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, setter));
+    c.get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, getter));
+    if (c.set == nullptr || c.get == nullptr) {
+        c = {};
+    }
+    return c;
+}
+
+/// OpenBLAS's thread controls, when the process's BLAS is OpenBLAS.
+const ThreadControls& openBlas() {
+    static const ThreadControls controls =
+        findThreadControls("openblas_set_num_threads", "openblas_get_num_threads");
     return controls;
 }
 
 /// The OpenMP runtime's thread controls, when one is loaded (LibTorch's libgomp).
-struct OpenMpControls {
-    SetThreads set = nullptr;
-    GetThreads get = nullptr;
-};
-
-const OpenMpControls& openMp() {
-    static const OpenMpControls controls = [] {
-        OpenMpControls c;
-        c.set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-        c.get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
-        if (c.set == nullptr || c.get == nullptr) {
-            c = {};
-        }
-        return c;
-    }();
+const ThreadControls& openMp() {
+    static const ThreadControls controls =
+        findThreadControls("omp_set_num_threads", "omp_get_max_threads");
     return controls;
 }
 
