@@ -440,7 +440,7 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+6"/>
-        <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#8943;&lt;/span&gt; node in a lower precision (%2 in this plan)</source>
+        <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#8943;&lt;/span&gt; node in another variant (%2 in this plan)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -977,7 +977,7 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>The node in a lower precision, its conversions included; the deviation is how much running it so moves the model&apos;s outputs from fp32 (relative L2 error, measured one node at a time on random inputs: accuracy on real data may differ).</source>
+        <source>The node in another variant, its conversions included; the deviation is how much running it so moves the model&apos;s outputs from fp32 (relative L2 error, measured one node at a time on random inputs: accuracy on real data may differ).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -437,8 +437,8 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+6"/>
-        <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#8943;&lt;/span&gt; node in a lower precision (%2 in this plan)</source>
-        <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#8943;&lt;/span&gt; 以较低精度运行的节点（本方案中 %2 个）</translation>
+        <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#8943;&lt;/span&gt; node in another variant (%2 in this plan)</source>
+        <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#8943;&lt;/span&gt; 以其他变体运行的节点（本方案中 %2 个）</translation>
     </message>
     <message>
         <location line="+24"/>
@@ -972,8 +972,8 @@ Double-click to expand</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>The node in a lower precision, its conversions included; the deviation is how much running it so moves the model&apos;s outputs from fp32 (relative L2 error, measured one node at a time on random inputs: accuracy on real data may differ).</source>
-        <translation>以较低精度运行的该节点（含其转换）；偏差是这样运行使模型输出偏离 fp32 的程度（相对 L2 误差，逐个节点在随机输入上测得：真实数据上的精度可能不同）。</translation>
+        <source>The node in another variant, its conversions included; the deviation is how much running it so moves the model&apos;s outputs from fp32 (relative L2 error, measured one node at a time on random inputs: accuracy on real data may differ).</source>
+        <translation>以其他变体运行的该节点（含其转换）；偏差是这样运行使模型输出偏离 fp32 的程度（相对 L2 误差，逐个节点在随机输入上测得：真实数据上的精度可能不同）。</translation>
     </message>
     <message>
         <location line="+6"/>

@@ -100,7 +100,7 @@ private:
     void markTransfers();
     /// Outlines the fusion groups the chosen plan takes; returns how many.
     int outlineFusionGroups();
-    /// Marks the nodes the plan runs in a lower precision (a dotted frame, the precision in the
+    /// Marks the nodes the plan runs in another variant (a dotted frame, the precision in the
     /// tooltip) and returns how many.
     int markVariants();
     /// The plan's variant of a node (0: fp32, or no plan).

@@ -177,7 +177,7 @@ void GraphView::recolour() {
                       .arg(groups);
     }
     if (const int lowered = markVariants(); lowered > 0) {
-        legend += tr("<br><span style=\"color:%1\">&#8943;</span> node in a lower precision "
+        legend += tr("<br><span style=\"color:%1\">&#8943;</span> node in another variant "
                      "(%2 in this plan)")
                       .arg(kVariantMark.name())
                       .arg(lowered);

@@ -188,7 +188,7 @@ QString NodeProperties::variantSection(int nodeId, const SearchOutcome& search, 
         return {};
     }
     return QStringLiteral("<h4>%1</h4>").arg(tr("Precision variants")) +
-           tr("The node in a lower precision, its conversions included; the deviation is how "
+           tr("The node in another variant, its conversions included; the deviation is how "
               "much running it so moves the model's outputs from fp32 (relative L2 error, "
               "measured one node at a time on random inputs: accuracy on real data may "
               "differ).") +
