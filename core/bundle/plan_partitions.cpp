@@ -74,8 +74,8 @@ PlanPartitions partitionPlan(const ModelPartitioner& partitioner, const Plan& pl
         return result;
     }
     ActivationRanges ranges;
-    const bool int8 =
-        std::find(precisions.begin(), precisions.end(), Precision::Int8) != precisions.end();
+    const bool int8 = std::any_of(precisions.begin(), precisions.end(),
+                                  [](Variant v) { return v.precision == Precision::Int8; });
     if (int8) {
         if (samplesPath.empty()) {
             throw InputError(what + " runs nodes in int8, whose activation scales come from the "

@@ -36,19 +36,24 @@ int int8InputLevels() {
 
 namespace {
 constexpr std::string_view kSevenBitSuffix = ":u7";
+
+/// int8 and its variants on other threads ("int8-t1"): the same quantized arithmetic.
+bool isInt8(std::string_view variant) {
+    return variant == "int8" || variant.starts_with("int8-");
 }
+} // namespace
 
 std::string sensitivityInputsKey(std::string_view inputsKey, std::string_view precision,
                                  int levels) {
     std::string key(inputsKey);
-    if (precision == "int8" && levels != 255) {
+    if (isInt8(precision) && levels != 255) {
         key += kSevenBitSuffix;
     }
     return key;
 }
 
 bool sensitivityKeyFitsLevels(std::string_view storedKey, std::string_view precision, int levels) {
-    return precision != "int8" || storedKey.ends_with(kSevenBitSuffix) == (levels != 255);
+    return !isInt8(precision) || storedKey.ends_with(kSevenBitSuffix) == (levels != 255);
 }
 
 } // namespace paretune

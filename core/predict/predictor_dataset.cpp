@@ -110,20 +110,21 @@ std::optional<StoredGraph> derivedGraph(const SampleLibrary& library, const Grap
     std::vector<NodeId> modelNodes;
     if (const auto variant = loweredGraphVariant(record.name, model.fingerprint)) {
         std::vector<std::optional<ActivationRanges>> candidates{std::nullopt};
-        if (*variant == Precision::Int8) {
+        if (variant->precision == Precision::Int8) {
             for (const std::string& inputs : library.activationRangeInputs(model.fingerprint)) {
                 candidates.emplace_back(
                     activationRangesOf(library.activationRanges(model.fingerprint, inputs)));
             }
         }
         std::vector<int> levels{int8InputLevels()};
-        if (*variant == Precision::Int8) {
+        if (variant->precision == Precision::Int8) {
             levels.push_back(levels.front() == 255 ? 127 : 255);
         }
         // Libraries profiled before the elementwise neighbours were lowerable hold bf16 and fp16
         // pairs of the products only (int8 lowers the products alone anyway).
-        const std::vector<bool> productsOnly =
-            *variant == Precision::Int8 ? std::vector<bool>{false} : std::vector<bool>{false, true};
+        const std::vector<bool> productsOnly = variant->precision == Precision::Int8
+                                                   ? std::vector<bool>{false}
+                                                   : std::vector<bool>{false, true};
         const auto matches = [&](const std::optional<ActivationRanges>& ranges, int level,
                                  bool products) {
             PairedVariants pairs =

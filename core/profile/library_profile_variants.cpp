@@ -102,7 +102,7 @@ std::vector<LibraryProfileRun::VariantRow> profileVariant(const Graph& graph, co
     // int8's activation scales: calibrated on the sensitivity table's inputs, before the
     // timing (a quantized node runs as fast whatever its scales, but is stored as it would run).
     std::optional<ActivationRanges> ranges;
-    if (variant == Precision::Int8) {
+    if (variant.precision == Precision::Int8) {
         ranges = int8Ranges(graph, device, library, options, progress);
     }
     const ActivationRanges* rangesUsed = ranges ? &*ranges : nullptr;

@@ -311,7 +311,7 @@ std::vector<SensitivityRecord> measureSensitivity(const Graph& graph, Variant va
                                                   const CalibrationInputs& inputs,
                                                   const ExecutionDevice& device, Progress* progress,
                                                   const ActivationRanges* ranges) {
-    if (variant == Precision::Int8 && ranges == nullptr) {
+    if (variant.precision == Precision::Int8 && ranges == nullptr) {
         throw InputError("int8 sensitivities need the model's activation ranges on the same "
                          "inputs (measured first by paretune profile --variants int8)");
     }

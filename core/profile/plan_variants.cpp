@@ -40,8 +40,8 @@ void refuseUnrunnableVariants(const Graph& g, const PlanToValidate& plan,
 LoweredPlan lowerPlan(const Graph& graph, const PlanToValidate& plan,
                       const SampleLibrary& library) {
     ActivationRanges ranges;
-    const bool int8 = std::find(plan.variants.begin(), plan.variants.end(), Precision::Int8) !=
-                      plan.variants.end();
+    const bool int8 = std::any_of(plan.variants.begin(), plan.variants.end(),
+                                  [](Variant v) { return v.precision == Precision::Int8; });
     if (int8) {
         ranges = newestActivationRanges(library, graph);
     }
