@@ -125,7 +125,7 @@ private Q_SLOTS:
         const double deviation = accuracy["deviation_pct"].get<double>();
         QVERIFY2(deviation >= 0.0 && deviation < largestDeviation, accuracy.dump().c_str());
         QVERIFY(accuracy["min_cosine"].get<double>() > 0.98);
-        QVERIFY(manifest["plan"]["precisions"][precision.toStdString()].get<int>() >= 1);
+        QVERIFY(manifest["plan"]["variants"][precision.toStdString()].get<int>() >= 1);
 
         // plan.json: each compute node's precision, and the conversions the partitions hold.
         const json plan = readJson(out + arg("/plan.json"));
@@ -133,11 +133,11 @@ private Q_SLOTS:
         std::set<std::string> modelNodes;
         for (const json& node : plan["nodes"]) {
             modelNodes.insert(node["name"].get<std::string>());
-            if (node.contains("precision") && node["precision"] == precision.toStdString()) {
+            if (node.contains("variant") && node["variant"] == precision.toStdString()) {
                 ++lowered;
             }
         }
-        QCOMPARE(lowered, manifest["plan"]["precisions"][precision.toStdString()].get<int>());
+        QCOMPARE(lowered, manifest["plan"]["variants"][precision.toStdString()].get<int>());
         std::set<std::string> conversionOps;
         for (const json& c : plan["conversions"]) {
             QVERIFY2(modelNodes.count(c["node"].get<std::string>()), c.dump().c_str());

@@ -137,13 +137,14 @@ std::vector<std::uint8_t> genomeOf(const PlansFilePlan& plan, const Simulator& s
     return genome;
 }
 
-/// How many compute nodes run in each precision ({"fp32": 120, "bf16": 41}).
-Json precisionCounts(const Simulator& sim, const Plan& plan) {
+/// How many compute nodes run in each precision ({"fp32": 120, "bf16": 41}), or (`variants`)
+/// in each variant ({"fp32": 80, "fp32-nhwc": 40, "bf16": 41}).
+Json nodeCounts(const Simulator& sim, const Plan& plan, bool variants) {
     std::map<std::string, std::int64_t> counts;
     for (std::int32_t ci = 0; ci < sim.computeCount(); ++ci) {
         const auto n = static_cast<std::size_t>(sim.computeNode(ci));
-        const std::int32_t v = plan.variant.empty() ? 0 : plan.variant[n];
-        ++counts[std::string(variantName(sim.costs().variant(v)))];
+        const Variant v = sim.costs().variant(plan.variant.empty() ? 0 : plan.variant[n]);
+        ++counts[variants ? variantName(v) : std::string(precisionName(v.precision))];
     }
     Json json = Json::object();
     for (const auto& [name, count] : counts) {
@@ -357,7 +358,8 @@ BundleContents buildBundle(const BundleExportOptions& options) {
                       {"finish_us", compute ? Json(simulated.finishUs[n]) : Json(nullptr)}};
         if (compute) {
             const std::int32_t v = plan.variant.empty() ? 0 : plan.variant[n];
-            entry["precision"] = std::string(variantName(table.variant(v)));
+            entry["precision"] = std::string(precisionName(table.variant(v).precision));
+            entry["variant"] = variantName(table.variant(v));
             entry["source"] = std::string(
                 costSourceName(table.cell(static_cast<NodeId>(n), plan.device[n], v).source));
         }
@@ -526,7 +528,8 @@ BundleContents buildBundle(const BundleExportOptions& options) {
             {"planned_peak_mb", static_cast<double>(memoryPlan.plannedPeakBytes()) / kMiB},
             {"devices", memoryFiguresJson(memoryPlan, table)}}},
           {"cost_sources", sources.json()},
-          {"precisions", precisionCounts(sim, plan)},
+          {"precisions", nodeCounts(sim, plan, false)},
+          {"variants", nodeCounts(sim, plan, true)},
           {"accuracy", accuracy}}},
         {"devices", devices},
         {"profile",

@@ -46,17 +46,17 @@ std::vector<std::string> nodeDevices(const Graph& g, const Plan& plan, const Cos
     return nodeDevice;
 }
 
-/// Each node's precision in a plan (fp32 for nodes without a variant).
+/// Each node's variant in a plan (fp32 for nodes without one).
 std::vector<Variant> planVariants(const Plan& plan, const CostTable& table) {
-    std::vector<Variant> precisions(plan.device.size(), Precision::Fp32);
+    std::vector<Variant> variants(plan.device.size(), Precision::Fp32);
     for (std::size_t n = 0; n < plan.variant.size(); ++n) {
-        precisions[n] = table.variant(plan.variant[n]);
+        variants[n] = table.variant(plan.variant[n]);
     }
-    return precisions;
+    return variants;
 }
 
-bool lowers(const std::vector<Variant>& precisions) {
-    return std::any_of(precisions.begin(), precisions.end(),
+bool lowers(const std::vector<Variant>& variants) {
+    return std::any_of(variants.begin(), variants.end(),
                        [](Variant p) { return p != Precision::Fp32; });
 }
 
@@ -67,14 +67,14 @@ PlanPartitions partitionPlan(const ModelPartitioner& partitioner, const Plan& pl
                              const std::string& what) {
     const Graph& g = partitioner.graph();
     const std::vector<std::string> devices = nodeDevices(g, plan, table);
-    const std::vector<Variant> precisions = planVariants(plan, table);
+    const std::vector<Variant> variants = planVariants(plan, table);
     PlanPartitions result;
-    if (!lowers(precisions)) {
+    if (!lowers(variants)) {
         result.parts = partitioner.partition(devices);
         return result;
     }
     ActivationRanges ranges;
-    const bool int8 = std::any_of(precisions.begin(), precisions.end(),
+    const bool int8 = std::any_of(variants.begin(), variants.end(),
                                   [](Variant v) { return v.precision == Precision::Int8; });
     if (int8) {
         if (samplesPath.empty()) {
@@ -86,7 +86,7 @@ PlanPartitions partitionPlan(const ModelPartitioner& partitioner, const Plan& pl
             SampleLibrary::open(samplesPath, SampleLibrary::OpenMode::ExistingOnly), g);
     }
     auto lowered =
-        std::make_shared<LoweredGraph>(lowerGraph(g, precisions, int8 ? &ranges : nullptr));
+        std::make_shared<LoweredGraph>(lowerGraph(g, variants, int8 ? &ranges : nullptr));
     if (!lowered->calibrated) {
         throw InputError(what + " runs nodes in int8, and " + samplesPath +
                          " has no activation ranges for them (paretune profile MODEL --device "

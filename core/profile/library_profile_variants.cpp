@@ -182,7 +182,8 @@ std::vector<LibraryProfileRun::VariantRow> profileVariant(const Graph& graph, co
                 Sample s = measured[p].sample;
                 scaleSample(s, scale);
                 nlohmann::json config = nlohmann::json::parse(s.configJson);
-                config["precision"] = name;
+                config["precision"] = std::string(precisionName(variant.precision));
+                config["variant"] = name;
                 config["variant_pair"] = {{"node", graph.nodes[static_cast<std::size_t>(n)].name},
                                           {"fp32_beside_us", beside},
                                           {"fp32_stored_us", stored32->latencyUs},
