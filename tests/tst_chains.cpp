@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Chains of lowered nodes (issue 17): neighbours in the same bf16, fp16 or fp32-nhwc variant pass
-// their tensors on as they are, so a lowered graph converts only where the variant changes
+// Chains of lowered nodes (issue 17): neighbours in the same bf16, fp16, fp32-nhwc or int8 variant
+// pass their tensors on as they are, so a lowered graph converts only where the variant changes
 // (graph/precision.h, LoweredChains), and the search's simulator costs a plan as its lowered
 // graph runs (CostTable::conversions). The simulator's figures by hand are in tst_variants.
 #include "common/input_error.h"
@@ -22,6 +22,35 @@
 using namespace paretune;
 using precision_fixture::fixture;
 using precision_fixture::nodeOfType;
+
+namespace {
+
+/// Conv → Conv → Relu → Reshape → MatMul: the second Conv reads the first's output directly.
+Graph int8Fixture() {
+    using precision_fixture::values;
+    return onnxFixture("(float[1,3,6,6] x) => (float[1,8] y) <float[4,3,3,3] w = {" +
+                       values(108, 0.8) + "}, float[4] b = {" + values(4) +
+                       "}, float[4,4,1,1] k = {" + values(16, 0.9) + "}, float[144,8] m = {" +
+                       values(1152, 0.2) +
+                       "}, int64[2] shape = {1, 144}> {\n"
+                       "  v = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n"
+                       "  u = Conv (v, k)\n"
+                       "  r = Relu (u)\n"
+                       "  f = Reshape (r, shape)\n"
+                       "  y = MatMul (f, m)\n"
+                       "}");
+}
+
+/// The compute nodes of a lowered graph of an op type.
+int computeNodesOfType(const Graph& l, std::string_view op) {
+    int count = 0;
+    for (const Node& n : l.nodes) {
+        count += n.opType == op && n.kind == NodeKind::Compute ? 1 : 0;
+    }
+    return count;
+}
+
+} // namespace
 
 class TestChains : public QObject {
     Q_OBJECT
@@ -150,6 +179,87 @@ private Q_SLOTS:
         }
     }
 
+    void int8ChainsPassTheirUint8TensorsOn() {
+        // Both Convs and the MatMul in int8, inputs over 255 levels: joined, the second Conv
+        // reads the first's uint8 output (no DequantizeLinear and QuantizeLinear between them);
+        // isolated, each node quantizes its input and dequantizes its output.
+        const Graph g = int8Fixture();
+        const std::vector<Variant> all = lowerAll(g, Precision::Int8);
+        const NodeId first = nodeOfType(g, "Conv");
+        const NodeId second = g.tensors[static_cast<std::size_t>(g.findTensor("u"))].producer;
+        const NodeId matmul = nodeOfType(g, "MatMul");
+        QCOMPARE(all[static_cast<std::size_t>(second)], Variant(Precision::Int8));
+        const NamedTensors input = randomCalibrationInputs(g, 1, 7).sets.front();
+        const ActivationRanges ranges = measureActivationRanges(
+            g, int8RangeTensors(g), randomCalibrationInputs(g, 2, 3), ExecutionDevice{});
+        const LoweredGraph joined = lowerGraph(g, all, &ranges, 255);
+        const LoweredGraph isolated = lowerGraph(g, all, &ranges, 255, LoweredChains::Isolated);
+        QCOMPARE(computeNodesOfType(isolated.graph, "QuantizeLinear"), 3);
+        QCOMPARE(computeNodesOfType(isolated.graph, "DequantizeLinear"), 3);
+        QCOMPARE(computeNodesOfType(joined.graph, "QuantizeLinear"), 2);
+        QCOMPARE(computeNodesOfType(joined.graph, "DequantizeLinear"), 2);
+        const Graph& l = joined.graph;
+        const NodeId firstConv = joined.parts[static_cast<std::size_t>(first)][0];
+        const NodeId secondConv = joined.parts[static_cast<std::size_t>(second)][0];
+        QCOMPARE(l.nodes[static_cast<std::size_t>(secondConv)].opType, std::string("QLinearConv"));
+        QCOMPARE(l.nodeInputs.row(secondConv)[0], l.nodeOutputs.row(firstConv)[0]);
+        QCOMPARE(l.tensors[static_cast<std::size_t>(l.nodeInputs.row(secondConv)[0])].dtype,
+                 DType::UInt8);
+        // What a chain can spare is listed: v out of the first Conv and into the second; the
+        // MatMul's input comes from a Reshape, so its QuantizeLinear is its own.
+        const auto listed = [&](const LoweredGraph& lg, NodeId n) {
+            std::vector<std::string> names;
+            for (const auto& c : lg.conversions[static_cast<std::size_t>(n)]) {
+                names.push_back((c.output ? "out " : "in ") +
+                                g.tensors[static_cast<std::size_t>(c.tensor)].name + " " +
+                                lg.graph.nodes[static_cast<std::size_t>(c.node)].opType);
+            }
+            return names;
+        };
+        using Names = std::vector<std::string>;
+        QCOMPARE(listed(isolated, first), Names{"out v DequantizeLinear"});
+        QCOMPARE(listed(isolated, second),
+                 (Names{"in v QuantizeLinear", "out u DequantizeLinear"}));
+        QCOMPARE(listed(isolated, matmul), Names{"out y DequantizeLinear"});
+        // Dequantized and quantized again at the same scale is the same uint8 value: both
+        // compute the same outputs.
+        QCOMPARE(compareOutputs({executeGraph(isolated.graph, input)},
+                                {executeGraph(joined.graph, input)})
+                     .relativeL2Pct,
+                 0.0);
+        // Over 127 levels every int8 input is quantized again in 7 bits: nothing is joined.
+        const LoweredGraph sevenBits = lowerGraph(g, all, &ranges, 127);
+        QCOMPARE(computeNodesOfType(sevenBits.graph, "DequantizeLinear"), 3);
+        QVERIFY(listed(lowerGraph(g, all, &ranges, 127, LoweredChains::Isolated), second).empty());
+        // In memory, v is held in one byte per element while the chain keeps it.
+        const std::vector<CostDevice> cpu{{"cpu:0", "cpu", 1, 1, 1e9}};
+        CostTable table(static_cast<std::int32_t>(g.nodes.size()), cpu, 0);
+        const auto cost = [](CostTable& t, const Graph& lg) {
+            CostCell cell;
+            cell.latencyUs = 10.0;
+            cell.energyUj = 10.0;
+            cell.source = CostSource::Measured;
+            for (std::size_t n = 0; n < lg.nodes.size(); ++n) {
+                if (lg.nodes[n].kind == NodeKind::Compute) {
+                    t.setCell(static_cast<NodeId>(n), 0, cell);
+                }
+            }
+        };
+        cost(table, g);
+        table.setVariants({Precision::Fp32, Precision::Int8});
+        fillVariantCells(table, g, cost);
+        Simulator sim(g, table);
+        std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+        for (const NodeId n : {first, second}) {
+            genome[static_cast<std::size_t>(sim.computeIndex(n))] =
+                static_cast<std::uint8_t>(sim.column(0, 1));
+        }
+        const SimulationResult result = sim.simulate(sim.planOf(genome));
+        QCOMPARE(result.narrowed.size(), std::size_t{1});
+        QCOMPARE(result.narrowed.front().first, g.findTensor("v"));
+        QCOMPARE(result.narrowed.front().second, std::int64_t{4 * 6 * 6});
+    }
+
     void threadsVariantsRunTheNodeOnItsOwnThreads() {
         // fp32-t1: every compute node, as it is, on one intra-op thread: another signature (its
         // own samples), the same outputs up to the kernels' order of summation. bf16-t1: the
@@ -207,23 +317,26 @@ private Q_SLOTS:
         QTest::addColumn<int>("lowerableCount");
         QTest::newRow("bf16") << QStringLiteral("bf16") << 4;
         QTest::newRow("fp32-nhwc") << QStringLiteral("fp32-nhwc") << 2;
+        QTest::newRow("int8") << QStringLiteral("int8") << 3; // on int8Fixture
     }
 
     void aChainCostsWhatItsLoweredGraphRuns() {
-        // Every node 10 µs, every conversion (Cast, Transpose) 1 µs: for each choice of the
+        // Every node 10 µs, every conversion (Cast, Transpose, QuantizeLinear, DequantizeLinear)
+        // 1 µs: for each choice of the
         // lowerable nodes in the variant, the search's simulator (cells with all their
         // conversions, less those the plan does not run) and the joined lowered graph simulated
         // as it is give the same latency.
         QFETCH(QString, variant);
         QFETCH(int, lowerableCount);
         const Variant lowering = parseVariant(variant.toStdString());
-        const Graph g = fixture();
+        const Graph g = lowering.precision == Precision::Int8 ? int8Fixture() : fixture();
         const auto cost = [](CostTable& t, const Graph& l) {
             for (std::size_t n = 0; n < l.nodes.size(); ++n) {
                 if (l.nodes[n].kind == NodeKind::Compute) {
                     CostCell cell;
-                    const bool conversion =
-                        l.nodes[n].opType == "Cast" || l.nodes[n].opType == "Transpose";
+                    const std::string& op = l.nodes[n].opType;
+                    const bool conversion = op == "Cast" || op == "Transpose" ||
+                                            op == "QuantizeLinear" || op == "DequantizeLinear";
                     cell.latencyUs = conversion ? 1.0 : 10.0;
                     cell.energyUj = cell.latencyUs;
                     cell.source = CostSource::Measured;

@@ -304,7 +304,9 @@ void addModelledVariants(CostTable& table, const Graph& graph,
                 }
             }
             if (precision == Precision::Int8) {
-                continue; // quantized through its own scales: nothing a neighbour saves
+                // No modelled figure for quantizing: an int8 chain saves nothing on a modelled
+                // device (its cells count every QuantizeLinear and DequantizeLinear).
+                continue;
             }
             // The conversions the modelled cells include (Casts of the activations).
             for (const bool output : {false, true}) {

@@ -115,10 +115,11 @@ struct LoweredGraph {
     std::vector<std::vector<NodeId>> parts;
     /// Per original node, the variant it was lowered to (fp32: kept as it was).
     std::vector<Variant> variants;
-    /// A conversion of an activation that a node lowered to bf16, fp16 or fp32-nhwc runs: of
-    /// its input `tensor` into the variant, or (output) of its own output `tensor` back into
-    /// float32 NCHW. `node` is the Cast or Transpose in the lowered graph, `tensor` an original
-    /// tensor.
+    /// A conversion of an activation that a node lowered to bf16, fp16, fp32-nhwc or int8 runs:
+    /// of its input `tensor` into the variant, or (output) of its own output `tensor` back into
+    /// float32 NCHW. `node` is the Cast, Transpose, QuantizeLinear or DequantizeLinear in the
+    /// lowered graph, `tensor` an original tensor. An int8 node lists only those a chain can
+    /// spare (int8 chains, below).
     struct Conversion {
         NodeId node = kNone;
         TensorId tensor = kNone;
@@ -161,7 +162,12 @@ struct LoweredGraph {
 /// consumer reads the producer's lowered output directly (no conversion back and again), and a
 /// producer whose readers all compute in its variant converts no output back (unless the output
 /// is a graph output). So a chain of
-/// lowered nodes converts only where the precision changes: what a plan runs.
+/// lowered nodes converts only where the precision changes: what a plan runs. int8 chains
+/// likewise: an int8 Conv or MatMul reads its int8 producer's uint8 output as it is (the
+/// producer's output scale is its input scale: both cover the same tensor's range), and a
+/// producer whose readers are all int8 dequantizes nothing. A Gemm with a C does not pass its
+/// output on (C is added in float), nor does any producer where inputs are quantized over 127
+/// levels (they are quantized again in 7 bits).
 /// LoweredChains::Isolated gives every lowered node its own conversions: the cost of each node
 /// alone, with what the chain would save, as CostTable::Conversion cells.
 enum class LoweredChains : std::uint8_t { Joined, Isolated };

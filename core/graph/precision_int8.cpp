@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The int8 lowering (precision.h): a Conv as QuantizeLinear → QLinearConv → DequantizeLinear, a
 // MatMul or Gemm with a constant B as QuantizeLinear → QLinearMatMul → DequantizeLinear (Gemm's
-// C added in float after it), weights quantized by Constant-kind nodes.
+// C added in float after it), weights quantized by Constant-kind nodes. In a joined chain, an
+// int8 node reads its int8 producer's uint8 output as it is.
 #include "precision_lowering.h"
 
 #include "graph_links.h"
@@ -67,6 +68,55 @@ bool int8Lowerable(const Graph& graph, NodeId node) {
     return n.opType == "Gemm" && x.dims.size() == 2 && w.dims.size() == 2 && thirdOk &&
            n.attrInt("transA", 0) == 0 && n.attrFloat("alpha", 1.0) == 1.0 &&
            n.attrFloat("beta", 1.0) == 1.0;
+}
+
+bool int8Joinable(const Graph& graph, NodeId node) {
+    // Gemm's C is added in float after the DequantizeLinear: its uint8 product is not Y.
+    const auto ins = graph.nodeInputs.row(node);
+    const bool addsC = graph.nodes[static_cast<std::size_t>(node)].opType == "Gemm" &&
+                       ins.size() > 2 && ins[2] != kNone;
+    return !addsC && int8Lowerable(graph, node);
+}
+
+bool Lowering::int8Chains(NodeId producer) const {
+    return producer != kNone && m_inputLevels == 255 && int8Joinable(m_in, producer);
+}
+
+std::pair<std::vector<NodeId>, TensorId> Lowering::int8Input(NodeId n, TensorId x, TensorId scale,
+                                                             TensorId zero, const std::string& name,
+                                                             const std::string& tag, bool copy) {
+    const bool joinable = int8Chains(m_in.tensors[static_cast<std::size_t>(x)].producer);
+    if (const auto joined = m_loweredOutputs.find({x, tag});
+        joinable && !copy && joined != m_loweredOutputs.end()) {
+        return {{}, joined->second}; // its producer's uint8 output, at the same scale
+    }
+    auto quantized = quantizeActivation(x, scale, zero, name, n);
+    if (joinable) {
+        m_out.conversions[static_cast<std::size_t>(n)].push_back(
+            {quantized.first.front(), x, false});
+    }
+    return quantized;
+}
+
+void Lowering::int8Output(NodeId n, TensorId yq, TensorId scale, TensorId zero,
+                          const std::string& name, Variant variant, bool copy) {
+    const TensorId y = m_in.nodeOutputs.row(n)[0];
+    const bool joinable = int8Chains(n);
+    if (joinable && !copy && !m_plan.empty()) {
+        m_loweredOutputs[{y, variantName(variant)}] = yq;
+        if (staysLowered(y, variant)) {
+            return; // every reader quantizes y at this scale: it reads yq
+        }
+    }
+    const TensorId back = resultTensor(y, copy, "int8");
+    Node dequantize;
+    dequantize.name = name + "/to_fp32_0";
+    dequantize.opType = "DequantizeLinear";
+    const TensorId ins[] = {yq, scale, zero};
+    part(n).push_back(append(std::move(dequantize), ins, std::span(&back, 1), {}, n));
+    if (joinable) {
+        m_out.conversions[static_cast<std::size_t>(n)].push_back({part(n).back(), y, true});
+    }
 }
 
 std::pair<TensorId, TensorId> Lowering::activationScale(TensorId t, const std::string& prefix,
@@ -214,7 +264,7 @@ TensorId Lowering::quantizedOutput(TensorId y, const std::string& name, bool cop
 }
 
 /// n (a Conv) as QuantizeLinear → QLinearConv → DequantizeLinear (precision.h).
-void Lowering::lowerConvToInt8(NodeId n, bool copy) {
+void Lowering::lowerConvToInt8(NodeId n, Variant variant, bool copy) {
     Node node = m_in.nodes[static_cast<std::size_t>(n)];
     const std::string name = node.name + (copy ? "@int8" : "");
     const auto ins = m_in.nodeInputs.row(n);
@@ -223,7 +273,8 @@ void Lowering::lowerConvToInt8(NodeId n, bool copy) {
     const auto [xScale, xZero] = activationScale(x, name + "/x", m_inputLevels);
     const auto [yScale, yZero] = activationScale(y, name + "/y", 255);
     const QuantizedWeight w = quantizedWeight(ins[1], 0, false, n);
-    const auto [quantizeNodes, xq] = quantizeActivation(x, xScale, xZero, name, n);
+    const auto [quantizeNodes, xq] =
+        int8Input(n, x, xScale, xZero, name, variantName(variant), copy);
 
     std::vector<TensorId> convIns{xq, xScale, xZero, w.values, w.scale, w.zero, yScale, yZero};
     if (ins.size() > 2 && ins[2] != kNone) {
@@ -250,18 +301,12 @@ void Lowering::lowerConvToInt8(NodeId n, bool copy) {
     node.opType = "QLinearConv";
     part(n).push_back(append(std::move(node), convIns, std::span(&yq, 1), {}, n));
     part(n).insert(part(n).end(), quantizeNodes.begin(), quantizeNodes.end());
-
-    const TensorId back = resultTensor(y, copy, "int8");
-    Node dequantize;
-    dequantize.name = name + "/to_fp32_0";
-    dequantize.opType = "DequantizeLinear";
-    const TensorId dequantizeIns[] = {yq, yScale, yZero};
-    part(n).push_back(append(std::move(dequantize), dequantizeIns, std::span(&back, 1), {}, n));
+    int8Output(n, yq, yScale, yZero, name, variant, copy);
 }
 
 /// n (a MatMul or Gemm) as QuantizeLinear → QLinearMatMul → DequantizeLinear, then Gemm's C
 /// added in float ("NAME/bias", an Add).
-void Lowering::lowerProductToInt8(NodeId n, bool copy) {
+void Lowering::lowerProductToInt8(NodeId n, Variant variant, bool copy) {
     Node node = m_in.nodes[static_cast<std::size_t>(n)];
     const std::string name = node.name + (copy ? "@int8" : "");
     const auto ins = m_in.nodeInputs.row(n);
@@ -277,7 +322,8 @@ void Lowering::lowerProductToInt8(NodeId n, bool copy) {
         c == kNone ? ActivationRange{} : valueRange(m_in.tensors[static_cast<std::size_t>(c)]));
     // Per column of B: axis 1 of a [K, N] B, axis 0 of Gemm's [N, K] B^T (then transposed).
     const QuantizedWeight w = quantizedWeight(ins[1], transB ? 0 : 1, transB, n);
-    const auto [quantizeNodes, xq] = quantizeActivation(x, xScale, xZero, name, n);
+    const auto [quantizeNodes, xq] =
+        int8Input(n, x, xScale, xZero, name, variantName(variant), copy);
     const TensorId yq = quantizedOutput(y, name, copy);
     Node product;
     product.name = name;
@@ -285,30 +331,30 @@ void Lowering::lowerProductToInt8(NodeId n, bool copy) {
     const TensorId productIns[] = {xq, xScale, xZero, w.values, w.scale, w.zero, yScale, yZero};
     part(n).push_back(append(std::move(product), productIns, std::span(&yq, 1), {}, n));
     part(n).insert(part(n).end(), quantizeNodes.begin(), quantizeNodes.end());
-
-    TensorId back = resultTensor(y, copy, "int8");
-    TensorId dequantized = back;
-    if (c != kNone) {
-        Tensor sum = m_in.tensors[static_cast<std::size_t>(y)];
-        sum.name += "@" + name + "_product";
-        sum.graphOutput = false;
-        sum.role = TensorRole::Activation;
-        sum.value.reset();
-        dequantized = addTensor(std::move(sum));
+    if (c == kNone) {
+        int8Output(n, yq, yScale, yZero, name, variant, copy);
+        return;
     }
+
+    // Gemm's C, added in float after the DequantizeLinear.
+    const TensorId back = resultTensor(y, copy, "int8");
+    Tensor sum = m_in.tensors[static_cast<std::size_t>(y)];
+    sum.name += "@" + name + "_product";
+    sum.graphOutput = false;
+    sum.role = TensorRole::Activation;
+    sum.value.reset();
+    const TensorId dequantized = addTensor(std::move(sum));
     Node dequantize;
     dequantize.name = name + "/to_fp32_0";
     dequantize.opType = "DequantizeLinear";
     const TensorId dequantizeIns[] = {yq, yScale, yZero};
     part(n).push_back(
         append(std::move(dequantize), dequantizeIns, std::span(&dequantized, 1), {}, n));
-    if (c != kNone) {
-        Node add;
-        add.name = name + "/bias";
-        add.opType = "Add";
-        const TensorId addIns[] = {dequantized, c};
-        part(n).push_back(append(std::move(add), addIns, std::span(&back, 1), {}, n));
-    }
+    Node add;
+    add.name = name + "/bias";
+    add.opType = "Add";
+    const TensorId addIns[] = {dequantized, c};
+    part(n).push_back(append(std::move(add), addIns, std::span(&back, 1), {}, n));
 }
 
 } // namespace paretune::detail

@@ -97,9 +97,9 @@ void Lowering::lowerParts(NodeId n, Variant variant, bool copy) {
     }
     if (variant.precision == Precision::Int8) {
         if (m_in.nodes[static_cast<std::size_t>(n)].opType == "Conv") {
-            lowerConvToInt8(n, copy);
+            lowerConvToInt8(n, variant, copy);
         } else {
-            lowerProductToInt8(n, copy);
+            lowerProductToInt8(n, variant, copy);
         }
         return;
     }

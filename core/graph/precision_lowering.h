@@ -24,6 +24,9 @@ Tensor constantTensor(std::string name, DType type, std::vector<std::int64_t> di
                       std::vector<double> reals, std::vector<std::int64_t> ints);
 /// Whether node n of `graph` can run in int8 (precision.h, lowerable).
 bool int8Lowerable(const Graph& graph, NodeId node);
+/// Whether node n, in int8, computes its output as a uint8 tensor an int8 reader can take as it
+/// is: int8-lowerable, and no Gemm with a C (added in float after the DequantizeLinear).
+bool int8Joinable(const Graph& graph, NodeId node);
 
 class Lowering {
 public:
@@ -92,8 +95,23 @@ private:
     TensorId quantizedOutput(TensorId y, const std::string& name, bool copy);
     /// y itself, or for a copy a new float32 tensor "Y+TAG" like it that nothing reads.
     TensorId resultTensor(TensorId y, bool copy, const std::string& tag);
-    void lowerConvToInt8(NodeId n, bool copy);
-    void lowerProductToInt8(NodeId n, bool copy);
+    void lowerConvToInt8(NodeId n, Variant variant, bool copy);
+    void lowerProductToInt8(NodeId n, Variant variant, bool copy);
+    /// Whether an int8 reader of `producer`'s output may read its uint8 tensor as it is: the
+    /// producer is int8Joinable and inputs are quantized over 255 levels, as outputs are (with
+    /// 127, each reader quantizes again in 7 bits).
+    bool int8Chains(NodeId producer) const;
+    /// The quantized activation x of int8 node n: its producer's uint8 output where that
+    /// producer computes in the same variant (tag) and int8Chains, else a QuantizeLinear of x,
+    /// listed as n's conversion where the producer int8Chains (what a chain saves).
+    std::pair<std::vector<NodeId>, TensorId> int8Input(NodeId n, TensorId x, TensorId scale,
+                                                       TensorId zero, const std::string& name,
+                                                       const std::string& tag, bool copy);
+    /// n's uint8 output yq dequantized into n's output (a DequantizeLinear, listed as n's
+    /// conversion where n int8Chains), or, where every reader computes in n's variant, left as
+    /// it is for them.
+    void int8Output(NodeId n, TensorId yq, TensorId scale, TensorId zero, const std::string& name,
+                    Variant variant, bool copy);
     TensorId addTensor(Tensor t);
     /// A new activation like original tensor t, named `name`, of `type`, its dims NHWC where
     /// `nhwc`: what a conversion of t writes.
@@ -109,8 +127,9 @@ private:
     LoweredGraph m_out;
     std::span<const Variant> m_plan;
     std::map<std::pair<TensorId, DType>, TensorId> m_weights;
-    /// Original activations computed in a Cast or layout variant by their lowered producer: the
-    /// tensor in that variant (joined chains read it directly), by variant name.
+    /// Original activations computed in a Cast or layout variant, or in int8 (its uint8 output),
+    /// by their lowered producer: the tensor in that variant (joined chains read it directly),
+    /// by variant name.
     std::map<std::pair<TensorId, std::string>, TensorId> m_loweredOutputs;
     std::map<std::tuple<TensorId, std::int64_t, bool>, QuantizedWeight> m_int8Weights;
 };
