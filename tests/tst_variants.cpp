@@ -340,10 +340,15 @@ void TestVariants::chainsSaveTheirConversions() {
     const auto alone = chain.genome(sim, "a=cpu b=cpu:bf16 c=cpu");
     QCOMPARE(sim.evaluate(alone).latencyUs, 44.0);
     QCOMPARE(sim.savedConversionUs(alone, sim.computeIndex(chain.graph.findNode("b"))), 0.0);
-    // b in bf16 on the gpu, c in bf16 on the cpu: each saves on its own device. a 0..10; a's
-    // 1000 B to the gpu 10..21; b 21..22 (2 − 1); b's 2000 B back 22..34; c 34..46 (15 − 3).
+    // b in bf16 on the gpu, c in bf16 on the cpu: each saves on its own device, and b's output
+    // moves in bf16. a 0..10; a's 1000 B to the gpu 10..21; b 21..22 (2 − 1); b's 2000 B in
+    // bf16, 1000 B, back 22..33; c 33..45 (15 − 3).
     const auto split = chain.genome(sim, "a=cpu b=gpu:bf16 c=cpu:bf16");
-    QCOMPARE(sim.evaluate(split).latencyUs, 46.0);
+    QCOMPARE(sim.evaluate(split).latencyUs, 45.0);
+    QCOMPARE(sim.simulate(sim.planOf(split)).objectives.latencyUs, 45.0);
+    // c in fp32 reads b's output in fp32: b 21..23 (nothing saved), its 2000 B back 23..35,
+    // c 35..65.
+    QCOMPARE(sim.evaluate(chain.genome(sim, "a=cpu b=gpu:bf16 c=cpu")).latencyUs, 65.0);
     QCOMPARE(sim.savedConversionUs(split, sim.computeIndex(chain.graph.findNode("b"))), 1.0);
     // The batch path gives the same, bit for bit, on every plan of the chain.
     const auto [genomes, out] = everyPlanInOneBatch(sim);

@@ -151,6 +151,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     const std::int32_t* const linkNarrowing = m_linkNarrowing.data();
     const Narrowing* const narrowings = m_narrowings.data();
     std::int64_t* const liveBytes = m_liveBytes.data(); // bufferBytes, where chains narrow
+    const std::uint8_t* const bufferNarrowable = m_bufferNarrowable.data();
 
     // Graph inputs: on the host from time 0, held there from step 0 while needed.
     for (const std::int32_t b : m_graphInputBuffers) {
@@ -212,6 +213,8 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                 t = of[src].arrival;
                 const double* const transferOfB =
                     transferUs + static_cast<std::size_t>(b) * hopCount;
+                // A buffer a chain may keep narrow moves its live bytes.
+                const bool narrowable = bufferNarrowable[b] != 0;
                 for (; hop != last; ++hop) {
                     const std::int32_t to = hop->to;
                     if ((where[b] & (1u << to)) != 0) {
@@ -221,7 +224,10 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                     where[b] |= 1u << to;
                     double& queue = queueFree[hop->queue];
                     const double begin = std::max(t, queue);
-                    const double end = begin + hop->latencyUs + transferOfB[hop - hops];
+                    const double moved = narrowable
+                                             ? static_cast<double>(bufferBytes[b]) / hop->bytesPerUs
+                                             : transferOfB[hop - hops];
+                    const double end = begin + hop->latencyUs + moved;
                     queue = end;
                     double& outEnd = of[hop->from].outEnd;
                     // Only the first transfer out of the buffer where it was produced is listed:

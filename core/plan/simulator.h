@@ -98,9 +98,13 @@ struct SimulationResult {
 ///   exclusive devices, contention, memory and energy stay per device. Weights and activations
 ///   keep their fp32 sizes in memory (a lowered node reads its weights converted once and
 ///   gives its outputs back in fp32; the converted weights are not counted apart), except an
-///   output that stays in its producer's bf16 or fp16 (every reader in that variant, a chain):
-///   it is held in two bytes an element. Transfers move fp32 sizes.
-///   Conversions (CostTable::conversions): a lowered cell includes its node's Casts; where a
+///   output that stays in its producer's bf16, fp16 or int8 (every reader in that variant, a
+///   chain): it is held in two bytes an element (int8: one), and its transfers move that many
+///   (their time computed as they start: bytes / the hop's bandwidth). An output some readers
+///   take narrow and others in fp32 is held and moved in fp32 (the lowered graph moves the
+///   narrow copy to the narrow readers' devices: an overestimate).
+///   Conversions (CostTable::conversions): a lowered cell includes its node's Casts (int8: its
+///   QuantizeLinear and DequantizeLinear a chain can spare); where a
 ///   plan puts the producer of a converted input in the node's variant, or every reader of a
 ///   converted output (none of them outside the compute nodes, the output not a graph output),
 ///   the Cast is not run (graph/precision.h, LoweredChains) and its cost in the node's column
@@ -349,6 +353,9 @@ private:
     };
     std::vector<Narrowing> m_narrowings;
     std::vector<std::int32_t> m_narrowBuffers; // the buffers of m_narrowings, each once
+    // Per buffer: 1 where a chain may keep it narrow; its transfers then move its live bytes
+    // (bytes / bandwidth, computed when it moves), the others' come from m_transferUs.
+    std::vector<std::uint8_t> m_bufferNarrowable;
     std::vector<std::int32_t> m_linkNarrowing; // per link: its m_narrowings entry, or -1
     /// Whether a link's partners are all in variant v (a genome by compute index).
     bool joined(std::int32_t link, const std::uint8_t* genome, std::uint8_t v) const;
@@ -429,6 +436,7 @@ private:
         std::int64_t pathFirst[16], pathLength[16];
         std::int64_t hopTo[16], hopFrom[16], hopQueue[16];
         double hopLatencyUs[16];
+        double hopBytesPerUs[16]; // 1 where padded
         std::int32_t maxHops = 0;
         // Shared resources: per device, the devices it takes turns with (bit e); per pair
         // (e · D + d, up to 16), the factor by which e slows d (1: not at all).

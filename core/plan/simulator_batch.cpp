@@ -242,6 +242,8 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                 t = _mm512_mask_mov_pd(t, moving, pick<D>(arrivalOf, masksOf<D>(src)));
                 const __m512d transferLo = _mm512_loadu_pd(transferUs + b * 16);
                 const __m512d transferHi = _mm512_loadu_pd(transferUs + b * 16 + kLanes);
+                // A buffer a chain may keep narrow moves each lane's live bytes (as run()).
+                const bool narrowable = sim.m_bufferNarrowable[static_cast<std::size_t>(b)] != 0;
                 __mmask8 copiedBefore = 0; // lanes that made a copy at the previous hop
                 for (std::int32_t h = 0; h < l.maxHops; ++h) {
                     const __mmask8 hopping =
@@ -268,9 +270,12 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                     const __m512i queueEntry = entry(lane, queue);
                     const __m512d queueAt = gather(queueFree, fresh, queueEntry);
                     const __m512d begin = _mm512_max_pd(t, queueAt);
+                    const __m512d moved = narrowable
+                                              ? _mm512_div_pd(exactDoubles(bytesOf(b)),
+                                                              lookup16(l.hopBytesPerUs, hop))
+                                              : _mm512_permutex2var_pd(transferLo, hop, transferHi);
                     const __m512d end =
-                        _mm512_add_pd(_mm512_add_pd(begin, lookup16(l.hopLatencyUs, hop)),
-                                      _mm512_permutex2var_pd(transferLo, hop, transferHi));
+                        _mm512_add_pd(_mm512_add_pd(begin, lookup16(l.hopLatencyUs, hop)), moved);
                     scatter(queueFree, fresh, queueEntry, end);
                     const __m512i hopFrom = lookup16(l.hopFrom, hop);
                     const DeviceMasks<D> fromOn = restricted(masksOf<D>(hopFrom), fresh);

@@ -105,6 +105,7 @@ void Simulator::prepareLanes() {
         l.hopFrom[h] = hop.from;
         l.hopQueue[h] = hop.queue;
         l.hopLatencyUs[h] = hop.latencyUs;
+        l.hopBytesPerUs[h] = hop.bytesPerUs;
     }
     std::fill(std::begin(l.exclusiveWith), std::end(l.exclusiveWith), 0);
     std::fill(std::begin(l.slowedBy), std::end(l.slowedBy), 1.0);

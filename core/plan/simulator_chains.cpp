@@ -43,6 +43,7 @@ void Simulator::buildChainTables() {
     m_narrowings.clear();
     m_narrowBuffers.clear();
     m_linkNarrowing.clear();
+    m_bufferNarrowable.assign(m_bufferBytes.size(), 0);
     m_nodeLinkBegin.assign(C + 1, 0);
     for (std::size_t ci = 0; ci < C; ++ci) {
         m_nodeLinkBegin[ci] = static_cast<std::int32_t>(m_chainLinks.size());
@@ -84,9 +85,9 @@ void Simulator::buildChainTables() {
                 m_linkNarrowing.back() = static_cast<std::int32_t>(m_narrowings.size());
                 m_narrowings.push_back(
                     {b, static_cast<std::uint8_t>(c.variant), elements * narrow});
-                if (std::find(m_narrowBuffers.begin(), m_narrowBuffers.end(), b) ==
-                    m_narrowBuffers.end()) {
+                if (m_bufferNarrowable[static_cast<std::size_t>(b)] == 0) {
                     m_narrowBuffers.push_back(b);
+                    m_bufferNarrowable[static_cast<std::size_t>(b)] = 1;
                 }
             }
             // What it saves: in its variant's columns where the node's cell is supported.

@@ -29,6 +29,14 @@ PARETUNE_LANES __m512i splat(std::int64_t v) {
 PARETUNE_LANES __m512d splat(double v) {
     return _mm512_set1_pd(v);
 }
+
+/// Whole numbers 0 ≤ v < 2^52 as doubles, exactly (what static_cast<double> gives them): v's bits
+/// as the mantissa of 2^52, less 2^52 (AVX-512F has no 64-bit integer conversion).
+PARETUNE_LANES __m512d exactDoubles(__m512i v) {
+    const __m512d twoTo52 = splat(4503599627370496.0);
+    return _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(v, _mm512_castpd_si512(twoTo52))),
+                         twoTo52);
+}
 PARETUNE_LANES __m512i laneIndex() {
     return _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
 }
