@@ -23,6 +23,7 @@ private Q_SLOTS:
     void formatMicroseconds();
     void labelsOnlyWhenReadable_data();
     void labelsOnlyWhenReadable();
+    void ownThreadsAreMarkedApart();
     void nameLikeOpTypeIsNotRepeated();
 };
 
@@ -47,6 +48,15 @@ void TestGraphPalette::precisionColoursAreApartAndReadable() {
             }
         }
     }
+}
+
+void TestGraphPalette::ownThreadsAreMarkedApart() {
+    // A variant on its own threads has its precision's fill: its mark tells it apart.
+    const Variant t1{Precision::Bf16, Layout::Nchw, 1};
+    QCOMPARE(variantColour(t1), variantColour(Precision::Bf16));
+    QCOMPARE(variantMarkStyle(Precision::Bf16), Qt::DotLine);
+    QCOMPARE(variantMarkStyle(t1), Qt::DashDotLine);
+    QVERIFY(variantMarkSymbol(t1) != variantMarkSymbol(Precision::Bf16));
 }
 
 void TestGraphPalette::heatScale_data() {

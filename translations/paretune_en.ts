@@ -424,17 +424,25 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+98"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+99"/>
         <source>Fusion group %1: runs as one node</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <location line="+43"/>
+        <source>%1 runs in fp32 on %n of its device&apos;s threads</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+38"/>
+        <location line="+2"/>
         <source>%1 runs in %2 (its inputs converted, its output back to fp32)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+37"/>
         <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; fusion group, run as one node (%2 in this plan)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -444,7 +452,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+7"/>
+        <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;%2&lt;/span&gt; of them on their own threads (%3), coloured by their precision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation type="unfinished"></translation>
     </message>
@@ -484,7 +497,12 @@ Double-click to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+52"/>
+        <source>%1 (kept in %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>transfer %1 → %2: %3, %4 (modelled link)</source>
         <translation type="unfinished"></translation>
     </message>

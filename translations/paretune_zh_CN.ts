@@ -421,17 +421,24 @@ Double-click to expand</source>
 双击展开</translation>
     </message>
     <message>
-        <location filename="../widgets/graphview_plan.cpp" line="+98"/>
+        <location filename="../widgets/graphview_plan.cpp" line="+99"/>
         <source>Fusion group %1: runs as one node</source>
         <translation>融合组 %1：作为一个节点运行</translation>
     </message>
+    <message numerus="yes">
+        <location line="+43"/>
+        <source>%1 runs in fp32 on %n of its device&apos;s threads</source>
+        <translation>
+            <numerusform>%1 以 fp32 运行，使用其设备的 %n 个线程</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+38"/>
+        <location line="+2"/>
         <source>%1 runs in %2 (its inputs converted, its output back to fp32)</source>
         <translation>%1 以 %2 运行（输入先转换，输出转换回 fp32）</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+37"/>
         <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; fusion group, run as one node (%2 in this plan)</source>
         <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#9633;&lt;/span&gt; 融合组，作为一个节点运行（本方案中 %2 个）</translation>
     </message>
@@ -441,7 +448,12 @@ Double-click to expand</source>
         <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;&amp;#8943;&lt;/span&gt; 以其他变体运行的节点（本方案中 %2 个）</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+7"/>
+        <source>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;%2&lt;/span&gt; of them on their own threads (%3), coloured by their precision</source>
+        <translation>&lt;br&gt;&lt;span style=&quot;color:%1&quot;&gt;%2&lt;/span&gt; 其中使用自己线程数的节点（%3 个），按其精度着色</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <source>&lt;b&gt;No plan selected&lt;/b&gt;&lt;br&gt;%1 compute &amp;nbsp; %2 no run-time cost &amp;nbsp; %3 folded group&lt;br&gt;&lt;i&gt;Search placements and pick a plan to colour by device.&lt;/i&gt;</source>
         <translation>&lt;b&gt;未选择方案&lt;/b&gt;&lt;br&gt;%1 计算 &amp;nbsp; %2 无运行时开销 &amp;nbsp; %3 折叠的分组&lt;br&gt;&lt;i&gt;搜索放置方案并选择一个方案，即可按设备着色。&lt;/i&gt;</translation>
     </message>
@@ -481,7 +493,12 @@ Double-click to expand</source>
         <translation>&lt;br&gt;&lt;i&gt;本次搜索只提供了 fp32（搜索 &amp;gt; 提供其他变体）。&lt;/i&gt;</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+52"/>
+        <source>%1 (kept in %2)</source>
+        <translation>%1（保持为 %2）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>transfer %1 → %2: %3, %4 (modelled link)</source>
         <translation>传输 %1 → %2：%3，%4（链路为建模值）</translation>
     </message>

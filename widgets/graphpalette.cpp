@@ -54,6 +54,14 @@ QColor variantColour(Variant variant) {
                                                   : precisionColour(variant.precision);
 }
 
+Qt::PenStyle variantMarkStyle(Variant variant) {
+    return variant.threads > 0 ? Qt::DashDotLine : Qt::DotLine;
+}
+
+QString variantMarkSymbol(Variant variant) {
+    return variant.threads > 0 ? QStringLiteral("-&#183;-") : QStringLiteral("&#8943;");
+}
+
 double relativeLuminance(const QColor& colour) {
     const auto linear = [](double v) {
         return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QColor>
+#include <QPen>
 #include <QString>
 
 #include <cstdint>
@@ -32,6 +33,11 @@ QColor precisionColour(Precision precision);
 /// Fill colour of a node running in `variant`: its precision's, and for fp32-nhwc (a layout) a
 /// red apart from the four in lightness too.
 QColor variantColour(Variant variant);
+/// How the mark around a node in another variant than fp32 is drawn: dotted, or dash-dotted
+/// where the node runs on its own threads (-tN), which its fill (its precision's) cannot show.
+Qt::PenStyle variantMarkStyle(Variant variant);
+/// The legend's picture of that mark: "⋯" or "-·-".
+QString variantMarkSymbol(Variant variant);
 
 /// WCAG 2 relative luminance (0 black, 1 white) and contrast ratio (1 to 21).
 double relativeLuminance(const QColor& colour);

@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,11 +99,18 @@ private:
     void colourByLatency(QString& legend);
     void colourByPrecision(QString& legend);
     void markTransfers();
+    /// The precision the plan keeps producer's output t in while it moves (a chain: every
+    /// reader in the producer's lower-precision variant), as the simulator counts it; none: fp32.
+    std::optional<Precision> keptNarrow(TensorId t, NodeId producer) const;
     /// Outlines the fusion groups the chosen plan takes; returns how many.
     int outlineFusionGroups();
-    /// Marks the nodes the plan runs in another variant (a dotted frame, the precision in the
-    /// tooltip) and returns how many.
-    int markVariants();
+    struct VariantMarks {
+        int lowered = 0;    ///< nodes in another variant than fp32
+        int ownThreads = 0; ///< of them, on their own threads (-tN)
+    };
+    /// Marks the nodes the plan runs in another variant (a frame, variantMarkStyle; the variant
+    /// in the tooltip) and counts them.
+    VariantMarks markVariants();
     /// The plan's variant of a node (0: fp32, or no plan).
     std::int32_t variantOf(NodeId n) const;
     void planToolTips();

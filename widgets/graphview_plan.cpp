@@ -5,6 +5,7 @@
 // tooltip.
 #include "graphview.h"
 
+#include "graph/dtype.h"
 #include "graph/onnx_importer.h"
 #include "graphitems.h"
 #include "graphlayout.h"
@@ -106,39 +107,45 @@ std::int32_t GraphView::variantOf(NodeId n) const {
     return m_planVariant.empty() ? 0 : m_planVariant[static_cast<std::size_t>(n)];
 }
 
-int GraphView::markVariants() {
+GraphView::VariantMarks GraphView::markVariants() {
     for (QGraphicsItem* item : m_variantMarks) {
         m_scene->removeItem(item);
         delete item;
     }
     m_variantMarks.clear();
+    VariantMarks marks;
     if (m_planVariant.empty() || !m_search) {
-        return 0;
+        return marks;
     }
     const GraphOutline& outline = *m_layout->outline;
-    QPen pen(kVariantMark, 2.5, Qt::DotLine);
-    pen.setCosmetic(true);
-    int count = 0;
     for (std::size_t n = 0; n < m_planVariant.size(); ++n) {
         const std::int32_t v = m_planVariant[n];
         if (v <= 0) {
             continue;
         }
-        ++count;
+        const Variant variant = m_search->costs.variant(v);
+        ++marks.lowered;
+        marks.ownThreads += variant.threads > 0 ? 1 : 0;
         const std::int32_t item = outline.itemOfNode[n];
         if (item < 0) {
             continue;
         }
+        QPen pen(kVariantMark, 2.5, variantMarkStyle(variant));
+        pen.setCosmetic(true);
         const QRectF box = m_nodeItems[static_cast<std::size_t>(item)]->sceneBoundingRect();
         auto* rect = m_scene->addRect(box.adjusted(-3, -3, 3, 3), pen);
         rect->setZValue(-0.5);
+        const QString name = QString::fromStdString(m_model->graph.nodes[n].name);
+        const QString variantText = QString::fromStdString(std::string(variantName(variant)));
         rect->setToolTip(
-            tr("%1 runs in %2 (its inputs converted, its output back to fp32)")
-                .arg(QString::fromStdString(m_model->graph.nodes[n].name),
-                     QString::fromStdString(std::string(variantName(m_search->costs.variant(v))))));
+            variant.onDeviceThreads() == Precision::Fp32
+                ? tr("%1 runs in fp32 on %n of its device's threads", nullptr, variant.threads)
+                      .arg(name)
+                : tr("%1 runs in %2 (its inputs converted, its output back to fp32)")
+                      .arg(name, variantText));
         m_variantMarks.push_back(rect);
     }
-    return count;
+    return marks;
 }
 
 void GraphView::setColouring(Colouring colouring) {
@@ -176,11 +183,19 @@ void GraphView::recolour() {
                       .arg(kFusionOutline.name())
                       .arg(groups);
     }
-    if (const int lowered = markVariants(); lowered > 0) {
+    if (const VariantMarks marks = markVariants(); marks.lowered > 0) {
         legend += tr("<br><span style=\"color:%1\">&#8943;</span> node in another variant "
                      "(%2 in this plan)")
                       .arg(kVariantMark.name())
-                      .arg(lowered);
+                      .arg(marks.lowered);
+        if (marks.ownThreads > 0) {
+            Variant ownThreads;
+            ownThreads.threads = 1;
+            legend += tr("<br><span style=\"color:%1\">%2</span> of them on their own threads "
+                         "(%3), coloured by their precision")
+                          .arg(kVariantMark.name(), variantMarkSymbol(ownThreads))
+                          .arg(marks.ownThreads);
+        }
     }
     planToolTips();
     m_legend->setText(legend);
@@ -332,6 +347,29 @@ void GraphView::colourByPrecision(QString& legend) {
     }
 }
 
+std::optional<Precision> GraphView::keptNarrow(TensorId t, NodeId producer) const {
+    // As the simulator: the producer's output conversion not run, every reader a compute node
+    // in its variant, the tensor no graph output.
+    const Graph& g = *graph();
+    const std::int32_t v = variantOf(producer);
+    const Precision precision = m_search->costs.variant(v).precision;
+    if (v <= 0 || precision == Precision::Fp32 ||
+        g.tensors[static_cast<std::size_t>(t)].graphOutput) {
+        return std::nullopt;
+    }
+    const auto& conversions = m_search->costs.conversions();
+    const bool listed = std::any_of(conversions.begin(), conversions.end(), [&](const auto& c) {
+        return c.node == producer && c.variant == v && c.tensor == t && c.output;
+    });
+    const auto readers = g.tensorConsumers.row(t);
+    const bool joined =
+        !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](NodeId r) {
+            return g.nodes[static_cast<std::size_t>(r)].kind == NodeKind::Compute &&
+                   variantOf(r) == v;
+        });
+    return listed && joined ? std::optional<Precision>(precision) : std::nullopt;
+}
+
 void GraphView::markTransfers() {
     const GraphOutline& outline = *m_layout->outline;
     const Graph& g = *graph();
@@ -349,15 +387,24 @@ void GraphView::markTransfers() {
             const std::int32_t from = m_planDevice[static_cast<std::size_t>(link.producer)];
             const std::int32_t to = m_planDevice[static_cast<std::size_t>(link.consumer)];
             if (from >= 0 && to >= 0 && from != to) {
-                const double bytes = static_cast<double>(std::max<std::int64_t>(t.byteSize(), 0));
+                const std::optional<Precision> narrow = keptNarrow(link.tensor, link.producer);
+                const std::int64_t moved =
+                    narrow ? t.elementCount() * dtypeSize(precisionDType(*narrow))
+                           : std::max<std::int64_t>(t.byteSize(), 0);
+                QString size = NodeTableModel::formatBytes(moved);
+                if (narrow) {
+                    size =
+                        tr("%1 (kept in %2)")
+                            .arg(size, QString::fromStdString(std::string(precisionName(*narrow))));
+                }
                 transfers << tr("transfer %1 \u2192 %2: %3, %4 (modelled link)")
                                  .arg(QString::fromStdString(
                                           m_search->deviceIds[static_cast<std::size_t>(from)]),
                                       QString::fromStdString(
                                           m_search->deviceIds[static_cast<std::size_t>(to)]),
-                                      NodeTableModel::formatBytes(t.byteSize()),
-                                      formatMicroseconds(
-                                          m_search->costs.transferUs(from, to, bytes)));
+                                      size,
+                                      formatMicroseconds(m_search->costs.transferUs(
+                                          from, to, static_cast<double>(moved))));
             }
         }
         const auto extra = static_cast<int>(outline.edges[e].links.size()) - lines.size();
