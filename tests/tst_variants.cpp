@@ -269,6 +269,17 @@ void TestVariants::fusionOnlyInFp32() {
     sim.evaluateBatch(batch, out);
     QCOMPARE(out[0].latencyUs, 22.0);
     QCOMPARE(out[2].latencyUs, 29.0);
+    // b's output, between the members of a group not taken, is narrowed and reported so.
+    ChainWithCasts casts;
+    casts.table.setFusionOptions({option});
+    Simulator withCasts(casts.graph, casts.table);
+    const SimulationResult r = withCasts.simulate(
+        withCasts.planOf(casts.genome(withCasts, "a=cpu b=cpu:bf16 c=cpu:bf16")));
+    QVERIFY(r.fusedGroups.empty());
+    QCOMPARE(r.narrowed.size(), std::size_t{1});
+    QCOMPARE(r.narrowed[0].second, std::int64_t{1000});
+    QVERIFY(withCasts.simulate(withCasts.planOf(casts.genome(withCasts, "a=cpu b=cpu c=cpu")))
+                .narrowed.empty());
 }
 
 void TestVariants::genomeAndPlanRoundTrip() {

@@ -513,7 +513,11 @@ SimulationResult Simulator::simulate(const Plan& plan, bool withTimeline) {
     result.fusedGroups = takenGroups(genome);
     for (const std::int32_t b : m_narrowBuffers) { // as run() left them
         const auto at = static_cast<std::size_t>(b);
-        if (m_liveBytes[at] < m_bufferSize[at] && m_bufferGroup[at] < 0) {
+        // A taken group's buffers are 0 bytes, not narrow (its members are fp32); one between
+        // the members of a group not taken is narrowed like any other.
+        const std::int32_t group = m_bufferGroup[at];
+        if (m_liveBytes[at] < m_bufferSize[at] &&
+            (group < 0 || m_groupTaken[static_cast<std::size_t>(group)] == 0)) {
             result.narrowed.emplace_back(m_bufferTensor[at], m_liveBytes[at]);
         }
     }
