@@ -105,6 +105,7 @@ private Q_SLOTS:
     void latencyColoursNeedData();
     void precisionColoursFollowThePlan();
     void edgesShowShapesAndTransfers();
+    void narrowChainsAndOwnThreadsAreShown();
     void findJumpsToTheNode();
     void findByOpTypeCycles();
     void propertiesShowCostsWithSources();
@@ -352,6 +353,65 @@ void TestGraphView::edgesShowShapesAndTransfers() {
             QCOMPARE(edge->pen().style(), crosses ? Qt::DashLine : Qt::SolidLine);
         }
     }
+}
+
+void TestGraphView::narrowChainsAndOwnThreadsAreShown() {
+    // The lowerable nodes in bf16, in turn on the cpu and the gpu where they have a cell there;
+    // the others in fp32 on one thread of the host (cells set by hand: the catalog has none).
+    SampleWindow w;
+    QVERIFY(w.open());
+    auto outcome = std::make_shared<SearchOutcome>();
+    outcome->model = w.window.currentModel();
+    const Variant t1{Precision::Fp32, Layout::Nchw, 1};
+    outcome->options.variants = {Precision::Bf16, t1};
+    CostTableOptions costOptions;
+    costOptions.variants = outcome->options.variants;
+    outcome->costs = buildCostTable(
+        w.graph(), loadDeviceCatalog(PARETUNE_SOURCE_DIR "/resources/catalogs/example.json"),
+        {"cpu", "gpu", "npu"}, costOptions);
+    outcome->deviceIds = {"cpu", "gpu", "npu"};
+    CostTable& costs = outcome->costs;
+    const std::int32_t host = costs.host();
+    for (NodeId n = 0; n < static_cast<NodeId>(w.graph().nodes.size()); ++n) {
+        costs.setCell(n, host, 2, costs.cell(n, host, 0));
+    }
+    Simulator simulator(w.graph(), costs);
+    Solution plan;
+    int turn = 0;
+    for (std::int32_t ci = 0; ci < simulator.computeCount(); ++ci) {
+        const std::int32_t d = turn % 2 == 0 ? host : costs.findDevice("gpu");
+        const bool bf16 = simulator.columnSupported(ci, simulator.column(d, 1));
+        turn += bf16 ? 1 : 0;
+        plan.genome.push_back(
+            static_cast<std::uint8_t>(bf16 ? simulator.column(d, 1) : simulator.column(host, 2)));
+    }
+    const SimulationResult simulated = simulator.simulate(simulator.planOf(plan.genome));
+    plan.objectives = simulated.objectives;
+    outcome->result.front = {plan};
+    outcome->priority.assign(simulator.priority().begin(), simulator.priority().end());
+    w.view->setSearch(outcome);
+    w.view->setPlan(0);
+    const QString legend = w.view->legendText();
+    QVERIFY2(legend.contains(QStringLiteral("of them on their own threads (%1)")
+                                 .arg(simulator.computeCount() - turn)),
+             qPrintable(legend));
+    // A crossing edge says "kept in bf16" exactly where the simulator holds its tensor narrow.
+    std::set<TensorId> narrow;
+    for (const auto& [tensor, bytes] : simulated.narrowed) {
+        narrow.insert(tensor);
+    }
+    int kept = 0;
+    const auto layout = w.view->currentLayout();
+    for (const GraphEdgeItem* edge : w.view->edgeItems()) {
+        const auto& links = layout->outline->edges[static_cast<std::size_t>(edge->outlineEdge())];
+        if (links.links.size() == 1 && edge->isTransfer()) {
+            const bool says = edge->toolTip().contains(QStringLiteral("(kept in bf16)"));
+            QVERIFY2(says == (narrow.count(links.links[0].tensor) == 1),
+                     qPrintable(edge->toolTip()));
+            kept += says ? 1 : 0;
+        }
+    }
+    QVERIFY(kept > 0);
 }
 
 void TestGraphView::findJumpsToTheNode() {
