@@ -231,7 +231,8 @@ private Q_SLOTS:
         const LoweredGraph sevenBits = lowerGraph(g, all, &ranges, 127);
         QCOMPARE(computeNodesOfType(sevenBits.graph, "DequantizeLinear"), 3);
         QVERIFY(listed(lowerGraph(g, all, &ranges, 127, LoweredChains::Isolated), second).empty());
-        // In memory, v is held in one byte per element while the chain keeps it.
+        // In memory, v is held in one byte per element while the chain keeps it (where this
+        // CPU quantizes inputs over 255 levels: the cost table lowers with its levels).
         const std::vector<CostDevice> cpu{{"cpu:0", "cpu", 1, 1, 1e9}};
         CostTable table(static_cast<std::int32_t>(g.nodes.size()), cpu, 0);
         const auto cost = [](CostTable& t, const Graph& lg) {
@@ -255,6 +256,10 @@ private Q_SLOTS:
                 static_cast<std::uint8_t>(sim.column(0, 1));
         }
         const SimulationResult result = sim.simulate(sim.planOf(genome));
+        if (int8InputLevels() != 255) { // this CPU's table lists no int8 conversions
+            QVERIFY(result.narrowed.empty());
+            return;
+        }
         QCOMPARE(result.narrowed.size(), std::size_t{1});
         QCOMPARE(result.narrowed.front().first, g.findTensor("v"));
         QCOMPARE(result.narrowed.front().second, std::int64_t{4 * 6 * 6});
