@@ -82,6 +82,7 @@ private Q_SLOTS:
     void gapsBetweenNodesAreLearned();
     void aNodeThatWaitedForItsDeviceGivesNoGap();
     void turnsOnSharedCoresAreLearned();
+    void gapsBeforeTurnsAreLearned();
     void wholeModelRunsScaleTheCells();
     void modelRunsRefuseWhatARunCannotMeasure();
     void loweredGraphsTakeTheirModelsScale();
@@ -398,6 +399,50 @@ void TestInContext::turnsOnSharedCoresAreLearned() {
     QVERIFY(none.turns.empty());
     QCOMPARE(apart.turnCost(0), 0.0);
     QCOMPARE(apart.cell(g.findNode("c"), 0).latencyUs, 430.0);
+}
+
+void TestInContext::gapsBeforeTurnsAreLearned() {
+    const Graph g = fixtureGraph("a->b->c->d"); // every tensor 1000 bytes
+    CostTable table = tableOf(g);
+    table.setExclusive(0, 1); // cpu:0 and cpu:1 share a core here
+    // The catalog's copy from cpu:0 to cpu:1: 2 µs and 100 bytes/µs (10 µs for a tensor).
+    table.setPath(0, 1, {TransferHop{table.addQueue("q"), 0, 1, 2.0, 100.0, CostSource::Modelled}});
+    // a on cpu:0, then b, c, d on cpu:1, back to back there; b takes the cores over 32 µs after
+    // a ended in nine runs and 932 µs after in one.
+    std::vector<PlanObservation> plans;
+    for (int run = 0; run < 10; ++run) {
+        const double begin = 100.0 + (run == 9 ? 932.0 : 32.0);
+        PlanObservation plan;
+        plan.nodes = {{"a", "cpu:0", 100, 0, 100},
+                      {"b", "cpu:1", 200, begin, begin + 200},
+                      {"c", "cpu:1", 400, begin + 200, begin + 600},
+                      {"d", "cpu:1", 800, begin + 600, begin + 1400}};
+        plans.push_back(std::move(plan));
+    }
+    const InContextFit fit = applyInContextCosts(table, g, plans);
+    // Each gap less cpu:1's dispatch (0) and the copy of a's output (12 µs): 20 nine times,
+    // 920 once. The mean of the lower 90 %: 20 (the mean of all would be 110).
+    QCOMPARE(fit.gaps.turnGapUs.at("cpu:1"), 20.0);
+    QCOMPARE(fit.gaps.turnGapObservations.at("cpu:1"), 10);
+    QVERIFY(fit.gaps.handoffs.empty()); // a turn's gap is not a handoff's
+    QVERIFY(fit.turns.empty());         // b never ran on cpu:1 without a turn
+    QCOMPARE(table.turnCost(1), 20.0);
+    QVERIFY(table.turnCostSource(1) == CostSource::Measured);
+    QCOMPARE(table.turnCost(0), 0.0);
+    // The plan simulated: a 0–100, the copy 100–112, b 112–332 (its 200 and the turn's 20),
+    // c 332–732, d 732–1532: the nine runs' 1532 µs.
+    Simulator sim(g, table);
+    std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 1);
+    genome[static_cast<std::size_t>(sim.computeIndex(g.findNode("a")))] = 0;
+    QCOMPARE(sim.simulate(sim.planOf(genome)).objectives.latencyUs, 1532.0);
+    // Stored with the round and read back.
+    TuneRound round;
+    round.fit = fit;
+    TuneRoundRecord record;
+    record.recordJson = detail::roundJson(round).dump();
+    const TuneRound stored = detail::roundFrom(record);
+    QCOMPARE(stored.fit.gaps.turnGapUs, fit.gaps.turnGapUs);
+    QCOMPARE(stored.fit.gaps.turnGapObservations, fit.gaps.turnGapObservations);
 }
 
 // The model's whole-model run on a device scales its cells there by end to end / summed cells,

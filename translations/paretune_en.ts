@@ -2472,6 +2472,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+5"/>
+        <source>%1 +%2 µs before a turn on shared cores (measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 → %2 handoff %3 µs (catalog %4 µs)</source>
         <translation type="unfinished"></translation>
     </message>

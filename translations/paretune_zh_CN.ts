@@ -2459,6 +2459,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+5"/>
+        <source>%1 +%2 µs before a turn on shared cores (measured)</source>
+        <translation>%1 接管共享核心前 +%2 µs（实测）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 → %2 handoff %3 µs (catalog %4 µs)</source>
         <translation>%1 → %2 交接 %3 µs（目录 %4 µs）</translation>
     </message>

@@ -74,6 +74,10 @@ void printRounds(const TuneRun& run) {
             std::printf("; %s +%.1f us taking shared cores over (measured)", t.device.c_str(),
                         t.us);
         }
+        for (const auto& [device, us] : r.fit.gaps.turnGapUs) {
+            std::printf("; %s +%.1f us before taking shared cores over (measured)", device.c_str(),
+                        us);
+        }
         for (const FittedHandoff& h : r.fit.gaps.handoffs) {
             std::printf("; %s->%s handoff %.1f us measured (catalog %.1f)", h.from.c_str(),
                         h.to.c_str(), h.latencyUs, h.modelledLatencyUs);

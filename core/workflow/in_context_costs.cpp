@@ -43,6 +43,10 @@ nlohmann::json InContextFit::toJson() const {
     for (const auto& [device, us] : gaps.dispatchUs) {
         dispatch[device] = {{"us", us}, {"observations", gaps.dispatchObservations.at(device)}};
     }
+    nlohmann::json turnGaps = nlohmann::json::object();
+    for (const auto& [device, us] : gaps.turnGapUs) {
+        turnGaps[device] = {{"us", us}, {"observations", gaps.turnGapObservations.at(device)}};
+    }
     nlohmann::json handoffs = nlohmann::json::array();
     for (const FittedHandoff& h : gaps.handoffs) {
         handoffs.push_back({{"from", h.from},
@@ -62,6 +66,7 @@ nlohmann::json InContextFit::toJson() const {
             {"round_speed_scales", roundSpeedScales},
             {"dispatch", dispatch},
             {"handoffs", handoffs},
+            {"turn_gaps", turnGaps},
             {"turns", turnCosts}};
 }
 

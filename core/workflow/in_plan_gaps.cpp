@@ -4,6 +4,7 @@
 #include "graph/graph.h"
 #include "profile/measurement.h"
 #include "workflow/in_context_costs.h"
+#include "workflow/turn_costs.h"
 
 #include <algorithm>
 #include <optional>
@@ -14,6 +15,19 @@ namespace paretune {
 namespace {
 
 constexpr int kMinObservations = 3;
+constexpr double kTurnGapShare = 0.9; // the turn gap's mean leaves out the slowest 10 %
+
+/// The mean of the lower `share` of the values (at least one).
+double lowerMean(std::vector<double> values, double share) {
+    std::sort(values.begin(), values.end());
+    const auto kept = std::max<std::size_t>(
+        1, static_cast<std::size_t>(share * static_cast<double>(values.size()) + 0.5));
+    double sum = 0.0;
+    for (std::size_t k = 0; k < kept; ++k) {
+        sum += values[k];
+    }
+    return sum / static_cast<double>(kept);
+}
 
 /// The graph nodes an observation ran: "NAME", "NAME@variant", or a fusion option's members
 /// for "FIRST+fused". Empty for a name the graph lacks.
@@ -112,7 +126,13 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
         double bytes;
     };
     std::map<std::pair<std::int32_t, std::int32_t>, std::vector<Handoff>> handoffs;
+    struct TurnGap {
+        double gapUs;
+        double copyUs; // the modelled copy of an input from the node it took the cores from
+    };
+    std::map<std::int32_t, std::vector<TurnGap>> turnGaps;
     for (const PlanObservation& plan : plans) {
+        const std::vector<bool> turns = turnStarts(plan, table);
         std::vector<std::optional<std::size_t>> observedAt(graph.nodes.size());
         std::vector<std::vector<NodeId>> members(plan.nodes.size());
         std::vector<std::int32_t> device(plan.nodes.size());
@@ -144,6 +164,30 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
             const std::int32_t from = device[producers.nodes[last]];
             if (from < 0) {
                 continue;
+            }
+            if (turns[i]) {
+                // Took the cores over: from the node that last held them, if its inputs were
+                // ready by then.
+                std::optional<std::size_t> held;
+                for (std::size_t j = 0; j < plan.nodes.size(); ++j) {
+                    if (j != i && device[j] >= 0 && table.exclusive(device[j], d) &&
+                        plan.nodes[j].endUs <= node.beginUs &&
+                        (!held || plan.nodes[j].endUs > plan.nodes[*held].endUs)) {
+                        held = j;
+                    }
+                }
+                if (held && producer.endUs <= plan.nodes[*held].endUs) {
+                    double copyUs = 0.0;
+                    for (std::size_t k = 0; k < producers.nodes.size(); ++k) {
+                        if (producers.nodes[k] == *held) {
+                            copyUs = pathLatencyUs(table, from, d) +
+                                     bandwidthUs(table, from, d, producers.bytes[k]);
+                        }
+                    }
+                    turnGaps[d].push_back(
+                        {std::max(0.0, node.beginUs - plan.nodes[*held].endUs), copyUs});
+                    continue;
+                }
             }
             // Its device (or one sharing a core with it) was busy after the producer ended:
             // the node waited for the device, not for its input.
@@ -180,6 +224,20 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
             gaps.dispatchUs[id] = dispatchOf[d];
         }
     }
+    for (const auto& [d, observed] : turnGaps) {
+        const std::string& id = table.device(d).id;
+        gaps.turnGapObservations[id] = static_cast<int>(observed.size());
+        if (static_cast<int>(observed.size()) < kMinObservations) {
+            continue;
+        }
+        const auto own = dispatchOf.find(d);
+        const double dispatchUs = own == dispatchOf.end() ? 0.0 : own->second;
+        std::vector<double> extra;
+        for (const TurnGap& t : observed) {
+            extra.push_back(t.gapUs - dispatchUs - t.copyUs);
+        }
+        gaps.turnGapUs[id] = std::max(0.0, lowerMean(std::move(extra), kTurnGapShare));
+    }
     for (const auto& [pair, observed] : handoffs) {
         if (static_cast<int>(observed.size()) < kMinObservations ||
             !table.reachable(pair.first, pair.second)) {
@@ -201,6 +259,11 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
 }
 
 void applyInPlanGaps(CostTable& table, const Graph& graph, const InPlanGaps& gaps) {
+    for (const auto& [id, us] : gaps.turnGapUs) {
+        if (const std::int32_t d = table.findDevice(id); d >= 0 && us > 0.0) {
+            table.setTurnCost(d, table.turnCost(d) + us, CostSource::Measured);
+        }
+    }
     for (const auto& [id, us] : gaps.dispatchUs) {
         const std::int32_t d = table.findDevice(id);
         if (d < 0 || !(us > 0.0)) {

@@ -36,6 +36,12 @@ struct InPlanGaps {
     std::map<std::string, double> dispatchUs;
     std::map<std::string, int> dispatchObservations;
     std::vector<FittedHandoff> handoffs;
+    /// Per device id that shares cores: the time between the end of the other device's last
+    /// node on the shared cores and the start of its own, when it took the cores over with its
+    /// inputs ready (the executor waking its thread, the cores coming back), less its dispatch
+    /// and the modelled copy of an input from that node: added to the device's turn cost.
+    std::map<std::string, double> turnGapUs;
+    std::map<std::string, int> turnGapObservations;
 };
 
 /// Reads the gaps of the plans' nodes. A gap is observed before a node that waited for its
@@ -44,13 +50,19 @@ struct InPlanGaps {
 /// every node its device (or a device sharing a core with it) ran before it. A node whose
 /// producers are all on its own device gives its device's dispatch gap; one whose only producer
 /// elsewhere is that last one gives the pair's handoff gap. A figure needs at least 3
-/// observations (dispatch at least 0, handoff latency at least 0). Fused groups ("FIRST+fused")
+/// observations (dispatch at least 0, handoff latency at least 0). A node that took shared cores
+/// over (turnStarts) with its inputs ready when the other device released them gives its
+/// device's turn gap instead, also for a handoff between devices sharing a core. Dispatch and
+/// handoffs are medians; the turn gap is the mean of the lower 90 % of its observations: turn
+/// gaps have a long tail (MobileNet-V2 on `cpu:0,cpu:1,cpu`: median 32–49 us, mean 52–155 us),
+/// and a plan's latency is their sum, not their median. Fused groups ("FIRST+fused")
 /// and variants ("NAME@bf16") count as the nodes they run. Deterministic in the plans' order.
 InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
                          const std::vector<PlanObservation>& plans);
 
 /// Applies the gaps: each device's dispatch time is added to every supported compute cell and
 /// fusion option's cell of that device with a time (the executor spends it per node); each
+/// turn gap is added to its device's turn cost (source measured); each
 /// handoff sets its path's latency (spread over the path's hops in proportion to their modelled
 /// latencies, all on the first hop where they have none; their bandwidths kept; source
 /// measured).

@@ -142,6 +142,13 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
         }
     }
     // Rounds stored before the gaps between nodes were learned have neither.
+    if (const auto turnGaps = fit.find("turn_gaps"); turnGaps != fit.end()) {
+        for (const auto& [device, t] : turnGaps->items()) {
+            round.fit.gaps.turnGapUs[device] = number(t, "us");
+            round.fit.gaps.turnGapObservations[device] =
+                static_cast<int>(number(t, "observations"));
+        }
+    }
     if (const auto dispatch = fit.find("dispatch"); dispatch != fit.end()) {
         for (const auto& [device, d] : dispatch->items()) {
             round.fit.gaps.dispatchUs[device] = number(d, "us");
