@@ -65,6 +65,15 @@ PlanObservation sequential(const std::string& device,
     return plan;
 }
 
+/// A round that learned `fit`, as the library stores it and reads it back.
+TuneRound storedAndReadBack(const InContextFit& fit) {
+    TuneRound round;
+    round.fit = fit;
+    TuneRoundRecord record;
+    record.recordJson = detail::roundJson(round).dump();
+    return detail::roundFrom(record);
+}
+
 } // namespace
 
 class TestInContext : public QObject {
@@ -298,11 +307,7 @@ void TestInContext::gapsBetweenNodesAreLearned() {
     genome[static_cast<std::size_t>(sim.computeIndex(g.findNode("d")))] = 1;
     QCOMPARE(sim.simulate(sim.planOf(genome)).objectives.latencyUs, 1580.0);
     // Stored with the round and read back.
-    TuneRound round;
-    round.fit = fit;
-    TuneRoundRecord record;
-    record.recordJson = detail::roundJson(round).dump();
-    const TuneRound back = detail::roundFrom(record);
+    const TuneRound back = storedAndReadBack(fit);
     QCOMPARE(back.fit.gaps.dispatchUs, fit.gaps.dispatchUs);
     QCOMPARE(back.fit.gaps.handoffs.size(), std::size_t(1));
     QCOMPARE(back.fit.gaps.handoffs[0].latencyUs, 30.0);
@@ -382,11 +387,7 @@ void TestInContext::turnsOnSharedCoresAreLearned() {
     QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 205.0);
     QCOMPARE(table.cell(g.findNode("c"), 1).latencyUs, 405.0);
     // Stored with the round and read back.
-    TuneRound round;
-    round.fit = fit;
-    TuneRoundRecord record;
-    record.recordJson = detail::roundJson(round).dump();
-    const TuneRound stored = detail::roundFrom(record);
+    const TuneRound stored = storedAndReadBack(fit);
     QCOMPARE(stored.fit.turns.size(), std::size_t(2));
     QCOMPARE(stored.fit.turns[1].us, 50.0);
     QCOMPARE(stored.fit.turns[1].observations, 3);
@@ -436,11 +437,7 @@ void TestInContext::gapsBeforeTurnsAreLearned() {
     genome[static_cast<std::size_t>(sim.computeIndex(g.findNode("a")))] = 0;
     QCOMPARE(sim.simulate(sim.planOf(genome)).objectives.latencyUs, 1532.0);
     // Stored with the round and read back.
-    TuneRound round;
-    round.fit = fit;
-    TuneRoundRecord record;
-    record.recordJson = detail::roundJson(round).dump();
-    const TuneRound stored = detail::roundFrom(record);
+    const TuneRound stored = storedAndReadBack(fit);
     QCOMPARE(stored.fit.gaps.turnGapUs, fit.gaps.turnGapUs);
     QCOMPARE(stored.fit.gaps.turnGapObservations, fit.gaps.turnGapObservations);
 }
