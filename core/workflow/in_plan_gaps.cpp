@@ -132,7 +132,7 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
     };
     std::map<std::int32_t, std::vector<TurnGap>> turnGaps;
     for (const PlanObservation& plan : plans) {
-        const std::vector<bool> turns = turnStarts(plan, table);
+        const auto tookCoresFrom = coresTakenFrom(plan, table);
         std::vector<std::optional<std::size_t>> observedAt(graph.nodes.size());
         std::vector<std::vector<NodeId>> members(plan.nodes.size());
         std::vector<std::int32_t> device(plan.nodes.size());
@@ -165,29 +165,19 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
             if (from < 0) {
                 continue;
             }
-            if (turns[i]) {
-                // Took the cores over: from the node that last held them, if its inputs were
-                // ready by then.
-                std::optional<std::size_t> held;
-                for (std::size_t j = 0; j < plan.nodes.size(); ++j) {
-                    if (j != i && device[j] >= 0 && table.exclusive(device[j], d) &&
-                        plan.nodes[j].endUs <= node.beginUs &&
-                        (!held || plan.nodes[j].endUs > plan.nodes[*held].endUs)) {
-                        held = j;
+            // Took the cores over, its inputs ready when the other device released them.
+            if (const auto held = tookCoresFrom[i];
+                held && producer.endUs <= plan.nodes[*held].endUs) {
+                double copyUs = 0.0;
+                for (std::size_t k = 0; k < producers.nodes.size(); ++k) {
+                    if (producers.nodes[k] == *held) {
+                        copyUs = pathLatencyUs(table, from, d) +
+                                 bandwidthUs(table, from, d, producers.bytes[k]);
                     }
                 }
-                if (held && producer.endUs <= plan.nodes[*held].endUs) {
-                    double copyUs = 0.0;
-                    for (std::size_t k = 0; k < producers.nodes.size(); ++k) {
-                        if (producers.nodes[k] == *held) {
-                            copyUs = pathLatencyUs(table, from, d) +
-                                     bandwidthUs(table, from, d, producers.bytes[k]);
-                        }
-                    }
-                    turnGaps[d].push_back(
-                        {std::max(0.0, node.beginUs - plan.nodes[*held].endUs), copyUs});
-                    continue;
-                }
+                turnGaps[d].push_back(
+                    {std::max(0.0, node.beginUs - plan.nodes[*held].endUs), copyUs});
+                continue;
             }
             // Its device (or one sharing a core with it) was busy after the producer ended:
             // the node waited for the device, not for its input.

@@ -141,7 +141,7 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
             round.fit.roundSpeedScales.push_back(scale.get<double>());
         }
     }
-    // Rounds stored before the gaps between nodes were learned have neither.
+    // Rounds stored before the gaps between nodes were learned have none of these.
     if (const auto turnGaps = fit.find("turn_gaps"); turnGaps != fit.end()) {
         for (const auto& [device, t] : turnGaps->items()) {
             round.fit.gaps.turnGapUs[device] = number(t, "us");

@@ -16,11 +16,21 @@ constexpr int kMinObservations = 3;
 } // namespace
 
 std::vector<bool> turnStarts(const PlanObservation& plan, const CostTable& table) {
+    const auto from = coresTakenFrom(plan, table);
+    std::vector<bool> turns(from.size());
+    for (std::size_t i = 0; i < from.size(); ++i) {
+        turns[i] = from[i].has_value();
+    }
+    return turns;
+}
+
+std::vector<std::optional<std::size_t>> coresTakenFrom(const PlanObservation& plan,
+                                                       const CostTable& table) {
     std::vector<std::int32_t> device(plan.nodes.size());
     for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
         device[i] = table.findDevice(plan.nodes[i].device);
     }
-    std::vector<bool> turns(plan.nodes.size(), false);
+    std::vector<std::optional<std::size_t>> turns(plan.nodes.size());
     for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
         const std::int32_t d = device[i];
         if (d < 0) {
@@ -37,7 +47,9 @@ std::vector<bool> turnStarts(const PlanObservation& plan, const CostTable& table
                 previous = j;
             }
         }
-        turns[i] = previous && device[*previous] != d;
+        if (previous && device[*previous] != d) {
+            turns[i] = previous;
+        }
     }
     return turns;
 }

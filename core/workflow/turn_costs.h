@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct FittedTurn {
 /// last before it began, among the nodes on its device and on devices sharing a core with it,
 /// ran on another device. False for a device that shares no core, or that the table lacks.
 std::vector<bool> turnStarts(const PlanObservation& plan, const CostTable& table);
+/// Per node of the plan: the node it took shared cores over from (that other device's node
+/// that ended last before it on those cores), where turnStarts holds; else none.
+std::vector<std::optional<std::size_t>> coresTakenFrom(const PlanObservation& plan,
+                                                       const CostTable& table);
 
 /// In-plan times of one cell (a node's, or a fusion option's, on one device), split by whether
 /// the node took the cores over.
