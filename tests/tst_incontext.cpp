@@ -92,6 +92,7 @@ private Q_SLOTS:
     void aNodeThatWaitedForItsDeviceGivesNoGap();
     void turnsOnSharedCoresAreLearned();
     void gapsBeforeTurnsAreLearned();
+    void copiesAtTurnsTakeTheirMeasuredShare();
     void wholeModelRunsScaleTheCells();
     void modelRunsRefuseWhatARunCannotMeasure();
     void loweredGraphsTakeTheirModelsScale();
@@ -440,6 +441,47 @@ void TestInContext::gapsBeforeTurnsAreLearned() {
     const TuneRound stored = storedAndReadBack(fit);
     QCOMPARE(stored.fit.gaps.turnGapUs, fit.gaps.turnGapUs);
     QCOMPARE(stored.fit.gaps.turnGapObservations, fit.gaps.turnGapObservations);
+}
+
+void TestInContext::copiesAtTurnsTakeTheirMeasuredShare() {
+    test::FixtureOptions sizes;
+    sizes.outputBytes = {{"a", 1000}, {"b", 3000}, {"c", 5000}};
+    const Graph g = fixtureGraph("a->b->c->d", sizes);
+    CostTable table = tableOf(g);
+    table.setExclusive(0, 1); // cpu:0 and cpu:1 share a core here
+    // The catalog's copies both ways: 2 µs and 100 bytes/µs (a's output 10 µs, b's 30, c's 50).
+    table.setPath(0, 1,
+                  {TransferHop{table.addQueue("q01"), 0, 1, 2.0, 100.0, CostSource::Modelled}});
+    table.setPath(1, 0,
+                  {TransferHop{table.addQueue("q10"), 1, 0, 2.0, 100.0, CostSource::Modelled}});
+    // a on cpu:0, b on cpu:1, c on cpu:0, d on cpu:1: each takes the cores over and reads the
+    // node it took them from. Into cpu:1 a copy takes half the catalog's bandwidth time: b
+    // waits 2 + 40 + 5 = 47 µs, d 2 + 40 + 25 = 67; into cpu:0 c waits 2 + 40 + 30 = 72.
+    PlanObservation plan;
+    plan.nodes = {{"a", "cpu:0", 100, 0, 100},
+                  {"b", "cpu:1", 200, 147, 347},
+                  {"c", "cpu:0", 400, 419, 819},
+                  {"d", "cpu:1", 800, 886, 1686}};
+    const InContextFit fit = applyInContextCosts(table, g, {plan, plan, plan});
+    // cpu:1: waits less the latency 45 and 65 against bandwidth times 10 and 50: slope 0.5, and
+    // 40 left. cpu:0 copied one size only: its scale stays 1, 72 − 2 − 30 = 40 left.
+    QCOMPARE(fit.gaps.turnCopyScale.at("cpu:1"), 0.5);
+    QCOMPARE(fit.gaps.turnCopyScale.count("cpu:0"), std::size_t(0));
+    QCOMPARE(fit.gaps.turnGapUs.at("cpu:1"), 40.0);
+    QCOMPARE(fit.gaps.turnGapUs.at("cpu:0"), 40.0);
+    QCOMPARE(table.path(0, 1)[0].bytesPerUs, 200.0);
+    QVERIFY(table.path(0, 1)[0].source == CostSource::Measured);
+    QCOMPARE(table.path(1, 0)[0].bytesPerUs, 100.0);
+    // Simulated as run: a 0–100; a's copy 2 + 5 → b 107–347 (its 200 and the gap's 40); b's
+    // copy 2 + 30 → c 379–819; c's copy 2 + 25 → d 846–1686.
+    Simulator sim(g, table);
+    std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+    genome[static_cast<std::size_t>(sim.computeIndex(g.findNode("b")))] = 1;
+    genome[static_cast<std::size_t>(sim.computeIndex(g.findNode("d")))] = 1;
+    QCOMPARE(sim.simulate(sim.planOf(genome)).objectives.latencyUs, 1686.0);
+    // Stored with the round and read back.
+    const TuneRound stored = storedAndReadBack(fit);
+    QCOMPARE(stored.fit.gaps.turnCopyScale, fit.gaps.turnCopyScale);
 }
 
 // The model's whole-model run on a device scales its cells there by end to end / summed cells,

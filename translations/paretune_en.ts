@@ -2436,7 +2436,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneRoundsModel</name>
     <message>
-        <location filename="../widgets/tuneroundsmodel.cpp" line="+34"/>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+35"/>
         <source>library costs only</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2473,6 +2473,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     <message>
         <location line="+5"/>
         <source>%1 +%2 µs before a turn on shared cores (measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>copies into %1 at its turns ×%2 the catalog&apos;s time (measured)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

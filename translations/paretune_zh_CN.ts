@@ -2423,7 +2423,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneRoundsModel</name>
     <message>
-        <location filename="../widgets/tuneroundsmodel.cpp" line="+34"/>
+        <location filename="../widgets/tuneroundsmodel.cpp" line="+35"/>
         <source>library costs only</source>
         <translation>仅样本库成本</translation>
     </message>
@@ -2461,6 +2461,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <location line="+5"/>
         <source>%1 +%2 µs before a turn on shared cores (measured)</source>
         <translation>%1 接管共享核心前 +%2 µs（实测）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>copies into %1 at its turns ×%2 the catalog&apos;s time (measured)</source>
+        <translation>接管时复制到 %1 的时间为目录值的 ×%2（实测）</translation>
     </message>
     <message>
         <location line="+5"/>

@@ -30,7 +30,8 @@ void TuneRoundsModel::setRounds(std::vector<TuneRound> rounds) {
 QString TuneRoundsModel::costsText(const InContextFit& fit) {
     if (fit.nodesInContext == 0 && fit.nodesScaled == 0 && fit.fusedInContext == 0 &&
         fit.fusedScaled == 0 && fit.contention.empty() && fit.gaps.dispatchUs.empty() &&
-        fit.gaps.handoffs.empty() && fit.turns.empty() && fit.gaps.turnGapUs.empty()) {
+        fit.gaps.handoffs.empty() && fit.turns.empty() && fit.gaps.turnGapUs.empty() &&
+        fit.gaps.turnCopyScale.empty()) {
         return tr("library costs only");
     }
     QStringList parts{
@@ -62,6 +63,11 @@ QString TuneRoundsModel::costsText(const InContextFit& fit) {
         parts << tr("%1 +%2 µs before a turn on shared cores (measured)")
                      .arg(QString::fromStdString(device))
                      .arg(us, 0, 'f', 1);
+    }
+    for (const auto& [device, scale] : fit.gaps.turnCopyScale) {
+        parts << tr("copies into %1 at its turns ×%2 the catalog's time (measured)")
+                     .arg(QString::fromStdString(device))
+                     .arg(scale, 0, 'f', 2);
     }
     for (const FittedHandoff& h : fit.gaps.handoffs) {
         parts << tr("%1 → %2 handoff %3 µs (catalog %4 µs)")

@@ -78,6 +78,10 @@ void printRounds(const TuneRun& run) {
             std::printf("; %s +%.1f us before taking shared cores over (measured)", device.c_str(),
                         us);
         }
+        for (const auto& [device, scale] : r.fit.gaps.turnCopyScale) {
+            std::printf("; copies into %s at its turns x%.2f the catalog's time (measured)",
+                        device.c_str(), scale);
+        }
         for (const FittedHandoff& h : r.fit.gaps.handoffs) {
             std::printf("; %s->%s handoff %.1f us measured (catalog %.1f)", h.from.c_str(),
                         h.to.c_str(), h.latencyUs, h.modelledLatencyUs);

@@ -47,6 +47,10 @@ nlohmann::json InContextFit::toJson() const {
     for (const auto& [device, us] : gaps.turnGapUs) {
         turnGaps[device] = {{"us", us}, {"observations", gaps.turnGapObservations.at(device)}};
     }
+    nlohmann::json copyScales = nlohmann::json::object();
+    for (const auto& [device, scale] : gaps.turnCopyScale) {
+        copyScales[device] = scale;
+    }
     nlohmann::json handoffs = nlohmann::json::array();
     for (const FittedHandoff& h : gaps.handoffs) {
         handoffs.push_back({{"from", h.from},
@@ -67,6 +71,7 @@ nlohmann::json InContextFit::toJson() const {
             {"dispatch", dispatch},
             {"handoffs", handoffs},
             {"turn_gaps", turnGaps},
+            {"turn_copy_scales", copyScales},
             {"turns", turnCosts}};
 }
 

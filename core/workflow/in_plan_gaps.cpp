@@ -16,6 +16,8 @@ namespace {
 
 constexpr int kMinObservations = 3;
 constexpr double kTurnGapShare = 0.9; // the turn gap's mean leaves out the slowest 10 %
+constexpr double kMinCopyScale = 0.05;
+constexpr double kMaxCopyScale = 4.0;
 
 /// The mean of the lower `share` of the values (at least one).
 double lowerMean(std::vector<double> values, double share) {
@@ -116,6 +118,43 @@ double pathLatencyUs(const CostTable& table, std::int32_t from, std::int32_t to)
     return us;
 }
 
+/// How much of the modelled bandwidth time copies into a device at its turns take, from
+/// (wait, bandwidth time) pairs: the least-squares slope of the waits on the copies' times over
+/// the 90 % of them with the least wait beyond the modelled copy, clamped to
+/// [kMinCopyScale, kMaxCopyScale]; 1 where fewer than kMinObservations copied a tensor or the
+/// copies' times do not differ.
+double copyScale(const std::vector<std::pair<double, double>>& waits) {
+    // The tail left out by the wait beyond the modelled copy: by the wait alone, it would be the
+    // largest copies, and with them the slope.
+    std::vector<std::pair<double, double>> sorted = waits;
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+        return std::pair(a.first - a.second, a.first) < std::pair(b.first - b.second, b.first);
+    });
+    const auto kept = std::max<std::size_t>(
+        1, static_cast<std::size_t>(kTurnGapShare * static_cast<double>(sorted.size()) + 0.5));
+    sorted.resize(std::min(kept, sorted.size()));
+    int copied = 0;
+    double meanX = 0.0;
+    double meanY = 0.0;
+    for (const auto& [y, x] : sorted) {
+        copied += x > 0.0 ? 1 : 0;
+        meanX += x;
+        meanY += y;
+    }
+    meanX /= static_cast<double>(sorted.size());
+    meanY /= static_cast<double>(sorted.size());
+    double sxx = 0.0;
+    double sxy = 0.0;
+    for (const auto& [y, x] : sorted) {
+        sxx += (x - meanX) * (x - meanX);
+        sxy += (x - meanX) * (y - meanY);
+    }
+    if (copied < kMinObservations || !(sxx > 1e-9 * static_cast<double>(sorted.size()))) {
+        return 1.0;
+    }
+    return std::clamp(sxy / sxx, kMinCopyScale, kMaxCopyScale);
+}
+
 } // namespace
 
 InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
@@ -128,7 +167,10 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
     std::map<std::pair<std::int32_t, std::int32_t>, std::vector<Handoff>> handoffs;
     struct TurnGap {
         double gapUs;
-        double copyUs; // the modelled copy of an input from the node it took the cores from
+        // The modelled copy of an input from the node it took the cores from: the path's
+        // latency and its bandwidth time for the tensor (both 0 without one).
+        double latencyUs;
+        double bandwidthUs;
     };
     std::map<std::int32_t, std::vector<TurnGap>> turnGaps;
     for (const PlanObservation& plan : plans) {
@@ -168,15 +210,14 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
             // Took the cores over, its inputs ready when the other device released them.
             if (const auto held = tookCoresFrom[i];
                 held && producer.endUs <= plan.nodes[*held].endUs) {
-                double copyUs = 0.0;
+                TurnGap turnGap{std::max(0.0, node.beginUs - plan.nodes[*held].endUs), 0.0, 0.0};
                 for (std::size_t k = 0; k < producers.nodes.size(); ++k) {
                     if (producers.nodes[k] == *held) {
-                        copyUs = pathLatencyUs(table, from, d) +
-                                 bandwidthUs(table, from, d, producers.bytes[k]);
+                        turnGap.latencyUs = pathLatencyUs(table, from, d);
+                        turnGap.bandwidthUs = bandwidthUs(table, from, d, producers.bytes[k]);
                     }
                 }
-                turnGaps[d].push_back(
-                    {std::max(0.0, node.beginUs - plan.nodes[*held].endUs), copyUs});
+                turnGaps[d].push_back(turnGap);
                 continue;
             }
             // Its device (or one sharing a core with it) was busy after the producer ended:
@@ -222,9 +263,17 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
         }
         const auto own = dispatchOf.find(d);
         const double dispatchUs = own == dispatchOf.end() ? 0.0 : own->second;
-        std::vector<double> extra;
+        std::vector<std::pair<double, double>> waits; // (wait less latencies, bandwidth time)
         for (const TurnGap& t : observed) {
-            extra.push_back(t.gapUs - dispatchUs - t.copyUs);
+            waits.emplace_back(t.gapUs - dispatchUs - t.latencyUs, t.bandwidthUs);
+        }
+        const double scale = copyScale(waits);
+        if (scale != 1.0) {
+            gaps.turnCopyScale[id] = scale;
+        }
+        std::vector<double> extra;
+        for (const auto& [wait, copy] : waits) {
+            extra.push_back(wait - scale * copy);
         }
         gaps.turnGapUs[id] = std::max(0.0, lowerMean(std::move(extra), kTurnGapShare));
     }
@@ -252,6 +301,20 @@ void applyInPlanGaps(CostTable& table, const Graph& graph, const InPlanGaps& gap
     for (const auto& [id, us] : gaps.turnGapUs) {
         if (const std::int32_t d = table.findDevice(id); d >= 0 && us > 0.0) {
             table.setTurnCost(d, table.turnCost(d) + us, CostSource::Measured);
+        }
+    }
+    for (const auto& [id, scale] : gaps.turnCopyScale) {
+        const std::int32_t d = table.findDevice(id);
+        for (std::int32_t e = 0; d >= 0 && e < table.deviceCount(); ++e) {
+            if (!table.exclusive(e, d) || table.path(e, d).empty()) {
+                continue;
+            }
+            std::vector<TransferHop> hops(table.path(e, d).begin(), table.path(e, d).end());
+            for (TransferHop& hop : hops) {
+                hop.bytesPerUs /= scale;
+                hop.source = CostSource::Measured;
+            }
+            table.setPath(e, d, std::move(hops));
         }
     }
     for (const auto& [id, us] : gaps.dispatchUs) {

@@ -42,6 +42,10 @@ struct InPlanGaps {
     /// and the modelled copy of an input from that node: added to the device's turn cost.
     std::map<std::string, double> turnGapUs;
     std::map<std::string, int> turnGapObservations;
+    /// Per device id, where the copies at its turns told: the factor on the modelled bandwidth
+    /// time of a copy into it from a device it shares cores with (the path's bandwidth divided
+    /// by it). The turn gap is the rest of the wait.
+    std::map<std::string, double> turnCopyScale;
 };
 
 /// Reads the gaps of the plans' nodes. A gap is observed before a node that waited for its
@@ -52,7 +56,14 @@ struct InPlanGaps {
 /// elsewhere is that last one gives the pair's handoff gap. A figure needs at least 3
 /// observations (dispatch at least 0, handoff latency at least 0). A node that took shared cores
 /// over (turnStarts) with its inputs ready when the other device released them gives its
-/// device's turn gap instead, also for a handoff between devices sharing a core. Dispatch and
+/// device's turn gap instead, also for a handoff between devices sharing a core: its wait less
+/// the device's dispatch and the modelled copy of an input from the node it took the cores from
+/// (the path's latency, and its bandwidth time × the device's copy scale: the least-squares
+/// slope of the waits on the bandwidth times, over the 90 % least beyond the catalog's copy, in
+/// [0.05, 4],
+/// where at least 3 copied a tensor and their times differ; on this VM copies between core sets
+/// took about the catalog's 10 GB/s into `cpu:0` and far less into `cpu`, and subtracting the
+/// catalog's time left `cpu` no turn gap at all). Dispatch and
 /// handoffs are medians; the turn gap is the mean of the lower 90 % of its observations: turn
 /// gaps have a long tail (MobileNet-V2 on `cpu:0,cpu:1,cpu`: median 32–49 us, mean 52–155 us),
 /// and a plan's latency is their sum, not their median. Fused groups ("FIRST+fused")
@@ -62,7 +73,8 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
 
 /// Applies the gaps: each device's dispatch time is added to every supported compute cell and
 /// fusion option's cell of that device with a time (the executor spends it per node); each
-/// turn gap is added to its device's turn cost (source measured); each
+/// turn gap is added to its device's turn cost (source measured); each copy scale divides the
+/// bandwidth of the paths into its device from the devices sharing its cores; each
 /// handoff sets its path's latency (spread over the path's hops in proportion to their modelled
 /// latencies, all on the first hop where they have none; their bandwidths kept; source
 /// measured).

@@ -149,6 +149,15 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
                 static_cast<int>(number(t, "observations"));
         }
     }
+    if (const auto scales = fit.find("turn_copy_scales"); scales != fit.end()) {
+        for (const auto& [device, scale] : scales->items()) {
+            if (!scale.is_number()) {
+                throw std::runtime_error("tune round: the copy scale of " + device +
+                                         " is not a number");
+            }
+            round.fit.gaps.turnCopyScale[device] = scale.get<double>();
+        }
+    }
     if (const auto dispatch = fit.find("dispatch"); dispatch != fit.end()) {
         for (const auto& [device, d] : dispatch->items()) {
             round.fit.gaps.dispatchUs[device] = number(d, "us");
