@@ -21,6 +21,16 @@ constexpr double kContendedShare = 0.5; // beside one device for at least this s
 constexpr int kMinObservations = 3;
 constexpr double kMaxContention = 4.0;
 
+/// {"DEVICE": {"us": X, "observations": N}, …}.
+nlohmann::json usPerDevice(const std::map<std::string, double>& us,
+                           const std::map<std::string, int>& observations) {
+    nlohmann::json perDevice = nlohmann::json::object();
+    for (const auto& [device, value] : us) {
+        perDevice[device] = {{"us", value}, {"observations", observations.at(device)}};
+    }
+    return perDevice;
+}
+
 } // namespace
 
 nlohmann::json InContextFit::toJson() const {
@@ -38,14 +48,6 @@ nlohmann::json InContextFit::toJson() const {
     nlohmann::json turnCosts = nlohmann::json::object();
     for (const FittedTurn& t : turns) {
         turnCosts[t.device] = {{"us", t.us}, {"observations", t.observations}};
-    }
-    nlohmann::json dispatch = nlohmann::json::object();
-    for (const auto& [device, us] : gaps.dispatchUs) {
-        dispatch[device] = {{"us", us}, {"observations", gaps.dispatchObservations.at(device)}};
-    }
-    nlohmann::json turnGaps = nlohmann::json::object();
-    for (const auto& [device, us] : gaps.turnGapUs) {
-        turnGaps[device] = {{"us", us}, {"observations", gaps.turnGapObservations.at(device)}};
     }
     nlohmann::json copyScales = nlohmann::json::object();
     for (const auto& [device, scale] : gaps.turnCopyScale) {
@@ -68,9 +70,9 @@ nlohmann::json InContextFit::toJson() const {
             {"deviation_scale", deviationScale ? nlohmann::json(*deviationScale) : nullptr},
             {"deviation_observations", deviationObservations},
             {"round_speed_scales", roundSpeedScales},
-            {"dispatch", dispatch},
+            {"dispatch", usPerDevice(gaps.dispatchUs, gaps.dispatchObservations)},
             {"handoffs", handoffs},
-            {"turn_gaps", turnGaps},
+            {"turn_gaps", usPerDevice(gaps.turnGapUs, gaps.turnGapObservations)},
             {"turn_copy_scales", copyScales},
             {"turns", turnCosts}};
 }

@@ -44,6 +44,17 @@ double number(const nlohmann::json& j, const char* key) {
     return it->get<double>();
 }
 
+/// Reads fit[key], {"DEVICE": {"us": X, "observations": N}, …}, where the round has it.
+void readUsPerDevice(const nlohmann::json& fit, const char* key, std::map<std::string, double>& us,
+                     std::map<std::string, int>& observations) {
+    if (const auto perDevice = fit.find(key); perDevice != fit.end()) {
+        for (const auto& [device, entry] : perDevice->items()) {
+            us[device] = number(entry, "us");
+            observations[device] = static_cast<int>(number(entry, "observations"));
+        }
+    }
+}
+
 } // namespace
 
 nlohmann::json optionalNumber(const std::optional<double>& value) {
@@ -142,13 +153,7 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
         }
     }
     // Rounds stored before the gaps between nodes were learned have none of these.
-    if (const auto turnGaps = fit.find("turn_gaps"); turnGaps != fit.end()) {
-        for (const auto& [device, t] : turnGaps->items()) {
-            round.fit.gaps.turnGapUs[device] = number(t, "us");
-            round.fit.gaps.turnGapObservations[device] =
-                static_cast<int>(number(t, "observations"));
-        }
-    }
+    readUsPerDevice(fit, "turn_gaps", round.fit.gaps.turnGapUs, round.fit.gaps.turnGapObservations);
     if (const auto scales = fit.find("turn_copy_scales"); scales != fit.end()) {
         for (const auto& [device, scale] : scales->items()) {
             if (!scale.is_number()) {
@@ -158,13 +163,8 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
             round.fit.gaps.turnCopyScale[device] = scale.get<double>();
         }
     }
-    if (const auto dispatch = fit.find("dispatch"); dispatch != fit.end()) {
-        for (const auto& [device, d] : dispatch->items()) {
-            round.fit.gaps.dispatchUs[device] = number(d, "us");
-            round.fit.gaps.dispatchObservations[device] =
-                static_cast<int>(number(d, "observations"));
-        }
-    }
+    readUsPerDevice(fit, "dispatch", round.fit.gaps.dispatchUs,
+                    round.fit.gaps.dispatchObservations);
     if (const auto handoffs = fit.find("handoffs"); handoffs != fit.end()) {
         for (const nlohmann::json& h : *handoffs) {
             round.fit.gaps.handoffs.push_back(
