@@ -97,6 +97,7 @@ private Q_SLOTS:
     void executionThreadsKeepOneThreadPerKey();
     void executorsShareTheirDevicesThreads();
     void blasThreadsFollowTheDevice();
+    void openMpTeamRunsOneThreadPerCore();
     void memoryIsCountedPerDevice();
     void plansReuseFreedMemory();
     void measuredPeakIsTheHandComputedOne();
@@ -437,6 +438,42 @@ void TestExecutor::blasThreadsFollowTheDevice() {
         }
     }
     QCOMPARE(ScopedBlasThreads::current(), before);
+}
+
+// A device of several cores runs its OpenMP team one thread per core (pinOpenMpTeam): after the
+// pin, the team's thread t may run on the device's CPU t only; a pin that cannot be done in full
+// leaves the team as it was.
+void TestExecutor::openMpTeamRunsOneThreadPerCore() {
+    const DeviceInventory inventory = discoverDevices();
+    const Device* all = inventory.find("cpu");
+    if (all == nullptr || all->cores < 2 || !ScopedOpenMpThreads::available()) {
+        QSKIP("needs a CPU of two cores or more and LibTorch's OpenMP runtime");
+    }
+    const std::vector<int> cpus = executionDeviceFor(*all).cpus;
+    const int n = static_cast<int>(cpus.size());
+    QVERIFY(!pinOpenMpTeam({cpus.front()}));
+    // On a thread of its own: the pins hold for the thread's team, not the test's.
+    std::vector<std::vector<int>> before, refused, pinned;
+    bool badPin = true, goodPin = false;
+    std::thread([&] {
+        const ScopedCpuAffinity reach(cpus);
+        before = openMpTeamCpus(n);
+        badPin = pinOpenMpTeam({cpus.front(), 1 << 20}); // a CPU the machine lacks
+        refused = openMpTeamCpus(2);
+        goodPin = pinOpenMpTeam(cpus);
+        pinned = openMpTeamCpus(n);
+    }).join();
+    QCOMPARE(before.size(), cpus.size());
+    for (const std::vector<int>& threadCpus : before) {
+        QCOMPARE(threadCpus, cpus);
+    }
+    QVERIFY(!badPin);
+    QCOMPARE(refused, (std::vector<std::vector<int>>(2, cpus)));
+    QVERIFY(goodPin);
+    QCOMPARE(pinned.size(), cpus.size());
+    for (std::size_t t = 0; t < cpus.size(); ++t) {
+        QCOMPARE(pinned[t], std::vector<int>{cpus[t]});
+    }
 }
 
 void TestExecutor::plansReuseFreedMemory() {

@@ -4,6 +4,8 @@
 #include "common/input_error.h"
 #include "device/device.h"
 
+#include <algorithm>
+#include <atomic>
 #include <dlfcn.h>
 #include <sched.h>
 
@@ -120,6 +122,94 @@ ScopedBlasThreads::~ScopedBlasThreads() {
 
 int ScopedBlasThreads::current() {
     return openBlas().get != nullptr ? openBlas().get() : 0;
+}
+
+namespace {
+
+/// libgomp's entry for a parallel region (what `#pragma omp parallel` compiles to) and a team
+/// thread's number and team size, when an OpenMP runtime is loaded (all three, or none).
+struct TeamControls {
+    using Parallel = void (*)(void (*)(void*), void*, unsigned, unsigned);
+    Parallel parallel = nullptr;
+    GetThreads threadNumber = nullptr;
+    GetThreads teamSize = nullptr;
+};
+
+const TeamControls& openMpTeam() {
+    static const TeamControls controls = [] {
+        TeamControls c;
+        c.parallel = reinterpret_cast<TeamControls::Parallel>(dlsym(RTLD_DEFAULT, "GOMP_parallel"));
+        c.threadNumber = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "omp_get_thread_num"));
+        c.teamSize = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "omp_get_num_threads"));
+        if (c.parallel == nullptr || c.threadNumber == nullptr || c.teamSize == nullptr) {
+            c = {};
+        }
+        return c;
+    }();
+    return controls;
+}
+
+/// Runs `body(thread number)` on every thread of a team of `threads` threads of the calling
+/// thread; false, running nothing, when the team has fewer threads or there is no runtime.
+template <typename Body> bool onEveryTeamThread(int threads, Body& body) {
+    const TeamControls& c = openMpTeam();
+    if (c.parallel == nullptr || threads < 1) {
+        return false;
+    }
+    struct Region {
+        Body* body;
+        int threads;
+        std::atomic<bool> complete{true};
+    } region{&body, threads};
+    c.parallel(
+        [](void* data) {
+            auto* r = static_cast<Region*>(data);
+            const TeamControls& t = openMpTeam();
+            if (t.teamSize() != r->threads) {
+                r->complete = false;
+                return;
+            }
+            (*r->body)(t.threadNumber());
+        },
+        &region, static_cast<unsigned>(threads), 0);
+    return region.complete;
+}
+
+} // namespace
+
+bool pinOpenMpTeam(const std::vector<int>& cpus) {
+    if (cpus.size() < 2) {
+        return false;
+    }
+    const int n = static_cast<int>(cpus.size());
+    const std::vector<std::vector<int>> before = openMpTeamCpus(n);
+    if (before.size() != cpus.size()) {
+        return false;
+    }
+    std::atomic<int> refused{0};
+    auto pin = [&](int t) {
+        if (!pinCurrentThreadTo({cpus[static_cast<std::size_t>(t)]}).empty()) {
+            ++refused;
+        }
+    };
+    if (!onEveryTeamThread(n, pin)) {
+        return false;
+    }
+    if (refused > 0) {
+        auto undo = [&](int t) { pinCurrentThreadTo(before[static_cast<std::size_t>(t)]); };
+        onEveryTeamThread(n, undo);
+        return false;
+    }
+    return true;
+}
+
+std::vector<std::vector<int>> openMpTeamCpus(int threads) {
+    std::vector<std::vector<int>> cpus(static_cast<std::size_t>(std::max(threads, 0)));
+    auto read = [&](int t) { cpus[static_cast<std::size_t>(t)] = ScopedCpuAffinity::current(); };
+    if (!onEveryTeamThread(threads, read)) {
+        return {};
+    }
+    return cpus;
 }
 
 } // namespace paretune

@@ -66,4 +66,25 @@ private:
     int m_previous = 0;
 };
 
+/// Pins the calling thread's OpenMP team one thread per CPU: one parallel region of
+/// cpus.size() threads in which thread t pins itself to cpus[t] (the calling thread is
+/// thread 0). The pins hold for the threads' lifetime; OpenMP keeps a thread's team between
+/// regions, so its later regions run pinned alike. Nothing is pinned, and false returned, for
+/// fewer than 2 CPUs, without an OpenMP runtime (libgomp's GOMP_parallel, found by its symbol at
+/// run time), when the region got fewer threads, or when a pin was refused (a CPU outside the
+/// calling thread's reach); a partial pin is undone.
+///
+/// Why: a plan's `cpu` (cores 0 and 1) takes turns with `cpu:0` and `cpu:1` (pinned to one core
+/// each). Left to the scheduler, `cpu`'s two threads then mostly woke on the same core, the one
+/// the pinned device had just left free: sampled during a ResNet-50 plan mixing the three,
+/// both runnable on core 0 in 92 samples, on cores 0 and 1 in 18. Each of the team's barriers
+/// then waited for a thread that could not run, and `cpu`'s nodes took 2.1–3.0× their time in
+/// the all-on-`cpu` plan (1.08–1.12× pinned); the plan measured 56–73 ms, p90 78 ms (52–55 ms,
+/// p90 54–58 ms pinned; all on `cpu` 27.5–28.8 ms either way; interleaved, 20 runs each).
+bool pinOpenMpTeam(const std::vector<int>& cpus);
+
+/// The CPUs each thread of an OpenMP team of `threads` threads started by the calling thread may
+/// run on, by thread number (the calling thread's team; empty without an OpenMP runtime).
+std::vector<std::vector<int>> openMpTeamCpus(int threads);
+
 } // namespace paretune

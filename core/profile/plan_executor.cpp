@@ -83,8 +83,8 @@ struct PlanState {
 
     explicit PlanState(const Graph& g) : graph(g) {}
 
-    /// A device's thread as it starts: pinned to the device's CPUs with its intra-op threads,
-    /// launching on its GPU's stream.
+    /// A device's thread as it starts: pinned to the device's CPUs with its intra-op threads
+    /// (each of them on a CPU of its own), launching on its GPU's stream.
     static std::shared_ptr<void> setUpThread(const ExecutionDevice& dev) {
         struct Scopes {
             std::unique_ptr<detail::ThreadScope> cpu;
@@ -92,6 +92,12 @@ struct PlanState {
         };
         auto scopes = std::make_shared<Scopes>();
         scopes->cpu = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus, false);
+        if (!dev.isCuda() && dev.threads > 1 &&
+            dev.cpus.size() == static_cast<std::size_t>(dev.threads)) {
+            // One OpenMP thread per core, for the thread's lifetime: left to the scheduler, a
+            // device sharing its cores with pinned ones ran its team on one core (pinOpenMpTeam).
+            pinOpenMpTeam(dev.cpus);
+        }
         if (dev.isCuda()) {
             scopes->gpu = std::make_unique<detail::CudaDeviceScope>(dev.cudaIndex);
         }
