@@ -60,11 +60,10 @@ struct InPlanGaps {
 /// the device's dispatch and the modelled copy of an input from the node it took the cores from
 /// (the path's latency, and its bandwidth time × the device's copy scale: the least-squares
 /// slope of the waits on the bandwidth times, over the 90 % least beyond the catalog's copy, in
-/// [0.05, 4],
-/// where at least 3 copied a tensor and their times differ; on this VM copies between core sets
-/// took about the catalog's 10 GB/s into `cpu:0` and far less into `cpu`, and subtracting the
-/// catalog's time left `cpu` no turn gap at all). Dispatch and
-/// handoffs are medians; the turn gap is the mean of the lower 90 % of its observations: turn
+/// [0.05, 4], where at least 3 copied a tensor and their times differ; on this VM copies between
+/// core sets took about the catalog's 10 GB/s into `cpu:0` and far less into `cpu`, and
+/// subtracting the catalog's time left `cpu` no turn gap at all). Dispatch and handoffs are
+/// medians; the turn gap is the mean of the lower 90 % of its observations: turn
 /// gaps have a long tail (MobileNet-V2 on `cpu:0,cpu:1,cpu`: median 32–49 us, mean 52–155 us),
 /// and a plan's latency is their sum, not their median. Fused groups ("FIRST+fused")
 /// and variants ("NAME@bf16") count as the nodes they run. Deterministic in the plans' order.
