@@ -463,6 +463,26 @@ void TestExecutor::openMpTeamRunsOneThreadPerCore() {
         goodPin = pinOpenMpTeam(cpus);
         pinned = openMpTeamCpus(n);
     }).join();
+    // Scoped (the profiler's operators): pinned inside, as before afterwards.
+    std::vector<std::vector<int>> inside, after;
+    bool scopedPin = false, singlePin = true;
+    std::thread([&] {
+        const ScopedCpuAffinity reach(cpus);
+        {
+            const ScopedOpenMpTeamPin single({cpus.front()});
+            singlePin = single.pinned();
+        }
+        {
+            const ScopedOpenMpTeamPin scope(cpus);
+            scopedPin = scope.pinned();
+            inside = openMpTeamCpus(n);
+        }
+        after = openMpTeamCpus(n);
+    }).join();
+    QVERIFY(!singlePin);
+    QVERIFY(scopedPin);
+    QCOMPARE(inside, pinned);
+    QCOMPARE(after, before);
     QCOMPARE(before.size(), cpus.size());
     for (const std::vector<int>& threadCpus : before) {
         QCOMPARE(threadCpus, cpus);

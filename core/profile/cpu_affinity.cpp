@@ -203,6 +203,31 @@ bool pinOpenMpTeam(const std::vector<int>& cpus) {
     return true;
 }
 
+ScopedOpenMpTeamPin::ScopedOpenMpTeamPin(const std::vector<int>& cpus) {
+    if (cpus.size() < 2) {
+        return;
+    }
+    std::vector<std::vector<int>> before = openMpTeamCpus(static_cast<int>(cpus.size()));
+    if (before.size() != cpus.size()) {
+        return;
+    }
+    bool already = true; // an enclosing scope pinned the team so (the profiler's per operator)
+    for (std::size_t t = 0; t < cpus.size(); ++t) {
+        already = already && before[t] == std::vector<int>{cpus[t]};
+    }
+    if (!already && pinOpenMpTeam(cpus)) {
+        m_before = std::move(before);
+    }
+}
+
+ScopedOpenMpTeamPin::~ScopedOpenMpTeamPin() {
+    if (m_before.empty()) {
+        return;
+    }
+    auto undo = [&](int t) { pinCurrentThreadTo(m_before[static_cast<std::size_t>(t)]); };
+    onEveryTeamThread(static_cast<int>(m_before.size()), undo);
+}
+
 std::vector<std::vector<int>> openMpTeamCpus(int threads) {
     std::vector<std::vector<int>> cpus(static_cast<std::size_t>(std::max(threads, 0)));
     auto read = [&](int t) { cpus[static_cast<std::size_t>(t)] = ScopedCpuAffinity::current(); };

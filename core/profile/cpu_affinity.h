@@ -83,6 +83,24 @@ private:
 /// p90 54–58 ms pinned; all on `cpu` 27.5–28.8 ms either way; interleaved, 20 runs each).
 bool pinOpenMpTeam(const std::vector<int>& cpus);
 
+/// pinOpenMpTeam for the scope's lifetime: afterwards each team thread may run where it could
+/// before. A scope that did not pin (see pinOpenMpTeam), or found the team pinned so already,
+/// restores nothing. The profiler times
+/// an operator on `cpu` with two threads as the executor runs it: each on a core of its own.
+class ScopedOpenMpTeamPin {
+public:
+    explicit ScopedOpenMpTeamPin(const std::vector<int>& cpus);
+    ~ScopedOpenMpTeamPin();
+    ScopedOpenMpTeamPin(const ScopedOpenMpTeamPin&) = delete;
+    ScopedOpenMpTeamPin& operator=(const ScopedOpenMpTeamPin&) = delete;
+
+    /// Whether this scope pinned the team (and will restore it).
+    bool pinned() const { return !m_before.empty(); }
+
+private:
+    std::vector<std::vector<int>> m_before; ///< per team thread; empty: nothing pinned
+};
+
 /// The CPUs each thread of an OpenMP team of `threads` threads started by the calling thread may
 /// run on, by thread number (the calling thread's team; empty without an OpenMP runtime).
 std::vector<std::vector<int>> openMpTeamCpus(int threads);

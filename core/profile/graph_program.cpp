@@ -304,9 +304,13 @@ ThreadScope::ThreadScope(int threads, const std::vector<int>& cpus, bool blasToo
     }
     m_previous = at::get_num_threads();
     at::set_num_threads(threads);
+    if (threads >= 2 && cpus.size() == static_cast<std::size_t>(threads)) {
+        m_team.emplace(cpus);
+    }
 }
 
 ThreadScope::~ThreadScope() {
+    m_team.reset(); // with the scope's thread count still set
     at::set_num_threads(m_previous);
 }
 

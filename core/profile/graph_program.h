@@ -74,8 +74,10 @@ private:
 
 /// Intra-op threads and pinning of the calling thread for the scope's lifetime, and the system
 /// BLAS's threads unless `blasToo` is false (the BLAS count is process-wide: threads that run
-/// devices side by side set it once for all, see PlanExecutor); restored afterwards. Throws
-/// InputError for threads < 1 or a CPU set the kernel refuses.
+/// devices side by side set it once for all, see PlanExecutor); restored afterwards. With as
+/// many threads as CPUs (two or more), the intra-op threads run one per CPU (ScopedOpenMpTeamPin):
+/// the executor's devices and the profiler's samples alike. Throws InputError for threads < 1
+/// or a CPU set the kernel refuses.
 class ThreadScope {
 public:
     ThreadScope(int threads, const std::vector<int>& cpus, bool blasToo = true);
@@ -87,6 +89,7 @@ private:
     ScopedCpuAffinity m_affinity;
     std::optional<ScopedBlasThreads> m_blas;
     int m_previous = 1;
+    std::optional<ScopedOpenMpTeamPin> m_team; ///< last: undone first
 };
 
 /// Runs one node with its inputs, turning the kernels' exceptions into ExecutionError naming

@@ -91,13 +91,9 @@ struct PlanState {
             std::unique_ptr<detail::CudaDeviceScope> gpu;
         };
         auto scopes = std::make_shared<Scopes>();
+        // With its intra-op threads one per core: left to the scheduler, a device sharing its
+        // cores with pinned ones ran its team on one core (pinOpenMpTeam).
         scopes->cpu = std::make_unique<detail::ThreadScope>(dev.threads, dev.cpus, false);
-        if (!dev.isCuda() && dev.threads > 1 &&
-            dev.cpus.size() == static_cast<std::size_t>(dev.threads)) {
-            // One OpenMP thread per core, for the thread's lifetime: left to the scheduler, a
-            // device sharing its cores with pinned ones ran its team on one core (pinOpenMpTeam).
-            pinOpenMpTeam(dev.cpus);
-        }
         if (dev.isCuda()) {
             scopes->gpu = std::make_unique<detail::CudaDeviceScope>(dev.cudaIndex);
         }
