@@ -139,9 +139,23 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
         QVERIFY(!round[key("resumed")].toBool());
         const QJsonArray validated = round[key("validated")].toArray();
         QVERIFY(!validated.isEmpty()); // two front plans at most, then the best baselines
+        // The first round predicts the simulated latencies; a later one puts them at the speed
+        // measured just before its runs, on the baselines the round before measured.
+        double speed = 1.0;
+        if (r == 0) {
+            QVERIFY(round[key("calibration")].isNull());
+        } else if (!round[key("calibration")].isNull()) {
+            const QJsonObject calibration = round[key("calibration")].toObject();
+            speed = calibration[key("speed")].toDouble();
+            QVERIFY(speed > 0.0);
+            QVERIFY(calibration[key("plans")].toInt() >= 1);
+            QCOMPARE(calibration[key("runs")].toInt(), 5); // at least 5, a quarter of 3 is less
+        }
         double maxError = 0.0;
         for (const QJsonValue& v : validated) {
             const QJsonObject p = v.toObject();
+            QVERIFY(qFuzzyCompare(p[key("predicted_us")].toDouble(),
+                                  p[key("simulated_us")].toDouble() * speed));
             const QJsonObject m = p[key("measured")].toObject();
             QVERIFY(m[key("median_us")].toDouble() > 0.0);
             QVERIFY(m[key("p10_us")].toDouble() <= m[key("median_us")].toDouble());
@@ -278,8 +292,8 @@ void TestTuneCli::sameSeedSameFirstRound() {
     QCOMPARE(first[0].size(), first[1].size());
     for (int p = 0; p < first[0].size(); ++p) {
         QCOMPARE(first[0][p].toObject()[key("label")], first[1][p].toObject()[key("label")]);
-        QCOMPARE(first[0][p].toObject()[key("predicted_us")].toDouble(),
-                 first[1][p].toObject()[key("predicted_us")].toDouble());
+        QCOMPARE(first[0][p].toObject()[key("simulated_us")].toDouble(),
+                 first[1][p].toObject()[key("simulated_us")].toDouble());
     }
 }
 

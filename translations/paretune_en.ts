@@ -2346,7 +2346,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+76"/>
+        <location filename="../widgets/tunejob.cpp" line="+77"/>
         <source>tuning</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2507,6 +2507,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
+        <source>Predicted at the machine&apos;s speed measured just before the runs: ×%1 the round before&apos;s (baselines run again: %2, %3 runs each)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>The plans run again from the round before took ×%1 as long (the machine&apos;s speed drifted); at that speed the largest error is %2</source>
         <translation type="unfinished"></translation>
     </message>

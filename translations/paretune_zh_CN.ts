@@ -2336,7 +2336,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneJob</name>
     <message>
-        <location filename="../widgets/tunejob.cpp" line="+76"/>
+        <location filename="../widgets/tunejob.cpp" line="+77"/>
         <source>tuning</source>
         <translation>调优</translation>
     </message>
@@ -2494,6 +2494,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
+        <source>Predicted at the machine&apos;s speed measured just before the runs: ×%1 the round before&apos;s (baselines run again: %2, %3 runs each)</source>
+        <translation>按运行前刚测得的机器速度预测：为上一轮的 ×%1（重新运行的基线：%2 个，每个 %3 次）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>The plans run again from the round before took ×%1 as long (the machine&apos;s speed drifted); at that speed the largest error is %2</source>
         <translation>上一轮的方案重新运行耗时为原来的 ×%1（机器速度发生漂移）；按该速度计，最大误差为 %2</translation>
     </message>

@@ -58,7 +58,7 @@ QString measuredText(const MeasuredPoint& p) {
             .arg(p.p10Us / 1000.0, 0, 'g', 4)
             .arg(p.p90Us / 1000.0, 0, 'g', 4)
             .arg(p.runs)
-            .arg(p.simulated.latencyUs / 1000.0, 0, 'g', 4)
+            .arg((p.predictedUs > 0.0 ? p.predictedUs : p.simulated.latencyUs) / 1000.0, 0, 'g', 4)
             .arg(p.error >= 0 ? QStringLiteral("+") : QString())
             .arg(p.error * 100.0, 0, 'f', 1);
     if (p.energyMj) {

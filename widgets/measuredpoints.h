@@ -16,7 +16,9 @@ namespace paretune {
 struct MeasuredPoint {
     QString label; ///< "front 2" or the baseline's name
     std::vector<std::uint8_t> genome;
-    Objectives simulated; ///< the plan as the search simulated it (its prediction)
+    Objectives simulated; ///< the plan as the search simulated it
+    /// The latency predicted before its runs (TunedPlan::predictedUs); 0: the simulated one.
+    double predictedUs = 0.0;
     double medianUs = 0.0;
     double p10Us = 0.0;
     double p90Us = 0.0;

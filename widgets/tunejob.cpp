@@ -20,6 +20,7 @@ MeasuredPoint measuredPointOf(const TunedPlan& p) {
     m.label = QString::fromStdString(p.label);
     m.genome = p.genome;
     m.simulated = p.simulated;
+    m.predictedUs = p.predictedUs;
     m.medianUs = p.measured.medianUs;
     m.p10Us = p.measured.p10Us;
     m.p90Us = p.measured.p90Us;

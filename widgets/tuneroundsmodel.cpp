@@ -136,6 +136,13 @@ QVariant TuneRoundsModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::ToolTipRole) {
         QStringList lines{tr("Round %1: plans validated on this machine").arg(r.index + 1)};
+        if (r.calibration) {
+            lines << tr("Predicted at the machine's speed measured just before the runs: ×%1 the "
+                        "round before's (baselines run again: %2, %3 runs each)")
+                         .arg(r.calibration->speed, 0, 'f', 2)
+                         .arg(r.calibration->plans)
+                         .arg(r.calibration->runs);
+        }
         if (r.speedChange && r.maxAbsErrorAtSpeed) {
             lines << tr("The plans run again from the round before took ×%1 as long (the "
                         "machine's speed drifted); at that speed the largest error is %2")
@@ -145,7 +152,7 @@ QVariant TuneRoundsModel::data(const QModelIndex& index, int role) const {
         for (const TunedPlan& p : r.plans) {
             lines << tr("%1: predicted %2 ms, measured %3 ms (p10 %4, p90 %5, %6 runs), error %7")
                          .arg(QString::fromStdString(p.label))
-                         .arg(p.simulated.latencyUs / 1000.0, 0, 'f', 3)
+                         .arg(p.predictedUs / 1000.0, 0, 'f', 3)
                          .arg(p.measured.medianUs / 1000.0, 0, 'f', 3)
                          .arg(p.measured.p10Us / 1000.0, 0, 'f', 3)
                          .arg(p.measured.p90Us / 1000.0, 0, 'f', 3)

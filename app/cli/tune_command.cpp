@@ -48,9 +48,14 @@ void printRounds(const TuneRun& run) {
         if (r.maxAbsErrorNew) {
             std::printf(" (max %.1f%% over plans not run before)", *r.maxAbsErrorNew * 100.0);
         }
+        if (r.calibration) {
+            std::printf("; predicted at the speed measured just before the runs, x%.2f the round "
+                        "before's (baselines run again: %d, %d runs each)",
+                        r.calibration->speed, r.calibration->plans, r.calibration->runs);
+        }
         if (r.speedChange) {
             std::printf("; the re-validated plans ran x%.2f as long as before (machine drift), "
-                        "max error %.1f%% at that speed",
+                        "max error %.1f%% with the simulated latencies at that speed",
                         *r.speedChange, *r.maxAbsErrorAtSpeed * 100.0);
         }
         std::printf("; costs: %d nodes in context, %d scaled, %d fused groups in context, %d "
@@ -90,7 +95,7 @@ void printRounds(const TuneRun& run) {
         for (const TunedPlan& p : r.plans) {
             std::printf("  %-14s predicted %9.3f ms  measured %9.3f ms (p10 %.3f, p90 %.3f, "
                         "%d runs)  error %s%s\n",
-                        p.label.c_str(), p.simulated.latencyUs / 1e3, p.measured.medianUs / 1e3,
+                        p.label.c_str(), p.predictedUs / 1e3, p.measured.medianUs / 1e3,
                         p.measured.p10Us / 1e3, p.measured.p90Us / 1e3, p.measured.runs,
                         percent(p.error).c_str(), p.seenBefore ? "  (validated before)" : "");
         }

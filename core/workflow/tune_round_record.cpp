@@ -61,6 +61,14 @@ nlohmann::json optionalNumber(const std::optional<double>& value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
+nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibration) {
+    if (!calibration) {
+        return nullptr;
+    }
+    return {
+        {"speed", calibration->speed}, {"plans", calibration->plans}, {"runs", calibration->runs}};
+}
+
 nlohmann::json measuredJson(const TunedPlan& p) {
     return {{"median_us", p.measured.medianUs},
             {"p10_us", p.measured.p10Us},
@@ -86,6 +94,7 @@ nlohmann::json roundJson(const TuneRound& round) {
              {"baseline", p.baseline},
              {"genome", genomeText(p.genome)},
              {"simulated", objectivesJson(p.simulated)},
+             {"predicted_us", p.predictedUs},
              {"measured", measuredJson(p)},
              {"error", p.error},
              {"seen_before", p.seenBefore},
@@ -99,6 +108,7 @@ nlohmann::json roundJson(const TuneRound& round) {
             {"max_abs_error", round.maxAbsError},
             {"speed_change", optionalNumber(round.speedChange)},
             {"max_abs_error_at_speed", optionalNumber(round.maxAbsErrorAtSpeed)},
+            {"calibration", calibrationJson(round.calibration)},
             {"max_abs_error_new", round.maxAbsErrorNew ? nlohmann::json(*round.maxAbsErrorNew)
                                                        : nlohmann::json(nullptr)},
             {"median_abs_error", round.medianAbsError},
@@ -121,6 +131,15 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
     if (j.at("speed_change").is_number()) {
         round.speedChange = j.at("speed_change").get<double>();
         round.maxAbsErrorAtSpeed = number(j, "max_abs_error_at_speed");
+    }
+    // Rounds stored before the speed was calibrated have none.
+    if (const auto c = j.find("calibration"); c != j.end() && !c->is_null()) {
+        const double speed = number(*c, "speed");
+        if (!(speed > 0.0)) {
+            throw std::runtime_error("tune round: the calibrated speed is not positive");
+        }
+        round.calibration = SpeedCalibration{speed, static_cast<int>(number(*c, "plans")),
+                                             static_cast<int>(number(*c, "runs"))};
     }
     const nlohmann::json& fit = j.at("fit");
     round.fit.nodesInContext = static_cast<int>(number(fit, "nodes_in_context"));
@@ -205,6 +224,9 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
             plan.measuredMemoryMb = m.at("peak_memory_mb").get<double>();
         }
         plan.error = number(p, "error");
+        // Rounds stored before the speed was calibrated predicted the simulated latency.
+        plan.predictedUs =
+            p.contains("predicted_us") ? number(p, "predicted_us") : plan.simulated.latencyUs;
         plan.seenBefore = p.at("seen_before").get<bool>();
         PlanObservation observation;
         for (const nlohmann::json& n : p.at("nodes")) {

@@ -16,6 +16,8 @@ namespace detail {
 
 /// A number, or null.
 nlohmann::json optionalNumber(const std::optional<double>& value);
+/// A round's speed calibration (speed, plans, runs), or null.
+nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibration);
 /// A validated plan's measurement: median, p10, p90, runs, energy.
 nlohmann::json measuredJson(const TunedPlan& plan);
 /// Everything a resumed run learns from and reports about a round.

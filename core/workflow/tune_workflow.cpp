@@ -24,6 +24,7 @@
 
 namespace paretune {
 
+using detail::calibrationJson;
 using detail::measuredJson;
 using detail::optionalNumber;
 using detail::roundFrom;
@@ -32,6 +33,9 @@ using detail::roundJson;
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
+/// Timed runs of each baseline that calibrates a round's speed, at least (a quarter of the
+/// round's own runs where that is more).
+constexpr int kCalibrationRuns = 5;
 
 /// Refuses what cannot be tuned: bad counts, devices that are not real devices of this machine.
 void checkRequest(const DeviceCatalog& catalog, const TuneRequest& request,
@@ -364,7 +368,8 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
             if (m != r->plans.end()) {
                 entry["measured"] = measuredJson(*m);
                 entry["measured"]["round"] = r->index;
-                entry["measured"]["predicted_us"] = m->simulated.latencyUs;
+                entry["measured"]["predicted_us"] = m->predictedUs;
+                entry["measured"]["simulated_us"] = m->simulated.latencyUs;
                 entry["measured"]["error"] = m->error;
                 break;
             }
@@ -379,7 +384,8 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
         for (const TunedPlan& p : r.plans) {
             plans.push_back(
                 {{"label", p.label},
-                 {"predicted_us", p.simulated.latencyUs},
+                 {"predicted_us", p.predictedUs},
+                 {"simulated_us", p.simulated.latencyUs},
                  {"measured", measuredJson(p)},
                  {"error", p.error},
                  {"deviation_pct",
@@ -393,6 +399,7 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
                           {"max_abs_error", r.maxAbsError},
                           {"speed_change", optionalNumber(r.speedChange)},
                           {"max_abs_error_at_speed", optionalNumber(r.maxAbsErrorAtSpeed)},
+                          {"calibration", calibrationJson(r.calibration)},
                           {"max_abs_error_new", r.maxAbsErrorNew ? nlohmann::json(*r.maxAbsErrorNew)
                                                                  : nlohmann::json(nullptr)},
                           {"median_abs_error", r.medianAbsError},
@@ -492,7 +499,41 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             searchCostsFromLibrary(table, g, c, library, model);
             applyInContextCosts(table, g, learned);
         };
-        StageProgress validateProgress(progress, offset + share * 0.2, share * 0.8,
+        // The machine's speed now: the baselines the latest round measured, run again.
+        std::vector<PlanToValidate> probes;
+        std::vector<double> latestUs;
+        for (std::size_t i = 0; i < round.plans.size() && !run.rounds.empty(); ++i) {
+            if (round.plans[i].baseline.empty() || toValidate[i].hasVariants()) {
+                continue;
+            }
+            for (const TunedPlan& e : run.rounds.back().plans) {
+                if (e.genome == round.plans[i].genome) {
+                    probes.push_back(toValidate[i]);
+                    latestUs.push_back(e.measured.medianUs);
+                    break;
+                }
+            }
+        }
+        if (!probes.empty()) {
+            StageProgress calibrateProgress(progress, offset + share * 0.2, share * 0.05,
+                                            "round " + std::to_string(r + 1) + ": calibrate");
+            ValidationOptions calibrate = options;
+            calibrate.repeats = std::max(kCalibrationRuns, request.repeats / 4);
+            calibrate.progress = progress ? &calibrateProgress : nullptr;
+            const std::vector<PlanValidation> now =
+                validatePlans(graph, probes, library, calibrate);
+            if (!now.empty() && now.front().cancelled) {
+                run.cancelled = true;
+                break;
+            }
+            std::vector<double> ratios;
+            for (std::size_t k = 0; k < now.size(); ++k) {
+                ratios.push_back(*now[k].latencyUs.measured / latestUs[k]);
+            }
+            round.calibration = SpeedCalibration{medianOf(ratios), static_cast<int>(probes.size()),
+                                                 calibrate.repeats};
+        }
+        StageProgress validateProgress(progress, offset + share * 0.25, share * 0.75,
                                        "round " + std::to_string(r + 1) + ": validate");
         options.progress = progress ? &validateProgress : nullptr;
         const std::vector<PlanValidation> reports =
@@ -511,8 +552,9 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             plan.measuredDeviationPct = v.accuracy ? std::optional<double>(v.accuracy->deviationPct)
                                         : toValidate[i].hasVariants() ? std::nullopt
                                                                       : std::optional<double>(0.0);
-            plan.error =
-                (plan.simulated.latencyUs - plan.measured.medianUs) / plan.measured.medianUs;
+            plan.predictedUs =
+                plan.simulated.latencyUs * (round.calibration ? round.calibration->speed : 1.0);
+            plan.error = (plan.predictedUs - plan.measured.medianUs) / plan.measured.medianUs;
             errors.push_back(plan.error);
             for (const TuneRound& earlier : run.rounds) {
                 for (const TunedPlan& e : earlier.plans) {

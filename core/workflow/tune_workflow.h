@@ -49,7 +49,10 @@ struct TunedPlan {
     std::string label;    ///< "front 2" (index into the round's front) or the baseline's name
     std::string baseline; ///< the baseline's name, empty for a front plan
     std::vector<std::uint8_t> genome;
-    Objectives simulated; ///< as the round's search found it (its prediction)
+    Objectives simulated; ///< as the round's search found it, at the latest round's speed
+    /// The latency predicted before the plan's timed runs: the simulated one at the machine's
+    /// speed as calibrated just before them (TuneRound::calibration; simulated where none).
+    double predictedUs = 0.0;
     MeasuredLatency measured;
     std::optional<double> measuredEnergyMj;
     /// The largest device's measured peak memory (PlanValidation::peakMemoryMb), MiB.
@@ -57,10 +60,21 @@ struct TunedPlan {
     /// The output deviation from fp32 as measured (PlanValidation::accuracy), %; exactly 0 for
     /// a plan that runs every node in fp32 (it runs the model itself).
     std::optional<double> measuredDeviationPct;
-    double error = 0.0; ///< (predicted − measured) / measured, latency
+    double error = 0.0; ///< (predictedUs − measured) / measured, latency
     /// Validated in an earlier round too: its error is not a test of how the learned costs
     /// carry over to plans not yet run.
     bool seenBefore = false;
+};
+
+/// The machine's speed measured just before a round's timed runs: the baselines the latest
+/// earlier round validated, run again (fewer runs), against that round's measurement of them.
+/// The search's costs are at that round's speed (observationsAtLatestSpeed); on a shared VM the
+/// speed moved by up to ±17 % between rounds a minute apart, so a prediction at the speed of
+/// seconds before is the better guess of what the runs will measure.
+struct SpeedCalibration {
+    double speed = 1.0; ///< median over the baselines of (now / latest round's median)
+    int plans = 0;      ///< baselines run
+    int runs = 0;       ///< timed runs of each, interleaved
 };
 
 struct TuneRound {
@@ -76,8 +90,12 @@ struct TuneRound {
     /// round that ran them (median ratio; absent when none was re-validated): the machine's own
     /// drift, which no cost model can predict.
     std::optional<double> speedChange;
-    /// The largest latency error once the predictions are scaled by speedChange.
+    /// The largest latency error once the simulated latencies are scaled by speedChange
+    /// (measured beside the plans, after the fact).
     std::optional<double> maxAbsErrorAtSpeed;
+    /// The speed the predictions were put at before the timed runs (absent in the first round,
+    /// and where no baseline of the latest round was validated again).
+    std::optional<SpeedCalibration> calibration;
     InContextFit fit; ///< the costs this round's search used (from earlier rounds)
     std::vector<PlanObservation> observations; ///< the round's plans, node by node
     std::int64_t storedRow = 0;
@@ -114,14 +132,14 @@ struct TuneRun {
     Diagnostics diagnostics;
 };
 
-/// Runs (or resumes) the tune loop. Each round: search with the costs learned so far, validate
-/// (validatePlans, A/B-interleaved) `validate` plans spread along the front plus the best
-/// baseline of each objective, store the round in the library (one row, one transaction),
-/// learn (applyInContextCosts over every round's observations). A rerun with the same model,
-/// devices, catalog and settings (the key; `rounds` is not part of it) resumes after the last
-/// stored round. InputError for K or R < 1, a device that is not a real device of this machine
-/// (modelled ones are named, with how to tune on measured ones), a catalog that does not mark a
-/// device measured, or a library without samples of this model on a device.
+/// Runs (or resumes) the tune loop. Each round: search with the costs learned so far, calibrate
+/// the machine's speed (SpeedCalibration), validate (validatePlans, A/B-interleaved) `validate`
+/// plans spread along the front plus the best baseline of each objective, store the round in the
+/// library (one row, one transaction), learn (applyInContextCosts over every round's observations).
+/// A rerun with the same model, devices, catalog and settings (the key; `rounds` is not part of it)
+/// resumes after the last stored round. InputError for K or R < 1, a device that is not a real
+/// device of this machine (modelled ones are named, with how to tune on measured ones), a catalog
+/// that does not mark a device measured, or a library without samples of this model on a device.
 TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
                 Progress* progress = nullptr);
 
