@@ -87,6 +87,7 @@ private Q_SLOTS:
     void earlierRoundsAreAtTheLatestSpeed();
     void learningFromRoundsAtTheirSpeeds();
     void speedScalesAreStoredWithTheRound();
+    void calibratedSpeedWeighsDevicesByBusyTime();
     void badSpeedChangesAreRefused();
     void gapsBetweenNodesAreLearned();
     void aNodeThatWaitedForItsDeviceGivesNoGap();
@@ -256,6 +257,41 @@ void TestInContext::speedScalesAreStoredWithTheRound() {
     older["fit"].erase("round_speed_scales");
     record.recordJson = older.dump();
     QVERIFY(detail::roundFrom(record).fit.roundSpeedScales.empty());
+}
+
+// A plan's speed: its devices' calibrated speeds weighted by its busy time on each, the median
+// for a device no baseline ran alone on. Stored with the round; older rounds have none.
+void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
+    SpeedCalibration c;
+    c.speed = 1.1;
+    c.deviceSpeed = {{"cpu", 1.2}, {"cpu:0", 1.0}};
+    c.plans = 3;
+    c.runs = 10;
+    // (300 · 1.2 + 100 · 1.0 + 100 · 1.1) / 500 = 570 / 500
+    QCOMPARE(c.speedOf({{"cpu", 300.0}, {"cpu:0", 100.0}, {"cpu:1", 100.0}}), 1.14);
+    QCOMPARE(c.speedOf({{"cpu:0", 250.0}}), 1.0);
+    QCOMPARE(c.speedOf({}), 1.1); // nothing busy: the median
+
+    TuneRound round;
+    round.index = 1;
+    round.calibration = c;
+    TuneRoundRecord record;
+    record.round = 1;
+    record.recordJson = detail::roundJson(round).dump();
+    const TuneRound back = detail::roundFrom(record);
+    QVERIFY(back.calibration);
+    QCOMPARE(back.calibration->speed, 1.1);
+    QCOMPARE(back.calibration->deviceSpeed, c.deviceSpeed);
+    QCOMPARE(back.calibration->plans, 3);
+    QCOMPARE(back.calibration->runs, 10);
+    nlohmann::json older = detail::roundJson(round);
+    older.erase("calibration");
+    record.recordJson = older.dump();
+    QVERIFY(!detail::roundFrom(record).calibration);
+    nlohmann::json bad = detail::roundJson(round);
+    bad["calibration"]["devices"]["cpu"] = -1.0;
+    record.recordJson = bad.dump();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
 }
 
 void TestInContext::badSpeedChangesAreRefused() {

@@ -65,8 +65,10 @@ nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibratio
     if (!calibration) {
         return nullptr;
     }
-    return {
-        {"speed", calibration->speed}, {"plans", calibration->plans}, {"runs", calibration->runs}};
+    return {{"speed", calibration->speed},
+            {"devices", calibration->deviceSpeed},
+            {"plans", calibration->plans},
+            {"runs", calibration->runs}};
 }
 
 nlohmann::json measuredJson(const TunedPlan& p) {
@@ -138,8 +140,18 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
         if (!(speed > 0.0)) {
             throw std::runtime_error("tune round: the calibrated speed is not positive");
         }
-        round.calibration = SpeedCalibration{speed, static_cast<int>(number(*c, "plans")),
-                                             static_cast<int>(number(*c, "runs"))};
+        SpeedCalibration calibration;
+        calibration.speed = speed;
+        for (const auto& [device, ratio] : c->at("devices").items()) {
+            if (!ratio.is_number() || !(ratio.get<double>() > 0.0)) {
+                throw std::runtime_error("tune round: the calibrated speed of " + device +
+                                         " is not a positive number");
+            }
+            calibration.deviceSpeed[device] = ratio.get<double>();
+        }
+        calibration.plans = static_cast<int>(number(*c, "plans"));
+        calibration.runs = static_cast<int>(number(*c, "runs"));
+        round.calibration = std::move(calibration);
     }
     const nlohmann::json& fit = j.at("fit");
     round.fit.nodesInContext = static_cast<int>(number(fit, "nodes_in_context"));

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,12 +70,19 @@ struct TunedPlan {
 /// The machine's speed measured just before a round's timed runs: the baselines the latest
 /// earlier round validated, run again (fewer runs), against that round's measurement of them.
 /// The search's costs are at that round's speed (observationsAtLatestSpeed); on a shared VM the
-/// speed moved by up to ±17 % between rounds a minute apart, so a prediction at the speed of
-/// seconds before is the better guess of what the runs will measure.
+/// speed moved by up to ±17 % between rounds a minute apart, and not alike on every device
+/// (`cpu`, whose two threads wait for each other, more than one core), so a prediction at the
+/// speed of seconds before is the better guess of what the runs will measure.
 struct SpeedCalibration {
     double speed = 1.0; ///< median over the baselines of (now / latest round's median)
-    int plans = 0;      ///< baselines run
-    int runs = 0;       ///< timed runs of each, interleaved
+    /// Per device id, where a baseline runs on it alone: that baseline's ratio.
+    std::map<std::string, double> deviceSpeed;
+    int plans = 0; ///< baselines run
+    int runs = 0;  ///< timed runs of each, interleaved
+
+    /// A plan's speed: its devices' speeds (`speed` for a device without one) weighted by the
+    /// plan's simulated busy time on each (`busyUs`, per device id).
+    double speedOf(const std::map<std::string, double>& busyUs) const;
 };
 
 struct TuneRound {
