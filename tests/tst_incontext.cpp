@@ -263,10 +263,12 @@ void TestInContext::speedScalesAreStoredWithTheRound() {
 // for a device no baseline ran alone on. Stored with the round; older rounds have none.
 void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     SpeedCalibration c;
+    QCOMPARE(c.speedOf({{"cpu", 300.0}}), 1.0); // no speed (the first round): as simulated
     c.speed = 1.1;
     c.deviceSpeed = {{"cpu", 1.2}, {"cpu:0", 1.0}};
-    c.plans = 3;
+    c.compared = 3;
     c.runs = 10;
+    c.probes = {{"all:cpu", {0, 0, 0}, "cpu", 7400.0}, {"heft", {0, 1, 2}, "", 8100.0}};
     // (300 · 1.2 + 100 · 1.0 + 100 · 1.1) / 500 = 570 / 500
     QCOMPARE(c.speedOf({{"cpu", 300.0}, {"cpu:0", 100.0}, {"cpu:1", 100.0}}), 1.14);
     QCOMPARE(c.speedOf({{"cpu:0", 250.0}}), 1.0);
@@ -280,10 +282,14 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     record.recordJson = detail::roundJson(round).dump();
     const TuneRound back = detail::roundFrom(record);
     QVERIFY(back.calibration);
-    QCOMPARE(back.calibration->speed, 1.1);
+    QCOMPARE(back.calibration->speed, std::optional<double>(1.1));
     QCOMPARE(back.calibration->deviceSpeed, c.deviceSpeed);
-    QCOMPARE(back.calibration->plans, 3);
+    QCOMPARE(back.calibration->compared, 3);
     QCOMPARE(back.calibration->runs, 10);
+    QCOMPARE(back.calibration->probes.size(), std::size_t{2});
+    QCOMPARE(back.calibration->probes[1].genome, (std::vector<std::uint8_t>{0, 1, 2}));
+    QCOMPARE(back.calibration->probes[0].device, std::string("cpu"));
+    QCOMPARE(back.calibration->probes[1].us, 8100.0);
     nlohmann::json older = detail::roundJson(round);
     older.erase("calibration");
     record.recordJson = older.dump();

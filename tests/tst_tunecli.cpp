@@ -141,22 +141,24 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
         QVERIFY(!validated.isEmpty()); // two front plans at most, then the best baselines
         // The first round predicts the simulated latencies; a later one puts them at the speed
         // measured just before its runs, on the baselines the round before measured.
+        // Each round times its baselines alone first; a later one puts its predictions at the
+        // speed those probes measured against the round before's probes of the same plans.
         double speed = 1.0;
         bool calibrated = false;
+        QVERIFY(!round[key("calibration")].isNull()); // every round validates baselines
+        const QJsonObject calibration = round[key("calibration")].toObject();
+        QCOMPARE(calibration[key("runs")].toInt(), 10); // at least 10, half of 3 is less
+        QVERIFY(!calibration[key("probes")].toArray().isEmpty());
+        for (const QJsonValue& probe : calibration[key("probes")].toArray()) {
+            QVERIFY(probe.toObject()[key("us")].toDouble() > 0.0);
+        }
         if (r == 0) {
-            QVERIFY(round[key("calibration")].isNull());
-        } else if (!round[key("calibration")].isNull()) {
-            const QJsonObject calibration = round[key("calibration")].toObject();
+            QVERIFY(calibration[key("speed")].isNull());
+        } else if (!calibration[key("speed")].isNull()) {
             speed = calibration[key("speed")].toDouble();
             calibrated = true;
             QVERIFY(speed > 0.0);
-            QVERIFY(calibration[key("plans")].toInt() >= 1);
-            QCOMPARE(calibration[key("runs")].toInt(), 10); // at least 10, half of 3 is less
-            // A baseline on one device gives that device's speed, the plans' theirs.
-            const QJsonObject devices = calibration[key("devices")].toObject();
-            for (auto d = devices.begin(); d != devices.end(); ++d) {
-                QVERIFY(d.value().toDouble() > 0.0);
-            }
+            QVERIFY(calibration[key("compared")].toInt() >= 1);
         }
         double maxError = 0.0;
         for (const QJsonValue& v : validated) {
@@ -165,7 +167,6 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
             const double ratio =
                 p[key("predicted_us")].toDouble() / p[key("simulated_us")].toDouble();
             if (calibrated) {
-                const QJsonObject calibration = round[key("calibration")].toObject();
                 double lowest = speed, highest = speed;
                 for (const QJsonValue& s : calibration[key("devices")].toObject()) {
                     lowest = std::min(lowest, s.toDouble());

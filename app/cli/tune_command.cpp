@@ -48,10 +48,10 @@ void printRounds(const TuneRun& run) {
         if (r.maxAbsErrorNew) {
             std::printf(" (max %.1f%% over plans not run before)", *r.maxAbsErrorNew * 100.0);
         }
-        if (r.calibration) {
+        if (r.calibration && r.calibration->speed) {
             std::printf("; predicted at the speed measured just before the runs, x%.2f the round "
-                        "before's (baselines run again: %d, %d runs each)",
-                        r.calibration->speed, r.calibration->plans, r.calibration->runs);
+                        "before's (baselines timed alone: %d compared, %d runs each)",
+                        *r.calibration->speed, r.calibration->compared, r.calibration->runs);
         }
         if (r.speedChange) {
             std::printf("; the re-validated plans ran x%.2f as long as before (machine drift), "

@@ -65,10 +65,18 @@ nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibratio
     if (!calibration) {
         return nullptr;
     }
-    return {{"speed", calibration->speed},
+    nlohmann::json probes = nlohmann::json::array();
+    for (const SpeedProbe& p : calibration->probes) {
+        probes.push_back({{"label", p.label},
+                          {"genome", genomeText(p.genome)},
+                          {"device", p.device},
+                          {"us", p.us}});
+    }
+    return {{"probes", probes},
+            {"runs", calibration->runs},
+            {"speed", optionalNumber(calibration->speed)},
             {"devices", calibration->deviceSpeed},
-            {"plans", calibration->plans},
-            {"runs", calibration->runs}};
+            {"compared", calibration->compared}};
 }
 
 nlohmann::json measuredJson(const TunedPlan& p) {
@@ -136,21 +144,27 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
     }
     // Rounds stored before the speed was calibrated have none.
     if (const auto c = j.find("calibration"); c != j.end() && !c->is_null()) {
-        const double speed = number(*c, "speed");
-        if (!(speed > 0.0)) {
-            throw std::runtime_error("tune round: the calibrated speed is not positive");
-        }
         SpeedCalibration calibration;
-        calibration.speed = speed;
-        for (const auto& [device, ratio] : c->at("devices").items()) {
-            if (!ratio.is_number() || !(ratio.get<double>() > 0.0)) {
-                throw std::runtime_error("tune round: the calibrated speed of " + device +
-                                         " is not a positive number");
+        const auto positive = [](const nlohmann::json& v, const std::string& what) {
+            if (!v.is_number() || !(v.get<double>() > 0.0)) {
+                throw std::runtime_error("tune round: " + what + " is not a positive number");
             }
-            calibration.deviceSpeed[device] = ratio.get<double>();
+            return v.get<double>();
+        };
+        for (const nlohmann::json& p : c->at("probes")) {
+            calibration.probes.push_back({p.at("label").get<std::string>(),
+                                          genomeFromText(p.at("genome").get<std::string>()),
+                                          p.at("device").get<std::string>(),
+                                          positive(p.at("us"), "a probe's time")});
         }
-        calibration.plans = static_cast<int>(number(*c, "plans"));
         calibration.runs = static_cast<int>(number(*c, "runs"));
+        if (!c->at("speed").is_null()) {
+            calibration.speed = positive(c->at("speed"), "the calibrated speed");
+        }
+        for (const auto& [device, ratio] : c->at("devices").items()) {
+            calibration.deviceSpeed[device] = positive(ratio, "the calibrated speed of " + device);
+        }
+        calibration.compared = static_cast<int>(number(*c, "compared"));
         round.calibration = std::move(calibration);
     }
     const nlohmann::json& fit = j.at("fit");

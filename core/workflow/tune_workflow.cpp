@@ -181,6 +181,26 @@ std::string onlyDeviceOf(const PlanToValidate& plan) {
     return only;
 }
 
+/// Sets `now`'s speeds from its probes that `latest` took too (the same plan).
+void compareProbes(SpeedCalibration& now, const SpeedCalibration& latest) {
+    std::vector<double> ratios;
+    for (const SpeedProbe& p : now.probes) {
+        for (const SpeedProbe& q : latest.probes) {
+            if (q.genome == p.genome && q.us > 0.0) {
+                ratios.push_back(p.us / q.us);
+                if (!p.device.empty()) {
+                    now.deviceSpeed[p.device] = ratios.back();
+                }
+                break;
+            }
+        }
+    }
+    if (!ratios.empty()) {
+        now.speed = medianOf(ratios);
+        now.compared = static_cast<int>(ratios.size());
+    }
+}
+
 /// A plan's simulated busy time per device id.
 std::map<std::string, double> busyOf(Simulator& sim, const TunedPlan& plan) {
     const SimulationResult result = sim.simulate(sim.planOf(plan.genome));
@@ -442,14 +462,17 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
 } // namespace
 
 double SpeedCalibration::speedOf(const std::map<std::string, double>& busyUs) const {
+    if (!speed) {
+        return 1.0;
+    }
     double weighted = 0.0;
     double total = 0.0;
     for (const auto& [device, us] : busyUs) {
         const auto found = deviceSpeed.find(device);
-        weighted += us * (found != deviceSpeed.end() ? found->second : speed);
+        weighted += us * (found != deviceSpeed.end() ? found->second : *speed);
         total += us;
     }
-    return total > 0.0 ? weighted / total : speed;
+    return total > 0.0 ? weighted / total : *speed;
 }
 
 TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
@@ -535,21 +558,14 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             searchCostsFromLibrary(table, g, c, library, model);
             applyInContextCosts(table, g, learned);
         };
-        // The machine's speed now: the baselines the latest round measured, run again.
+        // The machine's speed now: the round's baselines timed alone, against the latest
+        // round's probes of them.
         std::vector<PlanToValidate> probes;
-        std::vector<double> latestUs;
-        std::vector<std::string> aloneOn; // the device a probe runs on alone, else empty
-        for (std::size_t i = 0; i < round.plans.size() && !run.rounds.empty(); ++i) {
-            if (round.plans[i].baseline.empty() || toValidate[i].hasVariants()) {
-                continue;
-            }
-            for (const TunedPlan& e : run.rounds.back().plans) {
-                if (e.genome == round.plans[i].genome) {
-                    probes.push_back(toValidate[i]);
-                    latestUs.push_back(e.measured.medianUs);
-                    aloneOn.push_back(onlyDeviceOf(toValidate[i]));
-                    break;
-                }
+        std::vector<std::size_t> probed; // index into round.plans
+        for (std::size_t i = 0; i < round.plans.size(); ++i) {
+            if (!round.plans[i].baseline.empty() && !toValidate[i].hasVariants()) {
+                probes.push_back(toValidate[i]);
+                probed.push_back(i);
             }
         }
         if (!probes.empty()) {
@@ -565,16 +581,15 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                 break;
             }
             SpeedCalibration calibration;
-            std::vector<double> ratios;
-            for (std::size_t k = 0; k < now.size(); ++k) {
-                ratios.push_back(*now[k].latencyUs.measured / latestUs[k]);
-                if (!aloneOn[k].empty()) {
-                    calibration.deviceSpeed[aloneOn[k]] = ratios.back();
-                }
-            }
-            calibration.speed = medianOf(ratios);
-            calibration.plans = static_cast<int>(probes.size());
             calibration.runs = calibrate.repeats;
+            for (std::size_t k = 0; k < now.size(); ++k) {
+                const TunedPlan& p = round.plans[probed[k]];
+                calibration.probes.push_back(
+                    {p.label, p.genome, onlyDeviceOf(probes[k]), *now[k].latencyUs.measured});
+            }
+            if (!run.rounds.empty() && run.rounds.back().calibration) {
+                compareProbes(calibration, *run.rounds.back().calibration);
+            }
             round.calibration = std::move(calibration);
         }
         StageProgress validateProgress(progress, offset + share * 0.25, share * 0.75,
@@ -596,10 +611,10 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             plan.measuredDeviationPct = v.accuracy ? std::optional<double>(v.accuracy->deviationPct)
                                         : toValidate[i].hasVariants() ? std::nullopt
                                                                       : std::optional<double>(0.0);
-            plan.predictedUs =
-                plan.simulated.latencyUs *
-                (round.calibration ? round.calibration->speedOf(busyOf(*search.simulator, plan))
-                                   : 1.0);
+            plan.predictedUs = plan.simulated.latencyUs;
+            if (round.calibration && round.calibration->speed) {
+                plan.predictedUs *= round.calibration->speedOf(busyOf(*search.simulator, plan));
+            }
             plan.error = (plan.predictedUs - plan.measured.medianUs) / plan.measured.medianUs;
             errors.push_back(plan.error);
             for (const TuneRound& earlier : run.rounds) {

@@ -67,21 +67,34 @@ struct TunedPlan {
     bool seenBefore = false;
 };
 
-/// The machine's speed measured just before a round's timed runs: the baselines the latest
-/// earlier round validated, run again (fewer runs), against that round's measurement of them.
-/// The search's costs are at that round's speed (observationsAtLatestSpeed); on a shared VM the
-/// speed moved by up to ±17 % between rounds a minute apart, and not alike on every device
-/// (`cpu`, whose two threads wait for each other, more than one core), so a prediction at the
-/// speed of seconds before is the better guess of what the runs will measure.
+/// A baseline timed alone just before a round's timed runs (SpeedCalibration).
+struct SpeedProbe {
+    std::string label;
+    std::vector<std::uint8_t> genome;
+    std::string device; ///< the device it runs on alone; empty for a plan over several
+    double us = 0.0;    ///< median of the probe's runs
+};
+
+/// The machine's speed just before a round's timed runs. The round's baselines run first on
+/// their own (SpeedProbe, fewer runs), and each is compared with its probe of the latest round:
+/// probes against probes, as the same plan timed alone ran up to 8 % faster (MobileNet-V2, its
+/// weights still in cache) than interleaved with the round's other plans. The search's costs
+/// are at the latest round's speed (observationsAtLatestSpeed); on a shared VM the speed moved by
+/// up to ±17 % between rounds a minute apart, and not alike on every device (`cpu`, whose two
+/// threads wait for each other, more than one core), so the speed of seconds before is the
+/// better guess of what the round's runs will measure.
 struct SpeedCalibration {
-    double speed = 1.0; ///< median over the baselines of (now / latest round's median)
-    /// Per device id, where a baseline runs on it alone: that baseline's ratio.
+    std::vector<SpeedProbe> probes; ///< this round's
+    int runs = 0;                   ///< timed runs of each probe, interleaved
+    /// Median over the probes the latest round took too of (now / then); absent in the first
+    /// round, or when the latest round took none of them.
+    std::optional<double> speed;
+    /// Per device id, from the probe that runs on it alone: that probe's ratio.
     std::map<std::string, double> deviceSpeed;
-    int plans = 0; ///< baselines run
-    int runs = 0;  ///< timed runs of each, interleaved
+    int compared = 0; ///< probes with a ratio
 
     /// A plan's speed: its devices' speeds (`speed` for a device without one) weighted by the
-    /// plan's simulated busy time on each (`busyUs`, per device id).
+    /// plan's simulated busy time on each (`busyUs`, per device id); 1 without a speed.
     double speedOf(const std::map<std::string, double>& busyUs) const;
 };
 
@@ -101,8 +114,8 @@ struct TuneRound {
     /// The largest latency error once the simulated latencies are scaled by speedChange
     /// (measured beside the plans, after the fact).
     std::optional<double> maxAbsErrorAtSpeed;
-    /// The speed the predictions were put at before the timed runs (absent in the first round,
-    /// and where no baseline of the latest round was validated again).
+    /// The baselines timed just before the round's runs, and the speed the predictions were put
+    /// at (absent where the round validated no baseline).
     std::optional<SpeedCalibration> calibration;
     InContextFit fit; ///< the costs this round's search used (from earlier rounds)
     std::vector<PlanObservation> observations; ///< the round's plans, node by node
