@@ -568,39 +568,47 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                 probed.push_back(i);
             }
         }
+        // Times `plans` (`repeats` runs each, interleaved) as a stage of the round's progress;
+        // nothing when cancelled.
+        const auto timed = [&](const std::vector<PlanToValidate>& plans, int repeats, double from,
+                               double width,
+                               const char* stage) -> std::optional<std::vector<PlanValidation>> {
+            StageProgress stageProgress(progress, offset + share * from, share * width,
+                                        "round " + std::to_string(r + 1) + ": " + stage);
+            ValidationOptions o = options;
+            o.repeats = repeats;
+            o.progress = progress ? &stageProgress : nullptr;
+            std::vector<PlanValidation> measured = validatePlans(graph, plans, library, o);
+            if (!measured.empty() && measured.front().cancelled) {
+                return std::nullopt;
+            }
+            return measured;
+        };
         if (!probes.empty()) {
-            StageProgress calibrateProgress(progress, offset + share * 0.2, share * 0.05,
-                                            "round " + std::to_string(r + 1) + ": calibrate");
-            ValidationOptions calibrate = options;
-            calibrate.repeats = std::max(kCalibrationRuns, request.repeats / 2);
-            calibrate.progress = progress ? &calibrateProgress : nullptr;
-            const std::vector<PlanValidation> now =
-                validatePlans(graph, probes, library, calibrate);
-            if (!now.empty() && now.front().cancelled) {
+            const int runs = std::max(kCalibrationRuns, request.repeats / 2);
+            const auto now = timed(probes, runs, 0.2, 0.05, "calibrate");
+            if (!now) {
                 run.cancelled = true;
                 break;
             }
             SpeedCalibration calibration;
-            calibration.runs = calibrate.repeats;
-            for (std::size_t k = 0; k < now.size(); ++k) {
+            calibration.runs = runs;
+            for (std::size_t k = 0; k < now->size(); ++k) {
                 const TunedPlan& p = round.plans[probed[k]];
                 calibration.probes.push_back(
-                    {p.label, p.genome, onlyDeviceOf(probes[k]), *now[k].latencyUs.measured});
+                    {p.label, p.genome, onlyDeviceOf(probes[k]), *(*now)[k].latencyUs.measured});
             }
             if (!run.rounds.empty() && run.rounds.back().calibration) {
                 compareProbes(calibration, *run.rounds.back().calibration);
             }
             round.calibration = std::move(calibration);
         }
-        StageProgress validateProgress(progress, offset + share * 0.25, share * 0.75,
-                                       "round " + std::to_string(r + 1) + ": validate");
-        options.progress = progress ? &validateProgress : nullptr;
-        const std::vector<PlanValidation> reports =
-            validatePlans(graph, toValidate, library, options);
-        if (!reports.empty() && reports.front().cancelled) {
+        auto validated = timed(toValidate, request.repeats, 0.25, 0.75, "validate");
+        if (!validated) {
             run.cancelled = true;
             break;
         }
+        const std::vector<PlanValidation> reports = std::move(*validated);
         std::vector<double> errors;
         for (std::size_t i = 0; i < reports.size(); ++i) {
             const PlanValidation& v = reports[i];
