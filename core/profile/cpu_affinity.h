@@ -85,8 +85,9 @@ bool pinOpenMpTeam(const std::vector<int>& cpus);
 
 /// pinOpenMpTeam for the scope's lifetime: afterwards each team thread may run where it could
 /// before. A scope that did not pin (see pinOpenMpTeam), or found the team pinned so already,
-/// restores nothing. The profiler times
-/// an operator on `cpu` with two threads as the executor runs it: each on a core of its own.
+/// restores nothing. The profiler times an operator on `cpu` with two threads as the executor
+/// runs it, each on a core of its own: unpinned, both often ran on one core for a whole
+/// operator (a depthwise convolution stored at 1026 µs that ran 56 µs in plans).
 class ScopedOpenMpTeamPin {
 public:
     explicit ScopedOpenMpTeamPin(const std::vector<int>& cpus);

@@ -16,7 +16,7 @@ namespace detail {
 
 /// A number, or null.
 nlohmann::json optionalNumber(const std::optional<double>& value);
-/// A round's speed calibration (speed, plans, runs), or null.
+/// A round's speed calibration (probes, runs, speed, devices, compared), or null.
 nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibration);
 /// A validated plan's measurement: median, p10, p90, runs, energy.
 nlohmann::json measuredJson(const TunedPlan& plan);

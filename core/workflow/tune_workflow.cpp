@@ -33,8 +33,9 @@ using detail::roundJson;
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-/// Timed runs of each baseline that calibrates a round's speed, at least (half the round's own
-/// runs where that is more): the median of 5 runs of MobileNet-V2 (9 ms each) was off by 4 %.
+/// Timed runs of each baseline that probes a round's speed, at least (half the round's own runs
+/// where that is more). A choice between time and steadiness, not a measured optimum: with 5,
+/// a MobileNet-V2 probe (9 ms a run) could sit 4–6 % from the round's own runs.
 constexpr int kCalibrationRuns = 10;
 
 /// Refuses what cannot be tuned: bad counts, devices that are not real devices of this machine.
