@@ -274,6 +274,25 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     QCOMPARE(c.speedOf({{"cpu:0", 250.0}}), 1.0);
     QCOMPARE(c.speedOf({}), 1.1); // nothing busy: the median
 
+    // Probes against the latest round's probes of the same plans: all:cpu 7400 / 6800, heft
+    // 8100 / 7500; a plan only one round probed gives nothing.
+    SpeedCalibration latest;
+    latest.probes = {{"heft", {0, 1, 2}, "", 7500.0},
+                     {"all:cpu", {0, 0, 0}, "cpu", 6800.0},
+                     {"all:cpu:0", {1, 1, 1}, "cpu:0", 9000.0}};
+    SpeedCalibration now;
+    now.probes = c.probes;
+    compareProbes(now, latest);
+    QCOMPARE(now.compared, 2);
+    QCOMPARE(now.deviceSpeed.size(), std::size_t{1});
+    QCOMPARE(now.deviceSpeed.at("cpu"), 7400.0 / 6800.0);
+    QCOMPARE(*now.speed, (7400.0 / 6800.0 + 8100.0 / 7500.0) / 2.0);
+    SpeedCalibration first; // the first round: nothing to compare with
+    first.probes = c.probes;
+    compareProbes(first, SpeedCalibration{});
+    QVERIFY(!first.speed);
+    QCOMPARE(first.compared, 0);
+
     TuneRound round;
     round.index = 1;
     round.calibration = c;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow/tune_workflow.h"
 
+#include "workflow/tune_claims.h"
 #include "workflow/tune_round_record.h"
 
 #include "common/data_folders.h"
@@ -25,6 +26,8 @@
 namespace paretune {
 
 using detail::calibrationJson;
+using detail::claimsJson;
+using detail::claimsOf;
 using detail::measuredJson;
 using detail::optionalNumber;
 using detail::roundFrom;
@@ -167,41 +170,6 @@ std::vector<TunedPlan> plansToValidate(const SearchResult& result,
     return chosen;
 }
 
-/// The device every node of a plan runs on, or empty for a plan over several.
-std::string onlyDeviceOf(const PlanToValidate& plan) {
-    std::string only;
-    for (const std::string& id : plan.assignment) {
-        if (id.empty() || id == only) {
-            continue;
-        }
-        if (!only.empty()) {
-            return {};
-        }
-        only = id;
-    }
-    return only;
-}
-
-/// Sets `now`'s speeds from its probes that `latest` took too (the same plan).
-void compareProbes(SpeedCalibration& now, const SpeedCalibration& latest) {
-    std::vector<double> ratios;
-    for (const SpeedProbe& p : now.probes) {
-        for (const SpeedProbe& q : latest.probes) {
-            if (q.genome == p.genome && q.us > 0.0) {
-                ratios.push_back(p.us / q.us);
-                if (!p.device.empty()) {
-                    now.deviceSpeed[p.device] = ratios.back();
-                }
-                break;
-            }
-        }
-    }
-    if (!ratios.empty()) {
-        now.speed = medianOf(ratios);
-        now.compared = static_cast<int>(ratios.size());
-    }
-}
-
 /// A plan's simulated busy time per device id.
 std::map<std::string, double> busyOf(Simulator& sim, const TunedPlan& plan) {
     const SimulationResult result = sim.simulate(sim.planOf(plan.genome));
@@ -282,117 +250,6 @@ void requireSamples(const SearchRun& search, const std::string& dbPath) {
     }
 }
 
-/// What the measurement of the last round says about a front plan's claims over the baselines.
-/// A solution's objectives with its memory as planned (memoryPlanOf: the largest device's arena
-/// + weights) instead of the search's live-sum figure.
-Objectives withPlannedMemory(const Simulator& sim, const Solution& s) {
-    Objectives o = s.objectives;
-    o.peakMemoryBytes = static_cast<double>(memoryPlanOf(sim, s.genome).plannedPeakBytes());
-    return o;
-}
-
-std::vector<DominanceClaim> claimsOf(const Simulator& sim, const Solution& plan,
-                                     const SearchResult& result,
-                                     const std::vector<Objective>& objectives,
-                                     const TuneRound& round) {
-    const Objectives planned = withPlannedMemory(sim, plan);
-    const auto measuredOf = [&](const std::vector<std::uint8_t>& genome) -> const TunedPlan* {
-        for (const TunedPlan& p : round.plans) {
-            if (p.genome == genome) {
-                return &p;
-            }
-        }
-        return nullptr;
-    };
-    const auto check = [](const TunedPlan* a, const TunedPlan* b, Objective o) -> std::string {
-        if (!a || !b) {
-            return "unmeasured";
-        }
-        std::optional<double> x, y;
-        if (o == Objective::PeakMemory) {
-            x = a->measuredMemoryMb;
-            y = b->measuredMemoryMb;
-        } else if (o == Objective::Accuracy) {
-            x = a->measuredDeviationPct;
-            y = b->measuredDeviationPct;
-        } else if (o == Objective::Latency) {
-            x = a->measured.medianUs;
-            y = b->measured.medianUs;
-        } else if (a->measuredEnergyMj && b->measuredEnergyMj) {
-            x = *a->measuredEnergyMj;
-            y = *b->measuredEnergyMj;
-            if (o == Objective::AveragePower) {
-                *x /= a->measured.medianUs;
-                *y /= b->measured.medianUs;
-            }
-        }
-        if (!x || !y) {
-            return "unmeasured";
-        }
-        return *x < *y ? "confirmed" : "contradicted";
-    };
-    const TunedPlan* a = measuredOf(plan.genome);
-    std::vector<DominanceClaim> claims;
-    for (const Solution& b : result.baselines) {
-        if (b.genome == plan.genome || !b.objectives.feasible()) {
-            continue;
-        }
-        const TunedPlan* m = measuredOf(b.genome);
-        DominanceClaim claim;
-        claim.baseline = b.baseline;
-        const Objectives baseline = withPlannedMemory(sim, b);
-        claim.dominates = weaklyDominates(planned, baseline, objectives);
-        bool contradicted = false;
-        bool confirmed = false;
-        for (const Objective o : objectives) {
-            const double mine = objectiveValue(planned, o);
-            const double theirs = objectiveValue(baseline, o);
-            if (!(mine < theirs)) {
-                continue;
-            }
-            // A margin the predictions cannot resolve (at most the final round's largest latency
-            // error) is no claim: the two plans tie as far as anyone can tell beforehand. The
-            // largest, not the median: the front's own plans are the ones the predictions flatter
-            // most (the search picks what the costs underrate), and one plan's prediction off by
-            // the median was enough for a claim the measurement then contradicted.
-            if (o != Objective::PeakMemory && o != Objective::Accuracy &&
-                (theirs - mine) / theirs <= round.maxAbsError) {
-                claim.ties.emplace_back(objectiveName(o));
-                continue;
-            }
-            const std::string status = check(a, m, o);
-            contradicted = contradicted || status == "contradicted";
-            confirmed = confirmed || status == "confirmed";
-            claim.objectives.emplace_back(std::string(objectiveName(o)), status);
-        }
-        if (claim.objectives.empty() && claim.ties.empty()) {
-            continue;
-        }
-        claim.status = contradicted               ? "contradicted"
-                       : confirmed                ? "confirmed"
-                       : claim.objectives.empty() ? "within error"
-                                                  : "predicted";
-        claims.push_back(std::move(claim));
-    }
-    return claims;
-}
-
-nlohmann::json claimsJson(const std::vector<DominanceClaim>& claims) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const DominanceClaim& c : claims) {
-        nlohmann::json objectives = nlohmann::json::object();
-        for (const auto& [name, status] : c.objectives) {
-            objectives[name] = status;
-        }
-        list.push_back({{"baseline", c.baseline},
-                        {"dominates", c.dominates},
-                        {"better", objectives},
-                        {"within_error", c.ties},
-                        {"status", c.status}});
-    }
-    return list;
-}
-
 /// The plans document of the last round's search, each plan with its round, measurement and
 /// claims.
 nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
@@ -461,20 +318,6 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
 }
 
 } // namespace
-
-double SpeedCalibration::speedOf(const std::map<std::string, double>& busyUs) const {
-    if (!speed) {
-        return 1.0;
-    }
-    double weighted = 0.0;
-    double total = 0.0;
-    for (const auto& [device, us] : busyUs) {
-        const auto found = deviceSpeed.find(device);
-        weighted += us * (found != deviceSpeed.end() ? found->second : *speed);
-        total += us;
-    }
-    return total > 0.0 ? weighted / total : *speed;
-}
 
 TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
                 Progress* progress) {

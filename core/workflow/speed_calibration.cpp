@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workflow/speed_calibration.h"
+
+#include "profile/measurement.h"
+#include "profile/plan_validation.h"
+
+namespace paretune {
+
+std::string onlyDeviceOf(const PlanToValidate& plan) {
+    std::string only;
+    for (const std::string& id : plan.assignment) {
+        if (id.empty() || id == only) {
+            continue;
+        }
+        if (!only.empty()) {
+            return {};
+        }
+        only = id;
+    }
+    return only;
+}
+
+void compareProbes(SpeedCalibration& now, const SpeedCalibration& latest) {
+    std::vector<double> ratios;
+    for (const SpeedProbe& p : now.probes) {
+        for (const SpeedProbe& q : latest.probes) {
+            if (q.genome == p.genome && q.us > 0.0) {
+                ratios.push_back(p.us / q.us);
+                if (!p.device.empty()) {
+                    now.deviceSpeed[p.device] = ratios.back();
+                }
+                break;
+            }
+        }
+    }
+    if (!ratios.empty()) {
+        now.speed = medianOf(ratios);
+        now.compared = static_cast<int>(ratios.size());
+    }
+}
+
+double SpeedCalibration::speedOf(const std::map<std::string, double>& busyUs) const {
+    if (!speed) {
+        return 1.0;
+    }
+    double weighted = 0.0;
+    double total = 0.0;
+    for (const auto& [device, us] : busyUs) {
+        const auto found = deviceSpeed.find(device);
+        weighted += us * (found != deviceSpeed.end() ? found->second : *speed);
+        total += us;
+    }
+    return total > 0.0 ? weighted / total : *speed;
+}
+
+} // namespace paretune
