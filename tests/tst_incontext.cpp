@@ -260,7 +260,8 @@ void TestInContext::speedScalesAreStoredWithTheRound() {
 }
 
 // A plan's speed: its devices' calibrated speeds weighted by its busy time on each, the median
-// for a device no baseline ran alone on. Stored with the round; older rounds have none.
+// for a device no baseline ran alone on; how far the speed moved during the round. Stored with
+// the round; older rounds have none, or no checks after the runs.
 void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     SpeedCalibration c;
     QCOMPARE(c.speedOf({{"cpu", 300.0}}), 1.0); // no speed (the first round): as simulated
@@ -268,30 +269,40 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     c.deviceSpeed = {{"cpu", 1.2}, {"cpu:0", 1.0}};
     c.compared = 3;
     c.runs = 10;
-    c.probes = {{"all:cpu", {0, 0, 0}, "cpu", 7400.0}, {"heft", {0, 1, 2}, "", 8100.0}};
+    c.attempts = 2;
+    c.probes = {{"all:cpu", {0, 0, 0}, "cpu", 7400.0, 7030.0},
+                {"heft", {0, 1, 2}, "", 8100.0, std::nullopt}};
     // (300 · 1.2 + 100 · 1.0 + 100 · 1.1) / 500 = 570 / 500
     QCOMPARE(c.speedOf({{"cpu", 300.0}, {"cpu:0", 100.0}, {"cpu:1", 100.0}}), 1.14);
     QCOMPARE(c.speedOf({{"cpu:0", 250.0}}), 1.0);
     QCOMPARE(c.speedOf({}), 1.1); // nothing busy: the median
 
-    // Probes against the latest round's probes of the same plans: all:cpu 7400 / 6800, heft
-    // 8100 / 7500; a plan only one round probed gives nothing.
-    SpeedCalibration latest;
-    latest.probes = {{"heft", {0, 1, 2}, "", 7500.0},
-                     {"all:cpu", {0, 0, 0}, "cpu", 6800.0},
-                     {"all:cpu:0", {1, 1, 1}, "cpu:0", 9000.0}};
+    // Probes against the latest round's timed runs of the same plans (medians by genome):
+    // all:cpu 7400 / 6800, heft 8100 / 7500; a plan the latest round did not time gives nothing.
+    const std::map<std::vector<std::uint8_t>, double> latest = {
+        {{0, 1, 2}, 7500.0}, {{0, 0, 0}, 6800.0}, {{1, 1, 1}, 9000.0}};
     SpeedCalibration now;
     now.probes = c.probes;
+    now.probes.push_back({"all:cpu:1", {2, 2, 2}, "cpu:1", 9100.0, std::nullopt});
     compareProbes(now, latest);
     QCOMPARE(now.compared, 2);
     QCOMPARE(now.deviceSpeed.size(), std::size_t{1});
     QCOMPARE(now.deviceSpeed.at("cpu"), 7400.0 / 6800.0);
     QCOMPARE(*now.speed, (7400.0 / 6800.0 + 8100.0 / 7500.0) / 2.0);
-    SpeedCalibration first; // the first round: nothing to compare with
+    SpeedCalibration first; // nothing timed before: no speed
     first.probes = c.probes;
-    compareProbes(first, SpeedCalibration{});
+    compareProbes(first, {});
     QVERIFY(!first.speed);
     QCOMPARE(first.compared, 0);
+
+    // How far the speed moved during the round: all:cpu ran 7400 µs before, 7030 after (−5 %);
+    // heft was not timed after. Beyond kSteadyTolerance (10 %) the round is timed again.
+    QCOMPARE(c.speedMoved(), 370.0 / 7400.0);
+    SpeedCalibration moved = c;
+    moved.probes[1].afterUs = 9072.0; // +12 %
+    QCOMPARE(moved.speedMoved(), 972.0 / 8100.0);
+    QVERIFY(moved.speedMoved() > kSteadyTolerance && c.speedMoved() <= kSteadyTolerance);
+    QCOMPARE(SpeedCalibration{}.speedMoved(), 0.0);
 
     TuneRound round;
     round.index = 1;
@@ -309,12 +320,32 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     QCOMPARE(back.calibration->probes[1].genome, (std::vector<std::uint8_t>{0, 1, 2}));
     QCOMPARE(back.calibration->probes[0].device, std::string("cpu"));
     QCOMPARE(back.calibration->probes[1].us, 8100.0);
+    QCOMPARE(back.calibration->probes[0].afterUs, std::optional<double>(7030.0));
+    QVERIFY(!back.calibration->probes[1].afterUs);
+    QCOMPARE(back.calibration->attempts, 2);
+    nlohmann::json beforeChecks = detail::roundJson(round); // stored before the checks
+    beforeChecks["calibration"].erase("attempts");
+    for (nlohmann::json& p : beforeChecks["calibration"]["probes"]) {
+        p.erase("after_us");
+    }
+    record.recordJson = beforeChecks.dump();
+    QCOMPARE(detail::roundFrom(record).calibration->attempts, 1);
+    QCOMPARE(detail::roundFrom(record).calibration->speedMoved(), 0.0);
+    record.recordJson = detail::roundJson(round).dump();
     nlohmann::json older = detail::roundJson(round);
     older.erase("calibration");
     record.recordJson = older.dump();
     QVERIFY(!detail::roundFrom(record).calibration);
     nlohmann::json bad = detail::roundJson(round);
     bad["calibration"]["devices"]["cpu"] = -1.0;
+    record.recordJson = bad.dump();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
+    bad = detail::roundJson(round);
+    bad["calibration"]["probes"][0]["after_us"] = 0.0;
+    record.recordJson = bad.dump();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
+    bad = detail::roundJson(round);
+    bad["calibration"]["attempts"] = 0;
     record.recordJson = bad.dump();
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
 }

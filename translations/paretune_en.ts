@@ -2512,6 +2512,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+7"/>
+        <source>Timed %1 times: the machine&apos;s speed moved during the runs (kept: %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>The plans run again from the round before took ×%1 as long (the machine&apos;s speed drifted); at that speed the largest error is %2</source>
         <translation type="unfinished"></translation>
     </message>

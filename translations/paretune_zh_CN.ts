@@ -2499,6 +2499,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+7"/>
+        <source>Timed %1 times: the machine&apos;s speed moved during the runs (kept: %2)</source>
+        <translation>计时 %1 次：运行期间机器速度发生变化（保留：%2）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>The plans run again from the round before took ×%1 as long (the machine&apos;s speed drifted); at that speed the largest error is %2</source>
         <translation>上一轮的方案重新运行耗时为原来的 ×%1（机器速度发生漂移）；按该速度计，最大误差为 %2</translation>
     </message>

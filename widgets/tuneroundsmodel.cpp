@@ -143,6 +143,11 @@ QVariant TuneRoundsModel::data(const QModelIndex& index, int role) const {
                          .arg(r.calibration->compared)
                          .arg(r.calibration->runs);
         }
+        if (r.calibration && r.calibration->attempts > 1) {
+            lines << tr("Timed %1 times: the machine's speed moved during the runs (kept: %2)")
+                         .arg(r.calibration->attempts)
+                         .arg(percent(r.calibration->speedMoved()));
+        }
         if (r.speedChange && r.maxAbsErrorAtSpeed) {
             lines << tr("The plans run again from the round before took ×%1 as long (the "
                         "machine's speed drifted); at that speed the largest error is %2")

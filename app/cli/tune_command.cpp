@@ -53,6 +53,11 @@ void printRounds(const TuneRun& run) {
                         "before's (baselines timed alone: %d compared, %d runs each)",
                         *r.calibration->speed, r.calibration->compared, r.calibration->runs);
         }
+        if (r.calibration && r.calibration->attempts > 1) {
+            std::printf("; timed %d times, the machine's speed moving during the runs (kept: "
+                        "%.1f%%)",
+                        r.calibration->attempts, r.calibration->speedMoved() * 100.0);
+        }
         if (r.speedChange) {
             std::printf("; the re-validated plans ran x%.2f as long as before (machine drift), "
                         "max error %.1f%% with the simulated latencies at that speed",

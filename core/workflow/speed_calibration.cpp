@@ -4,6 +4,9 @@
 #include "profile/measurement.h"
 #include "profile/plan_validation.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace paretune {
 
 std::string onlyDeviceOf(const PlanToValidate& plan) {
@@ -20,16 +23,15 @@ std::string onlyDeviceOf(const PlanToValidate& plan) {
     return only;
 }
 
-void compareProbes(SpeedCalibration& now, const SpeedCalibration& latest) {
+void compareProbes(SpeedCalibration& now,
+                   const std::map<std::vector<std::uint8_t>, double>& latestUs) {
     std::vector<double> ratios;
     for (const SpeedProbe& p : now.probes) {
-        for (const SpeedProbe& q : latest.probes) {
-            if (q.genome == p.genome && q.us > 0.0) {
-                ratios.push_back(p.us / q.us);
-                if (!p.device.empty()) {
-                    now.deviceSpeed[p.device] = ratios.back();
-                }
-                break;
+        const auto then = latestUs.find(p.genome);
+        if (then != latestUs.end() && then->second > 0.0) {
+            ratios.push_back(p.us / then->second);
+            if (!p.device.empty()) {
+                now.deviceSpeed[p.device] = ratios.back();
             }
         }
     }
@@ -37,6 +39,16 @@ void compareProbes(SpeedCalibration& now, const SpeedCalibration& latest) {
         now.speed = medianOf(ratios);
         now.compared = static_cast<int>(ratios.size());
     }
+}
+
+double SpeedCalibration::speedMoved() const {
+    double moved = 0.0;
+    for (const SpeedProbe& p : probes) {
+        if (p.afterUs && p.us > 0.0) {
+            moved = std::max(moved, std::abs(*p.afterUs / p.us - 1.0));
+        }
+    }
+    return moved;
 }
 
 double SpeedCalibration::speedOf(const std::map<std::string, double>& busyUs) const {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The machine's speed just before a tune round's timed runs (the tune loop, tune_workflow.h):
-// the round's baselines timed alone, against the latest round's probes of the same plans.
+// the round's baselines timed alone, against the latest round's timed runs of the same plans.
 
 #include <cstdint>
 #include <map>
@@ -19,37 +19,55 @@ struct SpeedProbe {
     std::vector<std::uint8_t> genome;
     std::string device; ///< the device it runs on alone; empty for a plan over several
     double us = 0.0;    ///< median of the probe's runs
+    /// Median of its runs again just after the round's runs (absent in older rounds).
+    std::optional<double> afterUs;
 };
 
 /// The machine's speed just before a round's timed runs. The round's baselines run first on
-/// their own (SpeedProbe, fewer runs), and each is compared with its probe of the latest round:
-/// probes against probes, as the same plan timed alone ran up to 8 % faster (MobileNet-V2, its
-/// weights still in cache) than interleaved with the round's other plans. The search's costs
-/// are at the latest round's speed (observationsAtLatestSpeed); on a shared VM the speed moved by
-/// up to ±17 % between rounds a minute apart, and not alike on every device (`cpu`, whose two
-/// threads wait for each other, more than one core), so the speed of seconds before is the
-/// better guess of what the round's runs will measure.
+/// their own (SpeedProbe, fewer runs), and each is compared with its median in the latest
+/// round's timed runs: the search's costs are at that round's speed (observationsAtLatestSpeed),
+/// and on a shared VM the speed moved by up to ±17 % between rounds a minute apart, and not alike
+/// on every device (`cpu`, whose two threads wait for each other, more than one core), so the
+/// speed of seconds before is the better guess of what the round's runs will measure.
+/// Against the latest round's runs, not its probes: a probe disturbed for its few seconds (all on
+/// `cpu` of ResNet-50 probed at 32.1 ms, then 27.4 ms in the runs) misled the next round by its
+/// whole error. As a guess of a plan's runs now over its runs in the latest round (64 probes of
+/// 18 tunes), the probe over the latest runs was off by 2.9 % on average (at most 13.6 %), the
+/// probe over the latest probe by 5.1 % (at most 30.7 %).
 struct SpeedCalibration {
     std::vector<SpeedProbe> probes; ///< this round's
     int runs = 0;                   ///< timed runs of each probe, interleaved
-    /// Median over the probes the latest round took too of (now / then); absent in the first
-    /// round, or when the latest round took none of them.
+    /// Median over the probes the latest round timed too of (probe / its median there); absent
+    /// in the first round, or when the latest round timed none of them.
     std::optional<double> speed;
     /// Per device id, from the probe that runs on it alone: that probe's ratio.
     std::map<std::string, double> deviceSpeed;
     int compared = 0; ///< probes with a ratio
+    /// Timings of the round (probes, runs, probes again) taken; more than one when the machine's
+    /// speed moved during one by over kSteadyTolerance (speedMoved).
+    int attempts = 1;
+
+    /// How far the machine's speed moved during the round: the largest |afterUs / us − 1| over
+    /// the probes; 0 without probes timed after.
+    double speedMoved() const;
 
     /// A plan's speed: its devices' speeds (`speed` for a device without one) weighted by the
     /// plan's simulated busy time on each (`busyUs`, per device id); 1 without a speed.
     double speedOf(const std::map<std::string, double>& busyUs) const;
 };
 
+/// The most the machine's speed may move during a round's timing (SpeedCalibration::
+/// speedMoved) for its figures to stand: the tolerance the predictions are held to. Beyond it
+/// the round is timed again.
+constexpr double kSteadyTolerance = 0.10;
+
 /// The device every node of a plan runs on, or empty for a plan over several.
 std::string onlyDeviceOf(const PlanToValidate& plan);
 
-/// Sets `now`'s speeds (speed, deviceSpeed, compared) from its probes that `latest` took too
-/// (the same genome): each ratio now / then, a probe on one device giving that device's speed,
-/// their median the speed of the others.
-void compareProbes(SpeedCalibration& now, const SpeedCalibration& latest);
+/// Sets `now`'s speeds (speed, deviceSpeed, compared) from its probes that the latest round timed
+/// (`latestUs`: its measured medians by genome): each ratio probe / median, a probe on one
+/// device giving that device's speed, their median the speed of the others.
+void compareProbes(SpeedCalibration& now,
+                   const std::map<std::vector<std::uint8_t>, double>& latestUs);
 
 } // namespace paretune

@@ -8,10 +8,6 @@
 
 namespace paretune::detail {
 
-namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
-
 std::string genomeText(const std::vector<std::uint8_t>& genome) {
     std::string text;
     text.reserve(genome.size());
@@ -20,6 +16,10 @@ std::string genomeText(const std::vector<std::uint8_t>& genome) {
     }
     return text;
 }
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
 
 std::vector<std::uint8_t> genomeFromText(const std::string& text) {
     std::vector<std::uint8_t> genome;
@@ -70,10 +70,13 @@ nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibratio
         probes.push_back({{"label", p.label},
                           {"genome", genomeText(p.genome)},
                           {"device", p.device},
-                          {"us", p.us}});
+                          {"us", p.us},
+                          {"after_us", optionalNumber(p.afterUs)}});
     }
     return {{"probes", probes},
             {"runs", calibration->runs},
+            {"attempts", calibration->attempts},
+            {"speed_moved", calibration->speedMoved()},
             {"speed", optionalNumber(calibration->speed)},
             {"devices", calibration->deviceSpeed},
             {"compared", calibration->compared}};
@@ -152,12 +155,24 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
             return v.get<double>();
         };
         for (const nlohmann::json& p : c->at("probes")) {
-            calibration.probes.push_back({p.at("label").get<std::string>(),
-                                          genomeFromText(p.at("genome").get<std::string>()),
-                                          p.at("device").get<std::string>(),
-                                          positive(p.at("us"), "a probe's time")});
+            SpeedProbe& probe = calibration.probes.emplace_back();
+            probe.label = p.at("label").get<std::string>();
+            probe.genome = genomeFromText(p.at("genome").get<std::string>());
+            probe.device = p.at("device").get<std::string>();
+            probe.us = positive(p.at("us"), "a probe's time");
+            // Rounds stored before the probes were timed again after the runs have none.
+            if (const auto after = p.find("after_us"); after != p.end() && !after->is_null()) {
+                probe.afterUs = positive(*after, "a probe's time after the runs");
+            }
         }
         calibration.runs = static_cast<int>(number(*c, "runs"));
+        if (const auto attempts = c->find("attempts"); attempts != c->end()) {
+            calibration.attempts = static_cast<int>(number(*c, "attempts"));
+            if (calibration.attempts < 1) {
+                throw std::runtime_error("tune round: " + std::to_string(calibration.attempts) +
+                                         " attempts, expected 1 or more");
+            }
+        }
         if (!c->at("speed").is_null()) {
             calibration.speed = positive(c->at("speed"), "the calibrated speed");
         }

@@ -6,7 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace paretune {
 
@@ -14,9 +17,12 @@ struct TuneRoundRecord;
 
 namespace detail {
 
+/// A plan's genes, one digit each (as stored and as the plans document gives them).
+std::string genomeText(const std::vector<std::uint8_t>& genome);
 /// A number, or null.
 nlohmann::json optionalNumber(const std::optional<double>& value);
-/// A round's speed calibration (probes, runs, speed, devices, compared), or null.
+/// A round's speed calibration (probes, runs, attempts, speed_moved, speed, devices,
+/// compared), or null.
 nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibration);
 /// A validated plan's measurement: median, p10, p90, runs, energy.
 nlohmann::json measuredJson(const TunedPlan& plan);

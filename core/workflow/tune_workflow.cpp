@@ -28,6 +28,7 @@ namespace paretune {
 using detail::calibrationJson;
 using detail::claimsJson;
 using detail::claimsOf;
+using detail::genomeText;
 using detail::measuredJson;
 using detail::optionalNumber;
 using detail::roundFrom;
@@ -40,6 +41,9 @@ constexpr double kMiB = 1024.0 * 1024.0;
 /// where that is more). A choice between time and steadiness, not a measured optimum: with 5,
 /// a MobileNet-V2 probe (9 ms a run) could sit 4–6 % from the round's own runs.
 constexpr int kCalibrationRuns = 10;
+/// Retakes of a round's timing at most when the machine's speed moved during it (beyond
+/// kSteadyTolerance); the steadiest timing is kept.
+constexpr int kMaxRetakes = 2;
 
 /// Refuses what cannot be tuned: bad counts, devices that are not real devices of this machine.
 void checkRequest(const DeviceCatalog& catalog, const TuneRequest& request,
@@ -287,6 +291,7 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
         for (const TunedPlan& p : r.plans) {
             plans.push_back(
                 {{"label", p.label},
+                 {"genome", genomeText(p.genome)},
                  {"predicted_us", p.predictedUs},
                  {"simulated_us", p.simulated.latencyUs},
                  {"measured", measuredJson(p)},
@@ -402,8 +407,9 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             searchCostsFromLibrary(table, g, c, library, model);
             applyInContextCosts(table, g, learned);
         };
-        // The machine's speed now: the round's baselines timed alone, against the latest
-        // round's probes of them.
+        // The round's baselines (without variants) timed alone just before its runs and just
+        // after: the speed before, against the latest round's runs of them, is the one its
+        // predictions are put at; the change from before to after, how steady the machine was.
         std::vector<PlanToValidate> probes;
         std::vector<std::size_t> probed; // index into round.plans
         for (std::size_t i = 0; i < round.plans.size(); ++i) {
@@ -414,9 +420,9 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
         }
         // Times `plans` (`repeats` runs each, interleaved) as a stage of the round's progress;
         // nothing when cancelled.
-        const auto timed = [&](const std::vector<PlanToValidate>& plans, int repeats, double from,
-                               double width,
-                               const char* stage) -> std::optional<std::vector<PlanValidation>> {
+        const auto timed =
+            [&](const std::vector<PlanToValidate>& plans, int repeats, double from, double width,
+                const std::string& stage) -> std::optional<std::vector<PlanValidation>> {
             StageProgress stageProgress(progress, offset + share * from, share * width,
                                         "round " + std::to_string(r + 1) + ": " + stage);
             ValidationOptions o = options;
@@ -428,31 +434,58 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             }
             return measured;
         };
-        if (!probes.empty()) {
-            const int runs = std::max(kCalibrationRuns, request.repeats / 2);
-            const auto now = timed(probes, runs, 0.2, 0.05, "calibrate");
-            if (!now) {
+        const int probeRuns = std::max(kCalibrationRuns, request.repeats / 2);
+        std::vector<PlanValidation> reports;
+        for (int attempt = 1; attempt <= 1 + kMaxRetakes && !run.cancelled; ++attempt) {
+            const std::string retake =
+                attempt > 1 ? " (retake " + std::to_string(attempt - 1) + ")" : "";
+            std::optional<std::vector<PlanValidation>> before, measured, after;
+            if (!probes.empty() &&
+                !(before = timed(probes, probeRuns, 0.2, 0.05, "calibrate" + retake))) {
+                run.cancelled = true;
+                break;
+            }
+            if (!(measured = timed(toValidate, request.repeats, 0.25, 0.7, "validate" + retake))) {
+                run.cancelled = true;
+                break;
+            }
+            if (probes.empty()) {
+                reports = std::move(*measured);
+                break;
+            }
+            if (!(after = timed(probes, probeRuns, 0.95, 0.05, "check" + retake))) {
                 run.cancelled = true;
                 break;
             }
             SpeedCalibration calibration;
-            calibration.runs = runs;
-            for (std::size_t k = 0; k < now->size(); ++k) {
+            calibration.runs = probeRuns;
+            for (std::size_t k = 0; k < probes.size(); ++k) {
                 const TunedPlan& p = round.plans[probed[k]];
-                calibration.probes.push_back(
-                    {p.label, p.genome, onlyDeviceOf(probes[k]), *(*now)[k].latencyUs.measured});
+                calibration.probes.push_back({p.label, p.genome, onlyDeviceOf(probes[k]),
+                                              *(*before)[k].latencyUs.measured,
+                                              (*after)[k].latencyUs.measured});
             }
-            if (!run.rounds.empty() && run.rounds.back().calibration) {
-                compareProbes(calibration, *run.rounds.back().calibration);
+            // A timing during which the machine's speed moved by more than the predictions are
+            // held to is taken again; the steadiest is kept.
+            if (reports.empty() || calibration.speedMoved() < round.calibration->speedMoved()) {
+                round.calibration = std::move(calibration);
+                reports = std::move(*measured);
             }
-            round.calibration = std::move(calibration);
+            round.calibration->attempts = attempt;
+            if (round.calibration->speedMoved() <= kSteadyTolerance) {
+                break;
+            }
         }
-        auto validated = timed(toValidate, request.repeats, 0.25, 0.75, "validate");
-        if (!validated) {
-            run.cancelled = true;
+        if (run.cancelled) {
             break;
         }
-        const std::vector<PlanValidation> reports = std::move(*validated);
+        if (round.calibration && !run.rounds.empty()) { // the first has nothing to compare with
+            std::map<std::vector<std::uint8_t>, double> latestUs;
+            for (const TunedPlan& p : run.rounds.back().plans) {
+                latestUs[p.genome] = p.measured.medianUs;
+            }
+            compareProbes(*round.calibration, latestUs);
+        }
         std::vector<double> errors;
         for (std::size_t i = 0; i < reports.size(); ++i) {
             const PlanValidation& v = reports[i];
