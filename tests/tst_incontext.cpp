@@ -164,25 +164,45 @@ void TestInContext::fusedGroupsTakeTheirInPlanTimes() {
     QVERIFY(fused.source == CostSource::Measured);
     QCOMPARE(fit.fusedInContext, 1);
     QCOMPARE(fit.fusedScaled, 0);
-    // Its members, not run on their own there, scale like any node.
-    QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 200.0 * 1550.0 / 1200.0);
-    QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 400.0 * 1550.0 / 1200.0);
+    // Its members, not run on their own there, scale by the group's ratio (600 / 300), not by
+    // the device's (1550 / 1200): b and c unfused stay 2× the group's 600, as profiled.
+    QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, 200.0 * 2.0);
+    QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, 400.0 * 2.0);
+    QCOMPARE(table.cell(g.findNode("c"), 0).energyUj, 400.0 * 2.0);
     QCOMPARE(fit.nodesInContext, 2);
-    QCOMPARE(fit.nodesScaled, 2);
+    QCOMPARE(fit.membersScaledByGroup, 2);
+    QCOMPARE(fit.nodesScaled, 0);
+    // cpu:1 ran nothing: the members' cells there stay.
+    QCOMPARE(table.cell(g.findNode("b"), 1).latencyUs, 200.0);
     // cpu:1 ran nothing: the option's cell there stays.
     QCOMPARE(table.fusionOptions()[0].cells[1].latencyUs, 300.0);
     QVERIFY(table.fusionOptions()[0].cells[1].source == CostSource::Modelled);
 
-    // With a scale on cpu:1 too (three nodes measured there), the option's cell there scales.
+    // On cpu:1 its members ran unfused (b 400, c 800 over cells of 200 and 400) beside a (350
+    // over 100): the option's cell there scales by its members' ratio, 1200 / 600, not by the
+    // device's 1550 / 700.
     CostTable both = tableOf(g);
     both.setFusionOptions({bc});
     const InContextFit scaled =
         applyInContextCosts(both, g,
                             {sequential("cpu:0", {{"a", 150}, {"b+fused", 600}, {"d", 800}}),
-                             sequential("cpu:1", {{"a", 200}, {"b", 400}, {"c", 800}}, 5000.0)});
-    QCOMPARE(scaled.deviceScale.at("cpu:1"), 2.0);
+                             sequential("cpu:1", {{"a", 350}, {"b", 400}, {"c", 800}}, 5000.0)});
+    QCOMPARE(scaled.deviceScale.at("cpu:1"), 1550.0 / 700.0);
     QCOMPARE(both.fusionOptions()[0].cells[1].latencyUs, 600.0);
-    QCOMPARE(scaled.fusedScaled, 1);
+    QCOMPARE(scaled.fusedScaledByMembers, 1);
+    QCOMPARE(scaled.fusedScaled, 0);
+    // d never ran on cpu:1 and belongs to no group: the device's ratio.
+    QCOMPARE(both.cell(g.findNode("d"), 1).latencyUs, 800.0 * 1550.0 / 700.0);
+    // Stored with the round and read back; older rounds have neither count.
+    const TuneRound back = storedAndReadBack(scaled);
+    QCOMPARE(back.fit.fusedScaledByMembers, 1);
+    QCOMPARE(back.fit.membersScaledByGroup, 2);
+    nlohmann::json older = detail::roundJson(back);
+    older["fit"].erase("members_scaled_by_group");
+    older["fit"].erase("fused_scaled_by_members");
+    TuneRoundRecord record;
+    record.recordJson = older.dump();
+    QCOMPARE(detail::roundFrom(record).fit.membersScaledByGroup, 0);
 }
 
 void TestInContext::earlierRoundsAreAtTheLatestSpeed_data() {

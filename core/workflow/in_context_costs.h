@@ -59,6 +59,10 @@ struct InContextFit {
     int nodesScaled = 0;    ///< cells scaled by their device's in-plan factor
     int fusedInContext = 0; ///< fusion options' cells set to a fused group's in-plan time
     int fusedScaled = 0;    ///< fusion options' cells scaled by their device's in-plan factor
+    /// Member cells scaled by the in-plan ratio of their fusion group (it ran, they did not).
+    int membersScaledByGroup = 0;
+    /// Fusion options' cells scaled by their members' in-plan ratio (they ran, it did not).
+    int fusedScaledByMembers = 0;
     std::map<std::string, double> deviceScale; ///< Σ in-plan / Σ cell over nodes run alone
     std::map<std::string, int> deviceObservations;
     std::vector<FittedContention> contention;
@@ -85,6 +89,9 @@ struct InContextFit {
 ///   it runs in a plan (caches, threads, the framework between nodes), which the library's
 ///   isolated sample misses; a fused group observed as "FIRST+fused" (FIRST its first member)
 ///   likewise sets its fusion option's cell;
+/// * a member of a fusion group measured so, itself not, scales by the group's ratio of in-plan
+///   time to cell (summed over its groups); a fusion option not measured whose members all were
+///   scales by their summed ratio: what the profiler measured side by side stays in proportion;
 /// * other nodes and fusion options of a device scale by the ratio of the in-plan times of its
 ///   nodes and fused groups measured alone to their cells, each summed (at least 3, else
 ///   unchanged): weighted by time, as a plan's latency is;

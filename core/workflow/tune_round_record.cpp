@@ -190,6 +190,11 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
         round.fit.fusedInContext = static_cast<int>(number(fit, "fused_in_context"));
         round.fit.fusedScaled = static_cast<int>(number(fit, "fused_scaled"));
     }
+    // Rounds stored before a group and its members scaled by each other's ratio have neither.
+    if (fit.contains("members_scaled_by_group")) {
+        round.fit.membersScaledByGroup = static_cast<int>(number(fit, "members_scaled_by_group"));
+        round.fit.fusedScaledByMembers = static_cast<int>(number(fit, "fused_scaled_by_members"));
+    }
     for (const auto& [device, scale] : fit.at("device_scales").items()) {
         round.fit.deviceScale[device] = number(scale, "scale");
         round.fit.deviceObservations[device] = static_cast<int>(number(scale, "observations"));
