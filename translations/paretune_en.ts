@@ -2507,7 +2507,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <source>Predicted at the machine&apos;s speed measured just before the runs: ×%1 the round before&apos;s (baselines timed alone: %2 compared, %3 runs each)</source>
+        <source>Predicted at the machine&apos;s speed measured just before the runs: ×%1 the round before&apos;s (baselines in a rehearsal: %2 compared, %3 runs each)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -2494,8 +2494,8 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <source>Predicted at the machine&apos;s speed measured just before the runs: ×%1 the round before&apos;s (baselines timed alone: %2 compared, %3 runs each)</source>
-        <translation>按运行前刚测得的机器速度预测：为上一轮的 ×%1（单独计时的基线：比较 %2 个，每个 %3 次）</translation>
+        <source>Predicted at the machine&apos;s speed measured just before the runs: ×%1 the round before&apos;s (baselines in a rehearsal: %2 compared, %3 runs each)</source>
+        <translation>按运行前刚测得的机器速度预测：为上一轮的 ×%1（预演中的基线：比较 %2 个，每个 %3 次）</translation>
     </message>
     <message>
         <location line="+7"/>

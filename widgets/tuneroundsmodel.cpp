@@ -138,7 +138,7 @@ QVariant TuneRoundsModel::data(const QModelIndex& index, int role) const {
         QStringList lines{tr("Round %1: plans validated on this machine").arg(r.index + 1)};
         if (r.calibration && r.calibration->speed) {
             lines << tr("Predicted at the machine's speed measured just before the runs: ×%1 the "
-                        "round before's (baselines timed alone: %2 compared, %3 runs each)")
+                        "round before's (baselines in a rehearsal: %2 compared, %3 runs each)")
                          .arg(*r.calibration->speed, 0, 'f', 2)
                          .arg(r.calibration->compared)
                          .arg(r.calibration->runs);

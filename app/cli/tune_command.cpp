@@ -50,7 +50,7 @@ void printRounds(const TuneRun& run) {
         }
         if (r.calibration && r.calibration->speed) {
             std::printf("; predicted at the speed measured just before the runs, x%.2f the round "
-                        "before's (baselines timed alone: %d compared, %d runs each)",
+                        "before's (baselines in a rehearsal: %d compared, %d runs each)",
                         *r.calibration->speed, r.calibration->compared, r.calibration->runs);
         }
         if (r.calibration && r.calibration->attempts > 1) {

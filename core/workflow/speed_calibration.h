@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The machine's speed just before a tune round's timed runs (the tune loop, tune_workflow.h):
-// the round's baselines timed alone, against the latest round's timed runs of the same plans.
+// the round's baselines in a short rehearsal of its runs, against the latest round's timed runs
+// of the same plans.
 
 #include <cstdint>
 #include <map>
@@ -13,37 +14,41 @@ namespace paretune {
 
 struct PlanToValidate;
 
-/// A baseline timed alone just before a round's timed runs (SpeedCalibration).
+/// A baseline timed in the rehearsals just before and after a round's timed runs
+/// (SpeedCalibration).
 struct SpeedProbe {
     std::string label;
     std::vector<std::uint8_t> genome;
-    std::string device; ///< the device it runs on alone; empty for a plan over several
-    double us = 0.0;    ///< median of the probe's runs
-    /// Median of its runs again just after the round's runs (absent in older rounds).
+    std::string device; ///< the one device it runs on; empty for a plan over several
+    double us = 0.0;    ///< median of its runs in the rehearsal before
+    /// Median of its runs in the rehearsal after (absent in older rounds).
     std::optional<double> afterUs;
 };
 
-/// The machine's speed just before a round's timed runs. The round's baselines run first on
-/// their own (SpeedProbe, fewer runs), and each is compared with its median in the latest
-/// round's timed runs: the search's costs are at that round's speed (observationsAtLatestSpeed),
+/// The machine's speed just before a round's timed runs. The round's plans (without variants)
+/// first run in a rehearsal, fewer runs, interleaved as in the round's runs, and each baseline
+/// (SpeedProbe) is compared with its median in the latest round's timed runs: the search's costs
+/// are at that round's speed (observationsAtLatestSpeed),
 /// and on a shared VM the speed moved by up to ±17 % between rounds a minute apart, and not alike
 /// on every device (`cpu`, whose two threads wait for each other, more than one core), so the
 /// speed of seconds before is the better guess of what the round's runs will measure.
 /// Against the latest round's runs, not its probes: a probe disturbed for its few seconds (all on
 /// `cpu` of ResNet-50 probed at 32.1 ms, then 27.4 ms in the runs) misled the next round by its
-/// whole error. As a guess of a plan's runs now over its runs in the latest round (64 probes of
-/// 18 tunes), the probe over the latest runs was off by 2.9 % on average (at most 13.6 %), the
-/// probe over the latest probe by 5.1 % (at most 30.7 %).
+/// whole error. In a rehearsal, not alone: `cpu` timed alone ran 9–19 % faster than interleaved
+/// in some tunes, and not in others. As a guess of a plan's runs now over its runs in the latest
+/// round, over 43 baselines of 18 tunes, the rehearsal over the latest runs was off by 2.7 % on
+/// average (median 1.5 %), no calibration by 5.1 % (median 2.7 %); with the baselines timed
+/// alone (77 baselines of 36 other tunes), 3.0 % against 2.7 %.
 struct SpeedCalibration {
     std::vector<SpeedProbe> probes; ///< this round's
-    int runs = 0;                   ///< timed runs of each probe, interleaved
+    int runs = 0;                   ///< timed runs of each plan in a rehearsal, interleaved
     /// Median over the probes the latest round timed too of (probe / its median there); absent
     /// in the first round, or when the latest round timed none of them.
     std::optional<double> speed;
-    /// Per device id, from the probe that runs on it alone: that probe's ratio.
+    /// Per device id, from the probe that runs on it only: that probe's ratio.
     std::map<std::string, double> deviceSpeed;
     int compared = 0; ///< probes with a ratio
-    /// Timings of the round (probes, runs, probes again) taken; more than one when the machine's
+    /// Timings of the round (rehearsal, runs, rehearsal) taken; more than one when the machine's
     /// speed moved during one by over kSteadyTolerance (speedMoved).
     int attempts = 1;
 

@@ -37,9 +37,9 @@ using detail::roundJson;
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-/// Timed runs of each baseline that probes a round's speed, at least (half the round's own runs
-/// where that is more). A choice between time and steadiness, not a measured optimum: with 5,
-/// a MobileNet-V2 probe (9 ms a run) could sit 4–6 % from the round's own runs.
+/// Timed runs of each plan in the rehearsals of a round's runs, at least (half the round's own
+/// runs where that is more). A choice between time and steadiness, not a measured optimum: with
+/// 5, a MobileNet-V2 baseline timed alone (9 ms a run) could sit 4–6 % from the round's runs.
 constexpr int kCalibrationRuns = 10;
 /// Retakes of a round's timing at most when the machine's speed moved during it (beyond
 /// kSteadyTolerance); the steadiest timing is kept.
@@ -407,13 +407,14 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             searchCostsFromLibrary(table, g, c, library, model);
             applyInContextCosts(table, g, learned);
         };
-        // The round's baselines (without variants) timed alone just before its runs and just
-        // after: the speed before, against the latest round's runs of them, is the one its
-        // predictions are put at; the change from before to after, how steady the machine was.
+        // The round's plans without variants timed just before its runs and just after, fewer
+        // runs, interleaved as in them: its baselines' times before, against the latest round's
+        // runs of them, give the speed its predictions are put at; the change from before to
+        // after, how steady the machine was.
         std::vector<PlanToValidate> probes;
         std::vector<std::size_t> probed; // index into round.plans
         for (std::size_t i = 0; i < round.plans.size(); ++i) {
-            if (!round.plans[i].baseline.empty() && !toValidate[i].hasVariants()) {
+            if (!toValidate[i].hasVariants()) {
                 probes.push_back(toValidate[i]);
                 probed.push_back(i);
             }
@@ -461,9 +462,11 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             calibration.runs = probeRuns;
             for (std::size_t k = 0; k < probes.size(); ++k) {
                 const TunedPlan& p = round.plans[probed[k]];
-                calibration.probes.push_back({p.label, p.genome, onlyDeviceOf(probes[k]),
-                                              *(*before)[k].latencyUs.measured,
-                                              (*after)[k].latencyUs.measured});
+                if (!p.baseline.empty()) {
+                    calibration.probes.push_back({p.label, p.genome, onlyDeviceOf(probes[k]),
+                                                  *(*before)[k].latencyUs.measured,
+                                                  (*after)[k].latencyUs.measured});
+                }
             }
             // A timing during which the machine's speed moved by more than the predictions are
             // held to is taken again; the steadiest is kept.

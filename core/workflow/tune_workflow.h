@@ -84,8 +84,8 @@ struct TuneRound {
     /// The largest latency error once the simulated latencies are scaled by speedChange
     /// (measured beside the plans, after the fact).
     std::optional<double> maxAbsErrorAtSpeed;
-    /// The baselines timed alone just before the round's runs and just after, and the speed the
-    /// predictions were put at (absent where the round validated no baseline).
+    /// The baselines timed in rehearsals just before the round's runs and just after, and the speed
+    /// the predictions were put at (absent where the round validated no baseline).
     std::optional<SpeedCalibration> calibration;
     InContextFit fit; ///< the costs this round's search used (from earlier rounds)
     std::vector<PlanObservation> observations; ///< the round's plans, node by node
