@@ -411,12 +411,12 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
         // runs, interleaved as in them: its baselines' times before, against the latest round's
         // runs of them, give the speed its predictions are put at; the change from before to
         // after, how steady the machine was.
-        std::vector<PlanToValidate> probes;
-        std::vector<std::size_t> probed; // index into round.plans
+        std::vector<PlanToValidate> rehearsal;
+        std::vector<std::size_t> rehearsed; // index into round.plans
         for (std::size_t i = 0; i < round.plans.size(); ++i) {
             if (!toValidate[i].hasVariants()) {
-                probes.push_back(toValidate[i]);
-                probed.push_back(i);
+                rehearsal.push_back(toValidate[i]);
+                rehearsed.push_back(i);
             }
         }
         // Times `plans` (`repeats` runs each, interleaved) as a stage of the round's progress;
@@ -435,14 +435,14 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             }
             return measured;
         };
-        const int probeRuns = std::max(kCalibrationRuns, request.repeats / 2);
+        const int rehearsalRuns = std::max(kCalibrationRuns, request.repeats / 2);
         std::vector<PlanValidation> reports;
         for (int attempt = 1; attempt <= 1 + kMaxRetakes && !run.cancelled; ++attempt) {
             const std::string retake =
                 attempt > 1 ? " (retake " + std::to_string(attempt - 1) + ")" : "";
             std::optional<std::vector<PlanValidation>> before, measured, after;
-            if (!probes.empty() &&
-                !(before = timed(probes, probeRuns, 0.2, 0.05, "calibrate" + retake))) {
+            if (!rehearsal.empty() &&
+                !(before = timed(rehearsal, rehearsalRuns, 0.2, 0.05, "rehearsal" + retake))) {
                 run.cancelled = true;
                 break;
             }
@@ -450,20 +450,21 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                 run.cancelled = true;
                 break;
             }
-            if (probes.empty()) {
+            if (rehearsal.empty()) {
                 reports = std::move(*measured);
                 break;
             }
-            if (!(after = timed(probes, probeRuns, 0.95, 0.05, "check" + retake))) {
+            if (!(after =
+                      timed(rehearsal, rehearsalRuns, 0.95, 0.05, "rehearsal after" + retake))) {
                 run.cancelled = true;
                 break;
             }
             SpeedCalibration calibration;
-            calibration.runs = probeRuns;
-            for (std::size_t k = 0; k < probes.size(); ++k) {
-                const TunedPlan& p = round.plans[probed[k]];
+            calibration.runs = rehearsalRuns;
+            for (std::size_t k = 0; k < rehearsal.size(); ++k) {
+                const TunedPlan& p = round.plans[rehearsed[k]];
                 if (!p.baseline.empty()) {
-                    calibration.probes.push_back({p.label, p.genome, onlyDeviceOf(probes[k]),
+                    calibration.probes.push_back({p.label, p.genome, onlyDeviceOf(rehearsal[k]),
                                                   *(*before)[k].latencyUs.measured,
                                                   (*after)[k].latencyUs.measured});
                 }
