@@ -36,8 +36,8 @@ struct SpeedProbe {
 /// `cpu` of ResNet-50 probed at 32.1 ms, then 27.4 ms in the runs) misled the next round by its
 /// whole error. In a rehearsal, not alone: `cpu` timed alone ran 9–19 % faster than interleaved
 /// in some tunes, and not in others. As a guess of a plan's runs now over its runs in the latest
-/// round, over 43 baselines of 18 tunes, the rehearsal over the latest runs was off by 2.7 % on
-/// average (median 1.5 %), no calibration by 5.1 % (median 2.7 %); with the baselines timed
+/// round, over 88 baselines of 36 tunes, the rehearsal over the latest runs was off by 2.9 % on
+/// average (median 1.6 %), no calibration by 4.9 % (median 2.6 %); with the baselines timed
 /// alone (77 baselines of 36 other tunes), 3.0 % against 2.7 %.
 struct SpeedCalibration {
     std::vector<SpeedProbe> probes; ///< this round's
