@@ -136,6 +136,7 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
     QVERIFY(rounds.size() >= 1 && rounds.size() <= 2);
     // Stopped early only when converged.
     QVERIFY(rounds.size() == 2 || tune[key("converged")].toBool());
+    int validatedRows = 0; // every attempt's timed runs, not its rehearsals
     for (int r = 0; r < rounds.size(); ++r) {
         const QJsonObject round = rounds[r].toObject();
         QCOMPARE(round[key("round")].toInt(), r);
@@ -156,6 +157,7 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
         const int attempts = calibration[key("attempts")].toInt();
         QVERIFY(attempts >= 1 && attempts <= 3);
         QVERIFY(attempts == 3 || calibration[key("speed_moved")].toDouble() <= 0.10);
+        validatedRows += attempts * static_cast<int>(validated.size());
         double moved = 0.0;
         for (const QJsonValue& v : calibration[key("probes")].toArray()) {
             const QJsonObject probe = v.toObject();
@@ -222,6 +224,9 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
         QVERIFY(qFuzzyCompare(1.0 + maxError, 1.0 + round[key("max_abs_error")].toDouble()));
     }
     // The first round measured every device alone too (its all-on-one baseline).
+    // The library keeps what each attempt's runs measured; the rehearsals that only time the
+    // plans store nothing.
+    QCOMPARE(countOf(db, "SELECT count(*) FROM plans WHERE source = 'validated'"), validatedRows);
     QStringList firstLabels;
     for (const QJsonValue& v : rounds[0].toObject()[key("validated")].toArray()) {
         firstLabels << v.toObject()[key("label")].toString();

@@ -328,7 +328,8 @@ void measurePeakMemory(PlanValidation& report, const std::vector<PlanRun>& runs,
     }
 }
 
-/// The report of a plan whose timed runs are done, stored in the library.
+/// The report of a plan whose timed runs are done, stored in the library (unless
+/// options.store is false).
 PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibrary& library,
                               const ValidationOptions& options) {
     const PlanToValidate& plan = *prepared.plan;
@@ -425,15 +426,19 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
                                   : "simulated from measured, predicted and modelled costs";
 
     // Store the measurement and the per-operator samples measured inside the plan.
-    library.upsertGraph(g);
-    if (prepared.fused) { // the fused nodes' samples belong to it
+    if (options.store) {
+        library.upsertGraph(g);
+    }
+    if (prepared.fused && options.store) { // the fused nodes' samples belong to it
         Graph named = ran;
         named.name = fusedGraphName(g);
         library.upsertGraph(named);
     }
     nlohmann::json deviceSet = nlohmann::json::array();
     for (std::size_t i = 0; i < realDevices.size(); ++i) {
-        library.upsertDevice(deviceRecordOf(*realDevices[i]));
+        if (options.store) {
+            library.upsertDevice(deviceRecordOf(*realDevices[i]));
+        }
         deviceSet.push_back({{"id", deviceIds[i]},
                              {"fingerprint", report.devices[i].fingerprint},
                              {"cpus", execDevices[i].cpus},
@@ -452,7 +457,7 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
     record.objectivesJson = report.objectivesJson().dump();
     record.assignmentJson = assignment.dump();
     record.source = "validated";
-    report.storedPlanRow = library.addPlan(record);
+    report.storedPlanRow = options.store ? library.addPlan(record) : 0;
 
     std::vector<Sample> samples;
     for (std::size_t r = 0; r < ran.nodes.size(); ++r) {
@@ -504,8 +509,10 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
         node.simulatedFinishUs = np.finishUs;
         report.nodes.push_back(std::move(node));
     }
-    library.addSamples(samples); // one transaction; existing samples are untouched
-    report.storedSamples = samples.size();
+    if (options.store) {
+        library.addSamples(samples); // one transaction; existing samples are untouched
+        report.storedSamples = samples.size();
+    }
     return report;
 }
 

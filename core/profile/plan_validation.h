@@ -74,6 +74,9 @@ struct ValidationOptions {
     /// samples (applyMeasuredSamples), the model's runs, and the real devices' shared resources.
     std::function<void(CostTable&, const Graph&, const DeviceCatalog&, const Graph*)> fillCosts;
     Progress* progress = nullptr; ///< one report per run; cancel stops before storing anything
+    /// false: measure and report only, nothing written to the library (a tune round's
+    /// rehearsals, which only time the plans).
+    bool store = true;
     /// Calibration sets the output deviation of a plan with variants is measured on (seeded
     /// random inputs, another seed than the sensitivity table's, so that the estimate is checked
     /// on inputs it was not made from).

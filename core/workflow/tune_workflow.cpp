@@ -419,16 +419,17 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                 rehearsed.push_back(i);
             }
         }
-        // Times `plans` (`repeats` runs each, interleaved) as a stage of the round's progress;
-        // nothing when cancelled.
-        const auto timed =
-            [&](const std::vector<PlanToValidate>& plans, int repeats, double from, double width,
-                const std::string& stage) -> std::optional<std::vector<PlanValidation>> {
+        // Times `plans` (`repeats` runs each, interleaved) as a stage of the round's progress,
+        // stored in the library where `store`; nothing when cancelled.
+        const auto timed = [&](const std::vector<PlanToValidate>& plans, int repeats, double from,
+                               double width, const std::string& stage,
+                               bool store) -> std::optional<std::vector<PlanValidation>> {
             StageProgress stageProgress(progress, offset + share * from, share * width,
                                         "round " + std::to_string(r + 1) + ": " + stage);
             ValidationOptions o = options;
             o.repeats = repeats;
             o.progress = progress ? &stageProgress : nullptr;
+            o.store = store;
             std::vector<PlanValidation> measured = validatePlans(graph, plans, library, o);
             if (!measured.empty() && measured.front().cancelled) {
                 return std::nullopt;
@@ -441,12 +442,13 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             const std::string retake =
                 attempt > 1 ? " (retake " + std::to_string(attempt - 1) + ")" : "";
             std::optional<std::vector<PlanValidation>> before, measured, after;
-            if (!rehearsal.empty() &&
-                !(before = timed(rehearsal, rehearsalRuns, 0.2, 0.05, "rehearsal" + retake))) {
+            if (!rehearsal.empty() && !(before = timed(rehearsal, rehearsalRuns, 0.2, 0.05,
+                                                       "rehearsal" + retake, false))) {
                 run.cancelled = true;
                 break;
             }
-            if (!(measured = timed(toValidate, request.repeats, 0.25, 0.7, "validate" + retake))) {
+            if (!(measured =
+                      timed(toValidate, request.repeats, 0.25, 0.7, "validate" + retake, true))) {
                 run.cancelled = true;
                 break;
             }
@@ -454,8 +456,8 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                 reports = std::move(*measured);
                 break;
             }
-            if (!(after =
-                      timed(rehearsal, rehearsalRuns, 0.95, 0.05, "rehearsal after" + retake))) {
+            if (!(after = timed(rehearsal, rehearsalRuns, 0.95, 0.05, "rehearsal after" + retake,
+                                false))) {
                 run.cancelled = true;
                 break;
             }
