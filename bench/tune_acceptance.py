@@ -9,6 +9,7 @@ claims over the all-on-`cpu` baseline, and the fastest measured front plan again
 measured baseline. Run it on a quiet machine: nothing else should compile or measure beside it.
 
 usage: bench/tune_acceptance.py PARETUNE MODELS_DIR WORK_DIR [--repeats N] [--rounds R]
+                               [--window S]
 """
 import argparse
 import json
@@ -82,6 +83,8 @@ def main():
     parser.add_argument("work")
     parser.add_argument("--repeats", default="20")
     parser.add_argument("--rounds", default="3")
+    parser.add_argument("--window", help="seconds a round's timed runs last, at least "
+                        "(paretune tune --window; its default when not given)")
     parser.add_argument("--models", default="resnet18,resnet50,mobilenet_v2")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -97,7 +100,8 @@ def main():
                                + ".json")
             run([args.paretune, "tune", model, "--devices", devices, "--catalog", CATALOG,
                  "--db", db, "--rounds", args.rounds, "--validate", "3", "--repeats",
-                 args.repeats, "--population", "200", "--generations", "200", "--out", out])
+                 args.repeats, "--population", "200", "--generations", "200", "--out", out]
+                + (["--window", args.window] if args.window is not None else []))
             with open(out) as f:
                 doc = json.load(f)
             results.append({"model": name, "devices": devices, **summarise(doc)})

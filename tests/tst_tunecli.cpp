@@ -48,6 +48,7 @@ QStringList tuneArguments(const QString& db, const QStringList& extra = {}) {
                                                         {"--generations", key("5")},
                                                         {"--validate", key("2")},
                                                         {"--repeats", key("3")},
+                                                        {"--window", key("0")},
                                                         {"--warmup", key("1")}};
     QStringList args{key("tune"), model("tiny_cnn"), key("--db"), db, key("--json")};
     for (const auto& [option, value] : defaults) {
@@ -70,6 +71,7 @@ private Q_SLOTS:
     void initTestCase();
     void roundsAreMeasuredStoredAndReported();
     void sameSeedSameFirstRound();
+    void shortPlansRunForTheWindow();
     void rerunResumesAfterTheStoredRounds();
     void killedMidRoundKeepsCommittedRounds();
     void libraryWithoutSamplesOfADevice();
@@ -401,6 +403,33 @@ void TestTuneCli::rerunResumesAfterTheStoredRounds() {
     QCOMPARE(bytes(), before);
 }
 
+void TestTuneCli::shortPlansRunForTheWindow() {
+    if (!m_twoCores) {
+        QSKIP("this machine has fewer than two CPU cores (cpu:0 and cpu:1)");
+    }
+    // tiny_cnn's plans take well under a millisecond: a 0.2 s window needs far more than 3 runs
+    // of each. Each plan runs ceil(window / the plans' simulated latencies summed) times, in the
+    // rehearsals half as many; the figures are the search's, not a timing.
+    const QString db = freshLibrary("window.db");
+    const CliRun run =
+        runParetune(tuneArguments(db, {key("--rounds"), key("1"), key("--window"), key("0.2")}));
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QJsonObject tune = parse(run)[key("tune")].toObject();
+    QCOMPARE(tune[key("window_s")].toDouble(), 0.2);
+    const QJsonObject round = tune[key("rounds")].toArray().first().toObject();
+    const QJsonArray validated = round[key("validated")].toArray();
+    double cycleUs = 0.0;
+    for (const QJsonValue& v : validated) {
+        cycleUs += v[key("simulated_us")].toDouble();
+    }
+    const int runs = static_cast<int>(std::ceil(0.2e6 / cycleUs));
+    QVERIFY2(runs > 3, qPrintable(QString::number(cycleUs)));
+    for (const QJsonValue& v : validated) {
+        QCOMPARE(v[key("measured")][key("runs")].toInt(), runs);
+    }
+    QCOMPARE(round[key("calibration")][key("runs")].toInt(), std::max(10, runs / 2));
+}
+
 void TestTuneCli::killedMidRoundKeepsCommittedRounds() {
     if (!m_twoCores) {
         QSKIP("this machine has fewer than two CPU cores (cpu:0 and cpu:1)");
@@ -483,6 +512,8 @@ void TestTuneCli::badInputExitsWithTwo_data() {
     QTest::addColumn<QString>("message");
     QTest::newRow("no rounds") << QStringList{key("--rounds"), key("0")} << key("--rounds");
     QTest::newRow("no plans") << QStringList{key("--validate"), key("0")} << key("--validate");
+    QTest::newRow("negative window")
+        << QStringList{key("--window"), key("-1")} << key("--window: expected 0 to 600 seconds");
     QTest::newRow("modelled device")
         << QStringList{key("--devices"), key("cpu,npu"), key("--catalog"), kExampleCatalog}
         << key("modelled devices cannot be validated, so they cannot be tuned: cpu, npu");

@@ -21,6 +21,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QMenuBar>
 #include <QSignalSpy>
@@ -54,6 +55,7 @@ TuneSettings quickTune(int rounds) {
     settings.rounds = rounds;
     settings.plansPerRound = 2;
     settings.repeats = 3;
+    settings.windowS = 0.0; // exactly 3 runs: a quick test
     settings.warmup = 1;
     return settings;
 }
@@ -145,8 +147,11 @@ void TestTuneJob::actionAndDialog() {
     QCOMPARE(dialog.settings().repeats, 20);
     dialog.findChild<QSpinBox*>(QStringLiteral("rounds"))->setValue(2);
     dialog.findChild<QSpinBox*>(QStringLiteral("repeats"))->setValue(5);
+    QCOMPARE(dialog.settings().windowS, 3.0);
+    dialog.findChild<QDoubleSpinBox*>(QStringLiteral("window"))->setValue(0.5);
     QCOMPARE(dialog.settings().rounds, 2);
     QCOMPARE(dialog.settings().repeats, 5);
+    QCOMPARE(dialog.settings().windowS, 0.5);
     QCOMPARE(dialog.settings().plansPerRound, 3);
     QCOMPARE(dialog.findChild<QLabel*>(QStringLiteral("tuneContext"))->text(),
              QStringLiteral("Search: population 200"));

@@ -2318,7 +2318,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneDialog</name>
     <message>
-        <location filename="../widgets/tunedialog.cpp" line="+26"/>
+        <location filename="../widgets/tunedialog.cpp" line="+27"/>
         <source>Tune</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2338,8 +2338,23 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <location line="+4"/>
+        <source> s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Where the plans are short, each runs more often, so that a round&apos;s timed runs last this long: the median then carries less of the machine&apos;s wandering speed. 0: exactly the runs above.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Timed runs of each plan per round, at least:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <location line="+1"/>
-        <source>Timed runs of each plan per round:</source>
+        <source>Timed runs last, at least:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2356,7 +2371,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>Sample library: %1</source>
         <translation type="unfinished"></translation>
     </message>

@@ -2308,7 +2308,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
 <context>
     <name>paretune::TuneDialog</name>
     <message>
-        <location filename="../widgets/tunedialog.cpp" line="+26"/>
+        <location filename="../widgets/tunedialog.cpp" line="+27"/>
         <source>Tune</source>
         <translation>调优</translation>
     </message>
@@ -2328,9 +2328,24 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>每轮验证的前沿方案数：</translation>
     </message>
     <message>
+        <location line="+4"/>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Where the plans are short, each runs more often, so that a round&apos;s timed runs last this long: the median then carries less of the machine&apos;s wandering speed. 0: exactly the runs above.</source>
+        <translation>方案较短时，每个方案会多运行几次，使一轮的计时运行至少持续这么久：中位数受机器速度漂移的影响因而更小。0：恰好运行上面设定的次数。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Timed runs of each plan per round, at least:</source>
+        <translation>每轮每个方案的计时运行次数（至少）：</translation>
+    </message>
+    <message>
         <location line="+1"/>
-        <source>Timed runs of each plan per round:</source>
-        <translation>每轮每个方案的计时运行次数：</translation>
+        <source>Timed runs last, at least:</source>
+        <translation>计时运行至少持续：</translation>
     </message>
 </context>
 <context>
@@ -2346,7 +2361,7 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
         <translation>样本库 %1 不存在：请先在每个要调优的设备上剖析模型（工作流 &gt; 剖析）。</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>Sample library: %1</source>
         <translation>样本库：%1</translation>
     </message>

@@ -2,6 +2,7 @@
 #include "tunedialog.h"
 
 #include <QDialogButtonBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QSpinBox>
@@ -39,7 +40,17 @@ TuneDialog::TuneDialog(const TuneSettings& settings, const QString& context, QWi
     m_repeats = spinBox(this, settings.repeats, 1, 1000, QStringLiteral("repeats"));
     form->addRow(tr("Rounds (at most):"), m_rounds);
     form->addRow(tr("Front plans validated per round:"), m_plans);
-    form->addRow(tr("Timed runs of each plan per round:"), m_repeats);
+    m_window = new QDoubleSpinBox(this);
+    m_window->setRange(0.0, 600.0);
+    m_window->setDecimals(1);
+    m_window->setSuffix(tr(" s"));
+    m_window->setValue(settings.windowS);
+    m_window->setObjectName(QStringLiteral("window"));
+    m_window->setToolTip(tr("Where the plans are short, each runs more often, so that a round's "
+                            "timed runs last this long: the median then carries less of the "
+                            "machine's wandering speed. 0: exactly the runs above."));
+    form->addRow(tr("Timed runs of each plan per round, at least:"), m_repeats);
+    form->addRow(tr("Timed runs last, at least:"), m_window);
     layout->addLayout(form);
     auto* uses = new QLabel(context, this);
     uses->setWordWrap(true);
@@ -56,6 +67,7 @@ TuneSettings TuneDialog::settings() const {
     s.rounds = m_rounds->value();
     s.plansPerRound = m_plans->value();
     s.repeats = m_repeats->value();
+    s.windowS = m_window->value();
     return s;
 }
 

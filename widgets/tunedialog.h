@@ -5,6 +5,7 @@
 
 #include <QDialog>
 
+class QDoubleSpinBox;
 class QLabel;
 class QSpinBox;
 
@@ -26,6 +27,7 @@ private:
     QSpinBox* m_rounds = nullptr;
     QSpinBox* m_plans = nullptr;
     QSpinBox* m_repeats = nullptr;
+    QDoubleSpinBox* m_window = nullptr;
 };
 
 } // namespace paretune

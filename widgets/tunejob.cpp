@@ -96,6 +96,7 @@ void TuneJob::start(std::shared_ptr<const ImportResult> model, const QByteArray&
             request.rounds = settings.rounds;
             request.validate = settings.plansPerRound;
             request.repeats = settings.repeats;
+            request.windowS = settings.windowS;
             request.warmup = settings.warmup;
             request.maxPlans = 0; // the whole front: plan id = front index, as the plot has it
             out.targetError = request.targetError;

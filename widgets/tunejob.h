@@ -25,7 +25,8 @@ struct SearchOutcome;
 struct TuneSettings {
     int rounds = 3;        ///< at most this many rounds
     int plansPerRound = 3; ///< front plans validated per round, besides the best baselines
-    int repeats = 20;      ///< timed runs of each plan per round, interleaved
+    int repeats = 20;      ///< timed runs of each plan per round, interleaved, at least
+    double windowS = TuneRequest().windowS; ///< seconds the round's timed runs last, at least
     int warmup = 2;
 };
 

@@ -30,6 +30,7 @@ struct TuneArguments : SearchArguments {
     int rounds = 3;
     int validate = 3;
     int repeats = 20;
+    double window = TuneRequest().windowS; // seconds
     int warmup = 2;
     double target = 5.0; // percent
 };
@@ -120,6 +121,7 @@ void runTuneCommand(const TuneArguments& args) {
     request.rounds = args.rounds;
     request.validate = args.validate;
     request.repeats = args.repeats;
+    request.windowS = args.window;
     request.warmup = args.warmup;
     request.targetError = args.target / 100.0;
     request.maxPlans = static_cast<std::size_t>(args.maxPlans);
@@ -164,8 +166,8 @@ void runTuneCommand(const TuneArguments& args) {
     std::printf("Devices      %s (catalog %s, library %s)\n", args.devices.c_str(),
                 args.catalog.c_str(), request.dbPath.c_str());
     std::printf("Tune         %zu rounds of up to %d, %d front plans and the best baselines each, "
-                "%d interleaved runs per plan; %s\n\n",
-                run.rounds.size(), args.rounds, args.validate, args.repeats,
+                "%d or more interleaved runs per plan over %g s or more; %s\n\n",
+                run.rounds.size(), args.rounds, args.validate, args.repeats, args.window,
                 run.converged ? "converged (every validated plan within the target)"
                               : "not converged within the rounds");
     printRounds(run);
@@ -236,7 +238,11 @@ void addTuneCommand(CLI::App& app) {
     cmd->add_option("--validate", args->validate,
                     "Front plans validated per round, besides the best baselines (default 3)");
     cmd->add_option("--repeats", args->repeats,
-                    "Timed runs of each plan per round, interleaved (default 20)");
+                    "Timed runs of each plan per round, interleaved, at least (default 20)");
+    cmd->add_option("--window", args->window,
+                    "The round's timed runs last at least this many seconds: where the plans "
+                    "are short, each runs more than --repeats times (default 3; 0: exactly "
+                    "--repeats)");
     cmd->add_option("--warmup", args->warmup, "Untimed runs of each plan first (default 2)");
     cmd->add_option("--target", args->target,
                     "Stop once every validated plan's latency error is within this percentage "

@@ -302,6 +302,7 @@ int main(int argc, char** argv) {
             options.generations = 80;
             settings.rounds = 2;
             settings.repeats = 10;
+            settings.windowS = 0.0;
         }
         window.setSearchOptions(options);
         QObject::connect(&window, &paretune::MainWindow::modelShown, &window,

@@ -44,6 +44,10 @@ constexpr int kCalibrationRuns = 10;
 /// Retakes of a round's timing at most when the machine's speed moved during it (beyond
 /// kSteadyTolerance); the steadiest timing is kept.
 constexpr int kMaxRetakes = 2;
+/// The longest window of timed runs a round may ask for (TuneRequest::windowS), seconds.
+constexpr int kMaxWindowS = 600;
+/// The most timed runs of a plan validatePlans takes (ValidationOptions::repeats).
+constexpr int kMaxRuns = 100000;
 
 /// Refuses what cannot be tuned: bad counts, devices that are not real devices of this machine.
 void checkRequest(const DeviceCatalog& catalog, const TuneRequest& request,
@@ -55,6 +59,10 @@ void checkRequest(const DeviceCatalog& catalog, const TuneRequest& request,
     if (request.validate < 1) {
         throw InputError::forSetting("validate", "expected 1 or more plans per round, got " +
                                                      std::to_string(request.validate));
+    }
+    if (!(request.windowS >= 0.0 && request.windowS <= kMaxWindowS)) {
+        throw InputError::forSetting("window", "expected 0 to " + std::to_string(kMaxWindowS) +
+                                                   " seconds of timed runs per round");
     }
     if (!(request.targetError > 0.0)) {
         throw InputError::forSetting("target", "expected a positive relative error");
@@ -108,7 +116,7 @@ std::string tuneKeyOf(const Graph& graph, const DeviceCatalog& catalog, const Tu
     for (const Objective o : request.options.objectives) {
         objectives.push_back(std::string(objectiveName(o)));
     }
-    const nlohmann::json key = {
+    nlohmann::json key = {
         {"model", graph.fingerprint},
         {"devices", devices},
         {"catalog", {{"host", catalog.host}, {"devices", specs}, {"links", links}}},
@@ -119,6 +127,9 @@ std::string tuneKeyOf(const Graph& graph, const DeviceCatalog& catalog, const Tu
         {"repeats", request.repeats},
         {"warmup", request.warmup},
         {"target", request.targetError}};
+    if (request.windowS > 0.0) { // without a window, the key of the versions before it
+        key["window_s"] = request.windowS;
+    }
     return Sha256::hex(key.dump());
 }
 
@@ -319,10 +330,20 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
                    {"converged", run.converged},
                    {"target_error", request.targetError},
                    {"repeats", request.repeats}};
+    doc["tune"]["window_s"] = request.windowS;
     return doc;
 }
 
 } // namespace
+
+int runsOfRound(const TuneRequest& request, double cycleUs) {
+    if (!(cycleUs > 0.0)) {
+        return request.repeats;
+    }
+    const double runs = std::ceil(request.windowS * 1e6 / cycleUs);
+    return runs > request.repeats ? static_cast<int>(std::min<double>(runs, kMaxRuns))
+                                  : request.repeats;
+}
 
 TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
                 Progress* progress) {
@@ -398,8 +419,16 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             toValidate.push_back(validationOf(*search.simulator, p));
         }
         const std::vector<PlanObservation> learned = observationsOf(run.rounds);
+        // A round's runs last at least the window: the VM's speed wanders over seconds, and a
+        // median over a short window (MobileNet-V2's five plans 20 times each: 1 s) carries
+        // more of it, into the errors measured and into the costs learned for the next round.
+        double cycleUs = 0.0;
+        for (const TunedPlan& p : round.plans) {
+            cycleUs += p.simulated.latencyUs;
+        }
+        const int runs = runsOfRound(request, cycleUs);
         ValidationOptions options;
-        options.repeats = request.repeats;
+        options.repeats = runs;
         options.warmup = request.warmup;
         options.catalog = &catalog;
         options.fillCosts = [&library, &learned](CostTable& table, const Graph& g,
@@ -436,7 +465,7 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             }
             return measured;
         };
-        const int rehearsalRuns = std::max(kCalibrationRuns, request.repeats / 2);
+        const int rehearsalRuns = std::max(kCalibrationRuns, runs / 2);
         std::vector<PlanValidation> reports;
         for (int attempt = 1; attempt <= 1 + kMaxRetakes && !run.cancelled; ++attempt) {
             const std::string retake =
@@ -447,8 +476,7 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                 run.cancelled = true;
                 break;
             }
-            if (!(measured =
-                      timed(toValidate, request.repeats, 0.25, 0.7, "validate" + retake, true))) {
+            if (!(measured = timed(toValidate, runs, 0.25, 0.7, "validate" + retake, true))) {
                 run.cancelled = true;
                 break;
             }

@@ -31,7 +31,11 @@ struct TuneRequest {
     std::string dbPath;                 ///< the sample library (required): samples, rounds
     int rounds = 3;                     ///< at most this many rounds (R >= 1)
     int validate = 3;                   ///< front plans validated per round (K >= 1)
-    int repeats = 20;                   ///< timed runs of each plan per round, interleaved
+    int repeats = 20;                   ///< timed runs of each plan per round, at least
+    /// The round's timed runs last at least this long, seconds: where the plans' simulated
+    /// latencies sum to less than windowS / repeats, each runs more often (runsOfRound). 0: exactly
+    /// `repeats`, as before the window (and the tune key of then: such tunes resume).
+    double windowS = 3.0;
     int warmup = 2;
     double targetError = 0.05; ///< stop once every validated plan is within this
     /// Front plans listed in the plans document (0: all), as `search --max-plans`.
@@ -131,6 +135,10 @@ struct TuneRun {
 /// resumes after the last stored round. InputError for K or R < 1, a device that is not a real
 /// device of this machine (modelled ones are named, with how to tune on measured ones), a catalog
 /// that does not mark a device measured, or a library without samples of this model on a device.
+/// Timed runs of each plan in a round whose plans' simulated latencies sum to `cycleUs`: `repeats`,
+/// or as many as make the interleaved runs last `windowS` seconds where that is more.
+int runsOfRound(const TuneRequest& request, double cycleUs);
+
 TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
                 Progress* progress = nullptr);
 
