@@ -165,9 +165,13 @@ void runTuneCommand(const TuneArguments& args) {
     std::printf("Model        %s\n", g.sourcePath.c_str());
     std::printf("Devices      %s (catalog %s, library %s)\n", args.devices.c_str(),
                 args.catalog.c_str(), request.dbPath.c_str());
+    char window[48] = "";
+    if (args.window > 0.0) {
+        std::snprintf(window, sizeof window, " (or more, to last %g s)", args.window);
+    }
     std::printf("Tune         %zu rounds of up to %d, %d front plans and the best baselines each, "
-                "%d or more interleaved runs per plan over %g s or more; %s\n\n",
-                run.rounds.size(), args.rounds, args.validate, args.repeats, args.window,
+                "%d interleaved runs per plan%s; %s\n\n",
+                run.rounds.size(), args.rounds, args.validate, args.repeats, window,
                 run.converged ? "converged (every validated plan within the target)"
                               : "not converged within the rounds");
     printRounds(run);

@@ -127,18 +127,19 @@ struct TuneRun {
     Diagnostics diagnostics;
 };
 
+/// Timed runs of each plan in a round whose plans' simulated latencies sum to `cycleUs`: `repeats`,
+/// or as many as make the interleaved runs last `windowS` seconds where that is more.
+int runsOfRound(const TuneRequest& request, double cycleUs);
+
 /// Runs (or resumes) the tune loop. Each round: search with the costs learned so far, calibrate
 /// the machine's speed (SpeedCalibration), validate (validatePlans, A/B-interleaved) `validate`
 /// plans spread along the front plus the best baseline of each objective, store the round in the
 /// library (one row, one transaction), learn (applyInContextCosts over every round's observations).
 /// A rerun with the same model, devices, catalog and settings (the key; `rounds` is not part of it)
-/// resumes after the last stored round. InputError for K or R < 1, a device that is not a real
-/// device of this machine (modelled ones are named, with how to tune on measured ones), a catalog
-/// that does not mark a device measured, or a library without samples of this model on a device.
-/// Timed runs of each plan in a round whose plans' simulated latencies sum to `cycleUs`: `repeats`,
-/// or as many as make the interleaved runs last `windowS` seconds where that is more.
-int runsOfRound(const TuneRequest& request, double cycleUs);
-
+/// resumes after the last stored round. InputError for K or R < 1, a window outside 0–600 s, a
+/// device that is not a real device of this machine (modelled ones are named, with how to tune on
+/// measured ones), a catalog that does not mark a device measured, or a library without samples
+/// of this model on a device.
 TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
                 Progress* progress = nullptr);
 
