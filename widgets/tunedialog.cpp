@@ -41,7 +41,7 @@ TuneDialog::TuneDialog(const TuneSettings& settings, const QString& context, QWi
     form->addRow(tr("Rounds (at most):"), m_rounds);
     form->addRow(tr("Front plans validated per round:"), m_plans);
     m_window = new QDoubleSpinBox(this);
-    m_window->setRange(0.0, 600.0);
+    m_window->setRange(0.0, kMaxTuneWindowS);
     m_window->setDecimals(1);
     m_window->setSuffix(tr(" s"));
     m_window->setValue(settings.windowS);

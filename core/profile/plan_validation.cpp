@@ -579,9 +579,10 @@ bool runInterleaved(const Graph& g, std::vector<PreparedPlan>& plans,
 }
 
 void checkRuns(const ValidationOptions& options) {
-    if (options.repeats < 1 || options.repeats > 100000) {
-        throw InputError::forSetting("repeats", "expected 1 to 100000, got " +
-                                                    std::to_string(options.repeats));
+    if (options.repeats < 1 || options.repeats > kMaxValidationRepeats) {
+        throw InputError::forSetting("repeats", "expected 1 to " +
+                                                    std::to_string(kMaxValidationRepeats) +
+                                                    ", got " + std::to_string(options.repeats));
     }
     if (options.warmup < 0 || options.warmup > 1000) {
         throw InputError::forSetting("warmup",

@@ -61,8 +61,11 @@ struct PlanToValidate {
 PlanToValidate planToValidate(const Graph& graph, const PlansFile& plans, std::int64_t planId,
                               const std::string& label);
 
+/// The most timed runs of a plan one validation takes (ValidationOptions::repeats).
+constexpr int kMaxValidationRepeats = 100000;
+
 struct ValidationOptions {
-    int repeats = 20; ///< timed runs of the whole plan (1..100000)
+    int repeats = 20; ///< timed runs of the whole plan (1..kMaxValidationRepeats)
     int warmup = 2;   ///< untimed runs first (0..1000); one always runs to check the plan
     /// The catalog the plan was searched with; null: the plan's objectives are compared without
     /// per-operator predictions (nothing to simulate with).

@@ -8,6 +8,7 @@
 #include "device/device.h"
 #include "device/device_fingerprint.h"
 #include "graph/graph.h"
+#include "profile/plan_validation.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,15 +17,6 @@
 #include <string>
 
 namespace paretune {
-
-namespace {
-
-/// The longest window of timed runs a round may ask for (TuneRequest::windowS), seconds.
-constexpr int kMaxWindowS = 600;
-/// The most timed runs of a plan validatePlans takes (ValidationOptions::repeats).
-constexpr int kMaxRuns = 100000;
-
-} // namespace
 
 namespace detail {
 
@@ -38,9 +30,10 @@ void checkRequest(const DeviceCatalog& catalog, const TuneRequest& request,
         throw InputError::forSetting("validate", "expected 1 or more plans per round, got " +
                                                      std::to_string(request.validate));
     }
-    if (!(request.windowS >= 0.0 && request.windowS <= kMaxWindowS)) {
-        throw InputError::forSetting("window", "expected 0 to " + std::to_string(kMaxWindowS) +
-                                                   " seconds of timed runs per round");
+    if (!(request.windowS >= 0.0 && request.windowS <= kMaxTuneWindowS)) {
+        throw InputError::forSetting(
+            "window", "expected 0 to " + std::to_string(static_cast<int>(kMaxTuneWindowS)) +
+                          " seconds of timed runs per round");
     }
     if (!(request.targetError > 0.0)) {
         throw InputError::forSetting("target", "expected a positive relative error");
@@ -117,7 +110,7 @@ int runsOfRound(const TuneRequest& request, double cycleUs) {
         return request.repeats;
     }
     const double runs = std::ceil(request.windowS * 1e6 / cycleUs);
-    return runs > request.repeats ? static_cast<int>(std::min<double>(runs, kMaxRuns))
+    return runs > request.repeats ? static_cast<int>(std::min<double>(runs, kMaxValidationRepeats))
                                   : request.repeats;
 }
 

@@ -24,6 +24,9 @@ struct DeviceCatalog;
 struct Graph;
 struct Progress;
 
+/// The longest window of timed runs a tune round may ask for (TuneRequest::windowS), seconds.
+constexpr double kMaxTuneWindowS = 600.0;
+
 struct TuneRequest {
     std::vector<std::string> deviceIds; ///< catalog ids of real devices of this machine
     SearchOptions options;              ///< of every round's search (the seed among them)
