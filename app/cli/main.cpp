@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // paretune: command-line front end. Exit codes: 0 ok, 1 internal error, 2 bad input.
 #include "bundle_command.h"
+#include "common/host_memory.h"
 #include "common/input_error.h"
 #include "device/cuda_devices.h"
 #include "devices_command.h"
@@ -72,6 +73,9 @@ std::string connectionStringWithPassword(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // Before any thread allocates (the device benchmarks start some before LibTorch is loaded):
+    // glibc fixes a thread's malloc arena then, and the measurements run with one for all.
+    paretune::keepFreedHostMemory();
     if (const std::string label = connectionStringWithPassword(argc, argv); !label.empty()) {
         std::cerr << "paretune: error: " << label
                   << ": the connection string holds a password; give it in PGPASSWORD or "

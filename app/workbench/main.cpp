@@ -5,6 +5,7 @@
 // Opens MODEL (or a .paretune workspace), or the sample model when none is given (the installed
 // one, else the copy in the resources).
 #include "common/data_folders.h"
+#include "common/host_memory.h"
 #include "common/input_error.h"
 #include "librarylocation.h"
 #include "mainwindow.h"
@@ -189,6 +190,8 @@ int main(int argc, char** argv) {
     if (answersWithText(argc, argv)) {
         return answerWithText(argc, argv);
     }
+    // Before Qt starts its threads: one malloc arena for all, as the measurements run with.
+    paretune::keepFreedHostMemory();
     QApplication app(argc, argv);
     QTranslator qtTranslator, appTranslator;
     setUpApplication(qtTranslator, appTranslator);

@@ -16,6 +16,15 @@ constexpr int kNeverTrim = 0x7fffffff;
 
 std::atomic<bool> g_kept{false};
 
+bool userChoseArenas() {
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    return (tunables != nullptr && std::strstr(tunables, "glibc.malloc.arena_") != nullptr) ||
+           std::getenv("MALLOC_ARENA_MAX") != nullptr ||
+           std::getenv("MALLOC_ARENA_TEST") != nullptr;
+}
+
+std::atomic<bool> g_oneArena{false};
+
 bool userChoseMallocSettings() {
     const char* tunables = std::getenv("GLIBC_TUNABLES");
     return (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) ||
@@ -26,6 +35,9 @@ bool userChoseMallocSettings() {
 } // namespace
 
 void keepFreedHostMemory() {
+    if (!g_oneArena.load() && !userChoseArenas()) {
+        g_oneArena.store(::mallopt(M_ARENA_MAX, 1) == 1);
+    }
     if (g_kept.load() || userChoseMallocSettings()) {
         return;
     }
@@ -40,6 +52,13 @@ std::string hostMemoryPolicy() {
         return "kept";
     }
     return userChoseMallocSettings() ? "user" : "default";
+}
+
+std::string mallocArenaPolicy() {
+    if (g_oneArena.load()) {
+        return "one";
+    }
+    return userChoseArenas() ? "user" : "default";
 }
 
 } // namespace paretune

@@ -315,6 +315,7 @@ LibraryProfileRun profileIntoLibrary(const Graph& graph, const Device& device,
                              {"openmp_wait_policy", openMpWaitPolicy()},
                              {"blas_thread_timeout", blasThreadTimeout()},
                              {"host_memory", hostMemoryPolicy()},
+                             {"malloc_arenas", mallocArenaPolicy()},
                              {"lowered_convolutions", loweredConvolutionLayout()}};
     if (checkSpeed) { // the machine's speed when the measurements began
         config["speed_before"] = {{"gemm_gflops", speed.before.gemmGflops},

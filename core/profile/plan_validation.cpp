@@ -491,6 +491,7 @@ PlanValidation reportAndStore(const Graph& g, PreparedPlan& prepared, SampleLibr
                                       {"predicted_source", np.source},
                                       {"residual_us", optionalJson(residual)},
                                       {"host_memory", hostMemoryPolicy()},
+                                      {"malloc_arenas", mallocArenaPolicy()},
                                       {"lowered_convolutions", loweredConvolutionLayout()}}
                            .dump();
         samples.push_back(s);
