@@ -13,11 +13,14 @@
 #include "store/graph_records.h"
 #include "store/records.h"
 #include "store/sample_library.h"
+#include "workflow/cell_shrinkage.h"
 #include "workflow/in_context_costs.h"
 #include "workflow/tune_round_record.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 using namespace paretune;
 using paretune::test::fixtureGraph;
@@ -46,6 +49,8 @@ private Q_SLOTS:
     void nodesTakeTheirInPlanTimes();
     void smallNodesDoNotSetTheScale();
     void fusedGroupsTakeTheirInPlanTimes();
+    void cellsOfFewPlansAreDrawnTowardTheirNodeElsewhere();
+    void shrinkageNeedsTimesThatTellTheNoise();
     void earlierRoundsAreAtTheLatestSpeed_data();
     void earlierRoundsAreAtTheLatestSpeed();
     void learningFromRoundsAtTheirSpeeds();
@@ -161,6 +166,98 @@ void TestInContext::fusedGroupsTakeTheirInPlanTimes() {
     TuneRoundRecord record;
     record.recordJson = older.dump();
     QCOMPARE(detail::roundFrom(record).fit.membersScaledByGroup, 0);
+}
+
+void TestInContext::cellsOfFewPlansAreDrawnTowardTheirNodeElsewhere() {
+    // On cpu:0 and on cpu:1, a, b and c ran in three plans each, e^-0.1, 1 and e^0.1 times their
+    // medians (100, 200, 400 µs, cells as large): one time's noise is 0.01 in log² (Σ 1400 · 0.02
+    // over Σ 1400 · 2 degrees of freedom). d ran once on each: 150 µs on cpu:0, 100 on cpu:1,
+    // over cells of 100.
+    const auto spread = [](double median) {
+        return std::vector<double>{median * std::exp(-0.1), median, median * std::exp(0.1)};
+    };
+    std::vector<InPlanCell> cells;
+    for (std::int32_t d = 0; d < 2; ++d) {
+        cells.push_back({"a", d, 100.0, spread(100.0)});
+        cells.push_back({"b", d, 200.0, spread(200.0)});
+        cells.push_back({"c", d, 400.0, spread(400.0)});
+        cells.push_back({"d", d, 100.0, {d == 0 ? 150.0 : 100.0}});
+    }
+    std::vector<double> estimates;
+    const std::optional<CellShrinkage> fit = shrinkInPlanTimes(cells, estimates);
+    QVERIFY(fit);
+    QCOMPARE(fit->noiseSd, 0.1);
+    QCOMPARE(fit->cells, 8);
+    // The devices' log-ratios: ln(850 / 800) on cpu:0, 0 on cpu:1. A cell's prior is its
+    // device's plus its node's ratio elsewhere less that device's: d on cpu:0 gets b0 + 0, d on
+    // cpu:1 gets ln 1.5 − b0; a, b and c are b0 off theirs either way.
+    const double b0 = std::log(850.0 / 800.0);
+    const double lucky = std::log(1.5) - b0;
+    // The spread: time-weighted, less the noise of the cell's median and of its prior's.
+    const double between = (1400.0 * (b0 * b0 - 0.01 * (1.0 / 3 + 1.0 / 3)) +
+                            (150.0 + 100.0) * (lucky * lucky - 0.01 * 2)) /
+                           1650.0;
+    QCOMPARE(fit->spreadSd, std::sqrt(between));
+    // d keeps w of its own log-ratio off the prior, w = (spread² + noise of the prior) / (that
+    // + its own noise): the 150 on cpu:0 comes down, the 100 on cpu:1 goes up.
+    const double w = (between + 0.01) / (between + 0.01 + 0.01);
+    QCOMPARE(estimates[3], 100.0 * std::exp(b0 + w * lucky));
+    QCOMPARE(estimates[7], 100.0 * std::exp(lucky - w * lucky));
+    QVERIFY(estimates[3] > 130.0 && estimates[3] < 140.0);
+    QVERIFY(estimates[7] > 105.0 && estimates[7] < 115.0);
+    // a on cpu:0, from three times: drawn by b0 less.
+    const double w3 = (between + 0.01 / 3) / (between + 0.01 / 3 + 0.01 / 3);
+    QCOMPARE(estimates[0], 100.0 * std::exp(b0 - w3 * b0));
+
+    // Through applyInContextCosts, the same on the fixture's cells (d's is 800 µs): d's cells
+    // are the drawn figures, stored with the round; the devices' scales stay the medians'.
+    const Graph g = fixtureGraph("a->b->c->d");
+    CostTable table = tableOf(g);
+    std::vector<PlanObservation> plans;
+    for (const char* device : {"cpu:0", "cpu:1"}) {
+        for (const double f : {std::exp(-0.1), 1.0, std::exp(0.1)}) {
+            plans.push_back(sequential(device, {{"a", 100 * f}, {"b", 200 * f}, {"c", 400 * f}}));
+        }
+    }
+    plans.push_back(sequential("cpu:0", {{"d", 1200}}, 5000.0));
+    plans.push_back(sequential("cpu:1", {{"d", 800}}, 5000.0));
+    const InContextFit learned = applyInContextCosts(table, g, plans);
+    QVERIFY(learned.shrinkage);
+    QCOMPARE(learned.shrinkage->noiseSd, 0.1);
+    QVERIFY(table.cell(g.findNode("d"), 0).latencyUs < 1200.0);
+    QVERIFY(table.cell(g.findNode("d"), 1).latencyUs > 800.0);
+    QCOMPARE(learned.deviceScale.at("cpu:0"), 1900.0 / 1500.0);
+    QCOMPARE(learned.deviceScale.at("cpu:1"), 1.0);
+    const TuneRound back = storedAndReadBack(learned);
+    QVERIFY(back.fit.shrinkage);
+    QCOMPARE(back.fit.shrinkage->spreadSd, learned.shrinkage->spreadSd);
+    QCOMPARE(back.fit.shrinkage->cells, 8);
+}
+
+void TestInContext::shrinkageNeedsTimesThatTellTheNoise() {
+    // Two cells of two times or more cannot tell the noise: every cell keeps its median.
+    const std::vector<InPlanCell> cells = {{"a", 0, 100.0, {90.0, 110.0}},
+                                           {"b", 0, 200.0, {190.0, 210.0, 260.0}},
+                                           {"a", 1, 100.0, {150.0}},
+                                           {"b", 1, 200.0, {300.0}}};
+    std::vector<double> estimates;
+    QVERIFY(!shrinkInPlanTimes(cells, estimates));
+    QCOMPARE(estimates, (std::vector<double>{100.0, 210.0, 150.0, 300.0}));
+    // A node that ran on no other device, or only on a device of fewer than three cells, has
+    // nothing to draw toward: it keeps its median.
+    const std::vector<InPlanCell> alone = {{"a", 0, 100.0, {90.0, 110.0}},
+                                           {"b", 0, 100.0, {95.0, 105.0}},
+                                           {"c", 0, 100.0, {80.0, 120.0}},
+                                           {"d", 0, 100.0, {150.0}},
+                                           {"d", 1, 100.0, {120.0}}};
+    QVERIFY(!shrinkInPlanTimes(alone, estimates));
+    QCOMPARE(estimates, (std::vector<double>{100.0, 100.0, 100.0, 150.0, 120.0}));
+    // Stored rounds from before the shrinkage read back without one.
+    nlohmann::json older = detail::roundJson(storedAndReadBack(InContextFit{}));
+    older["fit"].erase("shrinkage");
+    TuneRoundRecord record;
+    record.recordJson = older.dump();
+    QVERIFY(!detail::roundFrom(record).fit.shrinkage);
 }
 
 void TestInContext::earlierRoundsAreAtTheLatestSpeed_data() {

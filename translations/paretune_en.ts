@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+112"/>
+        <location filename="../app/workbench/main.cpp" line="+113"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2467,6 +2467,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+5"/>
+        <source>%1 cells in context drawn toward their nodes on other devices (a time&apos;s noise %2 %, the cells&apos; spread %3 %)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>%1 ×%2</source>
         <translation type="unfinished"></translation>
     </message>

@@ -4,7 +4,7 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/workbench/main.cpp" line="+112"/>
+        <location filename="../app/workbench/main.cpp" line="+113"/>
         <source>Place neural-network operators on the devices of this machine.</source>
         <translation>将神经网络算子放置到本机的设备上。</translation>
     </message>
@@ -2454,6 +2454,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+5"/>
+        <source>%1 cells in context drawn toward their nodes on other devices (a time&apos;s noise %2 %, the cells&apos; spread %3 %)</source>
+        <translation>%1 个上下文单元向其节点在其他设备上的值收拢（单次时间噪声 %2 %，单元离散度 %3 %）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>%1 ×%2</source>
         <translation>%1 ×%2</translation>
     </message>

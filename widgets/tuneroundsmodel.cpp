@@ -41,6 +41,13 @@ QString TuneRoundsModel::costsText(const InContextFit& fit) {
                      .arg(fit.fusedInContext)
                      .arg(fit.fusedScaled);
     }
+    if (fit.shrinkage) {
+        parts << tr("%1 cells in context drawn toward their nodes on other devices (a time's noise "
+                    "%2 %, the cells' spread %3 %)")
+                     .arg(fit.shrinkage->cells)
+                     .arg(fit.shrinkage->noiseSd * 100.0, 0, 'f', 1)
+                     .arg(fit.shrinkage->spreadSd * 100.0, 0, 'f', 1);
+    }
     for (const auto& [device, scale] : fit.deviceScale) {
         parts << tr("%1 ×%2").arg(QString::fromStdString(device)).arg(scale, 0, 'f', 2);
     }

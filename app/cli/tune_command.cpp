@@ -75,6 +75,13 @@ void printRounds(const TuneRun& run) {
             }
             std::printf(")");
         }
+        if (r.fit.shrinkage) {
+            std::printf(
+                "; %d cells in context drawn toward their nodes on other devices (a time's noise "
+                "%.1f%%, the cells' spread %.1f%%)",
+                r.fit.shrinkage->cells, r.fit.shrinkage->noiseSd * 100.0,
+                r.fit.shrinkage->spreadSd * 100.0);
+        }
         for (const FittedContention& c : r.fit.contention) {
             std::printf("; %s beside %s x%.2f", c.device.c_str(), c.other.c_str(), c.factor);
         }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow/in_context_costs.h"
 
+#include "workflow/cell_shrinkage.h"
+
 #include "common/input_error.h"
 #include "graph/graph.h"
 #include "profile/measurement.h"
@@ -76,7 +78,11 @@ nlohmann::json InContextFit::toJson() const {
             {"handoffs", handoffs},
             {"turn_gaps", usPerDevice(gaps.turnGapUs, gaps.turnGapObservations)},
             {"turn_copy_scales", copyScales},
-            {"turns", turnCosts}};
+            {"turns", turnCosts},
+            {"shrinkage", shrinkage ? nlohmann::json{{"noise_sd", shrinkage->noiseSd},
+                                                     {"spread_sd", shrinkage->spreadSd},
+                                                     {"cells", shrinkage->cells}}
+                                    : nlohmann::json(nullptr)}};
 }
 
 std::vector<PlanObservation>
@@ -203,6 +209,54 @@ std::int32_t observedFusion(const Graph& graph, const CostTable& table, const st
     return -1;
 }
 
+namespace {
+
+/// Draws the cells' in-plan times (`inContext`, `fusedInContext`: their medians, from `alone`
+/// and `fusedAlone` less the turn costs) toward their nodes' on other devices
+/// (shrinkInPlanTimes): a node in one variant, or a fusion option. Cells the table does not
+/// support, or with a time of 0 once the turn cost is off, keep their medians.
+std::optional<CellShrinkage>
+shrinkCells(const CostTable& table, const Graph& graph,
+            const std::map<NodeColumn, TurnSplitTimes>& alone,
+            const std::map<std::pair<std::int32_t, std::int32_t>, TurnSplitTimes>& fusedAlone,
+            const std::map<std::int32_t, double>& turnUs, std::map<NodeColumn, double>& inContext,
+            std::map<std::pair<std::int32_t, std::int32_t>, double>& fusedInContext) {
+    std::vector<InPlanCell> cells;
+    std::vector<double*> figures; // where each cell's estimate goes
+    const auto add = [&](const CostCell& cell, std::int32_t d, std::string node,
+                         const TurnSplitTimes& times, double* figure) {
+        std::vector<double> us = timesWithoutTurns(times, turnUs);
+        if (!cell.supported() || !(cell.latencyUs > 0.0) ||
+            std::any_of(us.begin(), us.end(), [](double t) { return !(t > 0.0); })) {
+            return;
+        }
+        cells.push_back({std::move(node), d, cell.latencyUs, std::move(us)});
+        figures.push_back(figure);
+    };
+    for (const auto& [key, times] : alone) {
+        std::string node = graph.nodes[static_cast<std::size_t>(key.node)].name;
+        if (key.variant > 0) {
+            node += "@" + std::string(variantName(table.variant(key.variant)));
+        }
+        add(table.cell(key.node, key.device, key.variant), key.device, std::move(node), times,
+            &inContext.at(key));
+    }
+    const std::vector<FusionOption>& options = table.fusionOptions();
+    for (const auto& [key, times] : fusedAlone) {
+        add(options[static_cast<std::size_t>(key.first)]
+                .cells[static_cast<std::size_t>(key.second)],
+            key.second, "fusion " + std::to_string(key.first), times, &fusedInContext.at(key));
+    }
+    std::vector<double> estimates;
+    std::optional<CellShrinkage> shrinkage = shrinkInPlanTimes(cells, estimates);
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+        *figures[i] = estimates[i];
+    }
+    return shrinkage;
+}
+
+} // namespace
+
 InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                                  const std::vector<PlanObservation>& plans) {
     using Key = NodeColumn;
@@ -293,6 +347,9 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
             sums[key.second].add(us, cell.latencyUs);
         }
     }
+    // The devices' scales above are of the medians (their sums carry no luck of the draw); each
+    // cell's own figure is drawn toward its node's on other devices (cell_shrinkage.h).
+    fit.shrinkage = shrinkCells(table, graph, alone, fusedAlone, turnUs, inContext, fusedInContext);
     // Weighted by time, as a plan's latency is: small nodes (a Relu, an Add) run several times
     // slower inside a plan than alone, large convolutions about as fast, and a median of
     // per-node ratios taken over mostly small nodes scaled a device's unseen convolutions by 4.

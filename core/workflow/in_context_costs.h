@@ -4,6 +4,7 @@
 // per-device scales and contention between devices that run side by side (DESIGN.md "The plan,
 // second generation": the tune loop).
 #include "cost/cost_table.h"
+#include "workflow/cell_shrinkage.h"
 #include "workflow/in_plan_gaps.h"
 #include "workflow/turn_costs.h"
 
@@ -77,6 +78,10 @@ struct InContextFit {
     InPlanGaps gaps;
     /// Devices' turn costs on shared cores (turn_costs.h), measured; set in the table.
     std::vector<FittedTurn> turns;
+    /// How the cells measured inside plans were drawn toward their nodes' on other devices
+    /// (cell_shrinkage.h);
+    /// absent where the times could not tell their noise.
+    std::optional<CellShrinkage> shrinkage;
 
     nlohmann::json toJson() const;
 };
@@ -88,7 +93,8 @@ struct InContextFit {
 ///   those times on that device, each turn start's less its device's turn cost: the operator as
 ///   it runs in a plan (caches, threads, the framework between nodes), which the library's
 ///   isolated sample misses; a fused group observed as "FIRST+fused" (FIRST its first member)
-///   likewise sets its fusion option's cell;
+///   likewise sets its fusion option's cell; each such median drawn toward its node's ratio on
+///   its other devices (shrinkInPlanTimes), the more the fewer plans it ran in;
 /// * a member of a fusion group measured so, itself not, scales by the group's ratio of in-plan
 ///   time to cell (summed over its groups); a fusion option not measured whose members all were
 ///   scales by their summed ratio: what the profiler measured side by side stays in proportion;
