@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow/in_context_costs.h"
 
-#include "workflow/cell_shrinkage.h"
-
 #include "common/input_error.h"
 #include "graph/graph.h"
 #include "profile/measurement.h"

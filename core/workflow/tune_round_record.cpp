@@ -238,13 +238,14 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
                  static_cast<int>(number(h, "observations"))});
         }
     }
-    // Rounds stored before turns on shared cores were learned have none.
+    // Rounds stored before the cells were drawn toward their nodes elsewhere have no shrinkage.
     if (const auto shrinkage = fit.find("shrinkage");
         shrinkage != fit.end() && !shrinkage->is_null()) {
         round.fit.shrinkage =
             CellShrinkage{number(*shrinkage, "noise_sd"), number(*shrinkage, "spread_sd"),
                           static_cast<int>(number(*shrinkage, "cells"))};
     }
+    // Rounds stored before turns on shared cores were learned have none.
     if (const auto turns = fit.find("turns"); turns != fit.end()) {
         for (const auto& [device, t] : turns->items()) {
             round.fit.turns.push_back(
