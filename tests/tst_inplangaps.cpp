@@ -152,16 +152,24 @@ void TestInPlanGaps::turnsOnSharedCoresAreLearned() {
     // The nodes' in-plan times without their turns: c on cpu:0 400 (430 − 30, twice), not 430;
     // b on cpu:0 200 and 240 − 30. Each cell's median is then drawn toward its node's on the
     // other core (shrinkInPlanTimes, tst_incontext): b on cpu:0 from 205 to 203.8.
-    std::vector<double> drawn;
-    QVERIFY(shrinkInPlanTimes({{"a", 0, 100, {100, 100, 100}},
-                               {"a", 1, 100, {100, 100}},
-                               {"b", 0, 200, {200, 210}},
-                               {"b", 1, 200, {200, 200, 200}},
-                               {"c", 0, 400, {400, 400, 400}},
-                               {"c", 1, 400, {400, 410}},
-                               {"d", 0, 800, {800, 800, 800}},
-                               {"d", 1, 800, {800, 800}}},
-                              drawn));
+    // The cells' times as applyInContextCosts gathers them (a, b, c, d on cpu:0, then cpu:1, in
+    // node order), drawn: b's and c's as given, a's and d's those of the plans above.
+    const auto drawnWith = [](std::vector<double> b0, std::vector<double> b1,
+                              std::vector<double> c0, std::vector<double> c1) {
+        std::vector<double> drawn;
+        shrinkInPlanTimes({{"a", 0, 100, {100, 100, 100}},
+                           {"a", 1, 100, {100, 100}},
+                           {"b", 0, 200, std::move(b0)},
+                           {"b", 1, 200, std::move(b1)},
+                           {"c", 0, 400, std::move(c0)},
+                           {"c", 1, 400, std::move(c1)},
+                           {"d", 0, 800, {800, 800, 800}},
+                           {"d", 1, 800, {800, 800}}},
+                          drawn);
+        return drawn;
+    };
+    std::vector<double> drawn = drawnWith({200, 210}, {200, 200, 200}, {400, 400, 400}, {400, 410});
+    QVERIFY(drawn[2] < 205.0); // b on cpu:0, drawn toward b on cpu:1's 200
     QCOMPARE(table.cell(g.findNode("b"), 0).latencyUs, drawn[2]);
     QCOMPARE(table.cell(g.findNode("b"), 1).latencyUs, drawn[3]);
     QCOMPARE(table.cell(g.findNode("c"), 0).latencyUs, drawn[4]);
@@ -185,15 +193,7 @@ void TestInPlanGaps::turnsOnSharedCoresAreLearned() {
         applyInContextCosts(apart, g, {onCpu0, onCpu1, switching, back, switching});
     QVERIFY(none.turns.empty());
     QCOMPARE(apart.turnCost(0), 0.0);
-    QVERIFY(shrinkInPlanTimes({{"a", 0, 100, {100, 100, 100}},
-                               {"a", 1, 100, {100, 100}},
-                               {"b", 0, 200, {200, 240}},
-                               {"b", 1, 200, {200, 250, 250}},
-                               {"c", 0, 400, {400, 430, 430}},
-                               {"c", 1, 400, {400, 460}},
-                               {"d", 0, 800, {800, 800, 800}},
-                               {"d", 1, 800, {800, 800}}},
-                              drawn));
+    drawn = drawnWith({200, 240}, {200, 250, 250}, {400, 430, 430}, {400, 460});
     QCOMPARE(apart.cell(g.findNode("c"), 0).latencyUs, drawn[4]); // its median 430, drawn
 }
 
