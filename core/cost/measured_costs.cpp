@@ -137,7 +137,6 @@ VariantCellCount fillVariantCells(CostTable& table, const Graph& graph,
     }
     for (std::int32_t v = 1; v < table.variantCount(); ++v) {
         const Variant variant = table.variant(v);
-        const Precision precision = variant.precision;
         const std::vector<Variant> variants = lowerAll(graph, variant);
         // Each node with its own conversions: the cell of a node alone, and what a chain saves.
         const LoweredGraph lowered =
