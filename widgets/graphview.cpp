@@ -174,16 +174,16 @@ void GraphView::startLayout() {
     // The worker gets values only (the model is shared read-only); it never touches a widget.
     const std::shared_ptr<const ImportResult> model = m_model;
     const OutlineOptions options = m_options;
-    using Layout = std::shared_ptr<const GraphLayout>;
+    using SharedLayout = std::shared_ptr<const GraphLayout>;
     // A newer model or expansion supersedes a running layout.
-    m_layoutJob->run<Layout>(
+    m_layoutJob->run<SharedLayout>(
         tr("laying out the graph"),
-        [model, options](JobResult<Layout>& r, const std::shared_ptr<JobProgress>&) {
+        [model, options](JobResult<SharedLayout>& r, const std::shared_ptr<JobProgress>&) {
             auto outline =
                 std::make_shared<const GraphOutline>(buildOutline(model->graph, options));
             r.outcome = std::make_shared<const GraphLayout>(layOutGraph(std::move(outline)));
         },
-        [this](const Layout& layout) { applyLayout(layout); },
+        [this](const SharedLayout& layout) { applyLayout(layout); },
         [this](const QString& error) {
             m_status->setText(tr("Layout failed: %1").arg(error));
             Q_EMIT layoutFailed(error);
