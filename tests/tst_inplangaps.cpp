@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The time between nodes inside plans and the turns of devices sharing cores, as the tune loop
-// learns them from measured plans (workflow/in_plan_gaps.h, turn_costs.h), worked by hand.
+// The time between nodes inside plans, the turns of devices sharing cores and the receives of
+// those that do not, as the tune loop learns them from measured plans (workflow/in_plan_gaps.h,
+// turn_costs.h), worked by hand.
 #include "cost/cost_table.h"
 #include "graph_fixture.h"
 #include "in_context_fixture.h"
@@ -31,6 +32,7 @@ private Q_SLOTS:
     void turnsOnSharedCoresAreLearned();
     void gapsBeforeTurnsAreLearned();
     void copiesAtTurnsTakeTheirMeasuredShare();
+    void receivesAreLearned();
 };
 
 void TestInPlanGaps::gapsBetweenNodesAreLearned() {
@@ -193,6 +195,10 @@ void TestInPlanGaps::turnsOnSharedCoresAreLearned() {
         applyInContextCosts(apart, g, {onCpu0, onCpu1, switching, back, switching});
     QVERIFY(none.turns.empty());
     QCOMPARE(apart.turnCost(0), 0.0);
+    // b and c switched cores, now receives: two cells a device, too few for a factor.
+    QCOMPARE(receiveStarts(switching, apart, g), (std::vector<bool>{false, true, true, false}));
+    QVERIFY(none.receives.empty());
+    QCOMPARE(apart.receiveFactor(0), 1.0);
     drawn = drawnWith({200, 240}, {200, 250, 250}, {400, 430, 430}, {400, 460});
     QCOMPARE(apart.cell(g.findNode("c"), 0).latencyUs, drawn[4]); // its median 430, drawn
 }
@@ -276,6 +282,86 @@ void TestInPlanGaps::copiesAtTurnsTakeTheirMeasuredShare() {
     // Stored with the round and read back.
     const TuneRound stored = storedAndReadBack(fit);
     QCOMPARE(stored.fit.gaps.turnCopyScale, fit.gaps.turnCopyScale);
+}
+
+void TestInPlanGaps::receivesAreLearned() {
+    const Graph g = fixtureGraph("a->b->c->d->e->f"); // every tensor 1000 bytes
+    const std::vector<std::string> names = {"a", "b", "c", "d", "e", "f"};
+    CostTable table(
+        static_cast<std::int32_t>(g.nodes.size()),
+        {CostDevice{"cpu:0", "cpu", 10.0, 1.0, 1e9}, CostDevice{"cpu:1", "cpu", 10.0, 1.0, 1e9}},
+        0);
+    for (std::size_t k = 0; k < names.size(); ++k) { // a 100 µs, b 200 … f 600, both cores
+        for (std::int32_t d = 0; d < 2; ++d) {
+            CostCell cell;
+            cell.latencyUs = 100.0 * static_cast<double>(k + 1);
+            cell.energyUj = cell.latencyUs;
+            cell.source = CostSource::Measured;
+            table.setCell(g.findNode(names[k]), d, cell);
+        }
+    }
+    // The catalog's copies both ways: 2 µs and 100 bytes/µs (12 µs for a tensor).
+    table.setPath(0, 1,
+                  {TransferHop{table.addQueue("q01"), 0, 1, 2.0, 100.0, CostSource::Modelled}});
+    table.setPath(1, 0,
+                  {TransferHop{table.addQueue("q10"), 1, 0, 2.0, 100.0, CostSource::Modelled}});
+    // The chain on one core at the cells' times; then alternating between the cores, each node
+    // after the first reading its producer's tensor from the other core 12 µs after it ended,
+    // and running 1.2 times its cell on cpu:0, 1.1 times on cpu:1.
+    const auto run = [&names](const std::vector<std::int32_t>& cores) {
+        PlanObservation plan;
+        double t = 0.0;
+        for (std::size_t k = 0; k < names.size(); ++k) {
+            const bool received = k > 0 && cores[k] != cores[k - 1];
+            const double us = 100.0 * static_cast<double>(k + 1) *
+                              (!received       ? 1.0
+                               : cores[k] == 0 ? 1.2
+                                               : 1.1);
+            t += received ? 12.0 : 0.0;
+            plan.nodes.push_back({names[k], "cpu:" + std::to_string(cores[k]), us, t, t + us});
+            t += us;
+        }
+        return plan;
+    };
+    const PlanObservation onCpu0 = run({0, 0, 0, 0, 0, 0});
+    const PlanObservation onCpu1 = run({1, 1, 1, 1, 1, 1});
+    const PlanObservation even = run({0, 1, 0, 1, 0, 1});
+    const PlanObservation odd = run({1, 0, 1, 0, 1, 0});
+    QCOMPARE(receiveStarts(even, table, g),
+             (std::vector<bool>{false, true, true, true, true, true}));
+    QCOMPARE(receiveStarts(onCpu0, table, g), std::vector<bool>(6, false));
+    const InContextFit fit = applyInContextCosts(table, g, {onCpu0, onCpu1, even, odd});
+    // cpu:0 received b, d, f (odd) and c, e (even): 240 + 360 + 480 + 600 + 720 over their
+    // times kept, 200 + 300 + 400 + 500 + 600: 1.2; cpu:1 alike, 1.1.
+    QCOMPARE(fit.receives.size(), std::size_t(2));
+    QCOMPARE(fit.receives[0].device, std::string("cpu:0"));
+    QCOMPARE(fit.receives[0].factor, 1.2);
+    QCOMPARE(fit.receives[0].cells, 5);
+    QCOMPARE(fit.receives[1].device, std::string("cpu:1"));
+    QCOMPARE(fit.receives[1].factor, 1.1);
+    QCOMPARE(table.receiveFactor(0), 1.2);
+    QVERIFY(table.receiveFactorSource(1) == CostSource::Measured);
+    QVERIFY(fit.turns.empty()); // the cores are not shared
+    // The cells, their receives divided by the factor: as they ran kept (the gaps' dispatch 0).
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        QCOMPARE(table.cell(g.findNode(names[k]), 0).latencyUs, 100.0 * static_cast<double>(k + 1));
+        QCOMPARE(table.cell(g.findNode(names[k]), 1).latencyUs, 100.0 * static_cast<double>(k + 1));
+    }
+    // `even` simulated: a 0–100; the copy 2 + 10; b 112–332 (200 · 1.1); c 344–704 (300 · 1.2);
+    // d 716–1156; e 1168–1768; f 1780–2440: as it ran. All on cpu:0: 2100, no copy.
+    Simulator sim(g, table);
+    std::vector<std::uint8_t> genome(static_cast<std::size_t>(sim.computeCount()), 0);
+    QCOMPARE(sim.simulate(sim.planOf(genome)).objectives.latencyUs, 2100.0);
+    for (std::size_t k = 1; k < names.size(); k += 2) {
+        genome[static_cast<std::size_t>(sim.computeIndex(g.findNode(names[k])))] = 1;
+    }
+    QCOMPARE(sim.simulate(sim.planOf(genome)).objectives.latencyUs, 2440.0);
+    QCOMPARE(even.nodes.back().endUs, 2440.0);
+    // Stored with the round and read back.
+    const TuneRound stored = storedAndReadBack(fit);
+    QCOMPARE(stored.fit.receives.size(), std::size_t(2));
+    QCOMPARE(stored.fit.receives[1].factor, 1.1);
+    QCOMPARE(stored.fit.receives[1].cells, 5);
 }
 
 QTEST_GUILESS_MAIN(TestInPlanGaps)

@@ -91,14 +91,18 @@ std::vector<std::string> deviceIds(const QString& devices) {
     return ids;
 }
 
-/// Shared resources from "gpu|npu" (exclusive), "npu<gpu=2" (npu slowed by gpu by 2) and
-/// "npu~5" (npu's turn cost 5 µs) items.
+/// Shared resources from "gpu|npu" (exclusive), "npu<gpu=2" (npu slowed by gpu by 2),
+/// "npu~5" (npu's turn cost 5 µs) and "npu*2" (npu's receive factor 2) items.
 void addSharedResources(CostTable& table, const QString& text) {
     for (const QString& item : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
         if (item.contains(QLatin1Char('~'))) {
             const QStringList kv = item.split(QLatin1Char('~'));
             table.setTurnCost(table.findDevice(kv[0].toStdString()), kv[1].toDouble(),
                               CostSource::Measured);
+        } else if (item.contains(QLatin1Char('*'))) {
+            const QStringList kv = item.split(QLatin1Char('*'));
+            table.setReceiveFactor(table.findDevice(kv[0].toStdString()), kv[1].toDouble(),
+                                   CostSource::Measured);
         } else if (item.contains(QLatin1Char('|'))) {
             const QStringList pair = item.split(QLatin1Char('|'));
             table.setExclusive(table.findDevice(pair[0].toStdString()),
@@ -374,6 +378,37 @@ void TestSimulator::sharedResources_data() {
         << "a=gpu b=npu c=cpu"
         << "gpu|npu"
         << "a=11..31 b=31..41 c=0..20" << 41.0 << 2.523;
+    // b's input reaches the npu at 22 (copied for it): b lasts 10 · 2, 22..42. a on the gpu also
+    // had its input copied, at the gpu's factor 1. 3000 + 40 + 42·2 + 12·10 + 22·1 = 3266 µJ
+    // (the cells' energy; the stretch is busy time).
+    QTest::newRow("an input copied in stretches its reader")
+        << "a; b"
+        << "a@gpu=30"
+        << "a=gpu b=npu"
+        << "npu*2"
+        << "a=11..41 b=22..42" << 42.0 << 3.266;
+    // a cpu 0..10, its output on the gpu at 21 (10 + 1); b, the first reader there, 21..36
+    // (10 · 1.5); c reads b on the gpu: 36..46. 100 + 1000 + 1000 + 36·2 + 21·10 = 2382 µJ.
+    QTest::newRow("a node on its producer's device is not stretched")
+        << "a->b->c"
+        << ""
+        << "a=cpu b=gpu c=gpu"
+        << "gpu*1.5"
+        << "a=0..10 b=21..36 c=36..46" << 46.0 << 2.382;
+    // c reads a's copy that b's made: no copy for it, 36..46, as above.
+    QTest::newRow("a second reader of a copy is not stretched")
+        << "a->b; a->c"
+        << ""
+        << "a=cpu b=gpu c=gpu"
+        << "gpu*1.5"
+        << "a=0..10 b=21..36 c=36..46" << 46.0 << 2.382;
+    // b takes the cores over: its turn cost, not its receive factor (a turn's cost holds it),
+    // as "taking shared cores over costs a turn".
+    QTest::newRow("a turn is not also a receive") << "a; b"
+                                                  << "a@gpu=30"
+                                                  << "a=gpu b=npu"
+                                                  << "gpu|npu npu~5 npu*2"
+                                                  << "a=11..41 b=41..56" << 56.0 << 3.453;
 }
 
 // Exclusive devices and contention on hand-computed schedules: start and finish times, makespan
@@ -391,7 +426,8 @@ void TestSimulator::sharedResources() {
     const DeviceCatalog catalog = parseDeviceCatalogText(testCatalogText(), "test");
     CostTable table = manualTable(g, catalog, latency);
     addSharedResources(table, shared);
-    QCOMPARE(table.hasSharedResources(), !shared.isEmpty());
+    QCOMPARE(table.hasSharedResources(),
+             shared.contains(QLatin1Char('|')) || shared.contains(QLatin1Char('<')));
     Simulator sim(g, table);
     const Plan p = placement(g, table, sim, plan);
     const SimulationResult r = sim.simulate(p, true);
@@ -894,6 +930,7 @@ void TestSimulator::evaluateBatchMatchesEvaluate() {
         table.setTurnCost(D - 2, 7.25, CostSource::Measured);
         table.setTurnCost(D - 1, 3.5, CostSource::Measured);
         for (std::int32_t d = 0; d < D; ++d) {
+            table.setReceiveFactor(d, 1.05 + 0.1 * d, CostSource::Measured);
             table.setContention(d, (d + 1) % D, 1.1 + 0.2 * d, CostSource::Measured);
         }
     }

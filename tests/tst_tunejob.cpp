@@ -312,10 +312,12 @@ void TestTuneJob::roundsSayWhatWasLearnedAndTheMachinesDrift() {
     fit.gaps.dispatchUs["cpu:1"] = 6.4;
     fit.gaps.handoffs.push_back({"cpu:0", "cpu", 41.5, 4.0, 12});
     fit.turns.push_back({"cpu", 12.5, 7});
+    fit.receives.push_back({"cpu:1", 1.0641, 9});
     QCOMPARE(TuneRoundsModel::costsText(fit),
              QStringLiteral("30 nodes in context, 5 scaled; 4 fused groups in context, 2 scaled; "
                             "cpu:0 ×1.25; cpu:1 +6.4 µs a node (measured); cpu +12.5 µs a turn "
-                            "on shared cores (measured); cpu:0 → cpu handoff 41.5 µs "
+                            "on shared cores (measured); cpu:1 ×1.064 reading a tensor from "
+                            "another device (measured); cpu:0 → cpu handoff 41.5 µs "
                             "(catalog 4.0 µs)"));
 
     TuneRound drifted;

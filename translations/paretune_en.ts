@@ -2492,6 +2492,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+5"/>
+        <source>%1 ×%2 reading a tensor from another device (measured)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 +%2 µs before a turn on shared cores (measured)</source>
         <translation type="unfinished"></translation>
     </message>

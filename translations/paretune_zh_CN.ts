@@ -2479,6 +2479,11 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+5"/>
+        <source>%1 ×%2 reading a tensor from another device (measured)</source>
+        <translation>%1 读取来自其他设备的张量时 ×%2（实测）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 +%2 µs before a turn on shared cores (measured)</source>
         <translation>%1 接管共享核心前 +%2 µs（实测）</translation>
     </message>

@@ -31,7 +31,7 @@ QString TuneRoundsModel::costsText(const InContextFit& fit) {
     if (fit.nodesInContext == 0 && fit.nodesScaled == 0 && fit.fusedInContext == 0 &&
         fit.fusedScaled == 0 && fit.contention.empty() && fit.gaps.dispatchUs.empty() &&
         fit.gaps.handoffs.empty() && fit.turns.empty() && fit.gaps.turnGapUs.empty() &&
-        fit.gaps.turnCopyScale.empty()) {
+        fit.gaps.turnCopyScale.empty() && fit.receives.empty()) {
         return tr("library costs only");
     }
     QStringList parts{
@@ -65,6 +65,11 @@ QString TuneRoundsModel::costsText(const InContextFit& fit) {
         parts << tr("%1 +%2 µs a turn on shared cores (measured)")
                      .arg(QString::fromStdString(t.device))
                      .arg(t.us, 0, 'f', 1);
+    }
+    for (const FittedReceive& r : fit.receives) {
+        parts << tr("%1 ×%2 reading a tensor from another device (measured)")
+                     .arg(QString::fromStdString(r.device))
+                     .arg(r.factor, 0, 'f', 3);
     }
     for (const auto& [device, us] : fit.gaps.turnGapUs) {
         parts << tr("%1 +%2 µs before a turn on shared cores (measured)")

@@ -92,6 +92,10 @@ void printRounds(const TuneRun& run) {
             std::printf("; %s +%.1f us taking shared cores over (measured)", t.device.c_str(),
                         t.us);
         }
+        for (const FittedReceive& f : r.fit.receives) {
+            std::printf("; %s x%.3f reading a tensor from another device (measured, %d cells)",
+                        f.device.c_str(), f.factor, f.cells);
+        }
         for (const auto& [device, us] : r.fit.gaps.turnGapUs) {
             std::printf("; %s +%.1f us before taking shared cores over (measured)", device.c_str(),
                         us);

@@ -52,7 +52,9 @@ CostTable::CostTable(std::int32_t nodeCount, std::vector<CostDevice> devices, st
       m_exclusive(m_devices.size() * m_devices.size(), 0),
       m_contention(m_devices.size() * m_devices.size(), 1.0),
       m_contentionSource(m_devices.size() * m_devices.size(), CostSource::Modelled),
-      m_turnUs(m_devices.size(), 0.0), m_turnSource(m_devices.size(), CostSource::Modelled) {}
+      m_turnUs(m_devices.size(), 0.0), m_turnSource(m_devices.size(), CostSource::Modelled),
+      m_receiveFactor(m_devices.size(), 1.0),
+      m_receiveSource(m_devices.size(), CostSource::Modelled) {}
 
 void CostTable::setExclusive(std::int32_t a, std::int32_t b) {
     if (a == b) {
@@ -83,6 +85,15 @@ void CostTable::setTurnCost(std::int32_t d, double us, CostSource source) {
     }
     m_turnUs[static_cast<std::size_t>(d)] = us;
     m_turnSource[static_cast<std::size_t>(d)] = source;
+}
+
+void CostTable::setReceiveFactor(std::int32_t d, double factor, CostSource source) {
+    if (!(factor >= 1.0) || !std::isfinite(factor)) {
+        throw InputError("receive factor of device '" + device(d).id + "' is " +
+                         std::to_string(factor) + ", expected a finite number of at least 1");
+    }
+    m_receiveFactor[static_cast<std::size_t>(d)] = factor;
+    m_receiveSource[static_cast<std::size_t>(d)] = source;
 }
 
 bool CostTable::hasSharedResources() const {

@@ -170,6 +170,18 @@ public:
     CostSource turnCostSource(std::int32_t d) const {
         return m_turnSource[static_cast<std::size_t>(d)];
     }
+    /// A receive factor: a node on `d` whose input was just copied to `d` from another device
+    /// (its first reader there), without taking shared cores over, lasts `factor` times its cell
+    /// (its input is in the other device's caches, the thread wakes). 1 by default; measured
+    /// inside plans by the tune loop (turn_costs.h: fitReceiveFactors). Throws InputError for a
+    /// factor below 1 or not finite.
+    void setReceiveFactor(std::int32_t d, double factor, CostSource source);
+    double receiveFactor(std::int32_t d) const {
+        return m_receiveFactor[static_cast<std::size_t>(d)];
+    }
+    CostSource receiveFactorSource(std::int32_t d) const {
+        return m_receiveSource[static_cast<std::size_t>(d)];
+    }
     /// Whether any pair has an exclusive resource or a contention factor other than 1.
     bool hasSharedResources() const;
 
@@ -219,6 +231,8 @@ private:
     std::vector<CostSource> m_contentionSource;    ///< d · deviceCount + other
     std::vector<double> m_turnUs;                  ///< per device
     std::vector<CostSource> m_turnSource;          ///< per device
+    std::vector<double> m_receiveFactor;           ///< per device
+    std::vector<CostSource> m_receiveSource;       ///< per device
     std::vector<FusionOption> m_fusion;
     std::vector<ConversionCost> m_conversions;
 };

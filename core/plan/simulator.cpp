@@ -143,6 +143,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
     const std::uint32_t* const contendedBy = m_contendedBy.data();
     const double* const contention = m_contention.data();
     const double* const turnUs = m_turnUs.data();
+    const double* const receiveFactor = m_receiveFactor.data();
     const bool hasChains = m_hasChains;
     const std::uint8_t* const columnVariant = m_columnVariantOf.data();
     const ChainLink* const chainLinks = m_chainLinks.data();
@@ -185,7 +186,8 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
             }
             turn = ready > deviceFree[d];
         }
-        std::int64_t released = 0; // bytes held here up to this step only, so far
+        [[maybe_unused]] bool received = false; // an input copied to d for it, its first reader
+        std::int64_t released = 0;              // bytes held here up to this step only, so far
         const std::int32_t* const inEnd = stepInputs + step.inEnd;
         for (const std::int32_t* in = stepInputs + step.inBegin; in != inEnd; ++in) {
             const std::int32_t b = *in;
@@ -210,6 +212,7 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
                     ready = std::max(ready, 0.0);
                     continue;
                 }
+                received = true;
                 t = of[src].arrival;
                 const double* const transferOfB =
                     transferUs + static_cast<std::size_t>(b) * hopCount;
@@ -292,6 +295,9 @@ Objectives Simulator::run(const std::uint8_t* genome, Recorder& recorder) {
             }
         }
         if constexpr (Shared) {
+            if (received && !turn) {
+                latency *= receiveFactor[d];
+            }
             latency += turn ? turnUs[d] : 0.0;
             latency =
                 contendedLatency(latency, ready, contendedBy[d],

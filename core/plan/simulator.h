@@ -77,7 +77,10 @@ struct SimulationResult {
 ///   finished, and two of them never run at the same time. Where the last of those devices to
 ///   finish is another than d (d takes the cores over), the node lasts d's turn cost
 ///   (CostTable::turnCost) longer: busy time, its cell's energy unchanged, added after the
-///   conversions are taken off and before any contention stretch. A node of L µs on d that starts
+///   conversions are taken off and before any contention stretch. A node that takes no turn
+///   but had an input copied to d (the first reader there of a buffer from another device)
+///   lasts d's receive factor (CostTable::receiveFactor) times as long, at the same point: busy
+///   time, its cell's energy unchanged. A node of L µs on d that starts
 ///   at s while another device e of d's memory domain has work scheduled up to t > s (f =
 ///   contention(d, e) > 1, overlap w = t − s, taken as busy throughout) lasts L · f when that fits
 ///   in w, else w + (L − w / f): at 1 / f during the overlap, then at full speed; with several such
@@ -371,6 +374,7 @@ private:
     std::vector<std::uint32_t> m_contendedBy;   // per device d: the devices e that slow it
     std::vector<double> m_contention;           // d · D + e: contention(d, e)
     std::vector<double> m_turnUs;               // per device d: CostTable::turnCost(d)
+    std::vector<double> m_receiveFactor;        // per device d: CostTable::receiveFactor(d)
 
     // Scratch, reused by every evaluation.
     std::vector<double> m_busy; // per device, of the last evaluation
@@ -443,6 +447,7 @@ private:
         std::int64_t exclusiveWith[4];
         double slowedBy[16];
         double turnUs[4]; // per device: the cost of taking its cores over (CostTable::turnCost)
+        double receiveFactor[4];       // per device: CostTable::receiveFactor (1 where padded)
         LaneVector<double> transferUs; // per buffer, 16 hops (zero-padded)
         // Scratch.
         LaneVector<std::uint8_t> genomes;             // per step

@@ -216,6 +216,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             }
             turn = _mm512_cmp_pd_mask(ready, own, _CMP_GT_OQ);
         }
+        [[maybe_unused]] __mmask8 received = 0;  // lanes with an input copied to d, first reader
         __m512i released = zero;                 // bytes held here up to this step only, so far
         __m512i ownDiff = pick<D>(nextDiff, on); // entry k of d's differences
         for (std::int32_t in = step.inBegin; in != step.inEnd; ++in) {
@@ -239,6 +240,7 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
                 ready = _mm512_mask_max_pd(ready, cut, ready, zeroTime);
                 reached = static_cast<__mmask8>(~cut);
                 const __mmask8 moving = absent & reached;
+                received |= moving;
                 t = _mm512_mask_mov_pd(t, moving, pick<D>(arrivalOf, masksOf<D>(src)));
                 const __m512d transferLo = _mm512_loadu_pd(transferUs + b * 16);
                 const __m512d transferHi = _mm512_loadu_pd(transferUs + b * 16 + kLanes);
@@ -350,6 +352,8 @@ void SimulatorLanes::run(Simulator& sim, const std::uint8_t* const* genomes, Obj
             }
         }
         if constexpr (Shared) {
+            latency = _mm512_mask_mul_pd(latency, received & static_cast<__mmask8>(~turn), latency,
+                                         lookup8(l.receiveFactor, D, d));
             latency = _mm512_add_pd(latency, _mm512_maskz_mov_pd(turn, lookup8(l.turnUs, D, d)));
         }
         __m512d duration = latency;

@@ -110,9 +110,11 @@ void Simulator::prepareLanes() {
     std::fill(std::begin(l.exclusiveWith), std::end(l.exclusiveWith), 0);
     std::fill(std::begin(l.slowedBy), std::end(l.slowedBy), 1.0);
     std::fill(std::begin(l.turnUs), std::end(l.turnUs), 0.0);
+    std::fill(std::begin(l.receiveFactor), std::end(l.receiveFactor), 1.0);
     for (std::size_t d = 0; d < D; ++d) {
         l.exclusiveWith[d] = m_exclusiveWith[d];
         l.turnUs[d] = m_turnUs[d];
+        l.receiveFactor[d] = m_receiveFactor[d];
         for (std::size_t e = 0; e < D; ++e) {
             l.slowedBy[e * D + d] = m_contention[d * D + e];
         }

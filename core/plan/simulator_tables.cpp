@@ -98,9 +98,12 @@ Simulator::Simulator(const Graph& graph, const CostTable& costs)
     m_contendedBy.assign(D, 0u);
     m_contention.assign(D * D, 1.0);
     m_turnUs.assign(D, 0.0);
+    m_receiveFactor.assign(D, 1.0);
     for (std::int32_t d = 0; d < m_deviceCount; ++d) {
         // A turn is only taken over from a device that shares a core.
         at(m_turnUs, d) = costs.turnCost(d);
+        at(m_receiveFactor, d) = costs.receiveFactor(d);
+        m_sharedResources = m_sharedResources || at(m_receiveFactor, d) != 1.0;
         for (std::int32_t e = 0; e < m_deviceCount; ++e) {
             if (costs.exclusive(d, e)) {
                 at(m_exclusiveWith, d) |= 1u << e;

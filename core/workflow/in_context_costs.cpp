@@ -49,6 +49,10 @@ nlohmann::json InContextFit::toJson() const {
     for (const FittedTurn& t : turns) {
         turnCosts[t.device] = {{"us", t.us}, {"observations", t.observations}};
     }
+    nlohmann::json receiveFactors = nlohmann::json::object();
+    for (const FittedReceive& r : receives) {
+        receiveFactors[r.device] = {{"factor", r.factor}, {"cells", r.cells}};
+    }
     nlohmann::json copyScales = nlohmann::json::object();
     for (const auto& [device, scale] : gaps.turnCopyScale) {
         copyScales[device] = scale;
@@ -77,6 +81,7 @@ nlohmann::json InContextFit::toJson() const {
             {"turn_gaps", usPerDevice(gaps.turnGapUs, gaps.turnGapObservations)},
             {"turn_copy_scales", copyScales},
             {"turns", turnCosts},
+            {"receives", receiveFactors},
             {"shrinkage", shrinkage ? nlohmann::json{{"noise_sd", shrinkage->noiseSd},
                                                      {"spread_sd", shrinkage->spreadSd},
                                                      {"cells", shrinkage->cells}}
@@ -210,20 +215,20 @@ std::int32_t observedFusion(const Graph& graph, const CostTable& table, const st
 namespace {
 
 /// Draws the cells' in-plan times (`inContext`, `fusedInContext`: their medians, from `alone`
-/// and `fusedAlone` less the turn costs) toward their nodes' on other devices
+/// and `fusedAlone` as plainTimes) toward their nodes' on other devices
 /// (shrinkInPlanTimes): a node in one variant, or a fusion option. Cells the table does not
 /// support, or with a time of 0 once the turn cost is off, keep their medians.
 std::optional<CellShrinkage>
 shrinkCells(const CostTable& table, const Graph& graph,
             const std::map<NodeColumn, TurnSplitTimes>& alone,
             const std::map<std::pair<std::int32_t, std::int32_t>, TurnSplitTimes>& fusedAlone,
-            const std::map<std::int32_t, double>& turnUs, std::map<NodeColumn, double>& inContext,
+            const SplitCosts& splitCosts, std::map<NodeColumn, double>& inContext,
             std::map<std::pair<std::int32_t, std::int32_t>, double>& fusedInContext) {
     std::vector<InPlanCell> cells;
     std::vector<double*> figures; // where each cell's estimate goes
     const auto add = [&](const CostCell& cell, std::int32_t d, std::string node,
                          const TurnSplitTimes& times, double* figure) {
-        std::vector<double> us = timesWithoutTurns(times, turnUs);
+        std::vector<double> us = plainTimes(times, splitCosts);
         if (!cell.supported() || !(cell.latencyUs > 0.0) ||
             std::any_of(us.begin(), us.end(), [](double t) { return !(t > 0.0); })) {
             return;
@@ -266,20 +271,22 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
     };
     std::vector<Contended> contended;
     std::map<std::pair<std::int32_t, std::int32_t>, TurnSplitTimes> fusedAlone; // (g, d)
-    const auto addAlone = [](TurnSplitTimes& times, std::int32_t d, double us, bool turn) {
+    const auto addAlone = [](TurnSplitTimes& times, std::int32_t d, double us, bool turn,
+                             bool received) {
         times.device = d;
-        (turn ? times.taking : times.keeping).push_back(us);
+        (turn ? times.taking : received ? times.receiving : times.keeping).push_back(us);
     };
     for (const PlanObservation& plan : plans) {
         const auto contexts = nodeContexts(plan, table);
         const std::vector<bool> turns = turnStarts(plan, table);
+        const std::vector<bool> receives = receiveStarts(plan, table, graph);
         for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
             const NodeObservation& o = plan.nodes[i];
             const std::int32_t d = table.findDevice(o.device);
             // A fused group ran as one node: its time is its fusion option's cost there.
             if (const std::int32_t g = observedFusion(graph, table, o.node); g >= 0) {
                 if (d >= 0 && o.us > 0.0 && contexts[i].first == NodeContext::Alone) {
-                    addAlone(fusedAlone[{g, d}], d, o.us, turns[i]);
+                    addAlone(fusedAlone[{g, d}], d, o.us, turns[i], receives[i]);
                 }
                 continue;
             }
@@ -289,7 +296,7 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
                 continue;
             }
             if (contexts[i].first == NodeContext::Alone) {
-                addAlone(alone[{node, d, v}], d, o.us, turns[i]);
+                addAlone(alone[{node, d, v}], d, o.us, turns[i], receives[i]);
             } else if (contexts[i].first == NodeContext::Contended) {
                 const std::int32_t e = table.findDevice(contexts[i].second);
                 if (e >= 0) {
@@ -308,11 +315,17 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
         split.push_back(entry.second);
     }
     fit.turns = fitTurnCosts(table, split);
-    std::map<std::int32_t, double> turnUs;
+    SplitCosts splitCosts;
     for (const FittedTurn& t : fit.turns) {
         const std::int32_t d = table.findDevice(t.device);
-        turnUs[d] = t.us;
+        splitCosts.turnUs[d] = t.us;
         table.setTurnCost(d, t.us, CostSource::Measured);
+    }
+    fit.receives = fitReceiveFactors(table, split);
+    for (const FittedReceive& r : fit.receives) {
+        const std::int32_t d = table.findDevice(r.device);
+        splitCosts.receiveFactor[d] = r.factor;
+        table.setReceiveFactor(d, r.factor, CostSource::Measured);
     }
     // Per device: the in-plan times and the table's cells of what ran alone there, summed.
     struct Sums {
@@ -329,7 +342,7 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
     std::map<Key, double> inContext;
     for (const auto& [key, times] : alone) {
         const CostCell& cell = table.cell(key.node, key.device, key.variant);
-        const double us = medianOf(timesWithoutTurns(times, turnUs));
+        const double us = medianOf(plainTimes(times, splitCosts));
         inContext[key] = us;
         if (cell.supported() && cell.latencyUs > 0.0) {
             sums[key.device].add(us, cell.latencyUs);
@@ -339,7 +352,7 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
     for (const auto& [key, times] : fusedAlone) {
         const CostCell& cell = table.fusionOptions()[static_cast<std::size_t>(key.first)]
                                    .cells[static_cast<std::size_t>(key.second)];
-        const double us = medianOf(timesWithoutTurns(times, turnUs));
+        const double us = medianOf(plainTimes(times, splitCosts));
         fusedInContext[key] = us;
         if (cell.supported() && cell.latencyUs > 0.0) {
             sums[key.second].add(us, cell.latencyUs);
@@ -347,7 +360,8 @@ InContextFit applyInContextCosts(CostTable& table, const Graph& graph,
     }
     // The devices' scales above are of the medians (their sums carry no luck of the draw); each
     // cell's own figure is drawn toward its node's on other devices (cell_shrinkage.h).
-    fit.shrinkage = shrinkCells(table, graph, alone, fusedAlone, turnUs, inContext, fusedInContext);
+    fit.shrinkage =
+        shrinkCells(table, graph, alone, fusedAlone, splitCosts, inContext, fusedInContext);
     // Weighted by time, as a plan's latency is: small nodes (a Relu, an Add) run several times
     // slower inside a plan than alone, large convolutions about as fast, and a median of
     // per-node ratios taken over mostly small nodes scaled a device's unseen convolutions by 4.

@@ -78,6 +78,8 @@ struct InContextFit {
     InPlanGaps gaps;
     /// Devices' turn costs on shared cores (turn_costs.h), measured; set in the table.
     std::vector<FittedTurn> turns;
+    /// Devices' receive factors (turn_costs.h: fitReceiveFactors), measured; set in the table.
+    std::vector<FittedReceive> receives;
     /// How the cells measured inside plans were drawn toward their nodes' on other devices
     /// (cell_shrinkage.h);
     /// absent where the times could not tell their noise.
@@ -89,8 +91,11 @@ struct InContextFit {
 /// Fits and applies in-context costs to `table` (its cells as the search would use them):
 /// * a device that shares cores gets a turn cost (fitTurnCosts): what taking the cores over
 ///   from another device added to its nodes' in-plan times;
+/// * a device gets a receive factor (fitReceiveFactors): how much longer its nodes ran as the
+///   first reader of a tensor from another device, without a turn;
 /// * a node measured alone inside plans (not beside another device's work) takes the median of
-///   those times on that device, each turn start's less its device's turn cost: the operator as
+///   those times on that device, each turn start's less its device's turn cost, each receive's
+///   divided by its device's receive factor (plainTimes): the operator as
 ///   it runs in a plan (caches, threads, the framework between nodes), which the library's
 ///   isolated sample misses; a fused group observed as "FIRST+fused" (FIRST its first member)
 ///   likewise sets its fusion option's cell; each such median drawn toward its node's ratio on

@@ -101,6 +101,29 @@ Producers producersOf(const Graph& graph, const std::vector<NodeId>& members,
     return result;
 }
 
+/// A plan's observed nodes as the graph's: where each graph node ran (the observation's index),
+/// the graph nodes each observation ran, and its device (-1 where the table lacks it).
+struct ObservedPlan {
+    std::vector<std::optional<std::size_t>> observedAt;
+    std::vector<std::vector<NodeId>> members;
+    std::vector<std::int32_t> device;
+};
+
+ObservedPlan observedPlan(const PlanObservation& plan, const CostTable& table, const Graph& graph) {
+    ObservedPlan o;
+    o.observedAt.resize(graph.nodes.size());
+    o.members.resize(plan.nodes.size());
+    o.device.resize(plan.nodes.size());
+    for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+        o.members[i] = observedMembers(graph, table, plan.nodes[i].node);
+        o.device[i] = table.findDevice(plan.nodes[i].device);
+        for (NodeId m : o.members[i]) {
+            o.observedAt[static_cast<std::size_t>(m)] = i;
+        }
+    }
+    return o;
+}
+
 /// The path's time for `bytes` less its latencies: what copying the tensor costs there.
 double bandwidthUs(const CostTable& table, std::int32_t from, std::int32_t to, double bytes) {
     double us = 0.0;
@@ -175,16 +198,7 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
     std::map<std::int32_t, std::vector<TurnGap>> turnGaps;
     for (const PlanObservation& plan : plans) {
         const auto tookCoresFrom = coresTakenFrom(plan, table);
-        std::vector<std::optional<std::size_t>> observedAt(graph.nodes.size());
-        std::vector<std::vector<NodeId>> members(plan.nodes.size());
-        std::vector<std::int32_t> device(plan.nodes.size());
-        for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
-            members[i] = observedMembers(graph, table, plan.nodes[i].node);
-            device[i] = table.findDevice(plan.nodes[i].device);
-            for (NodeId m : members[i]) {
-                observedAt[static_cast<std::size_t>(m)] = i;
-            }
-        }
+        const auto [observedAt, members, device] = observedPlan(plan, table, graph);
         for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
             const NodeObservation& node = plan.nodes[i];
             const std::int32_t d = device[i];
@@ -295,6 +309,40 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
                                  static_cast<int>(observed.size())});
     }
     return gaps;
+}
+
+std::vector<bool> receiveStarts(const PlanObservation& plan, const CostTable& table,
+                                const Graph& graph) {
+    const auto [observedAt, members, device] = observedPlan(plan, table, graph);
+    // Per observation: its producers on other devices.
+    std::vector<std::vector<std::size_t>> elsewhere(plan.nodes.size());
+    for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+        if (device[i] < 0 || members[i].empty()) {
+            continue;
+        }
+        for (const std::size_t p : producersOf(graph, members[i], observedAt).nodes) {
+            if (device[p] >= 0 && device[p] != device[i]) {
+                elsewhere[i].push_back(p);
+            }
+        }
+    }
+    std::vector<bool> receives(plan.nodes.size(), false);
+    for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+        for (const std::size_t p : elsewhere[i]) {
+            // The first reader of p's output on its device: no node there began before it
+            // reading the same.
+            bool first = true;
+            for (std::size_t j = 0; j < plan.nodes.size() && first; ++j) {
+                const bool earlier = plan.nodes[j].beginUs < plan.nodes[i].beginUs ||
+                                     (plan.nodes[j].beginUs == plan.nodes[i].beginUs && j < i);
+                first =
+                    j == i || device[j] != device[i] || !earlier ||
+                    std::find(elsewhere[j].begin(), elsewhere[j].end(), p) == elsewhere[j].end();
+            }
+            receives[i] = receives[i] || first;
+        }
+    }
+    return receives;
 }
 
 void applyInPlanGaps(CostTable& table, const Graph& graph, const InPlanGaps& gaps) {

@@ -70,6 +70,13 @@ struct InPlanGaps {
 InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
                          const std::vector<PlanObservation>& plans);
 
+/// Per node of the plan (its index): whether it received an input, being the first reader on
+/// its device of a tensor another device's node made (the simulator copies it for that node:
+/// CostTable::receiveFactor). Producers traced as fitInPlanGaps traces them; the first reader
+/// is the one that began first.
+std::vector<bool> receiveStarts(const PlanObservation& plan, const CostTable& table,
+                                const Graph& graph);
+
 /// Applies the gaps: each device's dispatch time is added to every supported compute cell and
 /// fusion option's cell of that device with a time (the executor spends it per node); each
 /// turn gap is added to its device's turn cost (source measured); each copy scale divides the

@@ -252,6 +252,13 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
                 {device, number(t, "us"), static_cast<int>(number(t, "observations"))});
         }
     }
+    // Rounds stored before receives were learned have none.
+    if (const auto receives = fit.find("receives"); receives != fit.end()) {
+        for (const auto& [device, r] : receives->items()) {
+            round.fit.receives.push_back(
+                {device, number(r, "factor"), static_cast<int>(number(r, "cells"))});
+        }
+    }
     for (const nlohmann::json& p : j.at("plans")) {
         TunedPlan plan;
         plan.label = p.at("label").get<std::string>();

@@ -12,6 +12,8 @@ namespace paretune {
 namespace {
 
 constexpr int kMinObservations = 3;
+constexpr int kMinReceiveCells = 5;
+constexpr double kMaxReceiveFactor = 2.0;
 
 } // namespace
 
@@ -76,13 +78,45 @@ std::vector<FittedTurn> fitTurnCosts(const CostTable& table,
     return turns;
 }
 
-std::vector<double> timesWithoutTurns(const TurnSplitTimes& cell,
-                                      const std::map<std::int32_t, double>& turnUs) {
+std::vector<FittedReceive> fitReceiveFactors(const CostTable& table,
+                                             const std::vector<TurnSplitTimes>& cells) {
+    struct Sums {
+        double receiving = 0.0;
+        double keeping = 0.0;
+        int cells = 0;
+    };
+    std::map<std::int32_t, Sums> sums;
+    for (const TurnSplitTimes& cell : cells) {
+        if (cell.keeping.empty() || cell.receiving.empty()) {
+            continue;
+        }
+        Sums& s = sums[cell.device];
+        s.receiving += medianOf(cell.receiving);
+        s.keeping += medianOf(cell.keeping);
+        ++s.cells;
+    }
+    std::vector<FittedReceive> factors;
+    for (const auto& [d, s] : sums) {
+        if (s.cells >= kMinReceiveCells && s.keeping > 0.0) {
+            factors.push_back({table.device(d).id,
+                               std::clamp(s.receiving / s.keeping, 1.0, kMaxReceiveFactor),
+                               s.cells});
+        }
+    }
+    return factors;
+}
+
+std::vector<double> plainTimes(const TurnSplitTimes& cell, const SplitCosts& costs) {
     std::vector<double> times = cell.keeping;
-    const auto it = turnUs.find(cell.device);
-    const double turn = it == turnUs.end() ? 0.0 : it->second;
+    const auto turn = costs.turnUs.find(cell.device);
+    const double turnUs = turn == costs.turnUs.end() ? 0.0 : turn->second;
     for (const double us : cell.taking) {
-        times.push_back(std::max(0.0, us - turn));
+        times.push_back(std::max(0.0, us - turnUs));
+    }
+    const auto receive = costs.receiveFactor.find(cell.device);
+    const double factor = receive == costs.receiveFactor.end() ? 1.0 : receive->second;
+    for (const double us : cell.receiving) {
+        times.push_back(us / factor);
     }
     return times;
 }
