@@ -47,6 +47,7 @@ struct Producers {
     std::vector<std::size_t> nodes; ///< indices into the plan's nodes, distinct
     std::vector<double> bytes;      ///< per producer: the bytes read from it
     bool known = true;              ///< false when an input's producer could not be traced
+    bool graphInput = false;        ///< whether it reads a graph input
 };
 
 /// The observed producers of an observation that ran graph nodes `members`, tracing back through
@@ -77,6 +78,9 @@ Producers producersOf(const Graph& graph, const std::vector<NodeId>& members,
             pending.pop_back();
             const NodeId p = graph.tensors[static_cast<std::size_t>(t)].producer;
             if (p == kNone || std::find(members.begin(), members.end(), p) != members.end()) {
+                result.graphInput =
+                    result.graphInput ||
+                    graph.tensors[static_cast<std::size_t>(t)].role == TensorRole::GraphInput;
                 continue; // a graph input or initializer, or made inside the group
             }
             if (const auto at = observedAt[static_cast<std::size_t>(p)]; at) {
@@ -314,16 +318,22 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
 std::vector<bool> receiveStarts(const PlanObservation& plan, const CostTable& table,
                                 const Graph& graph) {
     const auto [observedAt, members, device] = observedPlan(plan, table, graph);
-    // Per observation: its producers on other devices.
+    // Per observation: its producers on other devices; the graph's inputs, which start on the
+    // host, as one more (plan.nodes.size()).
+    const std::size_t graphInputs = plan.nodes.size();
     std::vector<std::vector<std::size_t>> elsewhere(plan.nodes.size());
     for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
         if (device[i] < 0 || members[i].empty()) {
             continue;
         }
-        for (const std::size_t p : producersOf(graph, members[i], observedAt).nodes) {
+        const Producers producers = producersOf(graph, members[i], observedAt);
+        for (const std::size_t p : producers.nodes) {
             if (device[p] >= 0 && device[p] != device[i]) {
                 elsewhere[i].push_back(p);
             }
+        }
+        if (producers.graphInput && device[i] != table.host()) {
+            elsewhere[i].push_back(graphInputs);
         }
     }
     std::vector<bool> receives(plan.nodes.size(), false);

@@ -71,9 +71,9 @@ InPlanGaps fitInPlanGaps(const CostTable& table, const Graph& graph,
                          const std::vector<PlanObservation>& plans);
 
 /// Per node of the plan (its index): whether it received an input, being the first reader on
-/// its device of a tensor another device's node made (the simulator copies it for that node:
-/// CostTable::receiveFactor). Producers traced as fitInPlanGaps traces them; the first reader
-/// is the one that began first.
+/// its device of a tensor another device's node made, or of a graph input off the host (the
+/// simulator copies it for that node: CostTable::receiveFactor). Producers traced as
+/// fitInPlanGaps traces them; the first reader is the one that began first.
 std::vector<bool> receiveStarts(const PlanObservation& plan, const CostTable& table,
                                 const Graph& graph);
 
