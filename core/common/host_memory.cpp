@@ -16,20 +16,22 @@ constexpr int kNeverTrim = 0x7fffffff;
 
 std::atomic<bool> g_kept{false};
 
-bool userChoseArenas() {
-    const char* tunables = std::getenv("GLIBC_TUNABLES");
-    return (tunables != nullptr && std::strstr(tunables, "glibc.malloc.arena_") != nullptr) ||
-           std::getenv("MALLOC_ARENA_MAX") != nullptr ||
-           std::getenv("MALLOC_ARENA_TEST") != nullptr;
-}
-
 std::atomic<bool> g_oneArena{false};
 
-bool userChoseMallocSettings() {
+/// Whether the user set a glibc tunable starting with `tunable` (in GLIBC_TUNABLES) or either
+/// environment variable.
+bool userSet(const char* tunable, const char* variable, const char* other) {
     const char* tunables = std::getenv("GLIBC_TUNABLES");
-    return (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) ||
-           std::getenv("MALLOC_MMAP_THRESHOLD_") != nullptr ||
-           std::getenv("MALLOC_TRIM_THRESHOLD_") != nullptr;
+    return (tunables != nullptr && std::strstr(tunables, tunable) != nullptr) ||
+           std::getenv(variable) != nullptr || std::getenv(other) != nullptr;
+}
+
+bool userChoseArenas() {
+    return userSet("glibc.malloc.arena_", "MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST");
+}
+
+bool userChoseMallocSettings() {
+    return userSet("glibc.malloc.", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_");
 }
 
 } // namespace

@@ -468,8 +468,8 @@ template <bool Shared> Objectives Simulator::evaluateWith(const std::uint8_t* ge
 }
 
 Objectives Simulator::evaluate(std::span<const std::uint8_t> genome) {
-    // Decided once per plan, not per node: without shared resources the schedule is the one it
-    // was before they existed, instruction for instruction.
+    // Decided once per plan, not per node: without shared resources or receive factors the
+    // schedule is the one it was before they existed, instruction for instruction.
     return m_sharedResources ? evaluateWith<true>(genome.data())
                              : evaluateWith<false>(genome.data());
 }

@@ -368,7 +368,8 @@ private:
     std::vector<double> m_transferUs; // b · hops + h: bytes of buffer b / bandwidth of hop h
     std::vector<std::int32_t> m_graphInputBuffers;
     std::vector<double> m_idleW, m_memory;
-    // Shared resources, from the cost table.
+    // Shared resources and receive factors, from the cost table; m_sharedResources: any of
+    // them, the schedule then taking the path that honours them.
     bool m_sharedResources = false;
     std::vector<std::uint32_t> m_exclusiveWith; // per device d: the devices e it takes turns with
     std::vector<std::uint32_t> m_contendedBy;   // per device d: the devices e that slow it
