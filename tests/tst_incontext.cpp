@@ -345,8 +345,8 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     c.compared = 3;
     c.runs = 10;
     c.attempts = 2;
-    c.probes = {{"all:cpu", {0, 0, 0}, "cpu", 7400.0, 7030.0},
-                {"heft", {0, 1, 2}, "", 8100.0, std::nullopt}};
+    c.probes = {{"all:cpu", {0, 0, 0}, "cpu", 7400.0, 7104.0, 7548.0},
+                {"heft", {0, 1, 2}, "", 8100.0, std::nullopt, std::nullopt}};
     // (300 · 1.2 + 100 · 1.0 + 100 · 1.1) / 500 = 570 / 500
     QCOMPARE(c.speedOf({{"cpu", 300.0}, {"cpu:0", 100.0}, {"cpu:1", 100.0}}), 1.14);
     QCOMPARE(c.speedOf({{"cpu:0", 250.0}}), 1.0);
@@ -358,7 +358,7 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
         {{0, 1, 2}, 7500.0}, {{0, 0, 0}, 6800.0}, {{1, 1, 1}, 9000.0}};
     SpeedCalibration now;
     now.probes = c.probes;
-    now.probes.push_back({"all:cpu:1", {2, 2, 2}, "cpu:1", 9100.0, std::nullopt});
+    now.probes.push_back({"all:cpu:1", {2, 2, 2}, "cpu:1", 9100.0, std::nullopt, std::nullopt});
     compareProbes(now, latest);
     QCOMPARE(now.compared, 2);
     QCOMPARE(now.deviceSpeed.size(), std::size_t{1});
@@ -370,12 +370,14 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     QVERIFY(!first.speed);
     QCOMPARE(first.compared, 0);
 
-    // How far the speed moved during the round: all:cpu ran 7400 µs before, 7030 after (−5 %);
-    // heft was not timed after. Beyond kSteadyTolerance (10 %) the round is timed again.
-    QCOMPARE(c.speedMoved(), 370.0 / 7400.0);
+    // How far the speed moved during the round: all:cpu ran 7400 µs before, 7104 after (−4 %)
+    // and 7548 in the runs (+2 %); heft was not timed after or in the runs. Beyond
+    // kSteadyTolerance (5 %) the round is timed again.
+    QCOMPARE(c.speedMoved(), 296.0 / 7400.0);
     SpeedCalibration moved = c;
-    moved.probes[1].afterUs = 9072.0; // +12 %
-    QCOMPARE(moved.speedMoved(), 972.0 / 8100.0);
+    moved.probes[1].afterUs = 8343.0; // +3 %
+    moved.probes[1].runsUs = 8667.0;  // +7 % in the runs: the same plan, the machine slower
+    QCOMPARE(moved.speedMoved(), 567.0 / 8100.0);
     QVERIFY(moved.speedMoved() > kSteadyTolerance && c.speedMoved() <= kSteadyTolerance);
     QCOMPARE(SpeedCalibration{}.speedMoved(), 0.0);
 
@@ -395,13 +397,16 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     QCOMPARE(back.calibration->probes[1].genome, (std::vector<std::uint8_t>{0, 1, 2}));
     QCOMPARE(back.calibration->probes[0].device, std::string("cpu"));
     QCOMPARE(back.calibration->probes[1].us, 8100.0);
-    QCOMPARE(back.calibration->probes[0].afterUs, std::optional<double>(7030.0));
+    QCOMPARE(back.calibration->probes[0].afterUs, std::optional<double>(7104.0));
+    QCOMPARE(back.calibration->probes[0].runsUs, std::optional<double>(7548.0));
     QVERIFY(!back.calibration->probes[1].afterUs);
+    QVERIFY(!back.calibration->probes[1].runsUs);
     QCOMPARE(back.calibration->attempts, 2);
     nlohmann::json beforeChecks = detail::roundJson(round); // stored before the checks
     beforeChecks["calibration"].erase("attempts");
     for (nlohmann::json& p : beforeChecks["calibration"]["probes"]) {
         p.erase("after_us");
+        p.erase("runs_us");
     }
     record.recordJson = beforeChecks.dump();
     QCOMPARE(detail::roundFrom(record).calibration->attempts, 1);
@@ -417,6 +422,10 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
     bad = detail::roundJson(round);
     bad["calibration"]["probes"][0]["after_us"] = 0.0;
+    record.recordJson = bad.dump();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
+    bad = detail::roundJson(round);
+    bad["calibration"]["probes"][0]["runs_us"] = "fast";
     record.recordJson = bad.dump();
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
     bad = detail::roundJson(round);

@@ -44,8 +44,10 @@ void compareProbes(SpeedCalibration& now,
 double SpeedCalibration::speedMoved() const {
     double moved = 0.0;
     for (const SpeedProbe& p : probes) {
-        if (p.afterUs && p.us > 0.0) {
-            moved = std::max(moved, std::abs(*p.afterUs / p.us - 1.0));
+        for (const std::optional<double>& later : {p.afterUs, p.runsUs}) {
+            if (later && p.us > 0.0) {
+                moved = std::max(moved, std::abs(*later / p.us - 1.0));
+            }
         }
     }
     return moved;

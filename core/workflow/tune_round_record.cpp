@@ -71,7 +71,8 @@ nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibratio
                           {"genome", genomeText(p.genome)},
                           {"device", p.device},
                           {"us", p.us},
-                          {"after_us", optionalNumber(p.afterUs)}});
+                          {"after_us", optionalNumber(p.afterUs)},
+                          {"runs_us", optionalNumber(p.runsUs)}});
     }
     return {{"probes", probes},
             {"runs", calibration->runs},
@@ -163,6 +164,9 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
             // Rounds stored before the probes were timed again after the runs have none.
             if (const auto after = p.find("after_us"); after != p.end() && !after->is_null()) {
                 probe.afterUs = positive(*after, "a probe's time after the runs");
+            }
+            if (const auto runs = p.find("runs_us"); runs != p.end() && !runs->is_null()) {
+                probe.runsUs = positive(*runs, "a probe's time in the runs");
             }
         }
         calibration.runs = static_cast<int>(number(*c, "runs"));

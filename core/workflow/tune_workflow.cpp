@@ -399,7 +399,8 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
                 if (!p.baseline.empty()) {
                     calibration.probes.push_back({p.label, p.genome, onlyDeviceOf(rehearsal[k]),
                                                   *(*before)[k].latencyUs.measured,
-                                                  (*after)[k].latencyUs.measured});
+                                                  (*after)[k].latencyUs.measured,
+                                                  (*measured)[rehearsed[k]].latencyUs.measured});
                 }
             }
             // A timing during which the machine's speed moved by more than the predictions are
