@@ -372,12 +372,12 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
 
     // How far the speed moved during the round: all:cpu ran 7400 µs before, 7104 after (−4 %)
     // and 7548 in the runs (+2 %); heft was not timed after or in the runs. Beyond
-    // kSteadyTolerance (5 %) the round is timed again.
+    // kSteadyTolerance (10 %) the round is timed again.
     QCOMPARE(c.speedMoved(), 296.0 / 7400.0);
     SpeedCalibration moved = c;
     moved.probes[1].afterUs = 8343.0; // +3 %
-    moved.probes[1].runsUs = 8667.0;  // +7 % in the runs: the same plan, the machine slower
-    QCOMPARE(moved.speedMoved(), 567.0 / 8100.0);
+    moved.probes[1].runsUs = 8991.0;  // +11 % in the runs: the same plan, the machine slower
+    QCOMPARE(moved.speedMoved(), 891.0 / 8100.0);
     QVERIFY(moved.speedMoved() > kSteadyTolerance && c.speedMoved() <= kSteadyTolerance);
     QCOMPARE(SpeedCalibration{}.speedMoved(), 0.0);
 

@@ -154,12 +154,12 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
         const QJsonObject calibration = round[key("calibration")].toObject();
         QCOMPARE(calibration[key("runs")].toInt(), 10); // at least 10, half of 3 is less
         QVERIFY(!calibration[key("probes")].toArray().isEmpty());
-        // Timed again, twice at most, while the speed moved beyond 5 % during it (a baseline's
+        // Timed again, twice at most, while the speed moved beyond 10 % during it (a baseline's
         // runs or its rehearsal after against its rehearsal before); the steadiest timing is
         // kept.
         const int attempts = calibration[key("attempts")].toInt();
         QVERIFY(attempts >= 1 && attempts <= 3);
-        QVERIFY(attempts == 3 || calibration[key("speed_moved")].toDouble() <= 0.05);
+        QVERIFY(attempts == 3 || calibration[key("speed_moved")].toDouble() <= 0.10);
         validatedRows += attempts * static_cast<int>(validated.size());
         double moved = 0.0;
         for (const QJsonValue& v : calibration[key("probes")].toArray()) {
