@@ -66,13 +66,9 @@ struct SpeedCalibration {
 
 /// The most the machine's speed may move during a round's timing (SpeedCalibration::
 /// speedMoved) for its figures to stand: the bound the predictions are held to. Beyond it the
-/// round is timed again. Over 164 later rounds of the six tunes (13 bench runs, from
-/// before the runs counted here), 14 of the 17 whose baselines moved by over 10 % between the
-/// rehearsal before and the runs or after had a plan off by over 10 %, against 35 of the 147
-/// others. At 5 % (the predictions' goal) a round was timed again in most rounds, its tunes
-/// took up to 1.8x as long, and on a noisy hour the steadiest of three timings still moved by
-/// 6 % (median): over three interleaved bench pairs, 13 of 17 configurations within 10 % against
-/// 14 of 18 at the earlier check.
+/// round is timed again. A round whose baselines moved by more had a plan off by over 10 % in
+/// 14 of 17 cases, the others in 35 of 147; a 5 % bound retook most rounds without holding on
+/// a noisy hour (README, where it explains `speed_moved`).
 constexpr double kSteadyTolerance = 0.10;
 
 /// The device every node of a plan runs on, or empty for a plan over several.

@@ -341,8 +341,8 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
         };
         // The round's plans without variants timed just before its runs and just after, fewer
         // runs, interleaved as in them: its baselines' times before, against the latest round's
-        // runs of them, give the speed its predictions are put at; the change from before to
-        // after, how steady the machine was.
+        // runs of them, give the speed its predictions are put at; their times in the runs and
+        // after, against before, how steady the machine was.
         std::vector<PlanToValidate> rehearsal;
         std::vector<std::size_t> rehearsed; // index into round.plans
         for (std::size_t i = 0; i < round.plans.size(); ++i) {
