@@ -57,6 +57,7 @@ private Q_SLOTS:
     void speedScalesAreStoredWithTheRound();
     void calibratedSpeedWeighsDevicesByBusyTime();
     void badSpeedChangesAreRefused();
+    void newPlansTakeTheBiasEarlierRoundsMeasured();
     void wholeModelRunsScaleTheCells();
     void modelRunsRefuseWhatARunCannotMeasure();
     void loweredGraphsTakeTheirModelsScale();
@@ -352,19 +353,23 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     QCOMPARE(c.speedOf({{"cpu:0", 250.0}}), 1.0);
     QCOMPARE(c.speedOf({}), 1.1); // nothing busy: the median
 
-    // Probes against the latest round's timed runs of the same plans (medians by genome):
-    // all:cpu 7400 / 6800, heft 8100 / 7500; a plan the latest round did not time gives nothing.
+    // Probes against the latest round's timed runs of the same plans (medians by genome), each
+    // probe the geometric mean of its rehearsals before and after the runs (before alone where
+    // it has none after): all:cpu √(7400 · 7104) / 6800, all:cpu:0 √(6400 · 8100) = 7200 over
+    // 9000, heft 8100 / 7500; a plan the latest round did not time gives nothing.
     const std::map<std::vector<std::uint8_t>, double> latest = {
         {{0, 1, 2}, 7500.0}, {{0, 0, 0}, 6800.0}, {{1, 1, 1}, 9000.0}};
     SpeedCalibration now;
     now.probes = c.probes;
     now.probes.push_back({"all:cpu:1", {2, 2, 2}, "cpu:1", 9100.0, std::nullopt, std::nullopt});
+    now.probes.push_back({"all:cpu:0", {1, 1, 1}, "cpu:0", 6400.0, 8100.0, 8000.0});
     compareProbes(now, latest);
-    QCOMPARE(now.compared, 2);
-    QCOMPARE(now.deviceSpeed.size(), std::size_t{1});
-    QCOMPARE(now.deviceSpeed.at("cpu"), 7400.0 / 6800.0);
-    QCOMPARE(*now.speed, (7400.0 / 6800.0 + 8100.0 / 7500.0) / 2.0);
-    SpeedCalibration first; // nothing timed before: no speed
+    QCOMPARE(now.compared, 3);
+    QCOMPARE(now.deviceSpeed.size(), std::size_t{2});
+    QCOMPARE(now.deviceSpeed.at("cpu"), std::sqrt(7400.0 * 7104.0) / 6800.0); // 1.0662
+    QCOMPARE(now.deviceSpeed.at("cpu:0"), 0.8);
+    QCOMPARE(*now.speed, now.deviceSpeed.at("cpu")); // the median of 0.8, 1.0662 and 1.08
+    SpeedCalibration first;                          // nothing timed before: no speed
     first.probes = c.probes;
     compareProbes(first, {});
     QVERIFY(!first.speed);
@@ -430,6 +435,79 @@ void TestInContext::calibratedSpeedWeighsDevicesByBusyTime() {
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
     bad = detail::roundJson(round);
     bad["calibration"]["attempts"] = 0;
+    record.recordJson = bad.dump();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
+}
+
+// A new plan over several devices is predicted x the bias the earlier rounds' new plans over
+// several devices measured (measured / predicted without their factor), the first round left
+// out; drawn toward 1 while there are few, clamped to [0.9, 1.2]. Stored with the round and each
+// plan; older rounds have none (a factor of 1).
+void TestInContext::newPlansTakeTheBiasEarlierRoundsMeasured() {
+    QCOMPARE(newPlanBiasOf(std::vector<double>{}).factor, 1.0);
+    QCOMPARE(newPlanBiasOf(std::vector<double>{}).plans, 0);
+    // Three at +5 %: exp(ln 1.05 · 3 / (3 + 3)) = √1.05.
+    const NewPlanBias three = newPlanBiasOf({1.05, 1.02, 1.10});
+    QCOMPARE(three.factor, std::exp(std::log(1.05) * 0.5));
+    QCOMPARE(three.plans, 3);
+    QCOMPARE(newPlanBiasOf({2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0}).factor, 1.2);
+    QCOMPARE(newPlanBiasOf({0.5}).factor, 0.9);                  // 0.5^(1/4) = 0.84
+    QCOMPARE(newPlanBiasOf({1.05, 0.0, std::nan("")}).plans, 1); // not a ratio: left out
+
+    const auto plan = [](double predictedUs, double measuredUs, bool seenBefore, double factor) {
+        TunedPlan p;
+        p.predictedUs = predictedUs;
+        p.measured.medianUs = measuredUs;
+        p.seenBefore = seenBefore;
+        p.newPlanFactor = factor;
+        return p;
+    };
+    PlanObservation one, two;
+    one.nodes = {{"a", "cpu:0", 1.0, 0.0, 1.0}, {"b", "cpu:0", 1.0, 1.0, 2.0}};
+    two.nodes = {{"a", "cpu:0", 1.0, 0.0, 1.0}, {"b", "cpu:1", 1.0, 1.0, 2.0}};
+    QVERIFY(spansDevices(two) && !spansDevices(one) && !spansDevices(PlanObservation{}));
+    std::vector<TuneRound> rounds(3);
+    for (int r = 0; r < 3; ++r) {
+        rounds[static_cast<std::size_t>(r)].index = r;
+    }
+    rounds[0].plans = {plan(1000.0, 2000.0, false, 1.0)}; // the first round: left out
+    rounds[0].observations = {two};
+    rounds[1].plans = {plan(1000.0, 1100.0, false, 1.0),  // +10 %
+                       plan(1000.0, 1500.0, true, 1.0),   // seen before: left out
+                       plan(1000.0, 1500.0, false, 1.0)}; // on one device: left out
+    rounds[1].observations = {two, two, one};
+    rounds[2].plans = {plan(1260.0, 1323.0, false, 1.05)}; // 1200 without its factor: +10.25 %
+    rounds[2].observations = {two};
+    const NewPlanBias bias = learnedNewPlanBias(rounds);
+    QCOMPARE(bias.plans, 2);
+    // The median of ln 1.1 and ln 1.1025, · 2 / 5.
+    QCOMPARE(bias.factor, std::exp((std::log(1.1) + std::log(1.1025)) / 2.0 * 0.4));
+
+    TuneRound round;
+    round.index = 2;
+    round.newPlanBias = bias;
+    round.plans = {plan(1260.0, 1323.0, false, 1.05)};
+    round.observations = {two};
+    TuneRoundRecord record;
+    record.round = 2;
+    record.recordJson = detail::roundJson(round).dump();
+    const TuneRound back = detail::roundFrom(record);
+    QCOMPARE(back.newPlanBias.factor, bias.factor);
+    QCOMPARE(back.newPlanBias.plans, 2);
+    QCOMPARE(back.plans[0].newPlanFactor, 1.05);
+    nlohmann::json older = detail::roundJson(round); // stored before the bias was learned
+    older.erase("new_plan_bias");
+    older["plans"][0].erase("new_plan_factor");
+    record.recordJson = older.dump();
+    QCOMPARE(detail::roundFrom(record).newPlanBias.factor, 1.0);
+    QCOMPARE(detail::roundFrom(record).newPlanBias.plans, 0);
+    QCOMPARE(detail::roundFrom(record).plans[0].newPlanFactor, 1.0);
+    nlohmann::json bad = detail::roundJson(round);
+    bad["new_plan_bias"]["factor"] = 0.0;
+    record.recordJson = bad.dump();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
+    bad = detail::roundJson(round);
+    bad["plans"][0]["new_plan_factor"] = "large";
     record.recordJson = bad.dump();
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, detail::roundFrom(record));
 }

@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -84,6 +85,8 @@ private:
     /// Rows of the tune_rounds table, read-only (0 while the library has none); countOf: the
     /// first column of a count query.
     static int storedRounds(const QString& db);
+    /// The stored record of `round` (its JSON), empty when there is none.
+    static QJsonObject storedRound(const QString& db, int round);
     static int countOf(const QString& db, const char* query);
 
     QTemporaryDir m_dir;
@@ -195,8 +198,11 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
                 const QString device = probe[key("device")].toString();
                 const auto then = before.find(probe[key("genome")].toString());
                 if (!device.isEmpty() && then != before.end()) {
-                    QCOMPARE(calibration[key("devices")].toObject()[device].toDouble(),
-                             probe[key("us")].toDouble() / then->second);
+                    // Its rehearsals before and after the runs, their geometric mean.
+                    QCOMPARE(
+                        calibration[key("devices")].toObject()[device].toDouble(),
+                        std::sqrt(probe[key("us")].toDouble() * probe[key("after_us")].toDouble()) /
+                            then->second);
                 }
             }
             if (!calibration[key("speed")].isNull()) {
@@ -206,9 +212,15 @@ void TestTuneCli::roundsAreMeasuredStoredAndReported() {
                 QVERIFY(calibration[key("compared")].toInt() >= 1);
             }
         }
+        // New plans over several devices take the bias of earlier rounds' such plans, the
+        // first round left out: none yet in the first two.
+        const QJsonObject bias = round[key("new_plan_bias")].toObject();
+        QCOMPARE(bias[key("factor")].toDouble(), 1.0);
+        QCOMPARE(bias[key("plans")].toInt(), 0);
         double maxError = 0.0;
         for (const QJsonValue& v : validated) {
             const QJsonObject p = v.toObject();
+            QCOMPARE(p[key("new_plan_factor")].toDouble(), 1.0);
             // At a speed within those measured (each plan's devices weighted by its busy time).
             const double ratio =
                 p[key("predicted_us")].toDouble() / p[key("simulated_us")].toDouble();
@@ -390,6 +402,45 @@ void TestTuneCli::rerunResumesAfterTheStoredRounds() {
     QCOMPARE(rounds[0].toObject()[key("validated")], firstRound[key("validated")]);
     QVERIFY(rounds[1].toObject()[key("costs")].toObject()[key("nodes_in_context")].toInt() > 0);
 
+    // The third round's new plans over several devices take the bias the second round's such
+    // plans measured (its stored record names each node's device; the first round is left out).
+    const CliRun three =
+        runParetune(tuneArguments(db, strict + QStringList{key("--rounds"), key("3")}));
+    QVERIFY2(three.exitCode == 0, three.err.constData());
+    const QJsonArray all = parse(three)[key("tune")].toObject()[key("rounds")].toArray();
+    QCOMPARE(all.size(), 3);
+    const auto spans = [](const QJsonObject& plan) {
+        QSet<QString> devices;
+        for (const QJsonValue& n : plan[key("nodes")].toArray()) {
+            devices.insert(n.toArray()[1].toString());
+        }
+        return devices.size() > 1;
+    };
+    std::vector<double> logs;
+    for (const QJsonValue& v : storedRound(db, 1)[key("plans")].toArray()) {
+        const QJsonObject p = v.toObject();
+        if (!p[key("seen_before")].toBool() && spans(p)) {
+            logs.push_back(std::log(p[key("measured")][key("median_us")].toDouble() *
+                                    p[key("new_plan_factor")].toDouble() /
+                                    p[key("predicted_us")].toDouble()));
+        }
+    }
+    std::sort(logs.begin(), logs.end());
+    const double n = static_cast<double>(logs.size());
+    const double median =
+        logs.empty() ? 0.0 : (logs[(logs.size() - 1) / 2] + logs[logs.size() / 2]) / 2.0;
+    const double factor = std::clamp(std::exp(median * n / (n + 3.0)), 0.9, 1.2);
+    const QJsonObject bias = all[2].toObject()[key("new_plan_bias")].toObject();
+    QCOMPARE(bias[key("plans")].toInt(), static_cast<int>(logs.size()));
+    QCOMPARE(bias[key("factor")].toDouble(), factor);
+    const QJsonArray third = storedRound(db, 2)[key("plans")].toArray();
+    QCOMPARE(third.size(), all[2].toObject()[key("validated")].toArray().size());
+    for (const QJsonValue& v : third) {
+        const QJsonObject p = v.toObject();
+        QCOMPARE(p[key("new_plan_factor")].toDouble(),
+                 !p[key("seen_before")].toBool() && spans(p) ? factor : 1.0);
+    }
+
     // A stored round edited by hand: bad input, named, and the library is left as it is.
     sqlite3* handle = nullptr;
     QCOMPARE(sqlite3_open(QFile::encodeName(db).constData(), &handle), SQLITE_OK);
@@ -479,6 +530,23 @@ void TestTuneCli::killedMidRoundKeepsCommittedRounds() {
     }
     QVERIFY(!rounds[committed].toObject()[key("resumed")].toBool());
     QCOMPARE(storedRounds(db), committed + 1);
+}
+
+QJsonObject TestTuneCli::storedRound(const QString& db, int round) {
+    sqlite3* handle = nullptr;
+    sqlite3_stmt* statement = nullptr;
+    QByteArray json;
+    if (sqlite3_open_v2(db.toUtf8().constData(), &handle, SQLITE_OPEN_READONLY, nullptr) ==
+            SQLITE_OK &&
+        sqlite3_prepare_v2(handle, "SELECT record_json FROM tune_rounds WHERE round = ?", -1,
+                           &statement, nullptr) == SQLITE_OK &&
+        sqlite3_bind_int(statement, 1, round) == SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+        json = QByteArray(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)));
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(handle);
+    return QJsonDocument::fromJson(json).object();
 }
 
 int TestTuneCli::storedRounds(const QString& db) {

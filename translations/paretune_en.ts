@@ -2532,11 +2532,16 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <source>Predicted at the machine&apos;s speed measured just before the runs: ×%1 the round before&apos;s (baselines in a rehearsal: %2 compared, %3 runs each)</source>
+        <source>Predicted at the machine&apos;s speed measured around the runs: ×%1 the round before&apos;s (baselines in rehearsals before and after: %2 compared, %3 runs each)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
+        <source>New plans over several devices predicted ×%1: how much longer %2 such plans of earlier rounds measured than predicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Timed %1 times: the machine&apos;s speed moved during the runs (kept: %2)</source>
         <translation type="unfinished"></translation>
     </message>

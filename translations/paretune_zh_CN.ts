@@ -2519,11 +2519,16 @@ Open a model and run Search &gt; Search placements: the Pareto front of its plac
     </message>
     <message>
         <location line="+2"/>
-        <source>Predicted at the machine&apos;s speed measured just before the runs: ×%1 the round before&apos;s (baselines in a rehearsal: %2 compared, %3 runs each)</source>
-        <translation>按运行前刚测得的机器速度预测：为上一轮的 ×%1（预演中的基线：比较 %2 个，每个 %3 次）</translation>
+        <source>Predicted at the machine&apos;s speed measured around the runs: ×%1 the round before&apos;s (baselines in rehearsals before and after: %2 compared, %3 runs each)</source>
+        <translation>按运行前后测得的机器速度预测：为上一轮的 ×%1（运行前后预演中的基线：比较 %2 个，每个 %3 次）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
+        <source>New plans over several devices predicted ×%1: how much longer %2 such plans of earlier rounds measured than predicted</source>
+        <translation>跨多个设备的新方案按 ×%1 预测：即前几轮 %2 个此类方案实测比预测长出的倍数</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Timed %1 times: the machine&apos;s speed moved during the runs (kept: %2)</source>
         <translation>计时 %1 次：运行期间机器速度发生变化（保留：%2）</translation>
     </message>

@@ -149,11 +149,18 @@ QVariant TuneRoundsModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole) {
         QStringList lines{tr("Round %1: plans validated on this machine").arg(r.index + 1)};
         if (r.calibration && r.calibration->speed) {
-            lines << tr("Predicted at the machine's speed measured just before the runs: ×%1 the "
-                        "round before's (baselines in a rehearsal: %2 compared, %3 runs each)")
+            lines << tr("Predicted at the machine's speed measured around the runs: ×%1 the "
+                        "round before's (baselines in rehearsals before and after: %2 compared, "
+                        "%3 runs each)")
                          .arg(*r.calibration->speed, 0, 'f', 2)
                          .arg(r.calibration->compared)
                          .arg(r.calibration->runs);
+        }
+        if (r.newPlanBias.plans > 0) {
+            lines << tr("New plans over several devices predicted ×%1: how much longer %2 such "
+                        "plans of earlier rounds measured than predicted")
+                         .arg(r.newPlanBias.factor, 0, 'f', 3)
+                         .arg(r.newPlanBias.plans);
         }
         if (r.calibration && r.calibration->attempts > 1) {
             lines << tr("Timed %1 times: the machine's speed moved during the runs (kept: %2)")

@@ -50,9 +50,15 @@ void printRounds(const TuneRun& run) {
             std::printf(" (max %.1f%% over plans not run before)", *r.maxAbsErrorNew * 100.0);
         }
         if (r.calibration && r.calibration->speed) {
-            std::printf("; predicted at the speed measured just before the runs, x%.2f the round "
-                        "before's (baselines in a rehearsal: %d compared, %d runs each)",
+            std::printf("; predicted at the speed measured around the runs, x%.2f the round "
+                        "before's (baselines in rehearsals before and after: %d compared, %d "
+                        "runs each)",
                         *r.calibration->speed, r.calibration->compared, r.calibration->runs);
+        }
+        if (r.newPlanBias.plans > 0) {
+            std::printf("; new plans over several devices predicted x%.3f (how much longer %d "
+                        "such plans of earlier rounds measured than predicted)",
+                        r.newPlanBias.factor, r.newPlanBias.plans);
         }
         if (r.calibration && r.calibration->attempts > 1) {
             std::printf("; timed %d times, the machine's speed moving during the runs (kept: "

@@ -29,7 +29,8 @@ void compareProbes(SpeedCalibration& now,
     for (const SpeedProbe& p : now.probes) {
         const auto then = latestUs.find(p.genome);
         if (then != latestUs.end() && then->second > 0.0) {
-            ratios.push_back(p.us / then->second);
+            const double us = p.afterUs ? std::sqrt(p.us * *p.afterUs) : p.us;
+            ratios.push_back(us / then->second);
             if (!p.device.empty()) {
                 now.deviceSpeed[p.device] = ratios.back();
             }
@@ -65,6 +66,23 @@ double SpeedCalibration::speedOf(const std::map<std::string, double>& busyUs) co
         total += us;
     }
     return total > 0.0 ? weighted / total : *speed;
+}
+
+NewPlanBias newPlanBiasOf(const std::vector<double>& ratios) {
+    NewPlanBias bias;
+    std::vector<double> logs;
+    for (const double r : ratios) {
+        if (r > 0.0 && std::isfinite(r)) {
+            logs.push_back(std::log(r));
+        }
+    }
+    if (logs.empty()) {
+        return bias;
+    }
+    const double n = static_cast<double>(logs.size());
+    bias.factor = std::clamp(std::exp(medianOf(logs) * n / (n + kNewPlanPrior)), 0.9, 1.2);
+    bias.plans = static_cast<int>(logs.size());
+    return bias;
 }
 
 } // namespace paretune

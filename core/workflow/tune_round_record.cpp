@@ -3,6 +3,7 @@
 
 #include "store/records.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -44,6 +45,15 @@ double number(const nlohmann::json& j, const char* key) {
     return it->get<double>();
 }
 
+double positiveNumber(const nlohmann::json& j, const char* key) {
+    const double value = number(j, key);
+    if (!(value > 0.0) || !std::isfinite(value)) {
+        throw std::runtime_error(std::string("tune round: field ") + key +
+                                 " is not a positive number");
+    }
+    return value;
+}
+
 /// Reads fit[key], {"DEVICE": {"us": X, "observations": N}, …}, where the round has it.
 void readUsPerDevice(const nlohmann::json& fit, const char* key, std::map<std::string, double>& us,
                      std::map<std::string, int>& observations) {
@@ -83,6 +93,10 @@ nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibratio
             {"compared", calibration->compared}};
 }
 
+nlohmann::json newPlanBiasJson(const NewPlanBias& bias) {
+    return {{"factor", bias.factor}, {"plans", bias.plans}};
+}
+
 nlohmann::json measuredJson(const TunedPlan& p) {
     return {{"median_us", p.measured.medianUs},
             {"p10_us", p.measured.p10Us},
@@ -109,6 +123,7 @@ nlohmann::json roundJson(const TuneRound& round) {
              {"genome", genomeText(p.genome)},
              {"simulated", objectivesJson(p.simulated)},
              {"predicted_us", p.predictedUs},
+             {"new_plan_factor", p.newPlanFactor},
              {"measured", measuredJson(p)},
              {"error", p.error},
              {"seen_before", p.seenBefore},
@@ -123,6 +138,7 @@ nlohmann::json roundJson(const TuneRound& round) {
             {"speed_change", optionalNumber(round.speedChange)},
             {"max_abs_error_at_speed", optionalNumber(round.maxAbsErrorAtSpeed)},
             {"calibration", calibrationJson(round.calibration)},
+            {"new_plan_bias", newPlanBiasJson(round.newPlanBias)},
             {"max_abs_error_new", round.maxAbsErrorNew ? nlohmann::json(*round.maxAbsErrorNew)
                                                        : nlohmann::json(nullptr)},
             {"median_abs_error", round.medianAbsError},
@@ -185,6 +201,15 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
         }
         calibration.compared = static_cast<int>(number(*c, "compared"));
         round.calibration = std::move(calibration);
+    }
+    // Rounds stored before new plans' bias was learned have none: a factor of 1.
+    if (const auto bias = j.find("new_plan_bias"); bias != j.end()) {
+        round.newPlanBias.factor = positiveNumber(*bias, "factor");
+        round.newPlanBias.plans = static_cast<int>(number(*bias, "plans"));
+        if (round.newPlanBias.plans < 0) {
+            throw std::runtime_error("tune round: a new plan bias learned from " +
+                                     std::to_string(round.newPlanBias.plans) + " plans");
+        }
     }
     const nlohmann::json& fit = j.at("fit");
     round.fit.nodesInContext = static_cast<int>(number(fit, "nodes_in_context"));
@@ -291,6 +316,9 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
         // Rounds stored before the speed was calibrated predicted the simulated latency.
         plan.predictedUs =
             p.contains("predicted_us") ? number(p, "predicted_us") : plan.simulated.latencyUs;
+        if (p.contains("new_plan_factor")) {
+            plan.newPlanFactor = positiveNumber(p, "new_plan_factor");
+        }
         plan.seenBefore = p.at("seen_before").get<bool>();
         PlanObservation observation;
         for (const nlohmann::json& n : p.at("nodes")) {

@@ -24,6 +24,8 @@ nlohmann::json optionalNumber(const std::optional<double>& value);
 /// A round's speed calibration (probes, runs, attempts, speed_moved, speed, devices,
 /// compared), or null.
 nlohmann::json calibrationJson(const std::optional<SpeedCalibration>& calibration);
+/// A round's NewPlanBias: factor and plans.
+nlohmann::json newPlanBiasJson(const NewPlanBias& bias);
 /// A validated plan's measurement: median, p10, p90, runs, energy.
 nlohmann::json measuredJson(const TunedPlan& plan);
 /// Everything a resumed run learns from and reports about a round.

@@ -29,6 +29,7 @@ using detail::claimsJson;
 using detail::claimsOf;
 using detail::genomeText;
 using detail::measuredJson;
+using detail::newPlanBiasJson;
 using detail::optionalNumber;
 using detail::roundFrom;
 using detail::roundJson;
@@ -217,6 +218,7 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
                  {"genome", genomeText(p.genome)},
                  {"predicted_us", p.predictedUs},
                  {"simulated_us", p.simulated.latencyUs},
+                 {"new_plan_factor", p.newPlanFactor},
                  {"measured", measuredJson(p)},
                  {"error", p.error},
                  {"deviation_pct",
@@ -234,6 +236,7 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
                           {"max_abs_error_new", r.maxAbsErrorNew ? nlohmann::json(*r.maxAbsErrorNew)
                                                                  : nlohmann::json(nullptr)},
                           {"median_abs_error", r.medianAbsError},
+                          {"new_plan_bias", newPlanBiasJson(r.newPlanBias)},
                           {"costs", r.fit.toJson()},
                           {"validated", plans}});
     }
@@ -247,6 +250,25 @@ nlohmann::json tuneDocument(const TuneRun& run, const TuneRequest& request) {
 }
 
 } // namespace
+
+bool spansDevices(const PlanObservation& plan) {
+    return std::any_of(plan.nodes.begin(), plan.nodes.end(), [&plan](const NodeObservation& n) {
+        return n.device != plan.nodes.front().device;
+    });
+}
+
+NewPlanBias learnedNewPlanBias(const std::vector<TuneRound>& rounds) {
+    std::vector<double> ratios;
+    for (const TuneRound& r : rounds) {
+        for (std::size_t i = 0; r.index > 0 && i < r.plans.size(); ++i) {
+            const TunedPlan& p = r.plans[i];
+            if (!p.seenBefore && spansDevices(r.observations[i])) {
+                ratios.push_back(p.measured.medianUs * p.newPlanFactor / p.predictedUs);
+            }
+        }
+    }
+    return newPlanBiasOf(ratios);
+}
 
 TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequest& request,
                 Progress* progress) {
@@ -340,9 +362,9 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             applyInContextCosts(table, g, learned);
         };
         // The round's plans without variants timed just before its runs and just after, fewer
-        // runs, interleaved as in them: its baselines' times before, against the latest round's
-        // runs of them, give the speed its predictions are put at; their times in the runs and
-        // after, against before, how steady the machine was.
+        // runs, interleaved as in them: its baselines' times before and after, against the
+        // latest round's runs of them, give the speed its predictions are put at; their times in
+        // the runs and after, against before, how steady the machine was.
         std::vector<PlanToValidate> rehearsal;
         std::vector<std::size_t> rehearsed; // index into round.plans
         for (std::size_t i = 0; i < round.plans.size(); ++i) {
@@ -424,6 +446,7 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             }
             compareProbes(*round.calibration, latestUs);
         }
+        round.newPlanBias = learnedNewPlanBias(run.rounds);
         std::vector<double> errors;
         for (std::size_t i = 0; i < reports.size(); ++i) {
             const PlanValidation& v = reports[i];
@@ -434,20 +457,10 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             plan.measuredDeviationPct = v.accuracy ? std::optional<double>(v.accuracy->deviationPct)
                                         : toValidate[i].hasVariants() ? std::nullopt
                                                                       : std::optional<double>(0.0);
-            plan.predictedUs = plan.simulated.latencyUs;
-            if (round.calibration && round.calibration->speed) {
-                plan.predictedUs *= round.calibration->speedOf(busyOf(*search.simulator, plan));
-            }
-            plan.error = (plan.predictedUs - plan.measured.medianUs) / plan.measured.medianUs;
-            errors.push_back(plan.error);
             for (const TuneRound& earlier : run.rounds) {
                 for (const TunedPlan& e : earlier.plans) {
                     plan.seenBefore = plan.seenBefore || e.genome == plan.genome;
                 }
-            }
-            if (!plan.seenBefore) {
-                round.maxAbsErrorNew =
-                    std::max(round.maxAbsErrorNew.value_or(0.0), std::abs(plan.error));
             }
             PlanObservation observation;
             for (const ValidatedNode& n : v.nodes) {
@@ -474,6 +487,20 @@ TuneRun runTune(const Graph& graph, const DeviceCatalog& catalog, const TuneRequ
             if (v.accuracy) {
                 observation.measuredDeviationPct = v.accuracy->deviationPct;
                 observation.estimatedDeviationPct = v.accuracy->estimatedPct;
+            }
+            plan.predictedUs = plan.simulated.latencyUs;
+            if (round.calibration && round.calibration->speed) {
+                plan.predictedUs *= round.calibration->speedOf(busyOf(*search.simulator, plan));
+            }
+            if (!plan.seenBefore && spansDevices(observation)) {
+                plan.newPlanFactor = round.newPlanBias.factor;
+                plan.predictedUs *= plan.newPlanFactor;
+            }
+            plan.error = (plan.predictedUs - plan.measured.medianUs) / plan.measured.medianUs;
+            errors.push_back(plan.error);
+            if (!plan.seenBefore) {
+                round.maxAbsErrorNew =
+                    std::max(round.maxAbsErrorNew.value_or(0.0), std::abs(plan.error));
             }
             round.observations.push_back(std::move(observation));
         }

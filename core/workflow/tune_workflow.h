@@ -59,9 +59,13 @@ struct TunedPlan {
     std::string baseline; ///< the baseline's name, empty for a front plan
     std::vector<std::uint8_t> genome;
     Objectives simulated; ///< as the round's search found it, at the latest round's speed
-    /// The latency predicted before the plan's timed runs: the simulated one at the machine's
-    /// speed as calibrated just before them (TuneRound::calibration; simulated where none).
+    /// The latency predicted without the plan's own runs: the simulated one at the machine's
+    /// speed as calibrated around them (TuneRound::calibration; simulated where none), times
+    /// newPlanFactor.
     double predictedUs = 0.0;
+    /// A plan over several devices that no earlier round ran: the round's NewPlanBias factor;
+    /// otherwise 1.
+    double newPlanFactor = 1.0;
     MeasuredLatency measured;
     std::optional<double> measuredEnergyMj;
     /// The largest device's measured peak memory (PlanValidation::peakMemoryMb), MiB.
@@ -94,6 +98,8 @@ struct TuneRound {
     /// The baselines timed in rehearsals just before the round's runs and just after, and the speed
     /// the predictions were put at (absent where the round validated no baseline).
     std::optional<SpeedCalibration> calibration;
+    /// Learned from the earlier rounds' new plans over several devices, applied to this round's.
+    NewPlanBias newPlanBias;
     InContextFit fit; ///< the costs this round's search used (from earlier rounds)
     std::vector<PlanObservation> observations; ///< the round's plans, node by node
     std::int64_t storedRow = 0;
@@ -133,6 +139,15 @@ struct TuneRun {
 /// Timed runs of each plan in a round whose plans' simulated latencies sum to `cycleUs`: `repeats`,
 /// or as many as make the interleaved runs last `windowS` seconds where that is more.
 int runsOfRound(const TuneRequest& request, double cycleUs);
+
+/// Whether a plan's measured nodes ran on more than one device.
+bool spansDevices(const PlanObservation& plan);
+
+/// The bias of new plans over several devices (NewPlanBias) as `rounds` measured it: of each
+/// plan no earlier round had run (not seenBefore) whose nodes ran on several devices, in the
+/// rounds after the first (index > 0), its measured median over its prediction without its
+/// newPlanFactor.
+NewPlanBias learnedNewPlanBias(const std::vector<TuneRound>& rounds);
 
 /// Runs (or resumes) the tune loop. Each round: search with the costs learned so far, calibrate
 /// the machine's speed (SpeedCalibration), validate (validatePlans, A/B-interleaved) `validate`
