@@ -3,7 +3,6 @@
 
 #include "store/records.h"
 
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -45,13 +44,12 @@ double number(const nlohmann::json& j, const char* key) {
     return it->get<double>();
 }
 
-double positiveNumber(const nlohmann::json& j, const char* key) {
-    const double value = number(j, key);
-    if (!(value > 0.0) || !std::isfinite(value)) {
-        throw std::runtime_error(std::string("tune round: field ") + key +
-                                 " is not a positive number");
+/// A positive number, or std::runtime_error naming `what`.
+double positive(const nlohmann::json& v, const std::string& what) {
+    if (!v.is_number() || !(v.get<double>() > 0.0)) {
+        throw std::runtime_error("tune round: " + what + " is not a positive number");
     }
-    return value;
+    return v.get<double>();
 }
 
 /// Reads fit[key], {"DEVICE": {"us": X, "observations": N}, …}, where the round has it.
@@ -165,12 +163,6 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
     // Rounds stored before the speed was calibrated have none.
     if (const auto c = j.find("calibration"); c != j.end() && !c->is_null()) {
         SpeedCalibration calibration;
-        const auto positive = [](const nlohmann::json& v, const std::string& what) {
-            if (!v.is_number() || !(v.get<double>() > 0.0)) {
-                throw std::runtime_error("tune round: " + what + " is not a positive number");
-            }
-            return v.get<double>();
-        };
         for (const nlohmann::json& p : c->at("probes")) {
             SpeedProbe& probe = calibration.probes.emplace_back();
             probe.label = p.at("label").get<std::string>();
@@ -204,7 +196,7 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
     }
     // Rounds stored before new plans' bias was learned have none: a factor of 1.
     if (const auto bias = j.find("new_plan_bias"); bias != j.end()) {
-        round.newPlanBias.factor = positiveNumber(*bias, "factor");
+        round.newPlanBias.factor = positive(bias->at("factor"), "the new plan bias");
         round.newPlanBias.plans = static_cast<int>(number(*bias, "plans"));
         if (round.newPlanBias.plans < 0) {
             throw std::runtime_error("tune round: a new plan bias learned from " +
@@ -317,7 +309,7 @@ TuneRound roundFrom(const TuneRoundRecord& record) {
         plan.predictedUs =
             p.contains("predicted_us") ? number(p, "predicted_us") : plan.simulated.latencyUs;
         if (p.contains("new_plan_factor")) {
-            plan.newPlanFactor = positiveNumber(p, "new_plan_factor");
+            plan.newPlanFactor = positive(p.at("new_plan_factor"), "a new plan factor");
         }
         plan.seenBefore = p.at("seen_before").get<bool>();
         PlanObservation observation;
